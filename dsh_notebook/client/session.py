@@ -1,0 +1,262 @@
+"""``Session`` and ``RunResult``: one conversation, and what one activity interval produced.
+
+``Session.run`` follows the seed algorithm — subscribe to the session tree *before* writing, send
+``session/prompt``, find the receipt (``agent/inbox/spliced`` whose ``inserted[].id`` is the returned
+message id), collect from the receipt on — but it ends when ``session/wait`` for the root returns,
+not at the first root ``idle``. Background subagents and the follow-up turn they trigger are
+therefore inside the result (the official Python SDK returns an interim answer there).
+
+Ordering: ``notifications`` holds every notification of the tree from the receipt on, in transport
+order; ``events`` the root's ``session.event`` payloads among them. ``session/wait``'s response
+follows every notification committed during the wait, so nothing of the interval is missed.
+
+Cancellation: cancelling ``run`` (or its ``timeout``) abandons only the local wait; the runtime goes
+on with the turn (there is no cancel on the wire). The subscription is always closed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import anyio
+
+from ..errors import SdkProtocolError
+from ..protocol import (
+    SESSION_EVENT,
+    SESSION_QUERY_COMPLETED,
+    Notification,
+    SessionEvent,
+    SessionQueryCommandResult,
+    text_of,
+)
+from ..protocol.events import Message
+from .prompt import PromptInput, normalize_input
+from .routing import END, Subscription
+
+if TYPE_CHECKING:
+    from .low_level import HarnessClient
+
+__all__ = ["NotificationCallback", "RunResult", "Session"]
+
+NotificationCallback = Callable[[Notification], "Awaitable[None] | None"]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one ``run`` observed. Exactly the seed's five fields.
+
+    ``final_response``: the text of the last root ``assistant/message`` of the interval (``""``
+    when none). ``finish_reason``: ``reason.kind`` of the last root ``turn/end`` (``None`` when no
+    turn ended), e.g. ``"completed"``, ``"error"``, ``"max-tokens"``.
+    """
+
+    session_id: str
+    final_response: str
+    finish_reason: str | None
+    events: list[SessionEvent] = field(repr=False)
+    notifications: list[Notification] = field(repr=False)
+
+    def __repr__(self) -> str:
+        text = (
+            self.final_response
+            if len(self.final_response) <= 60
+            else self.final_response[:57] + "..."
+        )
+        return (
+            f"RunResult(session_id={self.session_id!r}, finish_reason={self.finish_reason!r}, "
+            f"final_response={text!r}, events={len(self.events)}, notifications={len(self.notifications)})"
+        )
+
+
+def _receipt_id(notification: Notification) -> list[str]:
+    event = notification.params.get("event")
+    if not isinstance(event, dict) or event.get("type") != "agent/inbox/spliced":
+        return []
+    data = event.get("data")
+    inserted = data.get("inserted") if isinstance(data, dict) else None
+    if not isinstance(inserted, list):
+        return []
+    return [i["id"] for i in inserted if isinstance(i, dict) and isinstance(i.get("id"), str)]
+
+
+def build_result(session_id: str, collected: list[Notification]) -> RunResult:
+    """Derive the :class:`RunResult` of an interval from its notifications (pure)."""
+    events: list[SessionEvent] = []
+    final_response = ""
+    finish_reason: str | None = None
+    for n in collected:
+        if n.method != SESSION_EVENT or n.params.get("sessionId") != session_id:
+            continue
+        raw = n.params.get("event")
+        if not isinstance(raw, dict):
+            raise SdkProtocolError(f"session.event without an event object: {n.params!r:.200}")
+        event = SessionEvent.model_validate(raw)
+        events.append(event)
+        if event.type == "assistant/message":
+            message = event.data.get("message")
+            if isinstance(message, dict):
+                final_response = text_of(Message.model_validate(message).content)
+        elif event.type == "turn/end":
+            reason = event.data.get("reason")
+            kind = reason.get("kind") if isinstance(reason, dict) else None
+            if not isinstance(kind, str):
+                raise SdkProtocolError(
+                    f"turn/end without a string reason.kind: {event.data!r:.200}"
+                )
+            finish_reason = kind
+    return RunResult(session_id, final_response, finish_reason, events, collected)
+
+
+class Session:
+    """A conversation with one session id. Cheap: holds no resources of its own.
+
+    Several sessions of one harness may run concurrently; two ``run`` calls on the same session
+    queue as consecutive turns in the runtime.
+    """
+
+    def __init__(self, client: HarnessClient, session_id: str | None = None) -> None:
+        self.client = client
+        self.id = session_id if session_id is not None else str(uuid.uuid4())
+        self.last_result: RunResult | None = None
+
+    def __repr__(self) -> str:
+        return f"Session(id={self.id!r})"
+
+    async def run(
+        self,
+        input: PromptInput,
+        on_notification: NotificationCallback | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> RunResult:
+        """Send ``input`` and return when the whole session tree has settled.
+
+        ``on_notification`` sees every notification of the result as it arrives, in order (sync or
+        async; an exception it raises propagates and abandons the local wait).
+        Raises :class:`PromptError` before sending for invalid input, :class:`TimeoutError` when
+        ``timeout`` elapses, :class:`TransportClosed` if the runtime dies.
+        """
+        blocks = normalize_input(input)
+        with (
+            self.client.subscribe([self.id]) as sub,
+            anyio.fail_after(timeout) if timeout is not None else nullcontext(),
+        ):
+            prompt = await self.client.session_prompt(self.id, blocks)
+            result = await self._observe(sub, prompt.message_id, on_notification)
+        self.last_result = result
+        return result
+
+    async def query(
+        self,
+        input: PromptInput,
+        on_notification: NotificationCallback | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> RunResult:
+        """``session/query``: like :meth:`run`, but the runtime may execute a slash command.
+
+        Raises :class:`UnsupportedByRuntime` when the runtime does not serve ``session/query``
+        (0.2.1-rc.2 does not); detected once per client.
+        """
+        blocks = normalize_input(input)
+        with (
+            self.client.subscribe([self.id]) as sub,
+            anyio.fail_after(timeout) if timeout is not None else nullcontext(),
+        ):
+            answer = await self.client.session_query(self.id, blocks)
+            if isinstance(answer, SessionQueryCommandResult):
+                result = await self._observe_command(sub, answer, on_notification)
+            else:
+                result = await self._observe(sub, answer.message_id, on_notification)
+        self.last_result = result
+        return result
+
+    async def _observe(
+        self, sub: Subscription, message_id: str, on_notification: NotificationCallback | None
+    ) -> RunResult:
+        collected: list[Notification] = []
+        receipt_seen = False
+        async with anyio.create_task_group() as tg:
+
+            async def wait_then_mark_end() -> None:
+                try:
+                    await self.client.session_wait(self.id)
+                except Exception as exc:  # surfaces, unwrapped, from sub.receive()
+                    sub.fail(exc)
+                    return
+                sub.put_end()
+
+            tg.start_soon(wait_then_mark_end)
+            while True:
+                item = await sub.receive()
+                if item is END:
+                    break
+                assert isinstance(item, Notification)
+                if not receipt_seen:
+                    if message_id not in _receipt_id(item):
+                        continue
+                    receipt_seen = True
+                collected.append(item)
+                if on_notification is not None:
+                    maybe = on_notification(item)
+                    if inspect.isawaitable(maybe):
+                        await maybe
+        if not receipt_seen:
+            raise SdkProtocolError(
+                f"the session settled without the receipt of message {message_id} "
+                "(agent/inbox/spliced); the runtime broke the protocol"
+            )
+        return build_result(self.id, collected)
+
+    async def _observe_command(
+        self,
+        sub: Subscription,
+        answer: SessionQueryCommandResult,
+        on_notification: NotificationCallback | None,
+    ) -> RunResult:
+        command_id = answer.execution.get("commandId") or answer.execution.get("id")
+        collected: list[Notification] = []
+        while True:
+            item = await sub.receive()
+            if item is END:  # pragma: no cover - no END is queued for commands
+                continue
+            assert isinstance(item, Notification)
+            collected.append(item)
+            if on_notification is not None:
+                maybe = on_notification(item)
+                if inspect.isawaitable(maybe):
+                    await maybe
+            if item.method == SESSION_QUERY_COMPLETED and (
+                command_id is None or item.params.get("commandId") == command_id
+            ):
+                base = build_result(self.id, collected)
+                final = item.params.get("finalResponse")
+                reason = item.params.get("finishReason")
+                return RunResult(
+                    self.id,
+                    final if isinstance(final, str) else base.final_response,
+                    reason if isinstance(reason, str) else base.finish_reason,
+                    base.events,
+                    collected,
+                )
+
+    async def prompt(self, input: PromptInput) -> str:
+        """Queue ``input`` without waiting for anything; the queued message id."""
+        result = await self.client.session_prompt(self.id, normalize_input(input))
+        return result.message_id
+
+    async def wait(self) -> None:
+        """Return once this session and all its subagents are idle."""
+        await self.client.session_wait(self.id)
+
+    async def get_working_directory(self) -> str:
+        return await self.client.get_working_directory(self.id)
+
+    async def set_working_directory(self, path: str) -> str:
+        """Change the current directory (absolute, or relative to the current one; must exist)."""
+        return await self.client.set_working_directory(self.id, path)

@@ -1,0 +1,213 @@
+"""The one error tree of dsh_notebook.
+
+Every exception this package raises on purpose derives from :class:`DshError`::
+
+    DshError
+    ├── RuntimeNotFound        no runtime executable could be resolved (message names the routes)
+    ├── ConfigError            a launch option is invalid; raised before anything is spawned
+    ├── TransportClosed        the runtime process or its pipes are gone (exit status + stderr tail)
+    ├── RequestTimeout         a request got no response in time (names the method; for
+    │                          ``initialize`` also the profile)
+    ├── SdkProtocolError       the peer broke the protocol contract, or a bounded buffer overflowed
+    ├── PromptError            prompt input that must never reach the runtime (validated locally)
+    └── JsonRpcError           an error response (code, message, data), classified by message:
+        ├── NotInitialized         ``SDK server is not initialized``
+        ├── ServerShuttingDown     ``SDK server is shutting down``
+        ├── MethodNotFound         -32601, or the runtime's ``unknown … runtime method`` text
+        │   └── UnsupportedByRuntime   a seed method this runtime does not serve (e.g. session/query)
+        ├── SessionAlreadyExists   persisted but not open here: resume it first
+        ├── SessionAlreadyOpen     resume of a session that is already live in this process
+        ├── SessionNotFound        resume of an id that does not exist on disk
+        ├── UnknownSession         wait on a session not opened in this process
+        ├── DirectoryNotFound      working-directory set to a missing path
+        └── ImageRejected          the runtime refused an inline image
+
+Messages say what to do next. No message, ``repr`` or ``str`` of these errors ever contains the
+API key: the runtime never echoes it and we never put it in.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = [
+    "ConfigError",
+    "DirectoryNotFound",
+    "DshError",
+    "ImageRejected",
+    "JsonRpcError",
+    "MethodNotFound",
+    "NotInitialized",
+    "PromptError",
+    "RequestTimeout",
+    "RuntimeNotFound",
+    "SdkProtocolError",
+    "ServerShuttingDown",
+    "SessionAlreadyExists",
+    "SessionAlreadyOpen",
+    "SessionNotFound",
+    "TransportClosed",
+    "UnknownSession",
+    "UnsupportedByRuntime",
+    "classify_rpc_error",
+]
+
+METHOD_NOT_FOUND = -32601
+INTERNAL_ERROR = -32603
+
+
+class DshError(Exception):
+    """Root of every error raised by dsh_notebook."""
+
+
+class RuntimeNotFound(DshError):
+    """No DeepSeek Harness runtime executable could be found."""
+
+
+class ConfigError(DshError):
+    """A configuration value is invalid. Raised before any process is spawned."""
+
+
+class SdkProtocolError(DshError):
+    """The peer violated the SDK protocol, or a bounded buffer overflowed."""
+
+
+class PromptError(DshError, ValueError):
+    """Prompt input was rejected locally, before it could poison the session history."""
+
+
+class TransportClosed(DshError):
+    """The runtime is gone: the process exited or its stdio closed.
+
+    ``exit_status`` is the process exit code when known (negative: killed by that signal);
+    ``stderr_tail`` holds the newest stderr lines the runtime wrote (bounded).
+    """
+
+    def __init__(
+        self,
+        message: str = "the runtime transport is closed",
+        *,
+        exit_status: int | None = None,
+        stderr_tail: str = "",
+    ) -> None:
+        self.exit_status = exit_status
+        self.stderr_tail = stderr_tail
+        detail = message
+        if exit_status is not None:
+            detail += f" (exit status {exit_status})"
+        if stderr_tail.strip():
+            detail += "\n--- runtime stderr (tail) ---\n" + stderr_tail.rstrip()
+        super().__init__(detail)
+
+
+class RequestTimeout(DshError, TimeoutError):
+    """A request got no response within its bound. The runtime may still be working on it."""
+
+    def __init__(self, method: str, timeout: float, *, profile: str | None = None) -> None:
+        self.method = method
+        self.timeout = timeout
+        self.profile = profile
+        text = f"no response to {method!r} within {timeout:g} s"
+        if profile is not None:
+            text += (
+                f" (selected dsh profile {profile!r}); the runtime may still be booting: "
+                "raise initialize_timeout, or check that the profile exists"
+            )
+        super().__init__(text)
+
+
+class JsonRpcError(DshError):
+    """An error response from the peer. ``code``, ``message`` and ``data`` are as on the wire."""
+
+    hint: str = ""
+
+    def __init__(self, code: int, message: str, data: Any = None, *, method: str = "") -> None:
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method = method
+        text = f"{method}: {message}" if method else message
+        if self.hint:
+            text += f" — {self.hint}"
+        super().__init__(text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.code, self.message, self.data), {"method": self.method})
+
+
+class NotInitialized(JsonRpcError):
+    hint = "call initialize first (DeepSeekHarness does this on start)"
+
+
+class ServerShuttingDown(JsonRpcError):
+    hint = "the runtime is shutting down; start a new harness"
+
+
+class MethodNotFound(JsonRpcError):
+    hint = "the peer does not serve this method"
+
+
+class UnsupportedByRuntime(MethodNotFound):
+    hint = "this runtime version does not serve it; upgrade the runtime or use another route"
+
+
+class SessionAlreadyExists(JsonRpcError):
+    hint = "the session is persisted but not open in this runtime: resume_session(id) first"
+
+
+class SessionAlreadyOpen(JsonRpcError):
+    hint = "the session is already live in this runtime; use it directly"
+
+
+class SessionNotFound(JsonRpcError):
+    hint = "no persisted session has this id in this DSH_HOME"
+
+
+class UnknownSession(JsonRpcError):
+    hint = "the session is not open in this runtime: prompt it or resume it first"
+
+
+class DirectoryNotFound(JsonRpcError):
+    hint = "create the directory first, or pass an existing path"
+
+
+class ImageRejected(JsonRpcError):
+    hint = "send PNG, JPEG, WebP or GIF bytes whose type matches mimeType, as canonical base64"
+
+
+_CLASSIFIERS: tuple[tuple[re.Pattern[str], type[JsonRpcError]], ...] = (
+    (re.compile(r"SDK server is not initialized"), NotInitialized),
+    (re.compile(r"SDK server is shutting down"), ServerShuttingDown),
+    (re.compile(r"unknown DeepSeek Harness SDK runtime method"), UnsupportedByRuntime),
+    (re.compile(r"^session \".*\" already exists"), SessionAlreadyExists),
+    (re.compile(r"already open or opening"), SessionAlreadyOpen),
+    (re.compile(r"^session \".*\" not found"), SessionNotFound),
+    (re.compile(r"^unknown SDK session"), UnknownSession),
+    (re.compile(r"directory does not exist"), DirectoryNotFound),
+    (
+        re.compile(
+            r"(?i)image upload is not canonical base64|unsupported or malformed image data"
+            r"|IMAGE_TYPE_MISMATCH|image .*(too large|exceeds|megapixel)"
+        ),
+        ImageRejected,
+    ),
+)
+
+
+def classify_rpc_error(
+    code: int, message: str, data: Any = None, *, method: str = ""
+) -> JsonRpcError:
+    """Build the most specific :class:`JsonRpcError` for an error response.
+
+    The published runtime answers every failure with ``-32603`` and the handler's text, so
+    classification is by message text; ``-32601`` always maps to :class:`MethodNotFound`.
+    """
+    cls: type[JsonRpcError] = JsonRpcError
+    if code == METHOD_NOT_FOUND:
+        cls = MethodNotFound
+    for pattern, candidate in _CLASSIFIERS:
+        if pattern.search(message):
+            cls = candidate
+            break
+    return cls(code, message, data, method=method)

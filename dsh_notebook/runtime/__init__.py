@@ -1,0 +1,27 @@
+"""Finding and launching the runtime. Imports the standard library and anyio only."""
+
+from .environment import (
+    INHERITED_NAMES,
+    INHERITED_PREFIXES,
+    compose_environment,
+    describe_environment,
+    is_secret_name,
+)
+from .process import LaunchSpec, RuntimeProcess, StderrTail, argv_for
+from .resolve import RUNTIME_WHEEL, ensure_dsh_home, resolve_dsh_bin, resolve_dsh_home
+
+__all__ = [
+    "INHERITED_NAMES",
+    "INHERITED_PREFIXES",
+    "RUNTIME_WHEEL",
+    "LaunchSpec",
+    "RuntimeProcess",
+    "StderrTail",
+    "argv_for",
+    "compose_environment",
+    "describe_environment",
+    "ensure_dsh_home",
+    "is_secret_name",
+    "resolve_dsh_bin",
+    "resolve_dsh_home",
+]

@@ -1,0 +1,333 @@
+"""One newline-delimited JSON-RPC 2.0 peer over byte streams the caller owns.
+
+This is the seed's ``JsonRpcLineTransport``, in Python:
+
+- One compact JSON object per ``\\n``-terminated UTF-8 line in both directions. ``\\r\\n`` and blank
+  lines are tolerated. There is **no line-length limit** (real frames reach hundreds of KB).
+- A frame with ``id`` and ``method`` is a request, ``id`` alone a response, ``method`` alone a
+  notification. Lines that are not JSON objects, or fit none of the three, are ignored: counted in
+  :attr:`JsonRpcLineTransport.malformed_lines` and logged at debug level, never fatal.
+- Incoming requests run concurrently, each in its own task: a request without a registered handler
+  is answered ``-32601``; a handler that raises is answered ``-32603`` with the error text; a handler
+  that raises :class:`NoResponse` is not answered at all (the peer cancelled the request).
+- An error response rejects its pending request with a :class:`~dsh_notebook.errors.JsonRpcError`
+  (the most specific subclass for its message) carrying ``code``, ``message`` and ``data``.
+- Writes are serialized by a lock and each frame is one ``send`` call: frames never interleave.
+
+Ordering guarantee: frames are handled in arrival order. Notifications are delivered synchronously by
+the read loop, so every notification that arrived before a response has been delivered before the
+coroutine awaiting that response resumes.
+
+Concurrency: every method must be called from the event loop that runs :meth:`run`; nothing here is
+thread-safe. Cancellation: cancelling a caller of :meth:`request` forgets the pending entry (a late
+response is dropped); cancelling :meth:`run` closes the transport.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from itertools import count
+from typing import Any
+
+import anyio
+from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
+
+from .errors import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    RequestTimeout,
+    SdkProtocolError,
+    TransportClosed,
+    classify_rpc_error,
+)
+from .protocol.notifications import Notification
+
+__all__ = ["JsonRpcLineTransport", "NoResponse", "NotificationHandler", "RequestHandler"]
+
+log = logging.getLogger(__name__)
+
+RequestHandler = Callable[[dict[str, Any], Any], Awaitable[Any]]
+"""``async handler(params, request_id) -> result`` (a JSON value or an object with ``to_wire()``)."""
+NotificationHandler = Callable[[Notification], None]
+"""Called synchronously on the read loop, in arrival order. Must not block."""
+
+
+class NoResponse(Exception):
+    """Raised by a request handler to send no response (the peer withdrew the request)."""
+
+
+class _Pending:
+    __slots__ = ("done", "error", "method", "result")
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.done = anyio.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+def _encode(frame: dict[str, Any]) -> bytes:
+    return (json.dumps(frame, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+class JsonRpcLineTransport:
+    """A JSON-RPC 2.0 peer over a byte stream pair. Start it with ``tg.start_soon(t.run)``.
+
+    ``close()`` fails every pending request with :class:`TransportClosed` and stops reading; it
+    does not close the streams, which belong to the caller.
+    """
+
+    def __init__(
+        self,
+        receive: ByteReceiveStream,
+        send: ByteSendStream,
+        *,
+        on_notification: NotificationHandler | None = None,
+        id_prefix: str = "c",
+    ) -> None:
+        self._receive = receive
+        self._send = send
+        self._on_notification = on_notification
+        self._handlers: dict[str, RequestHandler] = {}
+        self._pending: dict[str, _Pending] = {}
+        self._ids = count(1)
+        self._id_prefix = id_prefix
+        self._write_lock = anyio.Lock()
+        self._closed: TransportClosed | None = None
+        self._closed_event = anyio.Event()
+        self._task_group: TaskGroup | None = None
+        self.malformed_lines = 0
+
+    # -- configuration -------------------------------------------------------------------------
+
+    def set_request_handler(self, method: str, handler: RequestHandler | None) -> None:
+        """Register (or with ``None`` remove) the handler for incoming requests of ``method``."""
+        if handler is None:
+            self._handlers.pop(method, None)
+        else:
+            self._handlers[method] = handler
+
+    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
+        self._on_notification = handler
+
+    @property
+    def closed(self) -> TransportClosed | None:
+        """The error pending and future requests fail with, once closed; else ``None``."""
+        return self._closed
+
+    async def wait_closed(self) -> None:
+        await self._closed_event.wait()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def run(self, *, on_eof: Callable[[], Awaitable[TransportClosed]] | None = None) -> None:
+        """Read and dispatch frames until EOF, a read error, or :meth:`close`.
+
+        On EOF the transport closes with the error ``on_eof`` produces (default: a plain
+        :class:`TransportClosed`); pending requests stay pending until then, so they fail with the
+        richer error (e.g. the runtime's exit status). Never raises on bad input.
+        """
+        async with anyio.create_task_group() as tg:
+            self._task_group = tg
+            try:
+                await self._read_loop()
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass
+            if self._closed is None:
+                self.close(await on_eof() if on_eof is not None else TransportClosed())
+            tg.cancel_scope.cancel()
+
+    async def _read_loop(self) -> None:
+        buffer = b""
+        receive = self._receive.receive
+        dispatch = self._dispatch_line
+        while self._closed is None:
+            try:
+                chunk = await receive()
+            except anyio.EndOfStream:
+                if buffer.strip():
+                    dispatch(buffer)
+                return
+            if b"\n" not in chunk:
+                buffer += chunk
+                continue
+            lines = (buffer + chunk).split(b"\n")
+            buffer = lines.pop()
+            for line in lines:
+                dispatch(line)
+                if self._closed is not None:
+                    return
+
+    def _malformed(self, line: bytes, why: str) -> None:
+        self.malformed_lines += 1
+        log.debug("ignored malformed line (%s): %.200r", why, line)
+
+    def _dispatch_line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            frame = json.loads(line)
+        except ValueError:
+            self._malformed(line, "not JSON")
+            return
+        if not isinstance(frame, dict):
+            self._malformed(line, "not an object")
+            return
+        method = frame.get("method")
+        has_id = (
+            "id" in frame
+            and isinstance(frame["id"], (str, int))
+            and not isinstance(frame["id"], bool)
+        )
+        if isinstance(method, str):
+            params = frame.get("params")
+            if not isinstance(params, dict):
+                params = {}
+            if has_id:
+                self._start_request(frame["id"], method, params)
+            elif self._on_notification is not None:
+                self._on_notification(Notification(method, params))
+            return
+        if has_id and ("result" in frame or "error" in frame):
+            self._resolve(frame)
+            return
+        self._malformed(line, "neither request, response nor notification")
+
+    def _resolve(self, frame: dict[str, Any]) -> None:
+        pending = self._pending.pop(str(frame["id"]), None)
+        if pending is None:
+            log.debug("dropped response with unknown id %r", frame["id"])
+            return
+        error = frame.get("error")
+        if error is not None:
+            if not isinstance(error, dict):
+                error = {}
+            code = error.get("code")
+            message = error.get("message")
+            pending.error = classify_rpc_error(
+                code if isinstance(code, int) else INTERNAL_ERROR,
+                message if isinstance(message, str) else "error response without a message",
+                error.get("data"),
+                method=pending.method,
+            )
+        else:
+            pending.result = frame.get("result")
+        pending.done.set()
+
+    # -- incoming requests ---------------------------------------------------------------------
+
+    def _start_request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
+        if self._task_group is None:  # pragma: no cover - run() sets it before reading
+            return
+        self._task_group.start_soon(self._serve_request, request_id, method, params)
+
+    async def _serve_request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
+        handler = self._handlers.get(method)
+        if handler is None:
+            await self._write_safely(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": METHOD_NOT_FOUND, "message": f"method not found: {method}"},
+                }
+            )
+            return
+        try:
+            result = await handler(params, request_id)
+        except NoResponse:
+            return
+        except Exception as exc:
+            log.warning("handler for %s failed: %s", method, exc)
+            await self._write_safely(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": INTERNAL_ERROR, "message": str(exc) or type(exc).__name__},
+                }
+            )
+            return
+        if hasattr(result, "to_wire"):
+            result = result.to_wire()
+        await self._write_safely({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    # -- writing -------------------------------------------------------------------------------
+
+    async def _write(self, frame: dict[str, Any]) -> None:
+        if self._closed is not None:
+            raise self._closed
+        data = _encode(frame)
+        async with self._write_lock:
+            try:
+                await self._send.send(data)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+                self.close(TransportClosed(f"writing to the runtime failed: {exc}"))
+                raise self._closed from exc  # type: ignore[misc]
+
+    async def _write_safely(self, frame: dict[str, Any]) -> None:
+        try:
+            await self._write(frame)
+        except TransportClosed:
+            log.debug("response not sent: transport closed")
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            frame["params"] = params
+        await self._write(frame)
+
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> Any:
+        """Send a request and return its ``result``.
+
+        Raises :class:`JsonRpcError` (or a subclass) for an error response,
+        :class:`RequestTimeout` when ``timeout`` elapses (the entry is forgotten; a late response is
+        dropped), and :class:`TransportClosed` when the transport closes first.
+        """
+        if self._closed is not None:
+            raise self._closed
+        request_id = f"{self._id_prefix}{next(self._ids)}"
+        pending = _Pending(method)
+        self._pending[request_id] = pending
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            frame["params"] = params
+        try:
+            await self._write(frame)
+            if timeout is None:
+                await pending.done.wait()
+            else:
+                try:
+                    with anyio.fail_after(timeout):
+                        await pending.done.wait()
+                except TimeoutError:
+                    raise RequestTimeout(method, timeout) from None
+        finally:
+            self._pending.pop(request_id, None)
+        if pending.error is not None:
+            raise pending.error
+        return pending.result
+
+    # -- closing -------------------------------------------------------------------------------
+
+    def close(self, error: TransportClosed | None = None) -> None:
+        """Stop reading and fail every pending request. Idempotent; the first error wins."""
+        if self._closed is not None:
+            return
+        self._closed = error if error is not None else TransportClosed()
+        for pending in self._pending.values():
+            pending.error = self._closed
+            pending.done.set()
+        self._pending.clear()
+        self._closed_event.set()
+        if self._task_group is not None:
+            self._task_group.cancel_scope.cancel()
+
+
+def require_object(value: Any, method: str) -> dict[str, Any]:
+    """The result of ``method`` as a dict, or :class:`SdkProtocolError` when it is not one."""
+    if not isinstance(value, dict):
+        raise SdkProtocolError(f"{method} returned {type(value).__name__}, expected an object")
+    return value
