@@ -45,7 +45,9 @@ def test_installed_wheel_is_found_when_present() -> None:
 
 def test_home_resolution_precedence(tmp_path: Path) -> None:
     parent = {"HOME": str(tmp_path), "DSH_HOME": str(tmp_path / "parent")}
-    assert resolve_dsh_home(tmp_path / "explicit", {"DSH_HOME": "x"}, parent) == tmp_path / "explicit"
+    assert (
+        resolve_dsh_home(tmp_path / "explicit", {"DSH_HOME": "x"}, parent) == tmp_path / "explicit"
+    )
     assert resolve_dsh_home(None, {"DSH_HOME": str(tmp_path / "cfg")}, parent) == tmp_path / "cfg"
     assert resolve_dsh_home(None, {"DSH_HOME": "  "}, parent) == tmp_path / "parent"
     assert resolve_dsh_home(None, None, {"HOME": str(tmp_path)}) == tmp_path / ".dsh"
@@ -53,7 +55,9 @@ def test_home_resolution_precedence(tmp_path: Path) -> None:
     assert not (tmp_path / "explicit").exists()  # resolution is pure
 
 
-def test_argv_is_exactly_profile_then_absolute_patches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_argv_is_exactly_profile_then_absolute_patches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert argv_for(["/bin/dsh"], "sdk", [Path("a.yml"), Path("/abs/b.yml")]) == (
         "/bin/dsh",
@@ -90,7 +94,11 @@ def test_child_environment_is_an_allow_list(tmp_path: Path) -> None:
         env={"DSH_PERMISSION_MODE": "danger-full-access", "EXTRA": "1", "DSH_HOME": "/ignored"},
     )
     assert "AWS_SECRET_ACCESS_KEY" not in env and "GITHUB_TOKEN" not in env
-    assert env["PATH"] == "/bin" and env["LC_ALL"] == "C.UTF-8" and env["https_proxy"] == "http://proxy"
+    assert (
+        env["PATH"] == "/bin"
+        and env["LC_ALL"] == "C.UTF-8"
+        and env["https_proxy"] == "http://proxy"
+    )
     assert env["DEEPSEEK_BASE_URL"] == "http://127.0.0.1:1"
     assert env["DEEPSEEK_API_KEY"] == "sk-secret"
     assert env["DSH_PERMISSION_MODE"] == "danger-full-access"  # config env wins on collision

@@ -14,10 +14,17 @@ from dsh_notebook.errors import PromptError
 
 def tiny_png() -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0\0\0\0")) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0\0\0\0"))
+        + chunk(b"IEND", b"")
+    )
 
 
 def test_string_becomes_one_text_block() -> None:
@@ -34,8 +41,14 @@ def test_string_becomes_one_text_block() -> None:
         ([{"type": "text"}], "'text' must be a string"),
         ([{"type": "audio", "data": "AAAA"}], "cannot be sent"),
         ([{"type": "image", "data": "AAAA", "mimeType": "image/bmp"}], "mimeType must be one of"),
-        ([{"type": "image", "data": "data:image/png;base64,AAAA", "mimeType": "image/png"}], "not valid base64"),
-        ([{"type": "image", "data": "iVBORw0KGgo=\n", "mimeType": "image/png"}], "not valid base64"),
+        (
+            [{"type": "image", "data": "data:image/png;base64,AAAA", "mimeType": "image/png"}],
+            "not valid base64",
+        ),
+        (
+            [{"type": "image", "data": "iVBORw0KGgo=\n", "mimeType": "image/png"}],
+            "not valid base64",
+        ),
         ([{"type": "text", "text": "x", "cache": True}], "only 'type' and 'text'"),
         (b"bytes", "string or a list"),
     ],

@@ -89,7 +89,12 @@ def test_event_types_parse_typed_where_modelled() -> None:
     assert typed["turn/end"].reason.kind == "completed"
     message = typed["assistant/message"]
     assert isinstance(message, AssistantMessageData)
-    kinds = {type(b) for e in events if e.type == "assistant/message" for b in e.typed_data().message.content}  # type: ignore[union-attr]
+    kinds = {
+        type(b)
+        for e in events
+        if e.type == "assistant/message"
+        for b in e.typed_data().message.content
+    }  # type: ignore[union-attr]
     assert ToolCallBlock in kinds and TextBlock in kinds
     assert isinstance(typed["session/title"], dict)  # unmodelled: the raw dict
 
@@ -123,7 +128,13 @@ def test_unknown_block_and_fields_survive_byte_for_byte() -> None:
 def test_session_event_with_unknown_type_and_envelope_fields() -> None:
     params = {
         "sessionId": "s",
-        "event": {"type": "plugin:x/y", "seq": 7, "time": 1700000000123, "data": {"a": [1]}, "newEnvelope": 1},
+        "event": {
+            "type": "plugin:x/y",
+            "seq": 7,
+            "time": 1700000000123,
+            "data": {"a": [1]},
+            "newEnvelope": 1,
+        },
         "extra": "kept",
     }
     parsed = SessionEventParams.model_validate(params)
@@ -142,7 +153,11 @@ def test_initialize_params_validation() -> None:
     with pytest.raises(ValueError, match="greater than 0"):
         InitializeParams(cwd="/", provider="p", model="m", max_tokens=0)
     wire = InitializeParams(
-        cwd="/w", provider="p", model="m", approval_requests=True, capabilities={"user_questions": True}
+        cwd="/w",
+        provider="p",
+        model="m",
+        approval_requests=True,
+        capabilities={"user_questions": True},
     ).to_wire()
     assert wire == {
         "cwd": "/w",

@@ -59,7 +59,9 @@ async def test_request_response_and_notification_order() -> None:
         tg.start_soon(call)
         req = await peer.frame()
         assert req["method"] == "session/prompt" and req["jsonrpc"] == "2.0"
-        await peer.write({"jsonrpc": "2.0", "method": "session.event", "params": {"sessionId": "s"}})
+        await peer.write(
+            {"jsonrpc": "2.0", "method": "session.event", "params": {"sessionId": "s"}}
+        )
         await peer.write({"jsonrpc": "2.0", "id": req["id"], "result": {"messageId": "m"}})
         await peer.write(b"\n")  # keep the loop spinning
         while len(result) < 2:
@@ -96,7 +98,7 @@ async def test_malformed_lines_are_counted_not_fatal() -> None:
     peer = Peer(*peer_side)
     async with anyio.create_task_group() as tg:
         tg.start_soon(transport.run)
-        await peer.write(b"not json\n[1,2]\n42\n{\"jsonrpc\":\"2.0\"}\n{\"id\":true,\"result\":1}\n")
+        await peer.write(b'not json\n[1,2]\n42\n{"jsonrpc":"2.0"}\n{"id":true,"result":1}\n')
         await peer.write({"jsonrpc": "2.0", "id": "unknown-id", "result": {}})  # dropped quietly
         await peer.write({"jsonrpc": "2.0", "method": "after"})
         while not got:
@@ -131,7 +133,11 @@ async def test_error_responses_are_typed() -> None:
             req = await peer.frame()
             code, message = messages[req["method"]]
             await peer.write(
-                {"jsonrpc": "2.0", "id": req["id"], "error": {"code": code, "message": message, "data": {"k": 1}}}
+                {
+                    "jsonrpc": "2.0",
+                    "id": req["id"],
+                    "error": {"code": code, "message": message, "data": {"k": 1}},
+                }
             )
         while len(errors) < 3:
             await anyio.sleep(0.01)

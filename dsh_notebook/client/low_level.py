@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-from anyio.abc import ByteReceiveStream, ByteSendStream
+from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import (
@@ -81,6 +81,7 @@ class HarnessClient:
         self._stack: AsyncExitStack | None = None
         self._query_supported: bool | None = None
         self._handlers: dict[str, RequestHandler] = {}
+        self._task_group: TaskGroup | None = None
         self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -112,7 +113,7 @@ class HarnessClient:
                 transport.set_request_handler(method, handler)
             self.transport = transport
             tg = await stack.enter_async_context(anyio.create_task_group())
-            stack.push_async_callback(self._shutdown_process)
+            self._task_group = tg
             if self.process is not None:
                 tg.start_soon(self.process.drain_stderr)
             tg.start_soon(self._read)
@@ -160,14 +161,17 @@ class HarnessClient:
         stack, self._stack = self._stack, None
         if stack is None:
             return
-        with anyio.CancelScope(shield=True):
-            try:
+        try:
+            with anyio.CancelScope(shield=True):
                 await self._shutdown_process()
-            finally:
-                if self.transport is not None:
-                    self.transport.close(TransportClosed("the client was closed"))
-                self.router.fail_all(TransportClosed("the client was closed"))
-                await stack.aclose()
+        finally:
+            closed = TransportClosed("the client was closed")
+            if self.transport is not None:
+                self.transport.close(closed)
+            self.router.fail_all(closed)
+            if self._task_group is not None:
+                self._task_group.cancel_scope.cancel()
+            await stack.aclose()
 
     @property
     def pid(self) -> int | None:

@@ -60,10 +60,11 @@ class Subscription:
             return
         if isinstance(item, Notification) and len(self._items) >= self._maxsize:
             self.fail(
-                SdkProtocolError(
+                discard=True,
+                error=SdkProtocolError(
                     f"subscription overflow: more than {self._maxsize} notifications buffered "
                     "because the consumer fell behind; raise subscription_buffer or consume faster"
-                )
+                ),
             )
             return
         self._items.append(item)
@@ -73,10 +74,12 @@ class Subscription:
         """Append :data:`END` (not counted against the bound)."""
         self._put(END)
 
-    def fail(self, error: BaseException) -> None:
-        """Make the consumer raise ``error`` once the already-buffered items are consumed."""
+    def fail(self, error: BaseException, *, discard: bool = False) -> None:
+        """Make the consumer raise ``error``: after the buffered items, or at once with ``discard``."""
         if self._error is None:
             self._error = error
+            if discard:
+                self._items.clear()
             self._wakeup.set()
 
     def get_nowait(self) -> Notification | _End | None:

@@ -181,6 +181,7 @@ class Session:
     ) -> RunResult:
         collected: list[Notification] = []
         receipt_seen = False
+        failure: Exception | None = None
         async with anyio.create_task_group() as tg:
 
             async def wait_then_mark_end() -> None:
@@ -192,20 +193,26 @@ class Session:
                 sub.put_end()
 
             tg.start_soon(wait_then_mark_end)
-            while True:
-                item = await sub.receive()
-                if item is END:
-                    break
-                assert isinstance(item, Notification)
-                if not receipt_seen:
-                    if message_id not in _receipt_id(item):
-                        continue
-                    receipt_seen = True
-                collected.append(item)
-                if on_notification is not None:
-                    maybe = on_notification(item)
-                    if inspect.isawaitable(maybe):
-                        await maybe
+            try:
+                while True:
+                    item = await sub.receive()
+                    if item is END:
+                        break
+                    assert isinstance(item, Notification)
+                    if not receipt_seen:
+                        if message_id not in _receipt_id(item):
+                            continue
+                        receipt_seen = True
+                    collected.append(item)
+                    if on_notification is not None:
+                        maybe = on_notification(item)
+                        if inspect.isawaitable(maybe):
+                            await maybe
+            except Exception as exc:  # re-raised below, not wrapped in an ExceptionGroup
+                failure = exc
+            tg.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
         if not receipt_seen:
             raise SdkProtocolError(
                 f"the session settled without the receipt of message {message_id} "

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The one command that sets everything up on a fresh machine and runs the whole test suite:
+#   system packages (bubblewrap: the runtime's bash sandbox), a virtual environment with the
+#   package, the pinned runtime wheel and the test tools, then lint, type checks and pytest.
+# Re-running is cheap: installs are skipped when already satisfied.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing bubblewrap (the runtime's sandbox for bash)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "!! bubblewrap (bwrap) is missing; tests that run bash in the sandbox will fail." >&2
+    echo "   Install it: sudo apt-get install bubblewrap" >&2
+  fi
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  "$PY" -m venv .venv
+fi
+echo "== installing dsh-notebook with the runtime and test tools"
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[runtime,test,bench]'
+
+echo "== ruff"
+.venv/bin/ruff check dsh_notebook tests bench
+.venv/bin/ruff format --check dsh_notebook
+echo "== mypy --strict"
+.venv/bin/mypy
+echo "== pytest"
+# pytest exits 5 when it collected no tests: that is a failure here too (set -e).
+exec .venv/bin/python -m pytest "$@"
