@@ -49,6 +49,7 @@ class Subscription:
         self._wakeup = anyio.Event()
         self._error: BaseException | None = None
         self._closed = False
+        self._waiting = False
 
     def matches(self, session_ids: tuple[str | None, ...]) -> bool:
         if self.sessions is None:
@@ -58,7 +59,7 @@ class Subscription:
     def _put(self, item: Notification | _End) -> None:
         if self._closed or self._error is not None:
             return
-        if isinstance(item, Notification) and len(self._items) >= self._maxsize:
+        if item is not END and len(self._items) >= self._maxsize:
             self.fail(
                 discard=True,
                 error=SdkProtocolError(
@@ -68,7 +69,9 @@ class Subscription:
             )
             return
         self._items.append(item)
-        self._wakeup.set()
+        if self._waiting:
+            self._waiting = False
+            self._wakeup.set()
 
     def put_end(self) -> None:
         """Append :data:`END` (not counted against the bound)."""
@@ -98,7 +101,11 @@ class Subscription:
             if self._closed:
                 raise anyio.EndOfStream
             self._wakeup = anyio.Event()
-            await self._wakeup.wait()
+            self._waiting = True
+            try:
+                await self._wakeup.wait()
+            finally:
+                self._waiting = False
 
     def __aiter__(self) -> Subscription:
         return self
@@ -196,10 +203,16 @@ class Router:
             )
         else:
             sid = params.get("sessionId")
-            ids = (sid if isinstance(sid, str) else None,)
+            ids = (sid if type(sid) is str else None, None)
+        first, second = ids
         delivered = False
-        for sub in tuple(self._subscriptions):
-            if sub.matches(ids):
+        for sub in self._subscriptions:
+            sessions = sub.sessions
+            if (
+                sessions is None
+                or (first is not None and first in sessions)
+                or (second is not None and second in sessions)
+            ):
                 sub._put(notification)
                 delivered = True
         if not delivered:

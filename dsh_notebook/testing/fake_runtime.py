@@ -91,9 +91,18 @@ DEFAULT_REPLY = "Hello from the fake runtime."
 MAX_SAFE_INTEGER = 2**53 - 1
 DATA_FILE = Path(__file__).resolve().parent / "fake_runtime_data" / "captured_0.2.1rc2.json"
 SCENARIOS: dict[str, str] = {  # scenario -> default turn kind of a root prompt
-    "normal": "normal", "serve-seed": "normal", "subagent": "subagent", "approval": "approval",
-    "question": "question", "malformed": "malformed", "crash": "crash", "flood": "flood",
-    "slow": "slow", "error-turn": "error", "big-frame": "big", "no-initialize": "normal",
+    "normal": "normal",
+    "serve-seed": "normal",
+    "subagent": "subagent",
+    "approval": "approval",
+    "question": "question",
+    "malformed": "malformed",
+    "crash": "crash",
+    "flood": "flood",
+    "slow": "slow",
+    "error-turn": "error",
+    "big-frame": "big",
+    "no-initialize": "normal",
     "ignore-sigterm": "normal",
 }
 PERMISSION_MODES = ("workspace-write", "read-only", "danger-full-access")
@@ -106,20 +115,43 @@ APPROVAL_TEXTS = {
     "instead of working around it",
     "cancelled": f"Error: approval for {ESCALATION} was cancelled",
 }
-QUESTIONS: list[Json] = [{
-    "id": "color", "question": "Which color?", "header": "Color",
-    "options": [{"label": "Red"}, {"label": "Blue"}], "multiSelect": False,
-}]
-CONTEXT_HEAD = "Current runtime context. This snapshot supersedes earlier runtime-context snapshots."
-APPROVAL_ASK = ("Approval policy: ask. Operations that require approval may ask through the "
-                "configured answerers; without an available answerer, the request fails closed.")
-APPROVAL_NEVER = ("Approval prompts are disabled in this session: actions that require approval "
-                  "are rejected automatically \u2014 do not request sandbox escalation (do not set "
-                  "`sandbox_permissions`).")
-FALLBACK_TOOLS: list[Json] = [{"name": "bash", "description": "Execute a bash command.",
-                               "parameters": {"type": "object", "properties": {}}}]
-GARBAGE = ("this line is not JSON (fake runtime, malformed scenario)", "[1,2,3]", "42", "",
-           '"a bare JSON string"', "null", '{"jsonrpc":"2.0","method":"session.event",')
+QUESTIONS: list[Json] = [
+    {
+        "id": "color",
+        "question": "Which color?",
+        "header": "Color",
+        "options": [{"label": "Red"}, {"label": "Blue"}],
+        "multiSelect": False,
+    }
+]
+CONTEXT_HEAD = (
+    "Current runtime context. This snapshot supersedes earlier runtime-context snapshots."
+)
+APPROVAL_ASK = (
+    "Approval policy: ask. Operations that require approval may ask through the "
+    "configured answerers; without an available answerer, the request fails closed."
+)
+APPROVAL_NEVER = (
+    "Approval prompts are disabled in this session: actions that require approval "
+    "are rejected automatically \u2014 do not request sandbox escalation (do not set "
+    "`sandbox_permissions`)."
+)
+FALLBACK_TOOLS: list[Json] = [
+    {
+        "name": "bash",
+        "description": "Execute a bash command.",
+        "parameters": {"type": "object", "properties": {}},
+    }
+]
+GARBAGE = (
+    "this line is not JSON (fake runtime, malformed scenario)",
+    "[1,2,3]",
+    "42",
+    "",
+    '"a bare JSON string"',
+    "null",
+    '{"jsonrpc":"2.0","method":"session.event",',
+)
 
 
 class RpcError(Exception):
@@ -160,8 +192,9 @@ def js_str(value: Any) -> str:
 
 def escape_id(session_id: str) -> str:
     """On-disk session id escaping of the runtime (``a/b`` -> ``a~002Fb``)."""
-    return "".join(c if (c.isascii() and c.isalnum()) or c in "-_." else f"~{ord(c):04X}"
-                   for c in session_id)
+    return "".join(
+        c if (c.isascii() and c.isalnum()) or c in "-_." else f"~{ord(c):04X}" for c in session_id
+    )
 
 
 def text_block(text: str) -> Json:
@@ -186,21 +219,40 @@ def stream_records(content: list[Json], finish: str, replay: Json, usage: Json) 
     records: list[Json] = []
     for index, block in enumerate(content):
         kind, start = block["type"], now_ms()
-        records.append({"type": "chunk", "time": start,
-                        "chunk": {"type": "block-start", "index": index, "blockType": kind}})
+        records.append(
+            {
+                "type": "chunk",
+                "time": start,
+                "chunk": {"type": "block-start", "index": index, "blockType": kind},
+            }
+        )
         run: Json = {"time0": start, "index": index, "dt": []}
         if kind == "tool-call":
-            run.update(type="tool-call-chunks", id=block["id"], name=block["name"],
-                       args=[block["arguments"]])
+            run.update(
+                type="tool-call-chunks",
+                id=block["id"],
+                name=block["name"],
+                args=[block["arguments"]],
+            )
         else:
             run.update(type=f"{kind}-chunks", texts=[block["text"]])
         records.append(run)
-        records.append({"type": "chunk", "time": now_ms(),
-                        "chunk": {"type": "block-end", "index": index, "block": block}})
+        records.append(
+            {
+                "type": "chunk",
+                "time": now_ms(),
+                "chunk": {"type": "block-end", "index": index, "block": block},
+            }
+        )
     end = now_ms()
     records.append({"type": "chunk", "time": end, "chunk": {"type": "usage", "usage": usage}})
-    records.append({"type": "chunk", "time": end, "chunk": {
-        "type": "finish", "reason": {"kind": finish}, "replayState": replay}})
+    records.append(
+        {
+            "type": "chunk",
+            "time": end,
+            "chunk": {"type": "finish", "reason": {"kind": finish}, "replayState": replay},
+        }
+    )
     return records
 
 
@@ -212,16 +264,22 @@ def sniff_image(raw: bytes) -> tuple[str, int, int] | None:
         return "image/gif", int.from_bytes(raw[6:8], "little"), int.from_bytes(raw[8:10], "little")
     if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
         if raw[12:16] == b"VP8X" and len(raw) >= 30:
-            return ("image/webp", int.from_bytes(raw[24:27], "little") + 1,
-                    int.from_bytes(raw[27:30], "little") + 1)
+            return (
+                "image/webp",
+                int.from_bytes(raw[24:27], "little") + 1,
+                int.from_bytes(raw[27:30], "little") + 1,
+            )
         return "image/webp", 0, 0
     if raw.startswith(b"\xff\xd8\xff"):
         pos = 2
         while pos + 9 <= len(raw) and raw[pos] == 0xFF:
-            marker, size = raw[pos + 1], int.from_bytes(raw[pos + 2:pos + 4], "big")
+            marker, size = raw[pos + 1], int.from_bytes(raw[pos + 2 : pos + 4], "big")
             if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-                return ("image/jpeg", int.from_bytes(raw[pos + 7:pos + 9], "big"),
-                        int.from_bytes(raw[pos + 5:pos + 7], "big"))
+                return (
+                    "image/jpeg",
+                    int.from_bytes(raw[pos + 7 : pos + 9], "big"),
+                    int.from_bytes(raw[pos + 5 : pos + 7], "big"),
+                )
             pos += 2 + size
         return "image/jpeg", 0, 0
     return None
@@ -242,11 +300,19 @@ def admit_block(block: Any) -> Any:
     if sniffed is None:
         raise RpcError("Unsupported or malformed image data.")
     if mime not in IMAGE_TYPES or mime != sniffed[0]:
-        raise RpcError(f"IMAGE_TYPE_MISMATCH: declared {js_str(mime)} but the bytes are "
-                       f"{sniffed[0]}")
-    return {"type": "image", "attachment": {
-        "attachmentId": "sha256:" + hashlib.sha256(raw).hexdigest(), "mediaType": sniffed[0],
-        "width": sniffed[1], "height": sniffed[2], "bytes": len(raw)}}
+        raise RpcError(
+            f"IMAGE_TYPE_MISMATCH: declared {js_str(mime)} but the bytes are {sniffed[0]}"
+        )
+    return {
+        "type": "image",
+        "attachment": {
+            "attachmentId": "sha256:" + hashlib.sha256(raw).hexdigest(),
+            "mediaType": sniffed[0],
+            "width": sniffed[1],
+            "height": sniffed[2],
+            "bytes": len(raw),
+        },
+    }
 
 
 def validate_answers(result: Any) -> Json | None:
@@ -258,11 +324,15 @@ def validate_answers(result: Any) -> Json | None:
         return None
     ids: list[str] = []
     for item in answers:
-        if (not isinstance(item, dict) or not {"id", "selected"} <= set(item)
-                or not set(item) <= {"id", "selected", "custom"}
-                or not isinstance(item["id"], str) or not isinstance(item["selected"], list)
-                or not all(isinstance(label, str) for label in item["selected"])
-                or ("custom" in item and not isinstance(item["custom"], str))):
+        if (
+            not isinstance(item, dict)
+            or not {"id", "selected"} <= set(item)
+            or not set(item) <= {"id", "selected", "custom"}
+            or not isinstance(item["id"], str)
+            or not isinstance(item["selected"], list)
+            or not all(isinstance(label, str) for label in item["selected"])
+            or ("custom" in item and not isinstance(item["custom"], str))
+        ):
             return None
         ids.append(item["id"])
     if sorted(ids) != sorted(q["id"] for q in QUESTIONS):
@@ -280,10 +350,17 @@ class Route:
     cwd: str
 
     def header(self) -> Json:
-        config = {"provider": PROVIDER, "model": self.model,
-                  "maxTokens": self.max_tokens or 256000, "reasoningEffort": self.effort or "high"}
-        defaults = {key: True for key, given in (("reasoningEffort", self.effort),
-                                                 ("maxTokens", self.max_tokens)) if given is None}
+        config = {
+            "provider": PROVIDER,
+            "model": self.model,
+            "maxTokens": self.max_tokens or 256000,
+            "reasoningEffort": self.effort or "high",
+        }
+        defaults = {
+            key: True
+            for key, given in (("reasoningEffort", self.effort), ("maxTokens", self.max_tokens))
+            if given is None
+        }
         return {"config": config, "adapterDefaults": defaults}
 
 
@@ -343,10 +420,19 @@ class Session:
         self.rt.wire.notify("session.status", {"sessionId": self.id, "status": status})
 
     def to_json(self) -> Json:
-        return {"version": 1, "id": self.id, "nextSeq": self.seq, "turn": self.turn,
-                "origin": self.origin, "cwd": self.cwd, "createdAt": self.created_at,
-                "openTurn": self.open_turn, "poison": self.poison, "lastText": self.last_text,
-                "parentSessionId": self.parent.id if self.parent else None}
+        return {
+            "version": 1,
+            "id": self.id,
+            "nextSeq": self.seq,
+            "turn": self.turn,
+            "origin": self.origin,
+            "cwd": self.cwd,
+            "createdAt": self.created_at,
+            "openTurn": self.open_turn,
+            "poison": self.poison,
+            "lastText": self.last_text,
+            "parentSessionId": self.parent.id if self.parent else None,
+        }
 
 
 class Wire:
@@ -389,13 +475,13 @@ class Wire:
 
     def deliver(self, frame: Json) -> None:
         rid = frame.get("id")
-        with self._lock:
+        with self._lock:  # atomic with request()'s timeout: an answer is taken or dropped
             pending = self._pending.pop(rid, None) if isinstance(rid, str) else None
+            if pending is not None:
+                pending[1].append(frame)
+                pending[0].set()
         if pending is None:
             log(f"dropped a response with unknown id: {dumps(frame)[:300]}")
-            return
-        pending[1].append(frame)
-        pending[0].set()
 
     def flush(self) -> None:
         if self._lock.acquire(timeout=1.0):
@@ -438,18 +524,30 @@ class FakeRuntime:
         except (OSError, ValueError):
             self.fixture = {}
         self.handlers: dict[str, Handler] = {
-            "initialize": self.m_initialize, "session/prompt": self.m_prompt,
-            "session/resume": self.m_resume, "session/wait": self.m_wait,
+            "initialize": self.m_initialize,
+            "session/prompt": self.m_prompt,
+            "session/resume": self.m_resume,
+            "session/wait": self.m_wait,
             "session/working-directory/get": self.m_wd_get,
-            "session/working-directory/set": self.m_wd_set}
+            "session/working-directory/set": self.m_wd_set,
+        }
         if self.seed:
             self.handlers["session/query"] = self.m_query
         answer = self.turn_answer
         self.turns: dict[str, Turn] = {
-            "normal": answer, "malformed": answer, "crash": answer, "flood": answer,
-            "slow": answer, "big": answer, "child": answer, "settled": answer,
-            "error": self.turn_error, "subagent": self.turn_subagent,
-            "approval": self.turn_approval, "question": self.turn_question}
+            "normal": answer,
+            "malformed": answer,
+            "crash": answer,
+            "flood": answer,
+            "slow": answer,
+            "big": answer,
+            "child": answer,
+            "settled": answer,
+            "error": self.turn_error,
+            "subagent": self.turn_subagent,
+            "approval": self.turn_approval,
+            "question": self.turn_question,
+        }
 
     # -- configuration -------------------------------------------------------------------------
     def arg(self, name: str, default: str) -> str:
@@ -467,7 +565,8 @@ class FakeRuntime:
     # -- process -------------------------------------------------------------------------------
     def serve(self) -> NoReturn:
         passive = self.scenario == "no-initialize" or (
-            self.scenario == "ignore-sigterm" and not self.flag("serve"))
+            self.scenario == "ignore-sigterm" and not self.flag("serve")
+        )
         for raw in sys.stdin.buffer:
             if not passive:
                 self.handle_line(raw)
@@ -482,8 +581,11 @@ class FakeRuntime:
 
     def crash(self) -> NoReturn:
         self.wire.flush()
-        for line in ("fake-runtime: simulating a fatal runtime failure",
-                     "fatal: simulated crash", "    at FakeRuntime.crash (fake_runtime.py)"):
+        for line in (
+            "fake-runtime: simulating a fatal runtime failure",
+            "fatal: simulated crash",
+            "    at FakeRuntime.crash (fake_runtime.py)",
+        ):
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
         os._exit(int(self.num("exit_code", 3)))
@@ -555,16 +657,23 @@ class FakeRuntime:
         if "reasoningEffort" in p and (not isinstance(effort, str) or not effort):
             raise RpcError("initialize reasoningEffort must be a non-empty string")
         if effort is not None and effort not in ("off", "low", "high", "max"):
-            raise RpcError(f'provider "{PROVIDER}" model "{model}" does not support reasoning '
-                           f'effort "{effort}"')
+            raise RpcError(
+                f'provider "{PROVIDER}" model "{model}" does not support reasoning '
+                f'effort "{effort}"'
+            )
         tokens = p.get("maxTokens")
-        if "maxTokens" in p and (isinstance(tokens, bool) or not isinstance(tokens, (int, float))
-                                 or tokens != int(tokens) or not 0 < tokens <= MAX_SAFE_INTEGER):
+        if "maxTokens" in p and (
+            isinstance(tokens, bool)
+            or not isinstance(tokens, (int, float))
+            or tokens != int(tokens)
+            or not 0 < tokens <= MAX_SAFE_INTEGER
+        ):
             raise RpcError("initialize maxTokens must be a positive safe integer")
         caps = p.get("capabilities")
         with self.lock:
-            self.route = Route(model, effort, None if tokens is None else int(tokens),
-                               os.path.abspath(cwd))
+            self.route = Route(
+                model, effort, None if tokens is None else int(tokens), os.path.abspath(cwd)
+            )
             self.approvals = p.get("approvalRequests") is True
             self.questions = isinstance(caps, dict) and caps.get("userQuestions") is True
         info: Json = {"version": self.arg("server_version", "0.0.1")}
@@ -572,8 +681,11 @@ class FakeRuntime:
             info = {"name": self.arg("server_name", SERVER_NAME), **info}
         result: Json = {"serverInfo": info}
         if self.seed:
-            result["capabilities"] = {"sessionQuery": True, "approvalRequests": True,
-                                      "userQuestions": True}
+            result["capabilities"] = {
+                "sessionQuery": True,
+                "approvalRequests": True,
+                "userQuestions": True,
+            }
         return result
 
     def m_prompt(self, rid: Any, p: Json) -> None:
@@ -581,9 +693,18 @@ class FakeRuntime:
 
     def m_query(self, rid: Any, p: Json) -> None:
         blocks = p.get("contentBlocks")
-        if not isinstance(blocks, list) or not blocks or not any(
-                isinstance(b, dict) and (b.get("type") == "image" or (
-                    isinstance(b.get("text"), str) and b["text"].strip())) for b in blocks):
+        if (
+            not isinstance(blocks, list)
+            or not blocks
+            or not any(
+                isinstance(b, dict)
+                and (
+                    b.get("type") == "image"
+                    or (isinstance(b.get("text"), str) and b["text"].strip())
+                )
+                for b in blocks
+            )
+        ):
             raise RpcError("session/query requires non-empty contentBlocks")
         texts = [b for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
         first = texts[0].get("text") if texts else None
@@ -594,17 +715,36 @@ class FakeRuntime:
             raise RpcError("a command needs one complete text block with only images beside it")
         sid = self.session_id(p, "session/query")
         name, _, rest = first.strip()[1:].partition(" ")
-        final = (f"Commands: /help, /compact. (fake runtime; /{name} ran)" if name == "help"
-                 else f"Command /{name} completed.")
+        final = (
+            f"Commands: /help, /compact. (fake runtime; /{name} ran)"
+            if name == "help"
+            else f"Command /{name} completed."
+        )
         with self.lock:
             self.open_session(sid)
             cid = "cmd_" + uuid.uuid4().hex
-            self.wire.notify("session.query.completed", {
-                "sessionId": sid, "commandId": cid, "finalResponse": final,
-                "finishReason": "completed"})
-            self.wire.result(rid, {"kind": "command", "execution": {
-                "commandId": cid, "command": name, "arguments": rest.strip(),
-                "status": "completed", "finalResponse": final}})
+            self.wire.notify(
+                "session.query.completed",
+                {
+                    "sessionId": sid,
+                    "commandId": cid,
+                    "finalResponse": final,
+                    "finishReason": "completed",
+                },
+            )
+            self.wire.result(
+                rid,
+                {
+                    "kind": "command",
+                    "execution": {
+                        "commandId": cid,
+                        "command": name,
+                        "arguments": rest.strip(),
+                        "status": "completed",
+                        "finalResponse": final,
+                    },
+                },
+            )
 
     def m_resume(self, rid: Any, p: Json) -> Json:
         sid = p.get("sessionId")
@@ -665,11 +805,18 @@ class FakeRuntime:
             if target != s.cwd:
                 old, s.cwd = s.cwd, target
                 s.ev("working-directory/change", {"cwd": target})
-                notice = message([text_block(
-                    f"The working directory changed from {dumps(old)} to {dumps(target)}.")],
-                    {"kind": "working-directory"})
-                s.ev("agent/inbox/spliced", {"target": "next-step", "start": len(s.notices),
-                                             "inserted": [notice]})
+                notice = message(
+                    [
+                        text_block(
+                            f"The working directory changed from {dumps(old)} to {dumps(target)}."
+                        )
+                    ],
+                    {"kind": "working-directory"},
+                )
+                s.ev(
+                    "agent/inbox/spliced",
+                    {"target": "next-step", "start": len(s.notices), "inserted": [notice]},
+                )
                 s.notices.append(notice)
                 self.save(s)
             return {"cwd": s.cwd}
@@ -732,13 +879,23 @@ class FakeRuntime:
             if not isinstance(blocks, list):
                 raise RpcError("contentBlocks.filter is not a function")
             content = [admit_block(b) for b in blocks]
-            text = "\n".join(str(b.get("text")) for b in content
-                             if isinstance(b, dict) and b.get("type") == "text")
+            text = "\n".join(
+                str(b.get("text"))
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "text"
+            )
             match = re.search(r"\[\[turn:([a-z-]+)\]\]", text)
-            kind = match.group(1) if match and match.group(1) in self.turns else (
-                "normal" if s.parent else SCENARIOS[self.scenario])
-            bad_text = any(isinstance(b, dict) and b.get("type") == "text"
-                           and not isinstance(b.get("text"), str) for b in content)
+            kind = (
+                match.group(1)
+                if match and match.group(1) in self.turns
+                else ("normal" if s.parent else SCENARIOS[self.scenario])
+            )
+            bad_text = any(
+                isinstance(b, dict)
+                and b.get("type") == "text"
+                and not isinstance(b.get("text"), str)
+                for b in content
+            )
             for b in content:
                 btype = b.get("type") if isinstance(b, dict) else None
                 if btype not in ("text", "image") and s.poison is None:
@@ -755,8 +912,10 @@ class FakeRuntime:
 
     def enqueue(self, s: Session, item: Item) -> bool:
         """Receipt splice; starts a turn when idle (returns True: start a worker). Lock held."""
-        s.ev("agent/inbox/spliced", {"target": "next-turn", "start": len(s.inbox),
-                                     "inserted": [item.message]})
+        s.ev(
+            "agent/inbox/spliced",
+            {"target": "next-turn", "start": len(s.inbox), "inserted": [item.message]},
+        )
         s.inbox.append(item)
         if s.running:
             return False
@@ -769,11 +928,15 @@ class FakeRuntime:
         s.turn, s.open_turn = s.turn + 1, True
         s.ev("turn/start", {"turn": s.turn})
         if s.notices:
-            s.ev("agent/inbox/spliced", {"target": "next-step", "start": 0,
-                                         "removedCount": len(s.notices), "inserted": []})
+            s.ev(
+                "agent/inbox/spliced",
+                {"target": "next-step", "start": 0, "removedCount": len(s.notices), "inserted": []},
+            )
             s.claimed_notices, s.notices = s.notices, []
-        s.ev("agent/inbox/spliced", {"target": "next-turn", "start": 0,
-                                     "removedCount": len(s.inbox), "inserted": []})
+        s.ev(
+            "agent/inbox/spliced",
+            {"target": "next-turn", "start": 0, "removedCount": len(s.inbox), "inserted": []},
+        )
         s.current, s.inbox = s.inbox, []
         self.save(s)
 
@@ -806,35 +969,60 @@ class FakeRuntime:
     def settle(self, child: Session) -> None:
         parent = child.parent
         assert parent is not None
-        summary = (f"Background subagent {child.id} finished and will do no further work "
-                   "unless you send it more.")
-        notice = message([text_block(summary), text_block("Its closing message:"),
-                          text_block(child.last_text)],
-                         {"kind": "subagent-settled", "form": "notice", "summary": summary,
-                          "senderSessionId": child.id})
+        summary = (
+            f"Background subagent {child.id} finished and will do no further work "
+            "unless you send it more."
+        )
+        notice = message(
+            [text_block(summary), text_block("Its closing message:"), text_block(child.last_text)],
+            {
+                "kind": "subagent-settled",
+                "form": "notice",
+                "summary": summary,
+                "senderSessionId": child.id,
+            },
+        )
         started = self.enqueue(parent, Item(notice, "settled", child.current[0].reply))
         child.settled = True
-        self.wire.notify("subagent.finished", {
-            "provider": "spawn", "agentId": child.id, "parentSessionId": parent.id,
-            "childSessionId": child.id, "status": "ok", "stopReason": "completed",
-            "lastAssistantMessage": [text_block(child.last_text)]})
+        self.wire.notify(
+            "subagent.finished",
+            {
+                "provider": "spawn",
+                "agentId": child.id,
+                "parentSessionId": parent.id,
+                "childSessionId": child.id,
+                "status": "ok",
+                "stopReason": "completed",
+                "lastAssistantMessage": [text_block(child.last_text)],
+            },
+        )
         if started:
             self.start_worker(parent)
 
     def tree_idle(self, s: Session) -> bool:
-        return not s.running and not s.inbox and all(
-            c.settled and self.tree_idle(c) for c in s.children)
+        return (
+            not s.running
+            and not s.inbox
+            and all(c.settled and self.tree_idle(c) for c in s.children)
+        )
 
     # -- turn building blocks ------------------------------------------------------------------
     def run_turn(self, s: Session, items: list[Item]) -> Json:
         s.step = 0
         if any(item.bad_text for item in items):
-            return {"kind": "error", "error": {
-                "message": "Cannot read properties of undefined (reading 'matchAll')",
-                "code": "UNKNOWN"}}
+            return {
+                "kind": "error",
+                "error": {
+                    "message": "Cannot read properties of undefined (reading 'matchAll')",
+                    "code": "UNKNOWN",
+                },
+            }
         if s.poison is not None:
-            failure = {"message": "DeepSeek Messages cannot represent user/tool-result content "
-                       f"{s.poison}", "code": "UNSUPPORTED_CONTENT"}
+            failure = {
+                "message": "DeepSeek Messages cannot represent user/tool-result content "
+                f"{s.poison}",
+                "code": "UNSUPPORTED_CONTENT",
+            }
             return self.turn_error(s, items, failure)
         return self.turns[items[0].kind](s, items)
 
@@ -842,11 +1030,22 @@ class FakeRuntime:
         s.step = 1
         s.step_ev("step/start")
         if s.fresh:
-            prompt = str(self.fixture.get("systemPrompt", "You are an AI agent powered by "
-                                          "DeepSeek Harness."))
-            s.ev("system/message", {"turn": s.turn, "step": 1, "message": message(
-                [text_block(prompt.replace("{model}", s.route.model))],
-                {"kind": "system-prompt"}, "system")}, surfaceOp="append")
+            prompt = str(
+                self.fixture.get("systemPrompt", "You are an AI agent powered by DeepSeek Harness.")
+            )
+            s.ev(
+                "system/message",
+                {
+                    "turn": s.turn,
+                    "step": 1,
+                    "message": message(
+                        [text_block(prompt.replace("{model}", s.route.model))],
+                        {"kind": "system-prompt"},
+                        "system",
+                    ),
+                },
+                surfaceOp="append",
+            )
         for notice in s.claimed_notices:
             s.ev("user/message", notice, surfaceOp="append")
         s.claimed_notices = []
@@ -856,36 +1055,60 @@ class FakeRuntime:
             s.ctx_cwd = s.cwd
         if s.header_reason:
             tools = self.fixture.get("tools", FALLBACK_TOOLS)
-            s.ev("request/header", {"header": {**s.route.header(), "tools": tools},
-                                    "reason": s.header_reason})
+            s.ev(
+                "request/header",
+                {"header": {**s.route.header(), "tools": tools}, "reason": s.header_reason},
+            )
             s.header_reason = None
         if s.fresh:
-            s.ev("request/context", {"provider": PROVIDER, "model": s.route.model,
-                                     "contextWindow": 1000000, "systemPromptUpdate": "in-history"})
-            title = " ".join(str(b.get("text")) for b in items[0].message["content"]
-                             if isinstance(b, dict) and b.get("type") == "text")
+            s.ev(
+                "request/context",
+                {
+                    "provider": PROVIDER,
+                    "model": s.route.model,
+                    "contextWindow": 1000000,
+                    "systemPromptUpdate": "in-history",
+                },
+            )
+            title = " ".join(
+                str(b.get("text"))
+                for b in items[0].message["content"]
+                if isinstance(b, dict) and b.get("type") == "text"
+            )
             if len(title) > 40:
                 title = title[:40].rsplit(" ", 1)[0]
-            s.ev("session/title", {"title": title, "messageSeqs": seqs[:1],
-                                   "source": {"kind": "fallback"}})
+            s.ev(
+                "session/title",
+                {"title": title, "messageSeqs": seqs[:1], "source": {"kind": "fallback"}},
+            )
         s.fresh = False
 
     def context_message(self, s: Session) -> Json:
-        sandbox = (f"Current DSH file policy: workspace-write. Any available operation enforced "
-                   f"by the DSH file sandbox may modify files under the session workspace: "
-                   f"{dumps(s.origin)}. Some platform temporary areas may also be writable."
-                   if self.mode == "workspace-write" else f"Current DSH file policy: {self.mode}.")
+        sandbox = (
+            f"Current DSH file policy: workspace-write. Any available operation enforced "
+            f"by the DSH file sandbox may modify files under the session workspace: "
+            f"{dumps(s.origin)}. Some platform temporary areas may also be writable."
+            if self.mode == "workspace-write"
+            else f"Current DSH file policy: {self.mode}."
+        )
         sections: list[Json] = [
-            {"name": "working-directory:current", "text": f"Current working directory: "
-             f"{dumps(s.cwd)}."},
+            {
+                "name": "working-directory:current",
+                "text": f"Current working directory: {dumps(s.cwd)}.",
+            },
             {"name": "sandbox:policy", "text": sandbox},
-            {"name": "approval:policy", "text": APPROVAL_ASK if s.policy == "ask"
-             else APPROVAL_NEVER}]
+            {
+                "name": "approval:policy",
+                "text": APPROVAL_ASK if s.policy == "ask" else APPROVAL_NEVER,
+            },
+        ]
         if s.parent is not None:
             sections += self.fixture.get("childContextSections", [])[3:]
         text = "\n\n".join([CONTEXT_HEAD, *(str(x["text"]) for x in sections)])
-        return message([text_block(text)], {"kind": "runtime-context", "form": "snapshot",
-                                            "sections": sections})
+        return message(
+            [text_block(text)],
+            {"kind": "runtime-context", "form": "snapshot", "sections": sections},
+        )
 
     def next_step(self, s: Session) -> None:
         s.step += 1
@@ -894,21 +1117,44 @@ class FakeRuntime:
     def reply(self, s: Session, content: list[Json], finish: str = "stop") -> None:
         """A model response: delivery-accepted, then one ``assistant/message``."""
         with self.lock:
-            s.ev("session-log-deepseek/delivery-accepted", {
-                "sessionId": s.id, "sessionFormatVersion": 4, "throughSeq": s.seq - 1})
+            s.ev(
+                "session-log-deepseek/delivery-accepted",
+                {"sessionId": s.id, "sessionFormatVersion": 4, "throughSeq": s.seq - 1},
+            )
         out = max(1, sum(len(b.get("text") or b.get("arguments") or "") for b in content) // 4)
         usage = {"inputTokens": 1000 + 40 * s.turn, "outputTokens": out}
         usage["totalTokens"] = usage["inputTokens"] + out
-        replay = {"response": {"kind": "deepseek-messages", "version": 1, "model": s.route.model},
-                  "blocks": [{"type": "reasoning", "signature": "fake-sig"}
-                             if b["type"] == "reasoning" else {"type": b["type"]}
-                             for b in content]}
-        msg = {"role": "assistant", "content": content, "source": {
-            "kind": "model", "provider": PROVIDER, "model": s.route.model, "replayState": replay},
-            "id": new_id()}
-        s.ev("assistant/message", {"turn": s.turn, "step": s.step, "message": msg, "usage": usage,
-                                   "stream": stream_records(content, finish, replay, usage)},
-             surfaceOp="append")
+        replay = {
+            "response": {"kind": "deepseek-messages", "version": 1, "model": s.route.model},
+            "blocks": [
+                {"type": "reasoning", "signature": "fake-sig"}
+                if b["type"] == "reasoning"
+                else {"type": b["type"]}
+                for b in content
+            ],
+        }
+        msg = {
+            "role": "assistant",
+            "content": content,
+            "source": {
+                "kind": "model",
+                "provider": PROVIDER,
+                "model": s.route.model,
+                "replayState": replay,
+            },
+            "id": new_id(),
+        }
+        s.ev(
+            "assistant/message",
+            {
+                "turn": s.turn,
+                "step": s.step,
+                "message": msg,
+                "usage": usage,
+                "stream": stream_records(content, finish, replay, usage),
+            },
+            surfaceOp="append",
+        )
         texts = [b["text"] for b in content if b["type"] == "text"]
         if texts:
             s.last_text = "".join(texts)
@@ -916,17 +1162,36 @@ class FakeRuntime:
     def tool_call(self, s: Session, name: str, arguments: Json) -> tuple[str, int]:
         """A model step asking for one tool, and its ``tool/call`` event."""
         cid, args = call_id(), dumps(arguments)
-        self.reply(s, [{"type": "tool-call", "id": cid, "name": name, "arguments": args}],
-                   "tool-calls")
-        return cid, s.ev("tool/call", {"turn": s.turn, "step": s.step, "callId": cid,
-                                       "name": name, "arguments": args})
+        self.reply(
+            s, [{"type": "tool-call", "id": cid, "name": name, "arguments": args}], "tool-calls"
+        )
+        return cid, s.ev(
+            "tool/call",
+            {"turn": s.turn, "step": s.step, "callId": cid, "name": name, "arguments": args},
+        )
 
-    def tool_result(self, s: Session, cid: str, call_seq: int, text: str, is_error: bool = False,
-                    error: Json | None = None, meta: Json | None = None) -> None:
-        data: Json = {"turn": s.turn, "step": s.step, "message": {
-            "role": "tool", "source": {"kind": "tool", "callId": cid}, "toolCallId": cid,
-            "content": [text_block(text)], "isError": is_error or error is not None,
-            "id": new_id()}}
+    def tool_result(
+        self,
+        s: Session,
+        cid: str,
+        call_seq: int,
+        text: str,
+        is_error: bool = False,
+        error: Json | None = None,
+        meta: Json | None = None,
+    ) -> None:
+        data: Json = {
+            "turn": s.turn,
+            "step": s.step,
+            "message": {
+                "role": "tool",
+                "source": {"kind": "tool", "callId": cid},
+                "toolCallId": cid,
+                "content": [text_block(text)],
+                "isError": is_error or error is not None,
+                "id": new_id(),
+            },
+        }
         if error is not None:
             data["error"] = error
         if meta is not None:
@@ -978,79 +1243,155 @@ class FakeRuntime:
         self.wire.result("fake-unknown-response-id", {"surprise": True})
         self.wire.error(987654321, "a response nobody asked for")
         self.wire.notify("fake.unknownNotification", {"sessionId": s.id, "detail": {"x": 1}})
-        self.wire.send({"jsonrpc": "2.0", "id": "req_" + uuid.uuid4().hex,
-                        "method": "fake/unknown-request", "params": {"sessionId": s.id}})
+        self.wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "req_" + uuid.uuid4().hex,
+                "method": "fake/unknown-request",
+                "params": {"sessionId": s.id},
+            }
+        )
         with self.lock:
             seq, s.seq = s.seq, s.seq + 1
-            self.wire.notify("session.event", {"sessionId": s.id, "futureParamsField": [1], "event": {
-                "type": "x-fake/unknown-event", "seq": seq, "time": now_ms(), "data": {
-                    "message": {"role": "assistant", "content": [
-                        {"type": "hologram", "payload": {"shape": "cube"}}]}, "novel": True},
-                "futureEnvelopeField": {"nested": True}, "ignorable": True}})
+            self.wire.notify(
+                "session.event",
+                {
+                    "sessionId": s.id,
+                    "futureParamsField": [1],
+                    "event": {
+                        "type": "x-fake/unknown-event",
+                        "seq": seq,
+                        "time": now_ms(),
+                        "data": {
+                            "message": {
+                                "role": "assistant",
+                                "content": [{"type": "hologram", "payload": {"shape": "cube"}}],
+                            },
+                            "novel": True,
+                        },
+                        "futureEnvelopeField": {"nested": True},
+                        "ignorable": True,
+                    },
+                },
+            )
 
     def turn_error(self, s: Session, items: list[Item], failure: Json | None = None) -> Json:
         if failure is None:
-            failure = {"message": self.arg("error_message", "scripted invalid request"),
-                       "code": self.arg("error_code", "INVALID_REQUEST"),
-                       "status": int(self.num("error_status", 400))}
+            failure = {
+                "message": self.arg("error_message", "scripted invalid request"),
+                "code": self.arg("error_code", "INVALID_REQUEST"),
+                "status": int(self.num("error_status", 400)),
+            }
         self.first_step(s, items)
-        s.ev("assistant/attempt", {"turn": s.turn, "step": s.step, "stream": [
-            {"type": "chunk", "time": now_ms(), "chunk": {
-                "type": "finish", "reason": {"kind": "error", "failure": failure}}}]})
+        s.ev(
+            "assistant/attempt",
+            {
+                "turn": s.turn,
+                "step": s.step,
+                "stream": [
+                    {
+                        "type": "chunk",
+                        "time": now_ms(),
+                        "chunk": {
+                            "type": "finish",
+                            "reason": {"kind": "error", "failure": failure},
+                        },
+                    }
+                ],
+            },
+        )
         s.step_ev("step/end")
         return {"kind": "error", "error": failure}
 
     def turn_subagent(self, s: Session, items: list[Item]) -> Json:
         self.first_step(s, items)
         prompt = "Say hello from the child."
-        cid, call_seq = self.tool_call(s, "subagent", {"description": "child task",
-                                                       "prompt": prompt})
+        cid, call_seq = self.tool_call(
+            s, "subagent", {"description": "child task", "prompt": prompt}
+        )
         with self.lock:
             child = Session(self, new_id(), s.route, s.origin, s.cwd, parent=s, seq=3)
             self.sessions[child.id] = child
             s.children.append(child)
-            self.wire.notify("subagent.started", {"parentSessionId": s.id,
-                                                  "childSessionId": child.id})
+            self.wire.notify(
+                "subagent.started", {"parentSessionId": s.id, "childSessionId": child.id}
+            )
             instruction = str(self.fixture.get("childInstruction", "Report back to {parent}."))
             content = [text_block(prompt), text_block(instruction.replace("{parent}", s.id))]
             self.enqueue(child, Item(message(content, {"kind": "user"}), "child", items[0].reply))
             self.save(child)
             self.start_worker(child)
-        s.ev("subagent/catalog", {"version": 0, "childId": child.id,
-                                  "childCreatedAt": child.created_at, "mode": "continuable",
-                                  "label": "child task"})
+        s.ev(
+            "subagent/catalog",
+            {
+                "version": 0,
+                "childId": child.id,
+                "childCreatedAt": child.created_at,
+                "mode": "continuable",
+                "label": "child task",
+            },
+        )
         self.tool_result(s, cid, call_seq, f"started subagent {child.id}")
         return self.final_answer(s, "Started the subagent; waiting for it.")
 
     def turn_approval(self, s: Session, items: list[Item]) -> Json:
         self.first_step(s, items)
         why = "The fake runtime must run a command outside the workspace."
-        cid, call_seq = self.tool_call(s, "bash", {
-            "description": "Run a command outside the sandbox", "command": "echo ran",
-            "sandbox_permissions": "danger-full-access", "justification": why})
+        cid, call_seq = self.tool_call(
+            s,
+            "bash",
+            {
+                "description": "Run a command outside the sandbox",
+                "command": "echo ran",
+                "sandbox_permissions": "danger-full-access",
+                "justification": why,
+            },
+        )
         approval_id, reason = new_id(), f"escalate sandbox to danger-full-access: {why}"
-        s.ev("approval/asked", {"id": approval_id, "toolName": "bash", "callId": cid,
-                                "reason": reason})
+        s.ev(
+            "approval/asked",
+            {"id": approval_id, "toolName": "bash", "callId": cid, "reason": reason},
+        )
         outcome = "rejected" if s.policy == "never" else "unavailable"
         if self.approvals and s.policy == "ask":
             timeout = self.num("approval_timeout", -1.0)
-            frame = self.wire.request("approval/request", {
-                "sessionId": s.id, "toolName": "bash", "callId": cid, "reason": reason},
-                timeout if timeout >= 0 else None)
+            frame = self.wire.request(
+                "approval/request",
+                {"sessionId": s.id, "toolName": "bash", "callId": cid, "reason": reason},
+                timeout if timeout >= 0 else None,
+            )
             result = frame.get("result") if frame is not None and "error" not in frame else None
-            outcome = ("cancelled" if frame is None else "rejected" if not isinstance(result, dict)
-                       or set(result) != {"outcome"} else str(result["outcome"]))
+            outcome = (
+                "cancelled"
+                if frame is None
+                else "rejected"
+                if not isinstance(result, dict) or set(result) != {"outcome"}
+                else str(result["outcome"])
+            )
             if outcome not in ("allowed-once", "rejected", "cancelled"):
                 outcome = "rejected"
         s.ev("approval/decided", {"id": approval_id, "outcome": outcome})
         if outcome == "allowed-once":
-            job = {"jobId": f"bash-{uuid.uuid4().hex[:16]}", "owner": s.id, "kind": "bash",
-                   "label": "echo ran", "startedAt": now_ms(),
-                   "toolCall": {"callId": cid, "rootCallId": cid}}
+            job = {
+                "jobId": f"bash-{uuid.uuid4().hex[:16]}",
+                "owner": s.id,
+                "kind": "bash",
+                "label": "echo ran",
+                "startedAt": now_ms(),
+                "toolCall": {"callId": cid, "rootCallId": cid},
+            }
             s.ev("job/registered", job)
-            s.ev("job/settled", {**job, "finishedAt": now_ms(), "status": "completed",
-                                 "cause": "producer", "producerReported": True,
-                                 "detail": "exit code: 0"})
+            s.ev(
+                "job/settled",
+                {
+                    **job,
+                    "finishedAt": now_ms(),
+                    "status": "completed",
+                    "cause": "producer",
+                    "producerReported": True,
+                    "detail": "exit code: 0",
+                },
+            )
             self.tool_result(s, cid, call_seq, "ran\n", meta={"cwd": s.cwd})
         else:
             self.tool_result(s, cid, call_seq, APPROVAL_TEXTS[outcome], is_error=True)
@@ -1058,8 +1399,10 @@ class FakeRuntime:
 
     def turn_question(self, s: Session, items: list[Item]) -> Json:
         self.first_step(s, items)
-        model_args = [{**{k: v for k, v in q.items() if k != "multiSelect"},
-                       "multi_select": q["multiSelect"]} for q in QUESTIONS]
+        model_args = [
+            {**{k: v for k, v in q.items() if k != "multiSelect"}, "multi_select": q["multiSelect"]}
+            for q in QUESTIONS
+        ]
         cid, call_seq = self.tool_call(s, "ask_user_question", {"questions": model_args})
         text, code = self.ask_question(s)
         error = None if code is None else {"name": "UserQuestionError", "code": code}
@@ -1070,17 +1413,24 @@ class FakeRuntime:
         if not self.questions or s.parent is not None:
             return "Error: no user-questions answerer accepted the request", "NO_PROVIDER"
         request_id, timeout = new_id(), self.num("question_timeout", -1.0)
-        frame = self.wire.request("user-question/ask", {
-            "requestId": request_id, "sessionId": s.id, "questions": QUESTIONS},
-            timeout if timeout >= 0 else None)
+        frame = self.wire.request(
+            "user-question/ask",
+            {"requestId": request_id, "sessionId": s.id, "questions": QUESTIONS},
+            timeout if timeout >= 0 else None,
+        )
         if frame is None:
-            self.wire.notify("user-question.cancelled", {"requestId": request_id,
-                                                         "sessionId": s.id})
+            self.wire.notify(
+                "user-question.cancelled", {"requestId": request_id, "sessionId": s.id}
+            )
             return "Error: ASK_TIMED_OUT: the question was not answered in time", "ASK_TIMED_OUT"
         if "error" in frame or "result" not in frame:
             return "Error: PROVIDER_ERROR: the question host failed", "PROVIDER_ERROR"
         result = frame["result"]
-        if isinstance(result, dict) and set(result) == {"cancelled"} and result["cancelled"] is True:
+        if (
+            isinstance(result, dict)
+            and set(result) == {"cancelled"}
+            and result["cancelled"] is True
+        ):
             return "Error: ASK_CANCELLED: the user dismissed the question", "ASK_CANCELLED"
         answers = validate_answers(result)
         if answers is None:
@@ -1093,8 +1443,11 @@ def _reject_constant(name: str) -> Any:
 
 
 def parse_args(argv: list[str]) -> tuple[str, dict[str, str]]:
-    parser = argparse.ArgumentParser(prog="fake_runtime", allow_abbrev=False,
-                                     description="Fake DeepSeek Harness SDK runtime for tests.")
+    parser = argparse.ArgumentParser(
+        prog="fake_runtime",
+        allow_abbrev=False,
+        description="Fake DeepSeek Harness SDK runtime for tests.",
+    )
     parser.add_argument("--scenario", choices=sorted(SCENARIOS))
     parser.add_argument("--scenario-arg", action="append", default=[], metavar="K=V")
     parser.add_argument("--profile")  # launcher flags, accepted and ignored
