@@ -51,7 +51,18 @@ from types import MappingProxyType
 from typing import Any, Final, Literal
 
 __all__ = [
+    "BASH_COMMAND",
     "BUILTIN_SCRIPTS",
+    "CHILD_ANSWER",
+    "CHILD_PROMPT",
+    "ESCALATE_DEFAULT_PREFIX",
+    "LONG_DEFAULT_CHUNKS",
+    "PLAIN_ANSWER",
+    "SLOW_DEFAULT_CHUNKS",
+    "SLOW_DEFAULT_CHUNK_DELAY",
+    "SUBAGENT_FINAL",
+    "SUBAGENT_INTERIM",
+    "WRITE_CONTENT",
     "DEFAULT_SCENARIO",
     "NOTICE_MESSAGE_PREFIXES",
     "NOTICE_PREFIXES",

@@ -37,7 +37,9 @@ content blocks, ``message_delta`` with ``stop_reason`` ``tool_use``/``end_turn``
 ``message_stop``), or a JSON error reply ``{"type":"error","error":{...}}``. Unknown scenario
 names get HTTP 400 (``invalid_request_error``) naming the known scenarios; the runtime does not
 retry that. Other paths than ``.../v1/messages`` get 404; ``GET /`` returns a JSON health record
-with the scenario names.
+with the scenario names. (When the history holds an image, runtime 0.2.1-rc.2 first tries a Files
+API upload, ``POST /v1/files`` multipart, once per model call; the 404 makes it fall back to an
+inline base64 image. Such requests are recorded with ``body=None``.)
 
 Command line::
 
@@ -83,6 +85,7 @@ __all__ = [
     "ScriptedModelServer",
     "iter_sse_events",
     "main",
+    "redact_headers",
 ]
 
 #: Replacement for secret header values in recorded requests.
@@ -470,7 +473,7 @@ class ScriptedModelServer:
             self._httpd = httpd
             self._thread = threading.Thread(
                 target=httpd.serve_forever,
-                kwargs={"poll_interval": 0.05},
+                kwargs={"poll_interval": 0.02},
                 name=f"scripted-model-server:{httpd.server_address[1]}",
                 daemon=True,
             )
@@ -478,8 +481,7 @@ class ScriptedModelServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and release everything; idempotent and safe from any thread but a
-        request handler.
+        """Stop serving and release everything; idempotent, callable from any thread.
 
         Stops accepting, closes the listening socket, aborts in-flight replies (streams and
         delays) and idle keep-alive connections, then joins the serving threads (at most ~5 s).
