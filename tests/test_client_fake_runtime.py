@@ -400,3 +400,14 @@ def test_fake_runtime_is_runnable_as_a_module() -> None:
     assert frames[0]["error"]["message"] == "SDK server is not initialized"
     assert frames[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert out.returncode == 0
+
+
+async def test_missing_bridge_is_reported_once_and_runs_go_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the fake runtime ignores --patch, like a runtime whose hooks the bridge cannot use
+    async with fake_harness(tmp_path, bridge=True) as harness:
+        assert harness.bridge_info is None
+        assert any("notebook-bridge.patch.yml" in a for a in harness.client.launch_spec.argv)  # type: ignore[union-attr]
+        assert (await harness.start_session().run("hi")).finish_reason == "completed"
+    assert sum("bridge did not load" in r.getMessage() for r in caplog.records) == 1

@@ -42,6 +42,8 @@ from .handlers import (
 from .low_level import HarnessClient
 from .session import Session
 
+BRIDGE_READY = "dsh_notebook/bridge.ready"
+
 __all__ = ["DeepSeekHarness"]
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,8 @@ class DeepSeekHarness:
         self.on_approval = on_approval
         self.on_user_question = on_user_question
         self.pending = PendingRequests()
+        self.bridge_info: dict[str, Any] | None = None
+        """The bridge's announcement (``version``, ``features``) once it loaded, else ``None``."""
         self._sessions: dict[str, Session] = {}
         self._install_handlers()
 
@@ -91,6 +95,11 @@ class DeepSeekHarness:
             ),
         )
         self.client.router.add_tap(self._on_withdrawal)
+        self.client.router.add_tap(self._on_bridge_ready)
+
+    def _on_bridge_ready(self, notification: Notification) -> None:
+        if notification.method == BRIDGE_READY:
+            self.bridge_info = dict(notification.params)
 
     def _on_withdrawal(self, notification: Notification) -> None:
         """The peer stopped waiting for a request: cancel its running callback, answer nothing."""
@@ -112,13 +121,24 @@ class DeepSeekHarness:
         """Spawn and initialize. On any failure the child is closed and the error re-raised."""
         try:
             await self.client.start()
-            return await self.client.initialize(
+            result = await self.client.initialize(
                 approval_requests=self.on_approval is not None,
                 user_questions=self.on_user_question is not None,
             )
         except BaseException:
             await self.client.aclose()
             raise
+        spec = self.client.launch_spec
+        bridge_requested = spec is not None and any("notebook-bridge" in a for a in spec.argv)
+        if bridge_requested and self.bridge_info is None:
+            # The runtime announces the bridge before it answers initialize; silence means its
+            # hooks differ from what the bridge expects. Say so once and go on without it.
+            log.warning(
+                "the dsh_notebook bridge did not load in this runtime: approvals and questions "
+                "cannot be answered from here (the runtime fails them closed) and text arrives "
+                "message by message instead of live"
+            )
+        return result
 
     async def close(self) -> None:
         """Close ladder (bounded ``shutdown`` → stdin close → SIGTERM → SIGKILL). Idempotent."""
