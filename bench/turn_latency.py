@@ -34,7 +34,7 @@ def rss_mib(pid: int) -> float:
 
 
 def harness(server: ScriptedModelServer, root: Path) -> DeepSeekHarness:
-    (root / "ws").mkdir(exist_ok=True)
+    (root / "ws").mkdir(parents=True, exist_ok=True)
     (root / "agents").mkdir(exist_ok=True)
     return DeepSeekHarness(
         cwd=root / "ws",
