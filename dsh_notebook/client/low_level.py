@@ -174,6 +174,11 @@ class HarnessClient:
             await stack.aclose()
 
     @property
+    def closing(self) -> bool:
+        """True once :meth:`aclose` has begun."""
+        return self._closed
+
+    @property
     def pid(self) -> int | None:
         return self.process.pid if self.process is not None else None
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from ..errors import SdkProtocolError
+from ..errors import SdkProtocolError, TransportClosed
 from ..protocol import (
     SESSION_EVENT,
     SESSION_QUERY_COMPLETED,
@@ -213,6 +213,9 @@ class Session:
             tg.cancel_scope.cancel()
         if failure is not None:
             raise failure
+        if self.client.closing:
+            # the runtime answers a pending session/wait while it shuts down: not a settled run
+            raise TransportClosed("the harness was closed before the run settled")
         if not receipt_seen:
             raise SdkProtocolError(
                 f"the session settled without the receipt of message {message_id} "

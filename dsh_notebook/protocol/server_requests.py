@@ -66,6 +66,8 @@ class UserQuestionAsk(WireModel):
     request_id: str
     session_id: str
     questions: list[UserQuestion]
+    call_id: str | None = None
+    """The ``ask_user_question`` tool call (an addition of the notebook bridge; not in the seed)."""
 
 
 class UserQuestionAnswer(WireModel):
