@@ -45,6 +45,21 @@ from .transport import JsonRpcLineTransport
 
 __version__ = "0.1.0"
 
+
+def load_ipython_extension(ip: object) -> None:
+    """``%load_ext dsh_notebook`` (IPython is imported only here)."""
+    from .kernel import load_ipython_extension as load
+
+    load(ip)
+
+
+def unload_ipython_extension(ip: object) -> None:
+    """``%unload_ext dsh_notebook``: closes the runtime."""
+    from .kernel import unload_ipython_extension as unload
+
+    unload(ip)
+
+
 __all__ = [
     "ConfigError",
     "DeepSeekHarness",
@@ -75,6 +90,8 @@ __all__ = [
     "UnsupportedByRuntime",
     "__version__",
     "image_block",
+    "load_ipython_extension",
     "resolve_dsh_bin",
     "resolve_dsh_home",
+    "unload_ipython_extension",
 ]

@@ -24,7 +24,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 echo "== installing dsh-notebook with the runtime and test tools"
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[runtime,test,bench]'
+.venv/bin/python -m pip install -q -e '.[runtime,jupyter,test,bench]'
 
 echo "== ruff"
 .venv/bin/ruff check dsh_notebook tests bench

@@ -1,0 +1,275 @@
+"""``%dsh <command>``: everything that is not a prompt.
+
+Expected failures (no runtime, unknown session, a runtime that does not serve a method) print one
+readable line that says what to do, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+
+from ..errors import DshError, UnsupportedByRuntime
+from ..transcript import Transcript
+
+if TYPE_CHECKING:
+    from .magics import DshMagics
+
+__all__ = ["COMMANDS", "run_line_command"]
+
+HELP = """%dsh commands:
+  status                 runtime pid, version, DSH_HOME, live sessions, uptime
+  sessions               sessions persisted in DSH_HOME
+  new                    start a fresh session for the next %%dsh cells
+  resume ID              continue a persisted session in the next %%dsh cells
+  cwd [PATH]             show or set the session's working directory
+  wait                   wait for the last run (interruptible)
+  stop                   stop the run in flight: restart the runtime, keep every session's history
+  restart                restart the runtime (same as stop)
+  allow ID | reject ID   answer a pending approval
+  answer ID CHOICE...    answer a pending question (option labels, or free text)
+  dismiss ID             dismiss a pending question
+  pending                list pending approvals and questions
+  export [ID] [--format md|json] [--to FILE]
+                         the last run of a session as markdown or JSON
+  config                 the effective settings (the API key shows as <set>)
+  /command ...           a runtime slash command (needs a runtime that serves session/query)"""
+
+
+def _status(m: DshMagics, args: list[str]) -> None:
+    host = m.host
+    harness = host.harness
+    try:
+        version = metadata.version("deepseek-harness-runtime-bin")
+    except metadata.PackageNotFoundError:
+        version = "unknown (not installed from the wheel)"
+    lines = [f"runtime: {'running' if harness else 'not started'} (wheel {version})"]
+    if harness is not None:
+        uptime = time.time() - (host.started_at or time.time())
+        lines.append(
+            f"pid: {harness.pid}   uptime: {uptime:.0f} s   profile: {harness.config.profile}"
+        )
+        lines.append(f"DSH_HOME: {harness.dsh_home}")
+        lines.append(f"bridge: {'loaded' if harness.bridge_info else 'not loaded'}")
+    else:
+        lines.append(f"DSH_HOME: {m.resolved_home()}")
+    lines.append(f"current session: {m.session_id}")
+    lines.append(f"live sessions: {', '.join(host.open_sessions) or 'none'}")
+    pending = m.broker.pending
+    if pending:
+        lines.append(f"waiting for you: {', '.join(sorted(pending))} (%dsh pending)")
+    print("\n".join(lines))
+
+
+def _sessions(m: DshMagics, args: list[str]) -> None:
+    root = m.resolved_home() / "sessions"
+    rows = []
+    for session_dir in root.glob("*/*"):
+        if session_dir.is_dir():
+            stamp = max(
+                (p.stat().st_mtime for p in session_dir.iterdir()),
+                default=session_dir.stat().st_mtime,
+            )
+            rows.append((stamp, session_dir.name.replace("~002F", "/"), session_dir.parent.name))
+    if not rows:
+        print(f"no persisted sessions in {root}")
+        return
+    for stamp, session_id, slug in sorted(rows, reverse=True):
+        mark = "*" if session_id == m.session_id else " "
+        print(
+            f"{mark} {session_id:40s} {time.strftime('%Y-%m-%d %H:%M', time.localtime(stamp))}  ({slug})"
+        )
+
+
+def _new(m: DshMagics, args: list[str]) -> None:
+    m.session_id = f"{m.session_id.split('-x')[0]}-x{uuid.uuid4().hex[:6]}"
+    print(f"dsh: new session {m.session_id}")
+
+
+def _resume(m: DshMagics, args: list[str]) -> None:
+    if len(args) != 1:
+        raise UsageError("usage: %dsh resume ID   (see %dsh sessions)")
+    m.host.open_session(args[0])
+    m.session_id = args[0]
+    print(f"dsh: session {args[0]} resumed; the next %%dsh cells continue it")
+
+
+def _cwd(m: DshMagics, args: list[str]) -> None:
+    session = m.host.open_session(m.session_id)
+    if args:
+        print(m.host.call(session.set_working_directory, args[0]))
+    else:
+        print(m.host.call(session.get_working_directory))
+
+
+def _wait(m: DshMagics, args: list[str]) -> None:
+    if not m.handles:
+        print("dsh: no run to wait for")
+        return
+    handle = m.handles[-1]
+    try:
+        while not handle.done():
+            time.sleep(0.05)
+    except KeyboardInterrupt:
+        print("dsh: stopped waiting; the run goes on", file=sys.stderr)
+        return
+    m.pump.flush()
+    print(repr(handle))
+
+
+def _stop(m: DshMagics, args: list[str]) -> None:
+    rejected = m.broker.reject_all("cancelled-by-stop")
+    resumed = m.host.restart()
+    note = f"; {rejected} pending request(s) rejected" if rejected else ""
+    print(f"dsh: runtime restarted, sessions kept: {', '.join(resumed) or 'none'}{note}")
+
+
+def _answer_approval(outcome: bool) -> Callable[[DshMagics, list[str]], None]:
+    def run(m: DshMagics, args: list[str]) -> None:
+        if len(args) != 1:
+            raise UsageError(
+                f"usage: %dsh {'allow' if outcome else 'reject'} ID   (see %dsh pending)"
+            )
+        if not m.broker.resolve(args[0], outcome, "you"):
+            print(
+                f"dsh: nothing is waiting under {args[0]!r} (answered, withdrawn, or from another kernel)"
+            )
+
+    return run
+
+
+def _answer(m: DshMagics, args: list[str]) -> None:
+    if len(args) < 2:
+        raise UsageError("usage: %dsh answer ID CHOICE...   (labels of the options, or free text)")
+    pending = m.broker.pending.get(args[0])
+    if pending is None or pending.kind != "question":
+        print(f"dsh: no question is waiting under {args[0]!r}")
+        return
+    questions = pending.request.questions
+    reply = " ".join(args[1:])
+    answers = []
+    for question in questions:
+        labels = [o.label for o in question.options or []]
+        chosen = [label for label in args[1:] if label in labels]
+        answers.append(
+            {"id": question.id, "selected": chosen}
+            if chosen
+            else {"id": question.id, "selected": [], "custom": reply}
+        )
+    m.broker.resolve(args[0], answers, "you")
+
+
+def _dismiss(m: DshMagics, args: list[str]) -> None:
+    if len(args) != 1 or not m.broker.resolve(args[0], None, "you"):
+        print("dsh: nothing to dismiss under that id")
+
+
+def _pending(m: DshMagics, args: list[str]) -> None:
+    pending = m.broker.pending
+    if not pending:
+        print("dsh: nothing is waiting for you")
+    for key, item in sorted(pending.items()):
+        if item.kind == "approval":
+            print(
+                f"{key}: approve {item.request.tool_name}? {item.request.reason or ''}  (%dsh allow {key} / %dsh reject {key})"
+            )
+        else:
+            texts = "; ".join(q.question for q in item.request.questions)
+            print(f"{key}: {texts}  (%dsh answer {key} ... / %dsh dismiss {key})")
+
+
+def _export(m: DshMagics, args: list[str]) -> None:
+    fmt, target, session_id = "md", None, m.session_id
+    rest = list(args)
+    while rest:
+        token = rest.pop(0)
+        if token == "--format" and rest:
+            fmt = rest.pop(0)
+        elif token == "--to" and rest:
+            target = rest.pop(0)
+        else:
+            session_id = token
+    result = m.results.get(session_id)
+    if result is None:
+        raise UsageError(f"no settled run of session {session_id!r} in this kernel")
+    if fmt == "json":
+        text = json.dumps(
+            {"session_id": result.session_id, "final_response": result.final_response,
+             "finish_reason": result.finish_reason,
+             "events": [e.to_wire() for e in result.events]},
+            indent=2, ensure_ascii=False,
+        )  # fmt: skip
+    elif fmt == "md":
+        transcript = Transcript(session_id)
+        for notification in result.notifications:
+            transcript.apply(notification)
+        text = transcript.to_markdown()
+    else:
+        raise UsageError("--format must be md or json")
+    if target:
+        Path(target).write_text(text)
+        print(f"dsh: wrote {target}")
+    else:
+        print(text)
+
+
+def _config(m: DshMagics, args: list[str]) -> None:
+    for key, value in m.harness_config().describe().items():
+        print(f"{key:20s} {value!r}")
+
+
+def _help(m: DshMagics, args: list[str]) -> None:
+    print(HELP)
+
+
+def _slash(m: DshMagics, line: str) -> None:
+    session = m.host.open_session(m.session_id)
+    try:
+        result = m.host.call(session.query, line)
+    except UnsupportedByRuntime:
+        print("dsh: this runtime does not serve slash commands over the SDK (session/query); "
+              "send it as a %%dsh prompt if the agent should see it as text")  # fmt: skip
+        return
+    print(result.final_response)
+
+
+COMMANDS: dict[str, Callable[[DshMagics, list[str]], None]] = {
+    "status": _status, "sessions": _sessions, "new": _new, "resume": _resume, "cwd": _cwd,
+    "wait": _wait, "stop": _stop, "restart": _stop, "allow": _answer_approval(True),
+    "reject": _answer_approval(False), "answer": _answer, "dismiss": _dismiss,
+    "pending": _pending, "export": _export, "config": _config, "help": _help,
+}  # fmt: skip
+
+
+def run_line_command(m: DshMagics, line: str) -> Any:
+    line = line.strip()
+    if not line:
+        _help(m, [])
+        return None
+    if line.startswith("/"):
+        try:
+            _slash(m, line)
+        except DshError as exc:
+            raise UsageError(str(exc)) from None
+        return None
+    try:
+        name, *args = shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse {line!r}: {exc}") from None
+    command = COMMANDS.get(name)
+    if command is None:
+        raise UsageError(f"unknown command {name!r}; %dsh help lists them")
+    try:
+        command(m, args)
+    except DshError as exc:
+        raise UsageError(str(exc)) from None
+    return None

@@ -1,0 +1,309 @@
+"""Prompt interpolation: put notebook values into a ``%%dsh`` prompt, leaving everything else alone.
+
+A prompt is prose and code written by a person, full of braces that are not ours: dict
+comprehensions, JSON, f-strings, LaTeX, Jinja. ``str.format`` breaks on them, so
+:func:`interpolate` replaces only brace groups that are exactly a reference **and** resolve;
+every other character of the template is kept byte-for-byte.
+
+References (no spaces inside the braces):
+
+- ``{name}``: a variable of the namespace (``kind="variable"``);
+- ``{name.attr.attr2}``: an attribute chain, by ``getattr`` only (``kind="attribute"``); a
+  property may run, nothing is called or indexed;
+- ``{In[n]}``, ``{Out[n]}``, ``{Err[n]}``: a cell's input, output or error by execution count
+  (``kind="input"|"output"|"error"``); ``n`` is an integer, negative counts back from the current
+  cell (see :func:`interpolate`).
+
+Rules, in the order they apply:
+
+1. A name or attribute starting with ``_`` is never resolved (``{_x}``, ``{df._mgr}``); ``In``,
+   ``Out`` and ``Err`` are the only history forms.
+2. A reference is only considered where it starts a brace group of its own: its ``{`` is not
+   directly preceded by an ASCII letter, digit, ``_``, ``\\``, ``$``, ``^`` or ``{``, nor by a ``}``
+   that closes anything but another reference, and its ``}`` is not directly followed by ``}``.
+   So LaTeX (``\\frac{a}{b}``, ``x_{i}``, ``\\text{df}``), shell/JS templates (``${x}``) and
+   nested braces (``{"a": {b}}``) stay verbatim even when the names exist, while ``{a}{b}`` and
+   ``请看{df}`` resolve.
+3. Escape: ``{{ref}}`` (a reference doubled, in a position where ``{ref}`` would count) yields the
+   literal text ``{ref}``, as with ``str.format``. This is how to keep ``{x}`` verbatim when ``x``
+   exists (e.g. a one-element set literal). Any other doubled braces (``{{ x }}``, ``{{}}``,
+   ``}}`` in JSON) are kept as they are.
+4. A reference that does not resolve (missing name or attribute, an attribute that raises, an
+   index out of range, a private name) stays verbatim and is listed in
+   :attr:`Interpolation.unresolved`.
+5. Everything else (``{}``, ``{ x }``, ``{x!r}``, ``{x:>10}``, ``{k: v for …}``, ``{"a": 1}``,
+   ``{1, 2}``, unbalanced braces) is not a reference: verbatim, not listed.
+
+Values: strings, cell inputs and error texts are inserted as they are, anything else as
+:func:`~dsh_notebook.kernel.describe.describe_value` text; values are not quoted. Each value is
+capped at ``max_chars_per_value``; all inserted values together at ``max_total_chars`` (the template
+text itself does not count). A value cut by either cap ends with ``… [truncated, N more chars]``;
+a value that does not fit in the last 100 characters of the total budget becomes an
+``[… omitted: the N-character context limit was reached]`` marker instead. The inserted values
+therefore total at most ``max_total_chars``, plus under 100 characters per omitted value.
+
+Guarantees: no code is evaluated (only mapping lookups and ``getattr``; exceptions from properties
+are caught and make the reference unresolved); :func:`interpolate` never raises for any namespace
+content; IPython is not imported.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .describe import render, short_summary, truncate
+
+__all__ = ["ContextChunk", "ContextKind", "Interpolation", "interpolate"]
+
+ContextKind = Literal["variable", "attribute", "input", "output", "error"]
+
+_NAME = r"[^\W\d]\w*"
+_REF = rf"(?:In|Out|Err)\[-?[0-9]+\]|{_NAME}(?:\.{_NAME})*"
+_TOKEN = re.compile(rf"\{{\{{({_REF})\}}\}}|\{{({_REF})\}}")
+_HISTORY = re.compile(r"(In|Out|Err)\[(-?[0-9]+)\]")
+_BLOCKING_PREFIX = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\\$^{")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_MIN_USEFUL = 100  # less total budget than this left: omit the value instead of a stub
+_HISTORY_KIND: dict[str, ContextKind] = {"In": "input", "Out": "output", "Err": "error"}
+
+
+@dataclass(frozen=True)
+class ContextChunk:
+    """One substituted reference: what was written, what it was, how much text went in."""
+
+    token: str
+    """The reference as written, e.g. ``"{df}"`` or ``"{In[-1]}"``."""
+    expression: str
+    """The reference without braces, e.g. ``"df"``."""
+    kind: ContextKind
+    summary: str
+    """One line (type and shape/length) for a context chip."""
+    chars: int
+    """Characters inserted in place of the token."""
+    truncated: bool
+    """Whether the value was cut (per-value or total cap)."""
+
+
+@dataclass(frozen=True)
+class Interpolation:
+    """The result of :func:`interpolate`."""
+
+    text: str
+    """The prompt to send."""
+    chunks: list[ContextChunk] = field(default_factory=list)
+    """One entry per substituted occurrence, in text order."""
+    unresolved: list[str] = field(default_factory=list)
+    """References that did not resolve (left verbatim), each once, in text order."""
+
+
+class _Unresolved(Exception):
+    pass
+
+
+@dataclass
+class _Resolver:
+    namespace: Mapping[str, Any]
+    errors: Mapping[int, Any] | None
+    current_cell: int | None
+
+    def resolve(self, expression: str) -> tuple[ContextKind, Any, str | None]:
+        """``(kind, value, summary override)``; raises :class:`_Unresolved`."""
+        history = _HISTORY.fullmatch(expression)
+        if history:
+            return self._history(history.group(1), int(history.group(2)))
+        first, *attrs = expression.split(".")
+        if any(part.startswith("_") for part in (first, *attrs)):
+            raise _Unresolved
+        value = self._lookup(first)
+        for attr in attrs:
+            try:
+                value = getattr(value, attr)
+            except Exception:
+                raise _Unresolved from None
+        return ("attribute" if attrs else "variable"), value, None
+
+    def _lookup(self, name: str) -> Any:
+        try:
+            if name not in self.namespace:
+                raise _Unresolved
+            return self.namespace[name]
+        except _Unresolved:
+            raise
+        except Exception:
+            raise _Unresolved from None
+
+    def _history_source(self, name: str) -> Any:
+        if name == "Err" and self.errors is not None:
+            return self.errors
+        return self._lookup(name)
+
+    def _base(self) -> int:
+        """The execution count negative indexes count back from."""
+        if self.current_cell is not None:
+            return self.current_cell
+        inputs = self.namespace.get("In")
+        if isinstance(inputs, Sequence) and not isinstance(inputs, str):
+            return len(inputs)
+        keys: list[int] = []
+        errors = self.errors if self.errors is not None else self.namespace.get("Err")
+        for source in (self.namespace.get("Out"), errors):
+            if isinstance(source, Mapping):
+                keys.extend(k for k in source if isinstance(k, int))
+        return max(keys, default=0) + 1
+
+    def _history(self, name: str, n: int) -> tuple[ContextKind, Any, str | None]:
+        source = self._history_source(name)
+        count = self._base() + n if n < 0 else n
+        if count < 1 or (self.current_cell is not None and count >= self.current_cell):
+            raise _Unresolved  # before the first cell, or the current cell (or a later one)
+        kind = _HISTORY_KIND[name]
+        try:
+            if kind == "input":
+                if not isinstance(source, Sequence) or isinstance(source, str):
+                    raise _Unresolved
+                value = source[count]
+            else:
+                if not isinstance(source, Mapping) or count not in source:
+                    raise _Unresolved
+                value = source[count]
+        except _Unresolved:
+            raise
+        except Exception:
+            raise _Unresolved from None
+        if kind == "input":
+            if not isinstance(value, str) or not value.strip():
+                raise _Unresolved
+            n_lines = value.count("\n") + (not value.endswith("\n"))
+            return kind, value, f"In[{count}]: {n_lines} line{'s' * (n_lines != 1)} of code"
+        if kind == "error":
+            error_lines = _error_text(value).splitlines()
+            last = next((ln for ln in reversed(error_lines) if ln.strip()), "")
+            return kind, value, f"Err[{count}]: {last.strip()}"
+        return kind, value, f"Out[{count}]: {short_summary(value)}"
+
+
+def interpolate(
+    template: str,
+    namespace: Mapping[str, Any],
+    *,
+    max_chars_per_value: int = 4000,
+    max_total_chars: int = 40000,
+    errors: Mapping[int, Any] | None = None,
+    current_cell: int | None = None,
+    max_rows: int = 10,
+) -> Interpolation:
+    """Replace the references in ``template`` that resolve in ``namespace`` (rules: module doc).
+
+    ``In`` (a list, ``In[0] == ""``) and ``Out`` (a dict) are read from ``namespace`` as IPython
+    keeps them; ``Err`` from ``errors`` when given, else from ``namespace["Err"]`` (a mapping from
+    execution count to error text or exception; terminal colors are removed, an exception is
+    formatted with its traceback). Cell inputs and error texts are inserted as they are.
+
+    ``current_cell`` is the execution count of the cell being run. While a ``%%dsh`` cell runs,
+    IPython has already appended it to ``In`` (and ``shell.execution_count`` is its number), so the
+    magic should pass it: then ``{In[-1]}``, ``{Out[-1]}`` and ``{Err[-1]}`` are the cell before,
+    and no reference reaches the current cell (or a later one). Without it, negative indexes count
+    back from ``len(In)`` (``{In[-1]}`` is the last entry of ``In``, as in Python). Indexes are
+    execution counts in all three, so ``{In[-1]}`` and ``{Out[-1]}`` always name the same cell.
+
+    Each occurrence is substituted; a value referenced twice is resolved and described once.
+    Never raises.
+    """
+    resolver = _Resolver(namespace, errors, current_cell)
+    out: list[str] = []
+    chunks: list[ContextChunk] = []
+    unresolved: list[str] = []
+    cache: dict[str, tuple[ContextKind, str, str] | None] = {}
+    used = 0
+    pos = 0
+    last_token_end = -1  # end of the last reference (a `}` there does not block the next one)
+
+    for match in _TOKEN.finditer(template):
+        start, end = match.span()
+        if not _reference_position(template, start, end, last_token_end):
+            continue
+        escaped, expression = match.group(1), match.group(2)
+        if escaped is not None:
+            out.append(template[pos:start])
+            out.append("{" + escaped + "}")
+            pos = last_token_end = end
+            continue
+        if expression not in cache:
+            cache[expression] = _render(resolver, expression, max_chars_per_value, max_rows)
+        rendered = cache[expression]
+        if rendered is None:
+            token = match.group(0)
+            if token not in unresolved:
+                unresolved.append(token)
+            last_token_end = end
+            continue
+        kind, full, summary = rendered
+        remaining = max_total_chars - used  # omitted-value markers do not count
+        if len(full) <= min(max_chars_per_value, remaining):
+            text, cut = full, False
+            used += len(text)
+        elif remaining < _MIN_USEFUL and remaining < max_chars_per_value:
+            text = f"[… omitted: the {max_total_chars:,}-character context limit was reached]"
+            cut = True
+        else:
+            text, cut = truncate(full, min(max_chars_per_value, remaining))
+            used += len(text)
+        out.append(template[pos:start])
+        out.append(text)
+        pos = last_token_end = end
+        chunks.append(
+            ContextChunk(
+                token=match.group(0),
+                expression=expression,
+                kind=kind,
+                summary=summary,
+                chars=len(text),
+                truncated=cut,
+            )
+        )
+    out.append(template[pos:])
+    return Interpolation(text="".join(out), chunks=chunks, unresolved=unresolved)
+
+
+def _reference_position(text: str, start: int, end: int, last_token_end: int) -> bool:
+    if start > 0:
+        before = text[start - 1]
+        if before in _BLOCKING_PREFIX:
+            return False
+        if before == "}" and start != last_token_end:
+            return False
+    return not (end < len(text) and text[end] == "}")
+
+
+def _render(
+    resolver: _Resolver, expression: str, max_chars: int, max_rows: int
+) -> tuple[ContextKind, str, str] | None:
+    try:
+        kind, value, summary = resolver.resolve(expression)
+    except _Unresolved:
+        return None
+    except Exception:  # pragma: no cover - resolve() converts lookup failures already
+        return None
+    if kind == "error":
+        text = _error_text(value)
+    elif isinstance(value, str):
+        text = value  # inserted as written (the caller caps it)
+    else:
+        text = render(value, max_rows=max_rows, max_chars=max_chars)
+    return kind, text, summary if summary is not None else short_summary(value)
+
+
+def _error_text(value: Any) -> str:
+    """Error text without terminal colors; an exception object is formatted with its traceback."""
+    try:
+        if isinstance(value, BaseException):
+            text = "".join(traceback.format_exception(type(value), value, value.__traceback__))
+        else:
+            text = value if isinstance(value, str) else str(value)
+    except Exception:
+        text = render(value)
+    return _ANSI.sub("", text)

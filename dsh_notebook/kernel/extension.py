@@ -1,0 +1,42 @@
+"""``%load_ext dsh_notebook`` / ``%unload_ext dsh_notebook``.
+
+Loading registers the magics and the ``post_run_cell`` hook (for ``{Err[n]}``), and starts the
+runtime in the background when ``DshMagics.prewarm`` is set. Unloading — and interpreter exit,
+through ``atexit`` — fails pending approvals closed and runs the runtime's close ladder: no
+runtime process outlives the kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .magics import DshMagics
+
+__all__ = ["load_ipython_extension", "unload_ipython_extension"]
+
+_ATTR = "_dsh_notebook_magics"
+
+
+def load_ipython_extension(ip: Any) -> None:
+    if getattr(ip, _ATTR, None) is not None:
+        return
+    magics = DshMagics(shell=ip)
+    ip.register_magics(magics)
+    ip.events.register("post_run_cell", magics.post_run_cell)
+    setattr(ip, _ATTR, magics)
+    if magics.prewarm:
+        magics.host.prewarm()
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    magics: DshMagics | None = getattr(ip, _ATTR, None)
+    if magics is None:
+        return
+    try:
+        ip.events.unregister("post_run_cell", magics.post_run_cell)
+    except ValueError:
+        pass
+    magics.close()
+    ip.magics_manager.magics["line"].pop("dsh", None)
+    ip.magics_manager.magics["cell"].pop("dsh", None)
+    setattr(ip, _ATTR, None)

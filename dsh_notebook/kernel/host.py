@@ -1,0 +1,238 @@
+"""The runtime host: one thread per kernel, with its own event loop, owning the ``DeepSeekHarness``.
+
+Why a thread and not the kernel's own loop (DESIGN.md §3): a synchronous cell blocks the kernel's
+loop (``--wait`` would deadlock on it), ipykernel 6 and 7 differ, terminal IPython has no running
+loop. The host runs an anyio ``BlockingPortal`` in a daemon thread; every call from other threads
+goes through the portal, so the harness is only ever touched on its own loop.
+
+Guarantees:
+
+- Thread-safety: every public method may be called from any thread. The host never calls
+  ``print``, ``display`` or any IPython API; results reach the UI through callbacks the caller
+  supplies (which must themselves be thread-safe).
+- Lifecycle: :meth:`ensure_started` starts the runtime lazily (or ahead of time with
+  :meth:`prewarm`); :meth:`close` runs the client's close ladder and stops the thread. It is
+  idempotent, bounded, and registered with ``atexit``, so an interpreter exit leaves no runtime.
+- Sessions: a persisted session is resumed before its first use in a runtime process; a session
+  the runtime does not know is created on first use.
+- Stop (:meth:`restart`): there is no cancel on the wire, so stopping a run means restarting the
+  runtime; live sessions are resumed in the new one (history is kept), pending approvals fail
+  closed (the old process is gone), and runs in flight end with ``TransportClosed``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+
+from ..client import DeepSeekHarness, HarnessConfig, RunResult, Session
+from ..client.handlers import ApprovalHandler, QuestionHandler
+from ..errors import SessionAlreadyExists, SessionAlreadyOpen, SessionNotFound
+from ..protocol import Notification
+
+__all__ = ["RuntimeHost"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class RuntimeHost:
+    """Owns the runtime for one kernel. Cheap to construct; nothing starts until needed."""
+
+    def __init__(
+        self,
+        config_factory: Callable[[], HarnessConfig],
+        *,
+        on_approval: ApprovalHandler | None = None,
+        on_user_question: QuestionHandler | None = None,
+    ) -> None:
+        self._config_factory = config_factory
+        self.on_approval = on_approval
+        self.on_user_question = on_user_question
+        self._lock = threading.RLock()
+        self._portal_cm: Any = None
+        self._portal: BlockingPortal | None = None
+        self._harness_cm: Any = None
+        self.harness: DeepSeekHarness | None = None
+        self._opened: set[str] = set()
+        self._starting: concurrent.futures.Future[None] | None = None
+        self.started_at: float | None = None
+        self._closed = False
+        atexit.register(self.close)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.harness is not None
+
+    def prewarm(self) -> concurrent.futures.Future[None]:
+        """Start the runtime in the background; the returned future settles when it is ready."""
+        with self._lock:
+            if self._starting is None:
+                self._starting = concurrent.futures.Future()
+                threading.Thread(
+                    target=self._start_into, args=(self._starting,), daemon=True
+                ).start()
+            return self._starting
+
+    def _start_into(self, future: concurrent.futures.Future[None]) -> None:
+        try:
+            self._start()
+        except BaseException as exc:
+            future.set_exception(exc)
+        else:
+            future.set_result(None)
+
+    def ensure_started(self, timeout: float | None = None) -> DeepSeekHarness:
+        """The running harness, starting the runtime first when needed (blocking)."""
+        self.prewarm().result(timeout)
+        assert self.harness is not None
+        return self.harness
+
+    def _start(self) -> None:
+        with self._lock:
+            if self.harness is not None:
+                return
+            self._closed = False
+            config = self._config_factory()
+            portal_cm = start_blocking_portal("asyncio", name="dsh-runtime-host")
+            portal = portal_cm.__enter__()
+            harness = DeepSeekHarness(config, on_approval=self._approve, on_user_question=self._ask)
+            harness_cm = portal.wrap_async_context_manager(harness)
+            try:
+                harness_cm.__enter__()
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    portal_cm.__exit__(None, None, None)
+                raise
+            self._portal_cm, self._portal = portal_cm, portal
+            self._harness_cm, self.harness = harness_cm, harness
+            self._opened = set()
+            self.started_at = time.time()
+
+    async def _approve(self, request: Any) -> Any:
+        handler = self.on_approval
+        if handler is None:
+            return "rejected"
+        return await handler(request)
+
+    async def _ask(self, request: Any) -> Any:
+        handler = self.on_user_question
+        if handler is None:
+            return None
+        return await handler(request)
+
+    def close(self) -> None:
+        """Close ladder, then stop the host thread. Idempotent; safe at interpreter exit."""
+        with self._lock:
+            harness_cm, portal_cm = self._harness_cm, self._portal_cm
+            self._harness_cm = self._portal_cm = self._portal = None
+            self.harness = None
+            self._starting = None
+            self._closed = True
+        if harness_cm is not None:
+            try:
+                harness_cm.__exit__(None, None, None)
+            except Exception as exc:  # the ladder already did its best
+                log.debug("closing the runtime: %s", exc)
+        if portal_cm is not None:
+            with contextlib.suppress(Exception):
+                portal_cm.__exit__(None, None, None)
+
+    def restart(self) -> list[str]:
+        """Restart the runtime and resume every session opened in it; returns their ids."""
+        with self._lock:
+            live = sorted(self._opened)
+            self.close()
+            self.ensure_started()
+        for session_id in live:
+            with contextlib.suppress(SessionNotFound):
+                self.open_session(session_id)
+        return live
+
+    # -- calls into the host loop ----------------------------------------------------------------
+
+    def _require_portal(self) -> BlockingPortal:
+        self.ensure_started()
+        portal = self._portal
+        assert portal is not None
+        return portal
+
+    def call(self, func: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
+        """Run ``func(*args)`` on the host loop and wait for its result (blocking)."""
+        result: T = self._require_portal().call(func, *args)
+        return result
+
+    def submit(
+        self, func: Callable[..., Coroutine[Any, Any, T]], *args: Any
+    ) -> concurrent.futures.Future[T]:
+        """Schedule ``func(*args)`` on the host loop; a future for its result (non-blocking)."""
+        return self._require_portal().start_task_soon(func, *args)
+
+    def call_soon(self, func: Callable[..., Any], *args: Any) -> None:
+        """Run a plain callable on the host loop (thread-safe), e.g. to resolve a pending answer."""
+        portal = self._portal
+        if portal is None:
+            return
+
+        async def run() -> None:
+            func(*args)
+
+        with contextlib.suppress(RuntimeError):
+            portal.start_task_soon(run)
+
+    # -- sessions --------------------------------------------------------------------------------
+
+    def open_session(self, session_id: str) -> Session:
+        """A session usable in this runtime: resumed from disk when persisted, else new."""
+        harness = self.ensure_started()
+        if session_id in self._opened:
+            return harness.sessions.get(session_id) or harness.start_session(session_id)
+
+        async def resume_or_new() -> Session:
+            try:
+                return await harness.resume_session(session_id)
+            except (SessionNotFound, SessionAlreadyOpen):
+                return harness.start_session(session_id)
+
+        session = self.call(resume_or_new)
+        self._opened.add(session_id)
+        return session
+
+    def forget_session(self, session_id: str) -> None:
+        self._opened.discard(session_id)
+
+    @property
+    def open_sessions(self) -> list[str]:
+        return sorted(self._opened)
+
+    def run(
+        self,
+        session_id: str,
+        blocks: list[dict[str, Any]],
+        on_notification: Callable[[Notification], None] | None = None,
+    ) -> concurrent.futures.Future[RunResult]:
+        """Start a run; returns at once. ``on_notification`` runs on the host thread, in order."""
+        session = self.open_session(session_id)
+
+        async def run() -> RunResult:
+            try:
+                return await session.run(blocks, on_notification)
+            except SessionAlreadyExists:
+                # persisted by another process since we looked: resume, then retry once
+                self._opened.discard(session_id)
+                assert self.harness is not None
+                await self.harness.resume_session(session_id)
+                self._opened.add(session_id)
+                return await session.run(blocks, on_notification)
+
+        return self.submit(run)

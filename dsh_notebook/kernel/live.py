@@ -1,0 +1,188 @@
+"""Live views of runs and the one thread that updates them (the UI pump).
+
+DESIGN.md §3: the UI is touched from one place only, and keeps updating while the kernel is idle
+after a background ``%%dsh`` cell returned and while a ``--wait`` cell blocks the main thread. That
+place is the :class:`UiPump` thread: the runtime host hands it notifications and local facts (never
+touching IPython itself); the pump folds them into each view's pure
+:class:`~dsh_notebook.transcript.Transcript` and republishes the view's display output.
+
+Guarantees:
+
+- Order: each view's items are applied in the order they were posted.
+- Rate: a view is republished at most ``max_rate`` times per second (coalesced), plus once when it
+  settles; the settled output is the static transcript (``text/markdown`` + ``text/plain``).
+- Parent: updates are published with the parent header of the cell that started the run (per
+  thread on ipykernel ≥ 7), so they land in that cell's output even after it returned.
+- Failures in rendering or publishing are logged, never raised into the kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol import Notification
+from ..transcript import Transcript
+
+__all__ = ["LiveView", "UiPump"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LiveView:
+    """One run's output: a transcript and the display it is shown in."""
+
+    transcript: Transcript
+    fmt: str  # "markdown" | "text"
+    publish: Callable[[dict[str, Any]], None]
+    parent: dict[str, Any] | None = None
+    settled: bool = False
+    dirty: bool = True
+    last_publish: float = 0.0
+    on_settled: list[Callable[[LiveView], None]] = field(default_factory=list)
+    view_id: int = field(default_factory=itertools.count(1).__next__)
+
+    def bundle(self) -> dict[str, Any]:
+        text = self.transcript.to_text()
+        if self.fmt == "text":
+            return {"text/plain": text}
+        return {"text/markdown": self.transcript.to_markdown(), "text/plain": text}
+
+
+_STOP = object()
+
+
+class UiPump:
+    """A daemon thread that applies run updates to views and republishes them, rate-limited."""
+
+    def __init__(
+        self,
+        *,
+        max_rate: float = 10.0,
+        thread_parent: Callable[[dict[str, Any] | None], contextlib.AbstractContextManager[Any]]
+        | None = None,
+    ) -> None:
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._views: dict[int, LiveView] = {}
+        self._interval = 1.0 / max_rate
+        self._thread_parent = thread_parent or (lambda parent: contextlib.nullcontext())
+        self._thread = threading.Thread(target=self._loop, name="dsh-ui-pump", daemon=True)
+        self._thread.start()
+        self.published = 0
+
+    # -- producers (any thread) ----------------------------------------------------------------
+
+    def add(self, view: LiveView) -> None:
+        self._queue.put(("add", view, None))
+
+    def notification(self, view: LiveView, notification: Notification) -> None:
+        self._queue.put(("wire", view, notification))
+
+    def local(self, view: LiveView, kind: str, data: dict[str, Any]) -> None:
+        self._queue.put(("local", view, (kind, data)))
+
+    def settle(
+        self, view: LiveView, finish_reason: str | None, error: dict[str, Any] | None = None
+    ) -> None:
+        self._queue.put(("settle", view, (finish_reason, error)))
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until everything posted so far has been applied and published."""
+        done = threading.Event()
+        self._queue.put(("flush", None, done))
+        return done.wait(timeout)
+
+    def stop(self) -> None:
+        self._queue.put(_STOP)
+        self._thread.join(timeout=5)
+
+    # -- the pump thread -----------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                item = self._queue.get(timeout=self._interval)
+            except queue.Empty:
+                item = None
+            if item is _STOP:
+                self._publish_due(force=True)
+                return
+            flushes: list[threading.Event] = []
+            for entry in self._drain(item):
+                kind, view, payload = entry
+                if kind == "flush":
+                    flushes.append(payload)
+                    continue
+                try:
+                    self._apply(kind, view, payload)
+                except Exception:  # a bad item must not stop the pump
+                    log.exception("dsh ui pump: applying %s failed", kind)
+            self._publish_due(force=bool(flushes))
+            for event in flushes:
+                event.set()
+
+    def _drain(self, first: Any) -> Iterator[Any]:
+        if first is not None:
+            yield first
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is _STOP:
+                self._queue.put(_STOP)
+                return
+            yield item
+
+    def _apply(self, kind: str, view: LiveView, payload: Any) -> None:
+        if kind == "add":
+            self._views[view.view_id] = view
+            view.dirty = True
+            return
+        if kind == "wire":
+            changed = view.transcript.apply(payload)
+        elif kind == "local":
+            local_kind, data = payload
+            changed = view.transcript.apply_local(local_kind, **data)
+        elif kind == "settle":
+            finish_reason, error = payload
+            if error is not None:
+                view.transcript.apply_local("error", **error)
+            view.transcript.apply_local("settled", finish_reason=finish_reason)
+            view.settled = True
+            changed = True
+        else:  # pragma: no cover - internal
+            return
+        view.dirty = view.dirty or changed
+
+    def _publish_due(self, *, force: bool) -> None:
+        now = time.monotonic()
+        for view_id, view in list(self._views.items()):
+            due = view.dirty and (
+                force or view.settled or now - view.last_publish >= self._interval
+            )
+            if not due:
+                continue
+            try:
+                with self._thread_parent(view.parent):
+                    view.publish(view.bundle())
+                self.published += 1
+            except Exception:
+                log.exception("dsh ui pump: publishing a view failed")
+            view.dirty = False
+            view.last_publish = now
+            if view.settled:
+                del self._views[view_id]
+                for callback in view.on_settled:
+                    try:
+                        callback(view)
+                    except Exception:
+                        log.exception("dsh ui pump: settle callback failed")

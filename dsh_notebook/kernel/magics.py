@@ -1,0 +1,427 @@
+"""``%%dsh`` (the cell is the prompt) and ``%dsh`` (everything else), with traitlets configuration.
+
+Configuration: ``%config DshMagics.model = "deepseek-v4-pro"`` or ``c.DshMagics.model = …`` in
+``ipython_config.py``; unset options fall back to the environment (``DEEPSEEK_API_KEY``,
+``DEEPSEEK_BASE_URL``, ``DSH_HOME``, ``DSH_PERMISSION_MODE`` …). The API key is never echoed.
+
+Modes: **background** (default in a live frontend, i.e. one that offers stdin): the cell returns
+at once and the output keeps updating. **wait** (``--wait``, and automatically under nbclient /
+nbconvert / papermill / terminal IPython): the cell returns when the run has settled; approvals are
+asked on stdin when offered, else decided by ``headless_approval``; "Interrupt kernel" stops the
+waiting, not the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from traitlets import Bool, Enum, Int, Unicode
+
+from ..client import HarnessConfig, RunResult
+from ..client.prompt import normalize_input
+from ..errors import DshError, PromptError, TransportClosed
+from ..runtime import resolve_dsh_home
+from ..transcript import Transcript
+from .broker import Broker, MainThreadPrompt, RunPolicy
+from .commands import run_line_command
+from .context import interpolate
+from .handle import RunHandle
+from .host import RuntimeHost
+from .images import to_image_block
+from .ledger import PromptLedger
+from .live import LiveView, UiPump
+from .naming import default_session_id
+from .terminal import answer_on_stdin
+
+__all__ = ["DshMagics"]
+
+log = logging.getLogger(__name__)
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(name)
+    return value if value else None
+
+
+@magics_class
+class DshMagics(Magics):
+    """The agent in the notebook. See ``%%dsh?`` and ``%dsh help``."""
+
+    dsh_bin = Unicode(None, allow_none=True, help="Runtime executable (default: resolved).").tag(
+        config=True
+    )
+    dsh_home = Unicode(
+        None, allow_none=True, help="Harness home (default: $DSH_HOME or ~/.dsh; never a temp dir)."
+    ).tag(config=True)
+    cwd = Unicode(
+        None, allow_none=True, help="Agent workspace (default: the notebook's directory)."
+    ).tag(config=True)
+    provider = Unicode("deepseek-official", help="Model provider.").tag(config=True)
+    model = Unicode(
+        None, allow_none=True, help="Model (default: $DSH_MODEL or deepseek-flash)."
+    ).tag(config=True)
+    reasoning_effort = Unicode(None, allow_none=True, help="off, low, high or max.").tag(
+        config=True
+    )
+    max_tokens = Int(None, allow_none=True, help="Output cap per model call.").tag(config=True)
+    permission_mode = Enum(
+        ["read-only", "workspace-write", "danger-full-access"], None, allow_none=True,
+        help="Sandbox and approval mode (default: $DSH_PERMISSION_MODE or workspace-write).",
+    ).tag(config=True)  # fmt: skip
+    base_url = Unicode(
+        None, allow_none=True, help="Model endpoint (default: $DEEPSEEK_BASE_URL)."
+    ).tag(config=True)
+    api_key = Unicode(
+        None, allow_none=True, help="API key (default: $DEEPSEEK_API_KEY). Never echoed."
+    ).tag(config=True)
+    prewarm = Bool(False, help="Start the runtime when the extension loads.").tag(config=True)
+    bridge = Bool(True, help="Load the bridge plugin (approvals, questions, live text).").tag(
+        config=True
+    )
+    mode = Enum(["auto", "background", "wait"], "auto", help="Default execution mode.").tag(
+        config=True
+    )
+    default_format = Enum(
+        ["auto", "widget", "markdown", "text"], "auto", help="How runs are shown."
+    ).tag(config=True)
+    headless_approval = Enum(
+        ["reject", "allow"], "reject", help="Answer to approvals when nobody can click or type."
+    ).tag(config=True)
+    rerun = Enum(
+        ["skip-answered", "always"], "skip-answered",
+        help="Run All after a restart: skip prompts already answered in this session, or resend.",
+    ).tag(config=True)  # fmt: skip
+    max_chars_per_value = Int(4000, help="Cap for one interpolated value.").tag(config=True)
+    max_context_chars = Int(40000, help="Cap for all interpolated values of a prompt.").tag(
+        config=True
+    )
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self.host = RuntimeHost(self.harness_config)
+        self.broker = Broker(self.host.call_soon)
+        self.host.on_approval = self.broker.approve
+        self.host.on_user_question = self.broker.ask
+        self.pump = UiPump(thread_parent=self._thread_parent)
+        self.session_id = default_session_id(shell.user_ns if shell is not None else {})
+        self.errors: dict[int, str] = {}
+        self.results: dict[str, RunResult] = {}
+        self.handles: list[RunHandle] = []
+        self._ledger: PromptLedger | None = None
+        self._new_count = 0
+
+    # -- configuration -------------------------------------------------------------------------
+
+    def harness_config(self) -> HarnessConfig:
+        """The client configuration these settings describe (read when the runtime starts)."""
+        return HarnessConfig(
+            dsh_bin=self.dsh_bin or None,
+            dsh_home=self.resolved_home(),
+            cwd=self.cwd or os.getcwd(),
+            provider=self.provider,
+            model=self.model or _env("DSH_MODEL") or "deepseek-flash",
+            reasoning_effort=self.reasoning_effort,
+            max_tokens=self.max_tokens,
+            permission_mode=self.permission_mode,
+            base_url=self.base_url or None,
+            api_key=self.api_key or None,
+            bridge=self.bridge,
+        )
+
+    def resolved_home(self) -> Path:
+        return resolve_dsh_home(self.dsh_home or None)
+
+    @property
+    def ledger(self) -> PromptLedger:
+        if self._ledger is None:
+            self._ledger = PromptLedger(self.resolved_home())
+        return self._ledger
+
+    # -- frontend facts ------------------------------------------------------------------------
+
+    def _kernel(self) -> Any:
+        return getattr(self.shell, "kernel", None)
+
+    def stdin_available(self) -> bool:
+        kernel = self._kernel()
+        return bool(kernel is not None and getattr(kernel, "_allow_stdin", False))
+
+    def live_frontend(self) -> bool:
+        """A frontend that can click: a kernel whose current request allows stdin (nbclient and
+        nbconvert send ``allow_stdin: false``; terminal IPython has no kernel)."""
+        return self.stdin_available()
+
+    def _thread_parent(self, parent: dict[str, Any] | None) -> Any:
+        import contextlib
+
+        display_pub = getattr(self.shell, "display_pub", None)
+        setter = getattr(display_pub, "set_thread_parent", None)
+        resetter = getattr(display_pub, "reset_thread_parent", None)
+        if parent is None or setter is None or resetter is None:
+            return contextlib.nullcontext()
+
+        @contextlib.contextmanager
+        def scope() -> Any:
+            token = setter(parent)
+            try:
+                yield
+            finally:
+                resetter(token)
+
+        return scope()
+
+    def _current_parent(self) -> dict[str, Any] | None:
+        kernel = self._kernel()
+        if kernel is None:
+            return None
+        try:
+            parent = kernel.get_parent("shell")
+        except Exception:
+            return None
+        return parent if isinstance(parent, dict) and parent else None
+
+    # -- the magic -----------------------------------------------------------------------------
+
+    @magic_arguments()
+    @argument("-s", "--session", help="Session name (default: one session per notebook).")
+    @argument("--new", action="store_true", help="Start a fresh session and make it current.")
+    @argument("--wait", action="store_true", help="Return only when the run has settled.")
+    @argument("-o", "--out", help="Bind the run handle to this variable (also always `_dsh`).")
+    @argument("--image", action="append", default=[], help="Attach an image: a matplotlib Figure, "
+              "a PIL image, PNG/JPEG bytes or a path (an expression; repeatable).")  # fmt: skip
+    @argument("--model", help="Model for this kernel's runtime (restarts it when it changes).")
+    @argument("--effort", help="Reasoning effort (off, low, high, max).")
+    @argument("--cwd", help="Set the session's working directory before sending.")
+    @argument("--on-approval", choices=["ask", "reject", "allow"], default="ask",
+              help="Who decides approvals for this run (allow prints a warning).")  # fmt: skip
+    @argument("--format", choices=["widget", "markdown", "text"], help="How the live run is shown.")
+    @argument(
+        "--keep-widget", action="store_true", help="Keep the live view instead of freezing it."
+    )
+    @argument("--force", action="store_true", help="Send even if this prompt was answered before.")
+    @line_cell_magic
+    def dsh(self, line: str, cell: str | None = None) -> Any:
+        """Send the cell to the DeepSeek Harness agent; ``%dsh help`` lists the line commands."""
+        if cell is None:
+            return run_line_command(self, line)
+        try:
+            args = parse_argstring(self.dsh, line)
+        except UsageError:
+            raise
+        try:
+            return self._run_cell(args, cell)
+        except (PromptError, DshError) as exc:
+            raise UsageError(str(exc)) from None
+
+    def _run_cell(self, args: Any, cell: str) -> Any:
+        shell = self.shell
+        assert shell is not None
+        self._apply_route_overrides(args)
+        session_id = self._session_for(args)
+        interpolation = interpolate(
+            cell,
+            shell.user_ns,
+            errors=self.errors,
+            current_cell=getattr(shell, "execution_count", None),
+            max_chars_per_value=self.max_chars_per_value,
+            max_total_chars=self.max_context_chars,
+        )
+        blocks: list[dict[str, Any]] = []
+        if interpolation.text.strip():
+            blocks.append({"type": "text", "text": interpolation.text})
+        for expression in args.image:
+            try:
+                value = eval(expression, shell.user_ns)  # the person's own expression
+            except Exception as exc:
+                raise UsageError(f"--image {expression!r}: {type(exc).__name__}: {exc}") from None
+            blocks.append(to_image_block(value))
+        if not blocks:
+            raise UsageError(
+                "the %%dsh cell is empty: write the prompt in the cell below the %%dsh line"
+            )
+        blocks = normalize_input(blocks)
+        if (
+            self.rerun == "skip-answered"
+            and not args.force
+            and self.ledger.answered_elsewhere(session_id, interpolation.text)
+        ):
+            print(
+                f"dsh: skipped — this prompt was already answered in session {session_id!r} (its "
+                "transcript is in the saved notebook). Re-run with --force to send it again, or "
+                "%config DshMagics.rerun = 'always'.",
+                file=sys.stderr,
+            )
+            return None
+        wait = (
+            args.wait or self.mode == "wait" or (self.mode == "auto" and not self.live_frontend())
+        )
+        if self._kernel() is None:
+            wait = True
+        if args.on_approval == "allow":
+            print(
+                "dsh: --on-approval allow: every approval of this run is granted without asking.",
+                file=sys.stderr,
+            )
+
+        context_chips = [
+            {
+                "token": c.token,
+                "kind": c.kind,
+                "summary": c.summary,
+                "chars": c.chars,
+                "truncated": c.truncated,
+            }
+            for c in interpolation.chunks
+        ] + [
+            {
+                "token": f"--image {e}",
+                "kind": "image",
+                "summary": "image",
+                "chars": 0,
+                "truncated": False,
+            }
+            for e in args.image
+        ]
+        config = self.host.harness.config if self.host.harness is not None else None
+        transcript = Transcript(
+            session_id, prompt=interpolation.text, context=context_chips,
+            model=(config.model if config else self.model) or None,
+        )  # fmt: skip
+        view = self._open_view(transcript, args.format)
+        prompts: queue.Queue[MainThreadPrompt] = queue.Queue()
+        policy = RunPolicy(
+            on_approval=args.on_approval,
+            wait_mode=wait,
+            stdin=self.stdin_available(),
+            headless_approval="allow" if self.headless_approval == "allow" else "reject",
+            notify=lambda kind, data: self.pump.local(view, kind, data),
+            prompts=prompts,
+        )
+        self.broker.attach(session_id, policy)
+        if args.cwd:
+            session = self.host.open_session(session_id)
+            self.host.call(session.set_working_directory, args.cwd)
+        self.ledger.record(session_id, interpolation.text)
+        self.pump.local(view, "status", {"state": "running"})
+        future = self.host.run(session_id, blocks, lambda n: self.pump.notification(view, n))
+        handle = RunHandle(
+            future, session=session_id, prompt=interpolation.text, context=context_chips
+        )
+        future.add_done_callback(lambda f: self._settled(session_id, view, f))
+        self.handles.append(handle)
+        shell.user_ns["_dsh"] = handle
+        if args.out:
+            shell.user_ns[args.out] = handle
+        if wait:
+            self._wait(handle, prompts)
+        return None
+
+    def _apply_route_overrides(self, args: Any) -> None:
+        changed = False
+        if args.model and args.model != self.model:
+            self.model = args.model
+            changed = True
+        if args.effort and args.effort != self.reasoning_effort:
+            self.reasoning_effort = args.effort
+            changed = True
+        if changed and self.host.running:
+            self.host.restart()  # the route is fixed per runtime process (initialize)
+
+    def _session_for(self, args: Any) -> str:
+        if args.new:
+            self._new_count += 1
+            self.session_id = f"{default_session_id(self.shell.user_ns if self.shell else {})}-{uuid.uuid4().hex[:6]}"
+        if args.session:
+            return str(args.session)
+        return self.session_id
+
+    def _open_view(self, transcript: Transcript, fmt: str | None) -> LiveView:
+        from IPython.display import display
+
+        chosen = fmt or (self.default_format if self.default_format != "auto" else "markdown")
+        if chosen == "widget":
+            chosen = "markdown"  # the live widget arrives with its own issue; markdown meanwhile
+        terminal = self._kernel() is None
+        if terminal:
+            chosen = "text"
+        holder: dict[str, Any] = {}
+
+        def publish(bundle: dict[str, Any]) -> None:
+            if terminal:  # no display updates there: print the transcript once, when settled
+                if holder["view"].settled:
+                    print(bundle["text/plain"])
+                return
+            handle = holder.get("handle")
+            if handle is not None:
+                handle.update(bundle, raw=True)
+
+        view = LiveView(transcript, chosen, publish, parent=self._current_parent())
+        holder["view"] = view
+        if not terminal:
+            holder["handle"] = display(view.bundle(), raw=True, display_id=True)
+        self.pump.add(view)
+        return view
+
+    def _settled(self, session_id: str, view: LiveView, future: Any) -> None:
+        self.broker.detach(session_id)
+        error = None
+        finish_reason = None
+        try:
+            result = future.result()
+        except TransportClosed as exc:
+            error = {"message": "the runtime exited", "detail": exc.stderr_tail or None,
+                     "hint": "run `%dsh restart`; the session's history is kept"}  # fmt: skip
+        except BaseException as exc:
+            error = {"message": f"{type(exc).__name__}: {exc}", "detail": None, "hint": None}
+        else:
+            self.results[session_id] = result
+            finish_reason = result.finish_reason
+        self.pump.settle(view, finish_reason, error)
+
+    def _wait(self, handle: RunHandle, prompts: queue.Queue[MainThreadPrompt]) -> None:
+        try:
+            while not handle.done():
+                try:
+                    prompt = prompts.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                try:
+                    prompt.answer = answer_on_stdin(prompt)
+                finally:
+                    prompt.done.set()
+        except KeyboardInterrupt:
+            print(
+                "dsh: stopped waiting — the run goes on and its output keeps updating; "
+                "`await _dsh` or `%dsh wait` to wait again, `%dsh stop` to stop it.",
+                file=sys.stderr,
+            )
+            return
+        self.pump.flush()
+
+    # -- hooks ---------------------------------------------------------------------------------
+
+    def post_run_cell(self, result: Any) -> None:
+        """Record cell errors for ``{Err[n]}``."""
+        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+        execution_count = getattr(result, "execution_count", None)
+        if error is not None and isinstance(execution_count, int):
+            self.errors[execution_count] = f"{type(error).__name__}: {error}"
+
+    def close(self) -> None:
+        """Fail pending requests closed, close the runtime, stop the pump. Idempotent."""
+        self.broker.reject_all("connection-lost")
+        self.host.close()
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline and not self.pump.flush(timeout=0.5):
+            pass
+        self.pump.stop()

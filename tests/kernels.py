@@ -1,0 +1,126 @@
+"""Drive a real ipykernel over jupyter_client, as a frontend does."""
+
+from __future__ import annotations
+
+import queue
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from jupyter_client.manager import KernelManager
+
+
+@dataclass
+class Execution:
+    reply: dict[str, Any]
+    outputs: list[dict[str, Any]] = field(default_factory=list)
+    stdin_prompts: list[str] = field(default_factory=list)
+
+    @property
+    def stdout(self) -> str:
+        return "".join(
+            m["content"]["text"]
+            for m in self.outputs
+            if m["msg_type"] == "stream" and m["content"]["name"] == "stdout"
+        )
+
+    @property
+    def stderr(self) -> str:
+        return "".join(
+            m["content"]["text"]
+            for m in self.outputs
+            if m["msg_type"] == "stream" and m["content"]["name"] == "stderr"
+        )
+
+    @property
+    def error(self) -> str | None:
+        errors = [m for m in self.outputs if m["msg_type"] == "error"]
+        return "\n".join(e["content"]["evalue"] for e in errors) if errors else None
+
+
+class Kernel:
+    """A started kernel plus a client; collects iopub messages of every request."""
+
+    def __init__(self, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+        self.manager = KernelManager(kernel_name="python3")
+        self.manager.start_kernel(env=env, cwd=cwd)
+        self.client = self.manager.client()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=60)
+        self.iopub: list[dict[str, Any]] = []
+
+    def drain_iopub(self, timeout: float = 0.1) -> list[dict[str, Any]]:
+        got = []
+        while True:
+            try:
+                msg = self.client.get_iopub_msg(timeout=timeout)
+            except queue.Empty:
+                break
+            self.iopub.append(msg)
+            got.append(msg)
+        return got
+
+    def execute(
+        self,
+        code: str,
+        *,
+        allow_stdin: bool = False,
+        stdin_answers: list[str] | None = None,
+        timeout: float = 120,
+        on_started: Any = None,
+    ) -> Execution:
+        msg_id = self.client.execute(code, allow_stdin=allow_stdin)
+        execution = Execution(reply={})
+        answers = list(stdin_answers or [])
+        deadline = time.monotonic() + timeout
+        idle = False
+        started = False
+        while time.monotonic() < deadline:
+            if allow_stdin:
+                try:
+                    request = self.client.get_stdin_msg(timeout=0.01)
+                except queue.Empty:
+                    pass
+                else:
+                    execution.stdin_prompts.append(request["content"]["prompt"])
+                    self.client.input(answers.pop(0) if answers else "")
+            try:
+                msg = self.client.get_iopub_msg(timeout=0.05)
+            except queue.Empty:
+                msg = None
+            if msg is not None:
+                self.iopub.append(msg)
+                if msg["parent_header"].get("msg_id") == msg_id:
+                    if (
+                        msg["msg_type"] == "status"
+                        and msg["content"]["execution_state"] == "busy"
+                        and not started
+                    ):
+                        started = True
+                        if on_started is not None:
+                            on_started()
+                    elif (
+                        msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
+                    ):
+                        idle = True
+                    else:
+                        execution.outputs.append(msg)
+            if idle and not execution.reply:
+                try:
+                    reply = self.client.get_shell_msg(timeout=0.05)
+                except queue.Empty:
+                    continue
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    execution.reply = reply["content"]
+            if idle and execution.reply:
+                return execution
+        raise TimeoutError(f"execution did not finish in {timeout} s: {code[:80]!r}")
+
+    def value(self, expression: str) -> str:
+        result = self.execute(f"print(repr({expression}))")
+        assert result.error is None, result.error
+        return result.stdout.strip()
+
+    def shutdown(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=False)

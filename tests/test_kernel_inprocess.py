@@ -1,0 +1,142 @@
+"""The magics in an in-process InteractiveShell (no kernel: wait mode, text output), against the
+protocol-exact fake runtime for speed."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from .fakes import FAKE_RUNTIME
+
+
+@pytest.fixture
+def ip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    launcher = tmp_path / "fake-dsh"
+    launcher.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_RUNTIME} "$@"\n')
+    launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.setenv("DSH_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(workspace)
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "dsh_notebook")
+    magics = shell._dsh_notebook_magics  # type: ignore[attr-defined]
+    magics.dsh_bin = str(launcher)
+    magics.bridge = False
+    try:
+        yield shell
+    finally:
+        shell.run_line_magic("unload_ext", "dsh_notebook")
+        shell.user_ns.pop("_dsh", None)
+
+
+def run_cell(ip: InteractiveShell, line: str, cell: str) -> Any:
+    return ip.run_cell_magic("dsh", line, cell)
+
+
+def test_cell_runs_and_binds_the_handle(
+    ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_cell(ip, "-o answer", "[[reply:Forty-two]] what is it?")
+    handle = ip.user_ns["answer"]
+    assert handle is ip.user_ns["_dsh"]
+    assert handle.done()
+    assert handle.result().final_response == "Forty-two"
+    assert "Forty-two" in capsys.readouterr().out  # terminal: the transcript is printed once
+
+
+def test_interpolation_keeps_unresolved_braces(ip: InteractiveShell) -> None:
+    ip.user_ns["x"] = 5
+    ip.user_ns["d"] = {"a": 1}
+    run_cell(ip, "", "value {x}; code {k: v for k, v in d.items()}; {missing} and {x.real}")
+    sent = ip.user_ns["_dsh"].prompt
+    assert "value 5;" in sent
+    assert "{k: v for k, v in d.items()}" in sent
+    assert "{missing}" in sent
+    assert "and 5" in sent
+
+
+def test_err_history_is_interpolated(ip: InteractiveShell) -> None:
+    failed = ip.run_cell("1/0", store_history=True)
+    count = failed.execution_count
+    run_cell(ip, "", f"explain {{Err[{count}]}}")
+    assert "ZeroDivisionError" in ip.user_ns["_dsh"].prompt
+
+
+def test_sessions_continue_and_new_starts_fresh(ip: InteractiveShell) -> None:
+    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+    run_cell(ip, "", "first")
+    first_session = ip.user_ns["_dsh"].session
+    run_cell(ip, "", "second")
+    assert ip.user_ns["_dsh"].session == first_session
+    run_cell(ip, "--new", "third")
+    assert ip.user_ns["_dsh"].session != first_session
+    assert magics.session_id == ip.user_ns["_dsh"].session
+    run_cell(ip, "-s other", "fourth")
+    assert ip.user_ns["_dsh"].session == "other"
+
+
+def test_run_all_after_restart_skips_answered_prompts(
+    ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_cell(ip, "-s ledger", "[[reply:once]] expensive question")
+    calls_before = len(ip._dsh_notebook_magics.handles)  # type: ignore[attr-defined]
+    # a restarted kernel: a new extension instance, same DSH_HOME
+    ip.run_line_magic("unload_ext", "dsh_notebook")
+    ip.run_line_magic("load_ext", "dsh_notebook")
+    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+    magics.dsh_bin = ip.user_ns.get("__dsh_launcher__") or magics.dsh_bin
+    del calls_before
+    capsys.readouterr()
+    result = run_cell(ip, "-s ledger", "[[reply:once]] expensive question")
+    assert result is None
+    assert "already answered" in capsys.readouterr().err
+    assert magics.handles == []
+
+
+def test_errors_are_one_line_usage_errors(ip: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="cell is empty"):
+        run_cell(ip, "", "   ")
+    with pytest.raises(UsageError, match="unknown command"):
+        ip.run_line_magic("dsh", "frobnicate")
+    with pytest.raises(UsageError, match="--image"):
+        run_cell(ip, "--image nope_not_defined", "look")
+
+
+def test_config_and_status_never_show_the_key(
+    ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+    magics.api_key = "sk-never-shown"
+    ip.run_line_magic("dsh", "config")
+    run_cell(ip, "", "hello")
+    ip.run_line_magic("dsh", "status")
+    out = capsys.readouterr()
+    assert "sk-never-shown" not in out.out + out.err
+    assert "<set>" in out.out
+    assert "pid:" in out.out
+
+
+def test_export_markdown_and_json(
+    ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_cell(ip, "-s exp", "[[reply:Exported answer]] go")
+    target = tmp_path / "t.md"
+    ip.run_line_magic("dsh", f"export exp --to {target}")
+    assert "Exported answer" in target.read_text()
+    ip.run_line_magic("dsh", "export exp --format json")
+    assert '"final_response": "Exported answer"' in capsys.readouterr().out
+
+
+def test_slash_command_reports_unsupported(
+    ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ip.run_line_magic("dsh", "/compact")
+    assert "does not serve slash commands" in capsys.readouterr().out

@@ -1,0 +1,187 @@
+"""The extension in a real ipykernel, driven over jupyter_client like a frontend, against the real
+runtime and the scripted model endpoint."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dsh_notebook.testing.model_server import ScriptedModelServer
+
+from .kernels import Kernel
+from .real import group_alive, runtime_available
+
+pytestmark = [
+    pytest.mark.real_runtime,
+    pytest.mark.skipif(not runtime_available(), reason="runtime wheel not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, server: ScriptedModelServer) -> Iterator[Kernel]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (tmp_path / "agents").mkdir()
+    env = dict(os.environ)
+    env.update(
+        DSH_HOME=str(tmp_path / "dsh-home"),
+        DEEPSEEK_BASE_URL=server.base_url,
+        DEEPSEEK_API_KEY="dummy-key",
+        DSH_TELEMETRY_MODE="DISABLED",
+        DSH_AGENTS_HOME=str(tmp_path / "agents"),
+    )
+    k = Kernel(env=env, cwd=str(workspace))
+    loaded = k.execute("%load_ext dsh_notebook")
+    assert loaded.error is None, loaded.error
+    try:
+        yield k
+    finally:
+        k.shutdown()
+
+
+def runtime_pid(k: Kernel) -> int:
+    return int(k.value("get_ipython()._dsh_notebook_magics.host.harness.pid"))
+
+
+def wait_done(k: Kernel, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if k.value("_dsh.done()") == "True":
+            return
+        time.sleep(0.2)
+    raise TimeoutError("the run did not settle")
+
+
+def test_background_run_returns_at_once_and_streams_into_its_output(kernel: Kernel) -> None:
+    warm = kernel.execute("%%dsh --wait\n[[scenario:plain]] warm up", allow_stdin=True)
+    assert warm.error is None, warm.error
+    started = time.monotonic()
+    cell = kernel.execute("%%dsh\n[[scenario:slow]] tell me slowly", allow_stdin=True)
+    elapsed = time.monotonic() - started
+    assert cell.error is None, cell.error
+    assert elapsed < 2.0, f"a background cell took {elapsed:.2f} s"
+    display = [m for m in cell.outputs if m["msg_type"] == "display_data"]
+    assert len(display) == 1
+    display_id = display[0]["content"]["transient"]["display_id"]
+    wait_done(kernel)
+    time.sleep(0.5)
+    kernel.drain_iopub()
+    updates = [
+        m for m in kernel.iopub
+        if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == display_id
+    ]  # fmt: skip
+    assert len(updates) >= 2  # it kept updating after the cell returned
+    final = updates[-1]["content"]["data"]
+    assert "text/markdown" in final and "text/plain" in final
+    assert "slow0 slow1" in final["text/markdown"] and "slow19" in final["text/markdown"]
+    assert "settled" in final["text/plain"]
+    # live text: an update before the end already held part of the answer, not all of it
+    partial = [u["content"]["data"]["text/markdown"] for u in updates[:-1]]
+    assert any("slow0" in text and "slow19" not in text for text in partial)
+    # the updates carry the parent of the cell that started the run
+    assert all(
+        m["parent_header"].get("msg_id") == updates[0]["parent_header"].get("msg_id")
+        for m in updates
+    )
+
+
+def test_approval_answered_from_a_later_cell(kernel: Kernel, tmp_path: Path) -> None:
+    target = tmp_path / "outside" / "allowed.txt"
+    target.parent.mkdir()
+    cell = kernel.execute(
+        f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it", allow_stdin=True
+    )
+    assert cell.error is None, cell.error
+    deadline = time.monotonic() + 30
+    pending = ""
+    while time.monotonic() < deadline:
+        pending = kernel.execute("%dsh pending").stdout
+        if "a1" in pending:
+            break
+        time.sleep(0.2)
+    assert "approve bash" in pending
+    allowed = kernel.execute("%dsh allow a1")
+    assert allowed.error is None and allowed.stdout == ""
+    wait_done(kernel)
+    assert target.exists()
+    again = kernel.execute("%dsh allow a1")
+    assert "nothing is waiting" in again.stdout
+
+
+def test_wait_mode_without_stdin_uses_the_headless_policy(kernel: Kernel, tmp_path: Path) -> None:
+    target = tmp_path / "outside" / "never.txt"
+    target.parent.mkdir()
+    # allow_stdin=False is what nbclient/nbconvert send: the cell waits and nobody is asked
+    cell = kernel.execute(
+        f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it", allow_stdin=False
+    )
+    assert cell.error is None, cell.error
+    assert kernel.value("_dsh.done()") == "True"
+    assert not target.exists()
+    outputs = [m for m in cell.outputs if m["msg_type"] in ("display_data", "update_display_data")]
+    final = outputs[-1]["content"]["data"]["text/markdown"]
+    assert "rejected" in final.lower()
+
+
+def test_wait_mode_asks_on_stdin_when_offered(kernel: Kernel, tmp_path: Path) -> None:
+    target = tmp_path / "outside" / "typed-yes.txt"
+    target.parent.mkdir()
+    cell = kernel.execute(
+        f"%%dsh --wait\n[[scenario:escalate]] [[target:{target}]] touch it",
+        allow_stdin=True,
+        stdin_answers=["y"],
+    )
+    assert cell.error is None, cell.error
+    assert cell.stdin_prompts and "allow bash" in cell.stdin_prompts[0]
+    assert target.exists()
+
+
+def test_interrupt_stops_waiting_not_the_run(kernel: Kernel) -> None:
+    kernel.execute("%%dsh --wait\n[[scenario:plain]] warm up")
+    pid = runtime_pid(kernel)
+    timer = threading.Timer(1.0, kernel.manager.interrupt_kernel)
+    cell = kernel.execute(
+        "%%dsh --wait\n[[scenario:slow]] [[chunk-delay:0.2]] take your time", on_started=timer.start
+    )
+    assert "stopped waiting" in cell.stderr
+    assert kernel.value("_dsh.done()") == "False"  # the run goes on
+    assert kernel.value("_dsh.result(30).finish_reason") == "'completed'"
+    assert runtime_pid(kernel) == pid  # the runtime was not killed by the interrupt
+
+
+def test_kernel_shutdown_leaves_no_runtime(tmp_path: Path, server: ScriptedModelServer) -> None:
+    env = dict(
+        os.environ,
+        DSH_HOME=str(tmp_path / "home"),
+        DEEPSEEK_BASE_URL=server.base_url,
+        DEEPSEEK_API_KEY="k",
+    )
+    k = Kernel(env=env, cwd=str(tmp_path))
+    k.execute("%load_ext dsh_notebook")
+    k.execute("%%dsh --wait\n[[scenario:plain]] hi")
+    pid = runtime_pid(k)
+    assert group_alive(pid)
+    k.shutdown()
+    deadline = time.monotonic() + 10
+    while group_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not group_alive(pid)
+
+
+def test_unload_closes_the_runtime(kernel: Kernel) -> None:
+    kernel.execute("%%dsh --wait\n[[scenario:plain]] hi")
+    pid = runtime_pid(kernel)
+    unloaded = kernel.execute("%unload_ext dsh_notebook")
+    assert unloaded.error is None, unloaded.error
+    assert not group_alive(pid)
