@@ -26,6 +26,15 @@ echo "== installing dsh-notebook with the runtime and test tools"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[runtime,jupyter,test,bench]'
 
+if [ ! -x .venv-ipykernel6/bin/python ]; then
+  echo "== creating .venv-ipykernel6 (the kernel tests run on ipykernel 6 and 7)"
+  "$PY" -m venv .venv-ipykernel6
+fi
+.venv-ipykernel6/bin/python -m pip install -q --upgrade pip
+.venv-ipykernel6/bin/python -m pip install -q 'ipykernel>=6,<7' -e '.[runtime]'
+export DSH_TEST_KERNEL_PYTHONS="$PWD/.venv-ipykernel6/bin/python:$PWD/.venv/bin/python"
+export DSH_TEST_EXPECT_IPYKERNEL_MAJORS="6,7"
+
 echo "== ruff"
 .venv/bin/ruff check dsh_notebook tests bench
 .venv/bin/ruff format --check dsh_notebook

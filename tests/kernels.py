@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+import json
+import os
 import queue
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
+
+
+def kernel_pythons() -> list[str]:
+    """Interpreters to run kernels with: ``$DSH_TEST_KERNEL_PYTHONS`` (``os.pathsep``-separated,
+    e.g. one venv with ipykernel 6 and one with 7), else this interpreter."""
+    listed = os.environ.get("DSH_TEST_KERNEL_PYTHONS", "")
+    return [p for p in listed.split(os.pathsep) if p] or [sys.executable]
+
+
+def _spec_manager(python: str) -> KernelSpecManager:
+    root = Path(tempfile.mkdtemp(prefix="dsh-kernelspec-"))
+    spec = root / "dshtest"
+    spec.mkdir()
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": f"dsh test ({python})",
+                "language": "python",
+            }
+        )
+    )
+    return KernelSpecManager(kernel_dirs=[str(root)])
 
 
 @dataclass
@@ -41,8 +70,13 @@ class Execution:
 class Kernel:
     """A started kernel plus a client; collects iopub messages of every request."""
 
-    def __init__(self, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
-        self.manager = KernelManager(kernel_name="python3")
+    def __init__(
+        self, env: dict[str, str] | None = None, cwd: str | None = None, python: str | None = None
+    ) -> None:
+        self.python = python or sys.executable
+        self.manager = KernelManager(
+            kernel_name="dshtest", kernel_spec_manager=_spec_manager(self.python)
+        )
         self.manager.start_kernel(env=env, cwd=cwd)
         self.client = self.manager.client()
         self.client.start_channels()

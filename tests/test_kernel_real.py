@@ -4,6 +4,7 @@ runtime and the scripted model endpoint."""
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ import pytest
 
 from dsh_notebook.testing.model_server import ScriptedModelServer
 
-from .kernels import Kernel
+from .kernels import Kernel, kernel_pythons
 from .real import group_alive, runtime_available
 
 pytestmark = [
@@ -28,8 +29,13 @@ def server() -> Iterator[ScriptedModelServer]:
         yield srv
 
 
+@pytest.fixture(params=kernel_pythons())
+def kernel_python(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
-def kernel(tmp_path: Path, server: ScriptedModelServer) -> Iterator[Kernel]:
+def kernel(tmp_path: Path, server: ScriptedModelServer, kernel_python: str) -> Iterator[Kernel]:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     (tmp_path / "agents").mkdir()
@@ -41,7 +47,7 @@ def kernel(tmp_path: Path, server: ScriptedModelServer) -> Iterator[Kernel]:
         DSH_TELEMETRY_MODE="DISABLED",
         DSH_AGENTS_HOME=str(tmp_path / "agents"),
     )
-    k = Kernel(env=env, cwd=str(workspace))
+    k = Kernel(env=env, cwd=str(workspace), python=kernel_python)
     loaded = k.execute("%load_ext dsh_notebook")
     assert loaded.error is None, loaded.error
     try:
@@ -61,6 +67,21 @@ def wait_done(k: Kernel, timeout: float = 60) -> None:
             return
         time.sleep(0.2)
     raise TimeoutError("the run did not settle")
+
+
+def test_kernel_versions_under_test() -> None:
+    """CI runs these tests on ipykernel 6 and 7: prove both interpreters really have them."""
+    expected = os.environ.get("DSH_TEST_EXPECT_IPYKERNEL_MAJORS")
+    if not expected:
+        pytest.skip("DSH_TEST_EXPECT_IPYKERNEL_MAJORS not set (local run)")
+    majors = {
+        subprocess.run(
+            [python, "-c", "import ipykernel; print(ipykernel.__version__.split('.')[0])"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        for python in kernel_pythons()
+    }  # fmt: skip
+    assert majors == set(expected.split(","))
 
 
 def test_background_run_returns_at_once_and_streams_into_its_output(kernel: Kernel) -> None:
@@ -160,14 +181,16 @@ def test_interrupt_stops_waiting_not_the_run(kernel: Kernel) -> None:
     assert runtime_pid(kernel) == pid  # the runtime was not killed by the interrupt
 
 
-def test_kernel_shutdown_leaves_no_runtime(tmp_path: Path, server: ScriptedModelServer) -> None:
+def test_kernel_shutdown_leaves_no_runtime(
+    tmp_path: Path, server: ScriptedModelServer, kernel_python: str
+) -> None:
     env = dict(
         os.environ,
         DSH_HOME=str(tmp_path / "home"),
         DEEPSEEK_BASE_URL=server.base_url,
         DEEPSEEK_API_KEY="k",
     )
-    k = Kernel(env=env, cwd=str(tmp_path))
+    k = Kernel(env=env, cwd=str(tmp_path), python=kernel_python)
     k.execute("%load_ext dsh_notebook")
     k.execute("%%dsh --wait\n[[scenario:plain]] hi")
     pid = runtime_pid(k)

@@ -11,14 +11,13 @@ Guarantees:
 - Order: each view's items are applied in the order they were posted.
 - Rate: a view is republished at most ``max_rate`` times per second (coalesced), plus once when it
   settles; the settled output is the static transcript (``text/markdown`` + ``text/plain``).
-- Parent: updates are published with the parent header of the cell that started the run (per
-  thread on ipykernel ≥ 7), so they land in that cell's output even after it returned.
+- Parent: each view carries the parent message of the cell that started the run; its ``publish``
+  callback sends updates under it, so they land in that cell's output even after it returned.
 - Failures in rendering or publishing are logged, never raised into the kernel.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import queue
@@ -63,17 +62,10 @@ _STOP = object()
 class UiPump:
     """A daemon thread that applies run updates to views and republishes them, rate-limited."""
 
-    def __init__(
-        self,
-        *,
-        max_rate: float = 10.0,
-        thread_parent: Callable[[dict[str, Any] | None], contextlib.AbstractContextManager[Any]]
-        | None = None,
-    ) -> None:
+    def __init__(self, *, max_rate: float = 10.0) -> None:
         self._queue: queue.Queue[Any] = queue.Queue()
         self._views: dict[int, LiveView] = {}
         self._interval = 1.0 / max_rate
-        self._thread_parent = thread_parent or (lambda parent: contextlib.nullcontext())
         self._thread = threading.Thread(target=self._loop, name="dsh-ui-pump", daemon=True)
         self._thread.start()
         self.published = 0
@@ -172,8 +164,7 @@ class UiPump:
             if not due:
                 continue
             try:
-                with self._thread_parent(view.parent):
-                    view.publish(view.bundle())
+                view.publish(view.bundle())
                 self.published += 1
             except Exception:
                 log.exception("dsh ui pump: publishing a view failed")

@@ -112,7 +112,7 @@ class DshMagics(Magics):
         self.broker = Broker(self.host.call_soon)
         self.host.on_approval = self.broker.approve
         self.host.on_user_question = self.broker.ask
-        self.pump = UiPump(thread_parent=self._thread_parent)
+        self.pump = UiPump()
         self.session_id = default_session_id(shell.user_ns if shell is not None else {})
         self.errors: dict[int, str] = {}
         self.results: dict[str, RunResult] = {}
@@ -160,25 +160,6 @@ class DshMagics(Magics):
         """A frontend that can click: a kernel whose current request allows stdin (nbclient and
         nbconvert send ``allow_stdin: false``; terminal IPython has no kernel)."""
         return self.stdin_available()
-
-    def _thread_parent(self, parent: dict[str, Any] | None) -> Any:
-        import contextlib
-
-        display_pub = getattr(self.shell, "display_pub", None)
-        setter = getattr(display_pub, "set_thread_parent", None)
-        resetter = getattr(display_pub, "reset_thread_parent", None)
-        if parent is None or setter is None or resetter is None:
-            return contextlib.nullcontext()
-
-        @contextlib.contextmanager
-        def scope() -> Any:
-            token = setter(parent)
-            try:
-                yield
-            finally:
-                resetter(token)
-
-        return scope()
 
     def _current_parent(self) -> dict[str, Any] | None:
         kernel = self._kernel()
@@ -363,7 +344,7 @@ class DshMagics(Magics):
                 return
             handle = holder.get("handle")
             if handle is not None:
-                handle.update(bundle, raw=True)
+                self._send_update(handle, bundle, holder["view"].parent)
 
         view = LiveView(transcript, chosen, publish, parent=self._current_parent())
         holder["view"] = view
@@ -371,6 +352,24 @@ class DshMagics(Magics):
             holder["handle"] = display(view.bundle(), raw=True, display_id=True)
         self.pump.add(view)
         return view
+
+    def _send_update(
+        self, handle: Any, bundle: dict[str, Any], parent: dict[str, Any] | None
+    ) -> None:
+        """``update_display_data`` with the parent of the cell that started the run.
+
+        Sent through the kernel's session directly: ipykernel 6 has no per-thread parent, and the
+        display publisher would also file the update under whatever cell runs now.
+        """
+        pub = getattr(self.shell, "display_pub", None)
+        session = getattr(pub, "session", None)
+        socket = getattr(pub, "pub_socket", None)
+        if session is None or socket is None or parent is None:
+            handle.update(bundle, raw=True)
+            return
+        content = {"data": bundle, "metadata": {}, "transient": {"display_id": handle.display_id}}
+        message = session.msg("update_display_data", content, parent=parent)
+        session.send(socket, message, ident=getattr(pub, "topic", None))
 
     def _settled(self, session_id: str, view: LiveView, future: Any) -> None:
         self.broker.detach(session_id)
