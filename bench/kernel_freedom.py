@@ -1,0 +1,112 @@
+"""Kernel freedom and cell return time, in a real ipykernel against the real runtime.
+
+    python bench/kernel_freedom.py [--runs 20]
+
+1. ``%%dsh`` cell return time (background mode, warm runtime): median and p95 over ``--runs``.
+2. Kernel freedom: while a run streams (a 2 s scripted answer), a 10 ms ticker on the kernel's own
+   event loop counts its ticks; printed as the share of the ticks it would get on an idle loop.
+   The same measurement while the official SDK's blocking ``Session.run`` is called from a cell
+   (when ``deepseek-harness-sdk`` is installed) shows what users are spared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dsh_notebook.testing import ScriptedModelServer  # noqa: E402
+from tests.kernels import Kernel  # noqa: E402
+
+TICKER = """
+import asyncio, time
+_ticks = []
+async def _tick():
+    while True:
+        _ticks.append(time.monotonic())
+        await asyncio.sleep(0.01)
+await asyncio.sleep(0)  # top-level await: this cell runs on the kernel's own loop
+_ticker = asyncio.get_running_loop().create_task(_tick())
+"""
+
+SHARE = """
+_w = [t for t in _ticks if _t0 <= t <= _t1]
+print(len(_w) / max(1, (_t1 - _t0) / 0.01))
+"""
+
+OFFICIAL = """
+import time
+from deepseek_harness import DeepSeekHarness as _Official, DeepSeekHarnessConfig as _OfficialConfig
+_off = _Official(_OfficialConfig(dsh_home={home!r}, cwd={cwd!r}, base_url={url!r}, api_key="dummy"))
+_off.run("[[scenario:plain]] warm")
+_t0 = time.monotonic()
+_off.run("[[scenario:slow]] official, blocking")
+_t1 = time.monotonic()
+"""
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def main(runs: int) -> None:
+    with ScriptedModelServer() as server, tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, DSH_HOME=f"{tmp}/home", DEEPSEEK_BASE_URL=server.base_url,
+                   DEEPSEEK_API_KEY="dummy", DSH_TELEMETRY_MODE="DISABLED")  # fmt: skip
+        kernel = Kernel(env=env, cwd=tmp)
+        try:
+            kernel.execute("%load_ext dsh_notebook")
+            kernel.execute("%%dsh --wait\n[[scenario:plain]] warm up")
+            returns = []
+            for i in range(runs):
+                # timed inside the kernel: the magic's own cost, without the frontend round trip
+                out = kernel.execute(
+                    "import time as _time\n_s = _time.perf_counter()\n"
+                    f"get_ipython().run_cell_magic('dsh', '', '[[scenario:plain]] quick {i}')\n"
+                    "print(_time.perf_counter() - _s)",
+                    allow_stdin=True,
+                )
+                returns.append(float(out.stdout.strip().splitlines()[-1]))
+                kernel.execute("_dsh.result(30)")
+            print(
+                f"%%dsh cell return (background, warm), n={runs}: median {statistics.median(returns) * 1000:.1f} ms, p95 {p95(returns) * 1000:.1f} ms"
+            )
+
+            kernel.execute(TICKER)
+            kernel.execute("import time; _t0 = time.monotonic()")
+            kernel.execute("%%dsh\n[[scenario:slow]] stream for two seconds", allow_stdin=True)
+            while kernel.value("_dsh.done()") != "True":  # short polling cells, not a blocking wait
+                time.sleep(0.25)
+            kernel.execute("_t1 = time.monotonic()")
+            ours = float(kernel.execute(SHARE).stdout.strip())
+            print(f"kernel loop ticks kept while dsh_notebook streams:      {ours:.1%}")
+            try:
+                import deepseek_harness  # noqa: F401
+            except ImportError:
+                print("official SDK not installed: skipped the comparison")
+                return
+            result = kernel.execute(
+                OFFICIAL.format(home=f"{tmp}/home-official", cwd=tmp, url=server.base_url)
+            )
+            if result.error:
+                print(f"official SDK run failed: {result.error}")
+                return
+            theirs = float(kernel.execute(SHARE).stdout.strip())
+            print(f"kernel loop ticks kept while the official SDK runs:     {theirs:.1%}")
+        finally:
+            kernel.shutdown()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=20)
+    main(parser.parse_args().runs)

@@ -1,0 +1,80 @@
+"""The transcript of a run: a pure reducer from notifications to a state, and its renderings.
+
+Imports only :mod:`dsh_notebook.protocol`, the standard library and pydantic (no IO, no IPython,
+no widgets, no anyio). One :class:`Transcript` per run::
+
+    t = Transcript("s1", prompt="Plot sales")
+    for n in notifications:          # in transport order
+        t.apply(n)                   # True when the snapshot changed (then t.seq moved by one)
+    t.apply_local("settled", finish_reason="completed")
+    t.snapshot()                     # JSON-serialisable dict, the widget's source of truth
+    t.to_markdown(), t.to_text()     # the static transcript (sanitized markdown / plain text)
+
+Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's last change)::
+
+    schema: 1, seq: int
+    header: {session_id, title: str|None, model: str|None,
+             state: "starting"|"running"|"waiting"|"settled"|"error", turns: int,
+             finish_reason: str|None, tool_calls: int, subagents: int, errors: int,
+             usage: {input_tokens, output_tokens, total_tokens, cache_read_tokens,
+                     cache_write_tokens, reasoning_tokens}}
+    prompt: str, context: list[dict]
+    items: [item], items_omitted: int
+    pending: [{kind: "approval"|"question", id, request_id: str|None, session_id}]
+    unknown: {event type or "notification <method>": count}
+
+    item kinds (all with kind, id, rev):
+      text / reasoning: text, streaming: bool, (reasoning) collapsed: true, truncated?: true
+      user:      text                                  (later human messages of the run)
+      tool:      call_id, name, arguments (raw), args (parsed JSON|None), description, summary,
+                 state: streaming|pending|running|done|failed|rejected, result: str|None,
+                 is_error, error_code, job: {job_id, kind, status, detail}|None,
+                 approval: approval|None, question: question|None, subagent: subagent|None
+      approval:  session_id, approval_id, request_id, call_id, tool_name, reason,
+                 state: pending|decided, outcome: allowed-once|rejected|cancelled|unavailable|None,
+                 decided_by: you|policy|timeout|connection-lost|runtime|cancelled-by-agent|None
+      question:  session_id, request_id, call_id, questions: [{id, question, header, detail,
+                 options: [{label, description}], multi_select}], answers: [{id, selected,
+                 custom}]|None, state: pending|answered|dismissed|cancelled|failed
+      subagent:  child_id, label, description, mode, prompt, state: running|done|failed, status,
+                 stop_reason, result, turns, usage, items: [item], items_omitted
+      error:     source: turn|client, message, code, status, hint, detail
+      note:      note: retry|compaction|turn-end|subagent|question-reply|block, text, count
+
+Approval, question and subagent cards nest inside the tool call they belong to when it is known,
+else they are items of their own at the point they appeared. Bounds: :mod:`.state`. Escaping and
+link neutralization of the markdown: :mod:`.sanitize`.
+"""
+
+from .reducer import APPROVAL_CANCELLED, LOCAL_KINDS, Transcript
+from .sanitize import code_span, escape_inline, fence, sanitize_markdown
+from .state import (
+    ARGS_MAX,
+    ARGS_PARSED_MAX,
+    ASSISTANT_MAX,
+    DECIDED_BY,
+    MAX_ITEMS,
+    PROMPT_MAX,
+    RESULT_MAX,
+    SCHEMA_VERSION,
+    STATES,
+)
+
+__all__ = [
+    "APPROVAL_CANCELLED",
+    "ARGS_MAX",
+    "ARGS_PARSED_MAX",
+    "ASSISTANT_MAX",
+    "DECIDED_BY",
+    "LOCAL_KINDS",
+    "MAX_ITEMS",
+    "PROMPT_MAX",
+    "RESULT_MAX",
+    "SCHEMA_VERSION",
+    "STATES",
+    "Transcript",
+    "code_span",
+    "escape_inline",
+    "fence",
+    "sanitize_markdown",
+]

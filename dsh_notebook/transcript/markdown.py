@@ -1,0 +1,263 @@
+"""The static markdown transcript (what replaces the widget in a saved notebook).
+
+Rendered from a snapshot (schema 1). Guarantees:
+
+- Every piece of agent, tool, user or runtime text goes through :mod:`.sanitize`: markdown text
+  via :func:`sanitize_markdown`, one-line labels via :func:`escape_inline`, tool arguments and
+  results inside :func:`fence` blocks that their content cannot close. No raw HTML, no
+  ``javascript:``/``vbscript:``/``data:`` link target can come out, so the result is safe as
+  *trusted* ``text/markdown`` (JupyterLab, VS Code, nbconvert, GitHub).
+- Deterministic: no times or durations; the same snapshot gives the same text.
+- Plain CommonMark + tables only (no ``<details>``, no HTML), readable as source too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
+from .text import OUTCOME_WORDS, closed_view, decided_by_words, plural, usage_words
+
+__all__ = ["render_markdown"]
+
+_MAX_DEPTH = 4
+_TOOL_STATES = {
+    "streaming": "writing the call",
+    "pending": "pending",
+    "running": "running",
+    "done": "done",
+    "failed": "failed",
+    "rejected": "rejected",
+}
+
+
+def render_markdown(snapshot: dict[str, Any]) -> str:
+    snapshot = closed_view(snapshot)
+    h = snapshot["header"]
+    blocks: list[str] = [_headline(snapshot)]
+    if snapshot.get("prompt"):
+        blocks.append(quote("**Prompt**\n\n" + sanitize_markdown(snapshot["prompt"])))
+    chips = [_chip(c) for c in snapshot.get("context") or []]
+    if chips:
+        blocks.append("Context: " + " · ".join(chips))
+    if snapshot.get("items_omitted"):
+        blocks.append(f"_{snapshot['items_omitted']} earlier items omitted._")
+    blocks.extend(_items(snapshot.get("items") or [], 0))
+    blocks.append("---")
+    blocks.append(_footer(h, snapshot.get("unknown") or {}))
+    return "\n\n".join(b for b in blocks if b) + "\n"
+
+
+def _headline(snapshot: dict[str, Any]) -> str:
+    h = snapshot["header"]
+    parts = ["**dsh**"]
+    title = h.get("title")
+    prompt = snapshot.get("prompt") or ""
+    if title and not prompt.startswith(title):
+        parts.append(escape_inline(title))
+    parts.append("session " + code_span(h["session_id"]))
+    if h.get("model"):
+        parts.append("model " + code_span(h["model"]))
+    return " · ".join(parts)
+
+
+def _chip(chip: Any) -> str:
+    if not isinstance(chip, dict):
+        return code_span(str(chip))
+    name = next(
+        (chip[k] for k in ("label", "name", "title", "path") if isinstance(chip.get(k), str)), None
+    )
+    kind = chip.get("kind") if isinstance(chip.get("kind"), str) else chip.get("type")
+    if name is None:
+        return code_span(json.dumps(chip, ensure_ascii=False, sort_keys=True)[:200])
+    out = code_span(name)
+    if isinstance(kind, str) and kind and kind != name:
+        out += f" ({escape_inline(kind)})"
+    return out
+
+
+def _footer(h: dict[str, Any], unknown: dict[str, int]) -> str:
+    parts = [f"**{h['state']}**"]
+    if h.get("finish_reason"):
+        parts.append("finish reason " + code_span(h["finish_reason"]))
+    parts.append(plural(h.get("turns", 0), "turn"))
+    parts.append(plural(h.get("tool_calls", 0), "tool call"))
+    if h.get("subagents"):
+        parts.append(plural(h["subagents"], "subagent"))
+    usage = usage_words(h.get("usage") or {})
+    if usage:
+        parts.append(usage)
+    ignored = sum(unknown.values())
+    if ignored:
+        parts.append(plural(ignored, "unrecognized event"))
+    return " · ".join(parts)
+
+
+def _items(items: list[dict[str, Any]], depth: int) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        block = _item(item, depth)
+        if block:
+            out.append(block)
+    return out
+
+
+def _item(item: dict[str, Any], depth: int) -> str:
+    kind = item.get("kind")
+    if kind == "text":
+        return sanitize_markdown(item.get("text") or "")
+    if kind == "reasoning":
+        text = item.get("text") or ""
+        return quote("_Reasoning_\n\n" + sanitize_markdown(text)) if text.strip() else ""
+    if kind == "user":
+        label = "**You**" if depth == 0 else "**Message to the subagent**"
+        return quote(label + "\n\n" + sanitize_markdown(item.get("text") or ""))
+    if kind == "tool":
+        return _tool(item, depth)
+    if kind == "approval":
+        return _approval(item)
+    if kind == "question":
+        return _question(item)
+    if kind == "subagent":
+        return _subagent(item, depth, standalone=True)
+    if kind == "error":
+        return _error(item)
+    if kind == "note":
+        text = item.get("text") or ""
+        if item.get("count", 1) > 1:
+            text += f" ({item['count']} attempts)"
+        return f"_{escape_inline(text)}_"
+    return ""
+
+
+def _tool(item: dict[str, Any], depth: int) -> str:
+    head = f"**Tool** {code_span(item.get('name') or '?')} · {_TOOL_STATES.get(item.get('state', ''), item.get('state', ''))}"
+    if item.get("summary"):
+        head += " — " + escape_inline(item["summary"])
+    blocks = [head]
+    question = item.get("question")
+    if question:
+        blocks.append(_question(question))
+    else:
+        args = _arguments(item)
+        if args:
+            blocks.append(args)
+    if item.get("approval"):
+        blocks.append(_approval(item["approval"]))
+    job = item.get("job")
+    if job:
+        line = f"Job: {escape_inline(job.get('status') or '')}"
+        if job.get("detail"):
+            line += " — " + escape_inline(job["detail"])
+        blocks.append(line)
+    if item.get("result") is not None and not question:
+        label = "Result"
+        if item.get("is_error"):
+            label += (
+                " (error"
+                + (f" {code_span(item['error_code'])}" if item.get("error_code") else "")
+                + ")"
+            )
+        blocks.append(f"{label}:\n\n{fence(item['result'], 'text')}")
+    if item.get("subagent"):
+        blocks.append(_subagent(item["subagent"], depth, standalone=False))
+    return "\n\n".join(blocks)
+
+
+def _arguments(item: dict[str, Any]) -> str:
+    args = item.get("args")
+    if isinstance(args, dict) and not args:
+        return ""
+    if args is not None:
+        return fence(json.dumps(args, indent=2, ensure_ascii=False), "json")
+    raw = item.get("arguments") or ""
+    return fence(raw, "") if raw.strip() else ""
+
+
+def _approval(item: dict[str, Any]) -> str:
+    tool = code_span(item.get("tool_name") or "?")
+    if item.get("state") in ("pending", "undecided"):
+        wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
+        line = f"**Approval** for {tool}: {wait}"
+    else:
+        outcome = OUTCOME_WORDS.get(item.get("outcome") or "", item.get("outcome") or "decided")
+        line = f"**Approval** for {tool}: **{escape_inline(outcome)}**"
+        who = decided_by_words(item.get("decided_by"))
+        if who:
+            line += f" ({escape_inline(who)})"
+    if item.get("reason"):
+        line += " — " + escape_inline(item["reason"])
+    return line
+
+
+def _question(item: dict[str, Any]) -> str:
+    state = item.get("state") or "pending"
+    words = {
+        "pending": "awaiting an answer",
+        "answered": "answered",
+        "dismissed": "dismissed",
+        "cancelled": "withdrawn without an answer",
+        "failed": "failed",
+        "undecided": "no answer recorded",
+    }
+    lines = [f"**Question** · {escape_inline(words.get(state, state))}", ""]
+    answers = {a.get("id"): a for a in item.get("answers") or []}
+    for q in item.get("questions") or []:
+        line = "- "
+        if q.get("header"):
+            line += f"**{escape_inline(q['header'])}**: "
+        line += escape_inline(q.get("question") or "")
+        labels = [escape_inline(o.get("label") or "") for o in q.get("options") or []]
+        if labels:
+            line += f" _(options: {', '.join(labels)})_"
+        answer = answers.get(q.get("id"))
+        if answer is not None:
+            chosen = list(answer.get("selected") or [])
+            if answer.get("custom"):
+                chosen.append(f"“{answer['custom']}”")
+            line += " → " + (f"**{escape_inline(', '.join(chosen))}**" if chosen else "_skipped_")
+        lines.append(line)
+    return "\n".join(lines).rstrip()
+
+
+def _subagent(item: dict[str, Any], depth: int, *, standalone: bool) -> str:
+    name = item.get("label") or item.get("description") or item.get("child_id") or "subagent"
+    state = item.get("state") or "running"
+    head = f"**Subagent** {escape_inline(name)} · {escape_inline(state)}"
+    if item.get("stop_reason") and item.get("stop_reason") != "completed":
+        head += f" ({escape_inline(item['stop_reason'])})"
+    inner: list[str] = []
+    if standalone and item.get("prompt"):
+        inner.append("_Task_\n\n" + sanitize_markdown(item["prompt"]))
+    if depth + 1 > _MAX_DEPTH:
+        inner.append("_(nested output omitted)_")
+    else:
+        if item.get("items_omitted"):
+            inner.append(f"_{item['items_omitted']} earlier items omitted._")
+        inner.extend(_items(item.get("items") or [], depth + 1))
+    result = item.get("result")
+    texts = [i.get("text") for i in item.get("items") or [] if i.get("kind") == "text"]
+    if result and (not texts or texts[-1] != result):
+        inner.append("**Result**\n\n" + sanitize_markdown(result))
+    usage = usage_words(item.get("usage") or {})
+    if usage:
+        inner.append(f"_{plural(item.get('turns', 0), 'turn')} · {usage}_")
+    if not inner:
+        return head
+    return head + "\n\n" + quote("\n\n".join(inner))
+
+
+def _error(item: dict[str, Any]) -> str:
+    line = "**Error**"
+    if item.get("code"):
+        line += " " + code_span(item["code"])
+    if item.get("status"):
+        line += f" (HTTP {int(item['status'])})"
+    line += ": " + escape_inline(item.get("message") or "")
+    blocks = [line]
+    if item.get("hint"):
+        blocks.append("_Hint:_ " + escape_inline(item["hint"]))
+    if item.get("detail"):
+        blocks.append(fence(item["detail"], "text"))
+    return "\n\n".join(blocks)

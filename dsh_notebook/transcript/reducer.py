@@ -1,0 +1,375 @@
+"""The transcript reducer: notifications (and the client's own facts) → one transcript state.
+
+Guarantees:
+
+- Pure: no IO, no clocks, no threads. Given the same notifications and facts in the same order, the
+  state, ids, snapshot and renderings are identical.
+- Order: notifications are applied in the order given (transport order); items appear in the order
+  the runtime committed them, live nodes are replaced in place by the committed message.
+- Scope: only the session tree of ``session_id`` is read; children are learnt from
+  ``subagent.started`` (and ``subagent/catalog``), recursively. Everything else is ignored
+  (``apply`` returns ``False``).
+- Robust: unknown methods, event types and content blocks are counted (``snapshot()["unknown"]``),
+  never raised; a malformed payload is skipped and counted too.
+- ``seq`` increases by one on every :meth:`Transcript.apply` / :meth:`Transcript.apply_local` that
+  changed the snapshot, and only then; each changed node carries the new ``seq`` as its ``rev``.
+- Bounded: see :mod:`dsh_notebook.transcript.state` for every cap.
+- Not thread-safe: one owner applies notifications; read ``snapshot()`` from the same thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from dsh_notebook.protocol import (
+    ASSISTANT_STREAM,
+    SESSION_EVENT,
+    SESSION_STATUS,
+    SUBAGENT_FINISHED,
+    SUBAGENT_STARTED,
+    USER_QUESTION_CANCELLED,
+    Notification,
+    SessionEvent,
+)
+
+from . import interactions as inter
+from .core import Core, SessionCtx
+from .events import handle_event, text_of_blocks
+from .hints import hint_for
+from .live import handle_frame
+from .nodes import ApprovalNode, ErrorNode, QuestionNode, SubagentNode, TextNode, ToolNode
+from .state import (
+    DECIDED_BY,
+    LABEL_MAX,
+    LINE_MAX,
+    PROMPT_MAX,
+    RESULT_MAX,
+    SCHEMA_VERSION,
+    STATES,
+    Header,
+    cap,
+    jsonable,
+)
+
+__all__ = ["APPROVAL_CANCELLED", "LOCAL_KINDS", "Transcript"]
+
+APPROVAL_CANCELLED = "approval/cancelled"
+LOCAL_KINDS = (
+    "approval-requested",
+    "approval-decided",
+    "question-asked",
+    "question-answered",
+    "question-cancelled",
+    "error",
+    "settled",
+    "status",
+)
+
+
+class Transcript:
+    """The live and static transcript of one run on ``session_id`` (and its subagents).
+
+    ``prompt`` and ``context`` (chips, JSON-like dicts) are shown as given; when ``prompt`` is
+    empty, the session's first human message is used. ``title`` and ``model``, when given, win over
+    what the runtime reports.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        prompt: str = "",
+        context: list[dict[str, Any]] | None = None,
+        title: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        header = Header(
+            session_id=session_id,
+            title=cap(title, LABEL_MAX) if title is not None else None,
+            model=cap(model, LABEL_MAX) if model is not None else None,
+        )
+        chips = jsonable(list(context or []))
+        self._core = Core(session_id, header, prompt=cap(prompt, PROMPT_MAX), context=chips)
+        self._seq = 0
+
+    # -- public API --------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self._core.header.session_id
+
+    @property
+    def seq(self) -> int:
+        """Increases by one on every change of the snapshot (starts at 0)."""
+        return self._seq
+
+    def apply(self, notification: Notification) -> bool:
+        """Apply one server notification; ``True`` when the state changed.
+
+        Notifications about sessions outside this transcript's tree are ignored.
+        """
+        core = self._core
+        params = notification.params if isinstance(notification.params, dict) else {}
+        method = notification.method
+        try:
+            self._dispatch(method, params)
+        except (ValidationError, KeyError, TypeError, ValueError, AttributeError):
+            if self._in_tree(params):
+                core.count_unknown(f"malformed {method}")
+        return self._commit()
+
+    def apply_local(self, kind: str, **data: Any) -> bool:
+        """Apply a client-side fact (see :data:`LOCAL_KINDS`); ``True`` when the state changed.
+
+        Raises ``ValueError`` for an unknown ``kind`` or value and ``TypeError`` for a wrong
+        keyword: these are programming errors of the caller, not wire conditions.
+        """
+        handlers: dict[str, Callable[..., None]] = {
+            "approval-requested": self._approval_requested,
+            "approval-decided": self._approval_decided,
+            "question-asked": self._question_asked,
+            "question-answered": self._question_answered,
+            "question-cancelled": self._question_cancelled,
+            "error": self._error,
+            "settled": self._settled,
+            "status": self._status,
+        }
+        handler = handlers.get(kind)
+        if handler is None:
+            raise ValueError(
+                f"unknown local fact {kind!r}; expected one of {', '.join(LOCAL_KINDS)}"
+            )
+        handler(**data)
+        return self._commit()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as a JSON-serialisable dict (schema 1; see the package docstring)."""
+        core = self._core
+        h = core.header
+        nodes = core.all_nodes()
+        pending = self._pending(nodes)
+        state = "waiting" if pending and h.state in ("starting", "running") else h.state
+        return {
+            "schema": SCHEMA_VERSION,
+            "seq": self._seq,
+            "header": {
+                "session_id": h.session_id,
+                "title": h.title,
+                "model": h.model,
+                "state": state,
+                "turns": h.turns,
+                "finish_reason": h.finish_reason,
+                "usage": h.usage.to_dict(),
+                "tool_calls": sum(isinstance(n, ToolNode) for n in nodes),
+                "subagents": sum(isinstance(n, SubagentNode) for n in nodes),
+                "errors": sum(isinstance(n, ErrorNode) for n in nodes),
+            },
+            "prompt": core.prompt,
+            "context": core.context,
+            "items": core.items.to_list(),
+            "items_omitted": core.items.omitted,
+            "pending": pending,
+            "unknown": dict(core.unknown),
+        }
+
+    def to_markdown(self) -> str:
+        """The static transcript as sanitized markdown (safe to display as trusted output)."""
+        from .markdown import render_markdown
+
+        return render_markdown(self.snapshot())
+
+    def to_text(self) -> str:
+        """The static transcript as plain text; the first line is :meth:`summary_line`."""
+        from .text import render_text
+
+        return render_text(self.snapshot())
+
+    def summary_line(self) -> str:
+        """One line, e.g. ``dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens``."""
+        from .text import summary_line
+
+        return summary_line(self.snapshot())
+
+    def __repr__(self) -> str:
+        return f"<Transcript {self.summary_line()}>"
+
+    # -- dispatch ----------------------------------------------------------------------------
+
+    def _in_tree(self, params: dict[str, Any]) -> bool:
+        for key in ("sessionId", "parentSessionId", "childSessionId"):
+            if isinstance(params.get(key), str) and params[key] in self._core.sessions:
+                return True
+        return False
+
+    def _dispatch(self, method: str, params: dict[str, Any]) -> None:
+        core = self._core
+        ctx = (
+            core.ctx(params.get("sessionId")) if isinstance(params.get("sessionId"), str) else None
+        )
+        if method == SESSION_EVENT:
+            if ctx is not None and isinstance(params.get("event"), dict):
+                handle_event(core, ctx, SessionEvent.model_validate(params["event"]))
+        elif method == ASSISTANT_STREAM:
+            if ctx is not None and isinstance(params.get("frame"), dict):
+                handle_frame(core, ctx, params["frame"])
+        elif method == SESSION_STATUS:
+            if (
+                ctx is core.root
+                and params.get("status") == "running"
+                and core.header.state != "running"
+            ):
+                core.set_header("state", "running")
+        elif method == SUBAGENT_STARTED:
+            parent = core.ctx(params.get("parentSessionId"))
+            child_id = params.get("childSessionId")
+            if parent is not None and isinstance(child_id, str) and child_id not in core.sessions:
+                core.add_child(parent, cap(child_id, LABEL_MAX))
+        elif method == SUBAGENT_FINISHED:
+            self._subagent_finished(params)
+        elif method == APPROVAL_CANCELLED:
+            request_id = params.get("requestId")
+            if isinstance(request_id, str):
+                reason = params.get("reason")
+                inter.approval_cancelled(
+                    core, request_id, reason if isinstance(reason, str) else None
+                )
+        elif method == USER_QUESTION_CANCELLED:
+            request_id = params.get("requestId")
+            if isinstance(request_id, str):
+                inter.local_question_cancelled(core, request_id=request_id)
+        elif self._in_tree(params):
+            core.count_unknown(f"notification {method}")
+
+    def _subagent_finished(self, params: dict[str, Any]) -> None:
+        core = self._core
+        child_id = params.get("childSessionId")
+        parent = core.ctx(params.get("parentSessionId"))
+        child = core.ctx(child_id) if isinstance(child_id, str) else None
+        if child is None and parent is not None and isinstance(child_id, str):
+            child = core.add_child(parent, cap(child_id, LABEL_MAX))
+        if child is None or child.owner is None:
+            return
+        node = child.owner
+        status = params.get("status")
+        stop = params.get("stopReason")
+        core.set(node, "status", cap(status, LABEL_MAX) if isinstance(status, str) else None)
+        core.set(node, "stop_reason", cap(stop, LABEL_MAX) if isinstance(stop, str) else None)
+        core.set(node, "state", "done" if status == "ok" else "failed")
+        last = params.get("lastAssistantMessage")
+        if isinstance(last, list):
+            text = text_of_blocks(last)
+            core.set(node, "result", cap(text, RESULT_MAX) if text else None)
+
+    def _commit(self) -> bool:
+        changes = self._core.changes
+        if not changes.changed:
+            return False
+        self._seq += 1
+        changes.commit(self._seq)
+        return True
+
+    def _pending(self, nodes: list[Any]) -> list[dict[str, Any]]:
+        if self._core.header.state in ("settled", "error"):
+            return []
+        return [
+            {
+                "kind": "approval" if isinstance(n, ApprovalNode) else "question",
+                "id": n.id,
+                "request_id": n.request_id,
+                "session_id": n.session_id,
+            }
+            for n in nodes
+            if isinstance(n, (ApprovalNode, QuestionNode)) and n.state == "pending"
+        ]
+
+    # -- local facts -------------------------------------------------------------------------
+
+    def _session(self, session_id: str | None) -> SessionCtx:
+        return self._core.ctx(session_id) or self._core.root
+
+    def _approval_requested(
+        self,
+        *,
+        request_id: str,
+        session_id: str,
+        tool_name: str,
+        call_id: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        inter.local_approval_requested(
+            self._core,
+            self._session(session_id),
+            request_id=request_id,
+            tool_name=tool_name,
+            call_id=call_id,
+            reason=reason,
+        )
+
+    def _approval_decided(self, *, request_id: str, outcome: str, decided_by: str) -> None:
+        if decided_by not in DECIDED_BY:
+            raise ValueError(
+                f"decided_by must be one of {', '.join(DECIDED_BY)}, not {decided_by!r}"
+            )
+        inter.local_approval_decided(
+            self._core, request_id=request_id, outcome=outcome, decided_by=decided_by
+        )
+
+    def _question_asked(
+        self,
+        *,
+        request_id: str,
+        session_id: str,
+        questions: list[dict[str, Any]],
+        call_id: str | None = None,
+    ) -> None:
+        inter.local_question_asked(
+            self._core,
+            self._session(session_id),
+            request_id=request_id,
+            questions=questions,
+            call_id=call_id,
+        )
+
+    def _question_answered(self, *, request_id: str, answers: list[dict[str, Any]] | None) -> None:
+        inter.local_question_answered(self._core, request_id=request_id, answers=answers)
+
+    def _question_cancelled(self, *, request_id: str) -> None:
+        inter.local_question_cancelled(self._core, request_id=request_id)
+
+    def _error(
+        self,
+        *,
+        message: str,
+        detail: str | None = None,
+        hint: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        core = self._core
+        node = ErrorNode(
+            id=core.new_id(),
+            source="client",
+            message=cap(message, LINE_MAX),
+            code=cap(code, LABEL_MAX) if code else None,
+            detail=cap(detail, RESULT_MAX) if detail else None,
+            hint=cap(hint, LINE_MAX) if hint else hint_for(code),
+        )
+        core.add_item(core.root, node)
+        core.set_header("state", "error")
+
+    def _settled(self, *, finish_reason: str | None = None) -> None:
+        core = self._core
+        if finish_reason is not None:
+            core.set_header("finish_reason", cap(finish_reason, LABEL_MAX))
+        for node in core.all_nodes():
+            if isinstance(node, TextNode) and node.streaming:
+                core.set(node, "streaming", False)
+        if core.header.state != "error":
+            core.set_header("state", "error" if core.header.finish_reason == "error" else "settled")
+
+    def _status(self, *, state: str) -> None:
+        if state not in STATES:
+            raise ValueError(f"state must be one of {', '.join(STATES)}, not {state!r}")
+        self._core.set_header("state", state)

@@ -1,0 +1,1316 @@
+"""The transcript reducer and its renderings: captures, goldens, live streams, merges, escaping.
+
+Golden files live in ``tests/golden/transcript/``; regenerate them with ``UPDATE_GOLDEN=1``.
+The hostile-markdown checker renders with markdown-it-py (raw HTML enabled, link validation off,
+i.e. as permissive as a trusted Jupyter output) and inspects the produced HTML.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.protocol import Notification
+from dsh_notebook.transcript import RESULT_MAX, Transcript, fence, sanitize_markdown
+from dsh_notebook.transcript.sanitize import is_dangerous_url
+
+from .conftest import load_capture
+
+GOLDEN = Path(__file__).parent / "golden" / "transcript"
+PACKAGE = Path(__file__).resolve().parents[1] / "dsh_notebook" / "transcript"
+
+CAPTURES = [
+    "plain",
+    "bash",
+    "subagent",
+    "approval_allowed_once",
+    "approval_rejected",
+    "approval_unavailable",
+    "ask_user_answered",
+    "misc_methods",
+    "long_stream",
+    "resume-run1",
+    "resume-run2",
+]
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def notifications(name: str) -> list[Notification]:
+    return [
+        Notification(r["frame"]["method"], r["frame"]["params"])
+        for r in load_capture(f"{name}.jsonl")
+        if r["dir"] == "s2c" and "method" in r["frame"] and "id" not in r["frame"]
+    ]
+
+
+def prompted_sessions(name: str) -> list[str]:
+    out: list[str] = []
+    for r in load_capture(f"{name}.jsonl"):
+        frame = r["frame"]
+        if (
+            r["dir"] == "c2s"
+            and isinstance(frame, dict)
+            and frame.get("method") == "session/prompt"
+        ):
+            out.append(frame["params"]["sessionId"])
+    return list(dict.fromkeys(out))
+
+
+def stream_frames(
+    session_id: str, event: dict[str, Any], n: int
+) -> tuple[list[Notification], Notification]:
+    """Bridge frames (``start`` + chunks, and the ``end``) rebuilt from an event's ``data.stream``."""
+    attempt = f"{session_id}:{n}"
+
+    def frame(body: dict[str, Any]) -> Notification:
+        return Notification("session.assistant_stream", {"sessionId": session_id, "frame": body})
+
+    out = [frame({"type": "start", "attemptId": attempt, "revision": n, "turn": 1, "step": 1})]
+    index = 0
+
+    def chunk(c: dict[str, Any]) -> None:
+        nonlocal index
+        out.append(
+            frame(
+                {
+                    "type": "chunk",
+                    "attemptId": attempt,
+                    "revision": n,
+                    "index": index,
+                    "time": 0,
+                    "chunk": c,
+                }
+            )
+        )
+        index += 1
+
+    for record in event["data"].get("stream") or []:
+        kind = record.get("type")
+        if kind == "chunk":
+            chunk(record["chunk"])
+        elif kind in ("text-chunks", "reasoning-chunks"):
+            ctype = "text-delta" if kind == "text-chunks" else "reasoning-delta"
+            for text in record["texts"]:
+                chunk({"type": ctype, "index": record["index"], "text": text})
+        elif kind == "tool-call-chunks":
+            for i, args in enumerate(record["args"]):
+                c = {
+                    "type": "tool-call-delta",
+                    "index": record["index"],
+                    "id": record["id"],
+                    "argumentsDelta": args,
+                }
+                if i == 0 and record.get("name"):
+                    c["name"] = record["name"]
+                chunk(c)
+    end = frame(
+        {
+            "type": "end",
+            "attemptId": attempt,
+            "revision": n,
+            "index": index,
+            "outcome": {"kind": "committed", "eventType": event["type"], "seq": event["seq"]},
+        }
+    )
+    return out, end
+
+
+def with_live_frames(items: list[Notification]) -> list[Notification]:
+    """The capture as the bridge would deliver it: live frames around every model attempt."""
+    out: list[Notification] = []
+    n = 0
+    for note in items:
+        event = note.params.get("event") if note.method == "session.event" else None
+        if (
+            event
+            and event["type"] in ("assistant/message", "assistant/attempt")
+            and event["data"].get("stream")
+        ):
+            n += 1
+            frames, end = stream_frames(note.params["sessionId"], event, n)
+            out += [*frames, note, end]
+        else:
+            out.append(note)
+    return out
+
+
+def reduce(
+    name: str, session_id: str | None = None, *, live: bool = False, settle: bool = True
+) -> Transcript:
+    session_id = session_id or prompted_sessions(name)[0]
+    t = Transcript(session_id)
+    items = notifications(name)
+    for note in with_live_frames(items) if live else items:
+        t.apply(note)
+    if settle:
+        t.apply_local("settled", finish_reason=None)
+    return t
+
+
+def event(
+    session_id: str, etype: str, data: dict[str, Any], seq: int = 0, **extra: Any
+) -> Notification:
+    return Notification(
+        "session.event",
+        {
+            "sessionId": session_id,
+            "event": {"type": etype, "seq": seq, "time": 0, "data": data, **extra},
+        },
+    )
+
+
+def chunk_frame(session_id: str, attempt: str, index: int, chunk: dict[str, Any]) -> Notification:
+    return Notification(
+        "session.assistant_stream",
+        {
+            "sessionId": session_id,
+            "frame": {
+                "type": "chunk",
+                "attemptId": attempt,
+                "revision": 1,
+                "index": index,
+                "time": 0,
+                "chunk": chunk,
+            },
+        },
+    )
+
+
+def assistant(
+    session_id: str, *blocks: dict[str, Any], usage: dict[str, int] | None = None
+) -> Notification:
+    data: dict[str, Any] = {
+        "turn": 1,
+        "step": 1,
+        "message": {"role": "assistant", "content": list(blocks)},
+    }
+    if usage:
+        data["usage"] = usage
+    return event(session_id, "assistant/message", data)
+
+
+def tool_call(session_id: str, call_id: str, name: str, args: Any) -> Notification:
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return event(
+        session_id,
+        "tool/call",
+        {"turn": 1, "step": 1, "callId": call_id, "name": name, "arguments": raw},
+    )
+
+
+def tool_result(
+    session_id: str,
+    call_id: str,
+    text: str,
+    *,
+    is_error: bool = False,
+    error: dict[str, Any] | None = None,
+) -> Notification:
+    data: dict[str, Any] = {
+        "message": {
+            "role": "tool",
+            "toolCallId": call_id,
+            "content": [{"type": "text", "text": text}],
+            "isError": is_error,
+        }
+    }
+    if error:
+        data["error"] = error
+    return event(session_id, "tool/result", data)
+
+
+def all_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for item in items:
+        out.append(item)
+        for key in ("approval", "question"):
+            if item.get(key):
+                out.append(item[key])
+        sub = (
+            item.get("subagent")
+            if item["kind"] == "tool"
+            else item
+            if item["kind"] == "subagent"
+            else None
+        )
+        if sub:
+            if sub is not item:
+                out.append(sub)
+            out += all_items(sub["items"])
+    return out
+
+
+def texts(snapshot: dict[str, Any], kind: str = "text") -> list[str]:
+    return [i["text"] for i in snapshot["items"] if i["kind"] == kind]
+
+
+# -- every capture -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_every_capture_reduces_and_renders(name: str) -> None:
+    for session_id in prompted_sessions(name):
+        for live in (False, True):
+            t = reduce(name, session_id, live=live)
+            snap = t.snapshot()
+            assert json.loads(json.dumps(snap)) == snap
+            assert snap["schema"] == 1
+            assert not [k for k in snap["unknown"] if k.startswith("malformed")], snap["unknown"]
+            assert snap["header"]["state"] in ("settled", "error")
+            assert snap["header"]["turns"] >= 1
+            assert not [i for i in all_items(snap["items"]) if i.get("streaming")]
+            md, text = t.to_markdown(), t.to_text()
+            assert md.startswith("**dsh**") and md.endswith("\n")
+            assert text.splitlines()[0] == t.summary_line()
+            assert_safe_markdown(md)
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_live_frames_do_not_change_the_final_transcript(name: str) -> None:
+    for session_id in prompted_sessions(name):
+        still, live = reduce(name, session_id), reduce(name, session_id, live=True)
+        assert live.to_markdown() == still.to_markdown()
+        assert live.to_text() == still.to_text()
+
+
+def test_plain_capture() -> None:
+    snap = reduce("plain").snapshot()
+    assert [i["kind"] for i in snap["items"]] == ["reasoning", "text"]
+    assert snap["items"][0]["collapsed"] is True
+    assert texts(snap) == ["Hello from the fake model!"]
+    h = snap["header"]
+    assert (h["state"], h["turns"], h["finish_reason"], h["model"]) == (
+        "settled",
+        1,
+        "completed",
+        "deepseek-flash",
+    )
+    assert h["usage"]["input_tokens"] == 11 and h["usage"]["total_tokens"] == 18
+    assert snap["prompt"] == "[[scenario:plain]] Say hello."
+
+
+def test_bash_capture() -> None:
+    snap = reduce("bash").snapshot()
+    (tool,) = [i for i in snap["items"] if i["kind"] == "tool"]
+    assert tool["name"] == "bash" and tool["state"] == "done" and tool["is_error"] is False
+    assert tool["args"]["command"].startswith("echo hi-from-bash")
+    assert tool["description"] == "Write and print a file"
+    assert tool["result"] == "hi-from-bash\n"
+    assert tool["job"]["status"] == "completed" and tool["job"]["detail"] == "exit code: 0"
+    assert texts(snap) == ["I will run a command.", "The command ran; see bash_out.txt."]
+
+
+def test_subagent_capture_nests_the_child_under_its_tool_call() -> None:
+    snap = reduce("subagent").snapshot()
+    (tool,) = [i for i in snap["items"] if i["kind"] == "tool"]
+    sub = tool["subagent"]
+    assert sub["child_id"].startswith("c4af6878")
+    assert (sub["label"], sub["description"], sub["mode"]) == (
+        "child task",
+        "child task",
+        "continuable",
+    )
+    assert (sub["state"], sub["status"], sub["stop_reason"]) == ("done", "ok", "completed")
+    assert sub["result"] == "Hello from the child subagent."
+    assert sub["prompt"] == "[[scenario:child]] Say hello from the child."
+    assert [i["text"] for i in sub["items"]] == ["Hello from the child subagent."]
+    assert sub["turns"] == 1 and sub["usage"]["total_tokens"] == 18
+    h = snap["header"]
+    assert (h["turns"], h["subagents"], h["usage"]["total_tokens"]) == (2, 1, 72)
+    assert texts(snap)[-1] == "The subagent finished and said hello."
+    assert any(
+        i["kind"] == "note" and i["note"] == "subagent" and "child task" in i["text"]
+        for i in snap["items"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "outcome", "decided_by", "state"),
+    [
+        ("approval_allowed_once", "allowed-once", None, "done"),
+        ("approval_rejected", "rejected", None, "rejected"),
+        ("approval_unavailable", "unavailable", "runtime", "rejected"),
+    ],
+)
+def test_approval_captures(name: str, outcome: str, decided_by: str | None, state: str) -> None:
+    snap = reduce(name).snapshot()
+    (tool,) = [i for i in snap["items"] if i["kind"] == "tool"]
+    approval = tool["approval"]
+    assert (approval["outcome"], approval["decided_by"], approval["state"]) == (
+        outcome,
+        decided_by,
+        "decided",
+    )
+    assert approval["reason"].startswith("escalate sandbox to danger-full-access")
+    assert approval["call_id"] == tool["call_id"] and approval["tool_name"] == "bash"
+    assert tool["state"] == state
+
+
+def test_ask_user_capture_answers_the_question_from_the_tool_result() -> None:
+    snap = reduce("ask_user_answered").snapshot()
+    (tool,) = [i for i in snap["items"] if i["kind"] == "tool"]
+    question = tool["question"]
+    assert question["state"] == "answered"
+    assert (
+        question["questions"][0]["id"] == "color" and question["questions"][0]["header"] == "Color"
+    )
+    assert [o["label"] for o in question["questions"][0]["options"]] == ["Red", "Blue"]
+    assert question["answers"] == [{"id": "color", "selected": ["Blue"], "custom": None}]
+
+
+def test_misc_capture_details() -> None:
+    one = reduce("misc_methods", "misc-1").snapshot()
+    assert [i["name"] for i in one["items"] if i["kind"] == "tool"] == ["glob", "working_directory"]
+    assert one["header"]["turns"] == 3
+    bad = reduce("misc_methods", "misc-2").snapshot()
+    (tool,) = [i for i in bad["items"] if i["kind"] == "tool"]
+    assert tool["state"] == "failed" and tool["is_error"] and "unknown tool" in tool["result"]
+    err = reduce("misc_methods", "misc-3").snapshot()
+    (error,) = [i for i in err["items"] if i["kind"] == "error"]
+    assert (error["code"], error["status"], error["message"]) == (
+        "INVALID_REQUEST",
+        400,
+        "scripted invalid request",
+    )
+    assert err["header"]["state"] == "error" and err["header"]["finish_reason"] == "error"
+    queued = reduce("misc_methods", "misc-4").snapshot()
+    assert [i["text"] for i in queued["items"] if i["kind"] == "user"] == ["second while busy"]
+    assert queued["header"]["turns"] == 2
+    poisoned = reduce("misc_methods", "misc-6").snapshot()
+    assert [i["code"] for i in poisoned["items"] if i["kind"] == "error"] == [
+        "UNSUPPORTED_CONTENT",
+        "UNKNOWN",
+        "UNSUPPORTED_CONTENT",
+    ]
+    image = reduce("misc_methods", "misc-5").snapshot()
+    assert image["prompt"] == "describe\n[image image/png 1x1]"
+
+
+def test_resume_capture_counts_only_the_turns_seen() -> None:
+    snap = reduce("resume-run2").snapshot()
+    assert snap["header"]["turns"] == 1 and snap["prompt"] == "continue please"
+
+
+def test_other_sessions_are_ignored() -> None:
+    t = Transcript("long-warmup")
+    changed = [t.apply(n) for n in notifications("long_stream")]
+    others = [n for n in notifications("long_stream") if n.session_id != "long-warmup"]
+    assert others and changed.count(True) == t.seq
+    for n in others:
+        assert t.apply(n) is False
+    assert texts(t.snapshot()) == ["ok"]
+
+
+# -- goldens -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["plain", "bash", "subagent", "approval_rejected"])
+def test_golden_renderings(name: str) -> None:
+    t = reduce(name)
+    for suffix, rendered in ((".md", t.to_markdown()), (".txt", t.to_text())):
+        path = GOLDEN / f"{name}{suffix}"
+        if os.environ.get("UPDATE_GOLDEN") == "1":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(rendered, encoding="utf-8")
+        assert path.exists(), f"missing golden {path}; run with UPDATE_GOLDEN=1"
+        assert rendered == path.read_text(encoding="utf-8"), (
+            f"{path} differs (UPDATE_GOLDEN=1 to accept)"
+        )
+    assert reduce(name).to_markdown() == t.to_markdown()  # deterministic
+
+
+# -- live stream -------------------------------------------------------------------------------
+
+
+def test_live_deltas_grow_then_the_final_message_wins() -> None:
+    t = Transcript("s")
+    frames = [
+        chunk_frame("s", "s:1", i, {"type": "text-delta", "index": 1, "text": w})
+        for i, w in enumerate(["Hel", "lo ", "wor"])
+    ]
+    reasoning = chunk_frame(
+        "s", "s:1", 9, {"type": "reasoning-delta", "index": 0, "text": "thinking"}
+    )
+    assert t.apply(reasoning)
+    seqs = []
+    for f in frames:
+        assert t.apply(f)
+        seqs.append(t.seq)
+    assert seqs == sorted(seqs) and len(set(seqs)) == 3
+    snap = t.snapshot()
+    assert [(i["kind"], i["text"], i["streaming"]) for i in snap["items"]] == [
+        ("reasoning", "thinking", True),
+        ("text", "Hello wor", True),
+    ]
+    ids = [i["id"] for i in snap["items"]]
+    final = assistant(
+        "s",
+        {"type": "reasoning", "text": "thought"},
+        {"type": "text", "text": "Hello world, final."},
+    )
+    assert t.apply(final)
+    snap = t.snapshot()
+    assert [(i["kind"], i["text"], i["streaming"]) for i in snap["items"]] == [
+        ("reasoning", "thought", False),
+        ("text", "Hello world, final.", False),
+    ]
+    assert [i["id"] for i in snap["items"]] == ids  # replaced in place
+    end = Notification(
+        "session.assistant_stream",
+        {
+            "sessionId": "s",
+            "frame": {"type": "end", "attemptId": "s:1", "outcome": {"kind": "committed"}},
+        },
+    )
+    assert t.apply(end) is False
+
+
+def test_abandoned_and_failed_attempts_lose_their_live_text() -> None:
+    t = Transcript("s")
+    t.apply(chunk_frame("s", "s:1", 0, {"type": "text-delta", "index": 0, "text": "partial"}))
+    t.apply(
+        Notification(
+            "session.assistant_stream",
+            {
+                "sessionId": "s",
+                "frame": {"type": "end", "attemptId": "s:1", "outcome": {"kind": "abandoned"}},
+            },
+        )
+    )
+    assert t.snapshot()["items"] == []
+    t.apply(chunk_frame("s", "s:2", 0, {"type": "text-delta", "index": 0, "text": "again"}))
+    t.apply(event("s", "assistant/attempt", {"turn": 1, "step": 1}))
+    assert t.snapshot()["items"] == []
+
+
+def test_live_tool_call_deltas_then_committed_call() -> None:
+    t = Transcript("s")
+    t.apply(
+        chunk_frame(
+            "s",
+            "s:1",
+            0,
+            {
+                "type": "tool-call-delta",
+                "index": 0,
+                "id": "c1",
+                "name": "bash",
+                "argumentsDelta": '{"command": ',
+            },
+        )
+    )
+    t.apply(
+        chunk_frame(
+            "s",
+            "s:1",
+            1,
+            {"type": "tool-call-delta", "index": 0, "id": "c1", "argumentsDelta": '"ls"}'},
+        )
+    )
+    (tool,) = t.snapshot()["items"]
+    assert (tool["state"], tool["name"], tool["arguments"]) == (
+        "streaming",
+        "bash",
+        '{"command": "ls"}',
+    )
+    t.apply(
+        assistant(
+            "s", {"type": "tool-call", "id": "c1", "name": "bash", "arguments": '{"command": "ls"}'}
+        )
+    )
+    t.apply(tool_call("s", "c1", "bash", {"command": "ls"}))
+    (same,) = t.snapshot()["items"]
+    assert (
+        same["id"] == tool["id"]
+        and same["state"] == "running"
+        and same["args"] == {"command": "ls"}
+    )
+
+
+def test_child_frames_belong_to_the_subagent() -> None:
+    t = Transcript("p")
+    t.apply(tool_call("p", "c1", "subagent", {"description": "kid", "prompt": "go"}))
+    t.apply(Notification("subagent.started", {"parentSessionId": "p", "childSessionId": "k"}))
+    t.apply(chunk_frame("k", "k:1", 0, {"type": "text-delta", "index": 0, "text": "child says"}))
+    t.apply(chunk_frame("x", "x:1", 0, {"type": "text-delta", "index": 0, "text": "stranger"}))
+    snap = t.snapshot()
+    (tool,) = snap["items"]
+    assert [i["text"] for i in tool["subagent"]["items"]] == ["child says"]
+    assert "stranger" not in json.dumps(snap)
+
+
+def test_captured_20000_chunk_stream_stays_bounded() -> None:
+    t = reduce("long_stream", "long-chunks_20000", live=True, settle=False)
+    assert t.seq > 20_000
+    snap = t.snapshot()
+    assert texts(snap) == ["y" * 20_000]
+    assert len(json.dumps(snap)) < 25_000
+
+
+# -- subagents ---------------------------------------------------------------------------------
+
+
+def test_subagent_without_a_tool_call_is_an_item_and_grandchildren_nest() -> None:
+    t = Transcript("p")
+    t.apply(Notification("subagent.started", {"parentSessionId": "p", "childSessionId": "k"}))
+    t.apply(
+        event(
+            "k",
+            "user/message",
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "task"},
+                    {"type": "text", "text": "report back"},
+                ],
+                "source": {"kind": "user"},
+            },
+        )
+    )
+    t.apply(tool_call("k", "c2", "subagent", {"description": "grandkid"}))
+    t.apply(Notification("subagent.started", {"parentSessionId": "k", "childSessionId": "g"}))
+    t.apply(
+        assistant(
+            "g",
+            {"type": "text", "text": "deep"},
+            usage={"inputTokens": 1, "outputTokens": 2, "totalTokens": 3},
+        )
+    )
+    t.apply(
+        event(
+            "k", "approval/asked", {"id": "a1", "toolName": "bash", "callId": "zz", "reason": "r"}
+        )
+    )
+    t.apply(event("k", "approval/decided", {"id": "a1", "outcome": "rejected"}))
+    t.apply(
+        Notification(
+            "subagent.finished",
+            {
+                "parentSessionId": "p",
+                "childSessionId": "k",
+                "status": "error",
+                "stopReason": "error",
+            },
+        )
+    )
+    snap = t.snapshot()
+    (sub,) = snap["items"]
+    assert sub["kind"] == "subagent" and sub["state"] == "failed" and sub["stop_reason"] == "error"
+    assert sub["prompt"] == "task"
+    tool, approval = sub["items"]
+    assert tool["subagent"]["child_id"] == "g" and tool["subagent"]["items"][0]["text"] == "deep"
+    assert tool["subagent"]["usage"]["total_tokens"] == 3 and sub["usage"]["total_tokens"] == 3
+    assert snap["header"]["usage"]["total_tokens"] == 3
+    assert (
+        approval["kind"] == "approval" and approval["decided_by"] == "policy"
+    )  # children: policy never
+    md = t.to_markdown()
+    assert "**Subagent** grandkid" in md and "> > deep" in md
+
+
+# -- approvals and questions ---------------------------------------------------------------------
+
+
+def _escalation(t: Transcript) -> None:
+    t.apply(event("s", "approval/policy", {"policy": "ask"}))
+    t.apply(
+        tool_call(
+            "s",
+            "call-1",
+            "bash",
+            {"command": "touch /x", "sandbox_permissions": "danger-full-access"},
+        )
+    )
+    t.apply(
+        event(
+            "s",
+            "approval/asked",
+            {"id": "rt-1", "toolName": "bash", "callId": "call-1", "reason": "escalate: need it"},
+        )
+    )
+
+
+def test_approval_merges_wire_and_local_facts() -> None:
+    t = Transcript("s")
+    t.apply(Notification("session.status", {"sessionId": "s", "status": "running"}))
+    _escalation(t)
+    assert t.apply_local(
+        "approval-requested",
+        request_id="dshnb-1",
+        session_id="s",
+        tool_name="bash",
+        call_id="call-1",
+        reason="escalate: need it",
+    )
+    snap = t.snapshot()
+    (tool,) = snap["items"]
+    approval = tool["approval"]
+    assert (approval["approval_id"], approval["request_id"], approval["state"]) == (
+        "rt-1",
+        "dshnb-1",
+        "pending",
+    )
+    assert snap["pending"] == [
+        {"kind": "approval", "id": approval["id"], "request_id": "dshnb-1", "session_id": "s"}
+    ]
+    assert snap["header"]["state"] == "waiting"
+    assert t.apply_local(
+        "approval-decided", request_id="dshnb-1", outcome="rejected", decided_by="you"
+    )
+    t.apply(event("s", "approval/decided", {"id": "rt-1", "outcome": "rejected"}))
+    snap = t.snapshot()
+    approval = snap["items"][0]["approval"]
+    assert (approval["outcome"], approval["decided_by"]) == ("rejected", "you")
+    assert (
+        snap["items"][0]["state"] == "rejected"
+        and snap["pending"] == []
+        and snap["header"]["state"] == "running"
+    )
+    assert "**rejected** (by you)" in t.to_markdown()
+    assert "rejected (by you)" in t.to_text()
+
+
+def test_runtime_outcome_wins_over_a_late_local_answer() -> None:
+    t = Transcript("s")
+    _escalation(t)
+    t.apply_local(
+        "approval-requested", request_id="r", session_id="s", tool_name="bash"
+    )  # no call id
+    t.apply_local("approval-decided", request_id="r", outcome="allowed-once", decided_by="you")
+    t.apply(event("s", "approval/decided", {"id": "rt-1", "outcome": "rejected"}))
+    approval = t.snapshot()["items"][0]["approval"]
+    assert (approval["request_id"], approval["outcome"], approval["decided_by"]) == (
+        "r",
+        "rejected",
+        "runtime",
+    )
+
+
+def test_bridge_timeout_cancels_the_card() -> None:
+    t = Transcript("s")
+    _escalation(t)
+    t.apply_local(
+        "approval-requested", request_id="r", session_id="s", tool_name="bash", call_id="call-1"
+    )
+    assert t.apply(
+        Notification(
+            "approval/cancelled", {"requestId": "r", "sessionId": "s", "reason": "timeout"}
+        )
+    )
+    approval = t.snapshot()["items"][0]["approval"]
+    assert (approval["outcome"], approval["decided_by"], approval["state"]) == (
+        "rejected",
+        "timeout",
+        "decided",
+    )
+    assert t.apply(event("s", "approval/decided", {"id": "rt-1", "outcome": "rejected"})) is False
+
+
+def test_local_approval_without_any_wire_event_is_a_standalone_card() -> None:
+    t = Transcript("s")
+    t.apply_local(
+        "approval-requested", request_id="r", session_id="s", tool_name="write", reason="<b>why</b>"
+    )
+    t.apply_local(
+        "approval-decided", request_id="r", outcome="cancelled", decided_by="connection-lost"
+    )
+    (card,) = t.snapshot()["items"]
+    assert (
+        card["kind"] == "approval"
+        and card["outcome"] == "cancelled"
+        and card["decided_by"] == "connection-lost"
+    )
+    assert "&lt;b&gt;why&lt;/b&gt;" in t.to_markdown()
+
+
+def test_cards_left_pending_read_undecided_once_settled() -> None:
+    t = Transcript("s")
+    _escalation(t)
+    t.apply_local(
+        "question-asked",
+        request_id="q",
+        session_id="s",
+        questions=[{"id": "a", "question": "Why?"}],
+    )
+    assert len(t.snapshot()["pending"]) == 2
+    t.apply_local("settled", finish_reason="aborted")
+    assert (
+        t.snapshot()["pending"] == [] and t.snapshot()["items"][0]["approval"]["state"] == "pending"
+    )
+    assert "no decision recorded" in t.to_markdown() and "no answer recorded" in t.to_markdown()
+    assert "no decision recorded" in t.to_text()
+
+
+def test_questions_from_local_facts() -> None:
+    questions = [
+        {
+            "id": "color",
+            "question": "Which color?",
+            "header": "Color",
+            "options": [{"label": "Red"}, {"label": "Blue"}],
+            "multiSelect": True,
+        }
+    ]
+    for answers, state in (
+        ([{"id": "color", "selected": ["Red"], "custom": "teal"}], "answered"),
+        (None, "dismissed"),
+    ):
+        t = Transcript("s")
+        t.apply(tool_call("s", "q1", "ask_user_question", {"questions": questions}))
+        t.apply_local("question-asked", request_id="dshnb-2", session_id="s", questions=questions)
+        snap = t.snapshot()
+        card = snap["items"][0]["question"]
+        assert card["request_id"] == "dshnb-2" and card["questions"][0]["multi_select"] is True
+        assert snap["pending"][0]["kind"] == "question"
+        t.apply_local("question-answered", request_id="dshnb-2", answers=answers)
+        t.apply(
+            tool_result(
+                "s",
+                "q1",
+                "Error: the user cancelled",
+                is_error=True,
+                error={"code": "ASK_CANCELLED"},
+            )
+        )
+        card = t.snapshot()["items"][0]["question"]
+        assert card["state"] == state
+    assert "→ **Red, “teal”**" in _answered_markdown(questions)
+
+
+def _answered_markdown(questions: list[dict[str, Any]]) -> str:
+    t = Transcript("s")
+    t.apply(tool_call("s", "q1", "ask_user_question", {"questions": questions}))
+    t.apply_local(
+        "question-asked", request_id="r", session_id="s", questions=questions, call_id="q1"
+    )
+    t.apply_local(
+        "question-answered",
+        request_id="r",
+        answers=[{"id": "color", "selected": ["Red"], "custom": "teal"}],
+    )
+    return t.to_markdown()
+
+
+def test_question_cancelled_on_the_wire() -> None:
+    t = Transcript("s")
+    t.apply_local(
+        "question-asked", request_id="r", session_id="s", questions=[{"id": "a", "question": "?"}]
+    )
+    assert t.apply(Notification("user-question.cancelled", {"requestId": "r", "sessionId": "s"}))
+    assert t.snapshot()["items"][0]["state"] == "cancelled"
+    assert t.apply_local("question-cancelled", request_id="r") is False
+
+
+# -- errors, notes, unknowns, local facts --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "needle"),
+    [
+        ("MISSING_CREDENTIAL", "DEEPSEEK_API_KEY"),
+        ("AUTH", "DEEPSEEK_API_KEY"),
+        ("INVALID_CREDENTIAL", "DEEPSEEK_API_KEY"),
+        ("RATE_LIMIT", "wait"),
+        ("CONTEXT_WINDOW_EXCEEDED", "new session"),
+    ],
+)
+def test_turn_error_hints(code: str, needle: str) -> None:
+    t = Transcript("s")
+    t.apply(
+        event(
+            "s",
+            "turn/end",
+            {
+                "turn": 1,
+                "reason": {
+                    "kind": "error",
+                    "error": {"message": "boom", "code": code, "status": 401},
+                },
+            },
+        )
+    )
+    (err,) = t.snapshot()["items"]
+    assert err["kind"] == "error" and needle in err["hint"] and err["status"] == 401
+    t.apply_local("settled", finish_reason=None)
+    assert t.snapshot()["header"]["state"] == "error"
+    assert needle in _render(t.to_markdown()) and needle in t.to_text()
+
+
+def test_retry_notes_merge_and_compaction_marker() -> None:
+    t = Transcript("s")
+    for n in (1, 2):
+        t.apply(
+            event(
+                "s",
+                "llm/retry",
+                {
+                    "retry": n,
+                    "maxRetries": 5,
+                    "failure": {"message": "transport failed", "code": "TRANSPORT"},
+                },
+            )
+        )
+    t.apply(event("s", "compaction/start", {}))
+    t.apply(event("s", "compaction/end", {}))
+    t.apply(
+        event(
+            "s",
+            "user/message",
+            {"role": "user", "content": [], "source": {"kind": "user"}},
+            surfaceOp={"op": "replace", "startSeq": 1, "endSeq": 5},
+        )
+    )
+    notes = [(i["note"], i["count"]) for i in t.snapshot()["items"]]
+    assert notes == [("retry", 2), ("compaction", 1)]
+    assert "retry 2/5" in t.to_markdown() and "Context compacted" in t.to_markdown()
+
+
+def test_unknown_and_malformed_input_is_counted_never_raised() -> None:
+    t = Transcript("s")
+    assert t.apply(event("s", "todo/write", {"todos": []}))
+    assert t.apply(Notification("session.brand_new", {"sessionId": "s"}))
+    assert t.apply(
+        Notification(
+            "session.event", {"sessionId": "s", "event": {"type": "tool/call", "seq": "x"}}
+        )
+    )
+    t.apply(event("s", "tool/call", {"callId": 3, "name": None, "arguments": {"not": "a string"}}))
+    t.apply(event("s", "tool/result", {"message": "nope"}))
+    t.apply(
+        event(
+            "s",
+            "assistant/message",
+            {"message": {"content": [{"type": "audio"}, "junk", {"type": "text", "text": 5}]}},
+        )
+    )
+    t.apply(
+        Notification(
+            "session.assistant_stream",
+            {"sessionId": "s", "frame": {"type": "chunk", "attemptId": "s:1", "chunk": "junk"}},
+        )
+    )
+    assert (
+        t.apply(
+            Notification("session.event", {"sessionId": "other", "event": {"type": "todo/write"}})
+        )
+        is False
+    )
+    assert t.apply(Notification("dsh_notebook/bridge.ready", {"version": 1})) is False
+    unknown = t.snapshot()["unknown"]
+    assert unknown["todo/write"] == 1 and unknown["notification session.brand_new"] == 1
+    assert unknown["malformed session.event"] == 1
+    assert "1 unrecognized event" not in t.to_markdown()  # several were counted
+    assert json.dumps(t.snapshot())
+
+
+def test_seq_moves_only_on_change_and_stamps_revs() -> None:
+    t = Transcript(
+        "s", prompt="hi", context=[{"name": "df", "kind": "DataFrame"}], title="T", model="m"
+    )
+    assert t.seq == 0 and t.snapshot()["header"]["state"] == "starting"
+    running = Notification("session.status", {"sessionId": "s", "status": "running"})
+    assert t.apply(running) and t.seq == 1
+    assert t.apply(running) is False and t.seq == 1
+    assert t.apply(event("s", "step/start", {"turn": 1, "step": 1})) is False
+    assert (
+        t.apply(event("s", "request/context", {"model": "other"})) is False
+    )  # the caller's model wins
+    t.apply(assistant("s", {"type": "text", "text": "a"}))
+    t.apply(assistant("s", {"type": "text", "text": "b"}))
+    first, second = t.snapshot()["items"]
+    assert first["rev"] < second["rev"] == t.seq
+    assert t.apply_local("status", state="running") is False
+    assert (
+        t.apply_local("settled", finish_reason="completed")
+        and t.apply_local("settled", finish_reason="completed") is False
+    )
+    snap = t.snapshot()
+    assert snap["header"]["title"] == "T" and snap["header"]["model"] == "m"
+    assert snap["context"] == [{"name": "df", "kind": "DataFrame"}]
+    assert "`df` (DataFrame)" in t.to_markdown()
+
+
+def test_local_facts_are_validated() -> None:
+    t = Transcript("s")
+    with pytest.raises(ValueError, match="unknown local fact"):
+        t.apply_local("nonsense")
+    with pytest.raises(ValueError, match="decided_by"):
+        t.apply_local("approval-decided", request_id="r", outcome="rejected", decided_by="someone")
+    with pytest.raises(ValueError, match="state"):
+        t.apply_local("status", state="busy")
+    with pytest.raises(TypeError):
+        t.apply_local("error", text="x")
+    assert t.apply_local(
+        "error", message="runtime exited", detail="stderr tail", code="MISSING_CREDENTIAL"
+    )
+    snap = t.snapshot()
+    assert snap["header"]["state"] == "error"
+    (err,) = snap["items"]
+    assert err["source"] == "client" and "DEEPSEEK_API_KEY" in err["hint"]
+    assert t.apply_local("settled", finish_reason="completed")
+    assert t.snapshot()["header"]["state"] == "error"  # a client error is not undone by settling
+
+
+def test_summary_line_format() -> None:
+    t = Transcript("abc")
+    t.apply(event("abc", "turn/start", {"turn": 1}))
+    t.apply(event("abc", "turn/start", {"turn": 2}))
+    for i in range(3):
+        t.apply(tool_call("abc", f"c{i}", "bash", {"command": "ls"}))
+    t.apply(
+        assistant(
+            "abc", {"type": "text", "text": "x"}, usage={"inputTokens": 1000, "outputTokens": 200}
+        )
+    )
+    t.apply_local("settled", finish_reason="completed")
+    assert t.summary_line() == "dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens"
+    assert repr(t) == f"<Transcript {t.summary_line()}>"
+
+
+# -- bounds ------------------------------------------------------------------------------------
+
+
+def test_synthetic_20000_chunk_stream_and_huge_tool_output_stay_bounded() -> None:
+    t = Transcript("s")
+    for i in range(20_000):
+        t.apply(chunk_frame("s", "s:1", i, {"type": "text-delta", "index": 0, "text": "y"}))
+    assert t.seq == 20_000 and texts(t.snapshot()) == ["y" * 20_000]
+    huge = "z" * 1_000_000
+    t.apply(tool_call("s", "c1", "bash", json.dumps({"command": huge})))
+    t.apply(tool_result("s", "c1", "line\n" * 200_000 + "the end"))
+    snap = t.snapshot()
+    tool = snap["items"][-1]
+    assert len(tool["result"]) < RESULT_MAX + 100 and tool["result"].endswith("the end")
+    assert "characters omitted" in tool["result"]
+    assert tool["args"] is None and len(tool["arguments"]) < RESULT_MAX + 100
+    assert len(json.dumps(snap)) < 70_000
+    assert len(t.to_markdown()) < 80_000 and len(t.to_text()) < 120_000  # text indents lines
+
+
+def test_item_count_is_bounded() -> None:
+    t = Transcript("s")
+    for i in range(1_100):
+        t.apply(tool_call("s", f"c{i}", "glob", {"pattern": "*"}))
+    snap = t.snapshot()
+    assert len(snap["items"]) == 1_000 and snap["items_omitted"] == 100
+    assert "100 earlier items omitted" in t.to_markdown()
+
+
+# -- hostile input -----------------------------------------------------------------------------
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "<svg onload=alert(1)>",
+    "<SCRIPT>alert(1)</SCRIPT> <iframe src=javascript:alert(1)></iframe>",
+    "[x](javascript:alert(1))",
+    "[x](JaVaScRiPt:alert(1))",
+    "[x]( javascript:alert(1))",
+    "[x](\njavascript:alert(1))",
+    "[x](<javascript:alert(1)>)",
+    "[x](javascript\\:alert(1))",
+    "[x](java&#x09;script:alert(1))",
+    "[x](javascript:`alert(1)`)",
+    "<javascript:alert(1)>",
+    "[x][r]\n\n[r]: javascript:alert(1)",
+    "[x][r]\n\n[r]:\n  JAVASCRIPT:alert(1)",
+    "[x](data:text/html,<script>alert(1)</script>)",
+    "[x](vbscript:msgbox(1)) ![i](javascript:alert(1))",
+    "&lt;script&gt; &#60;img src=x onerror=alert(1)&#62;",
+    "<!-- c --> <a href='javascript:alert(1)'>a</a>",
+    "foo ` bar\n`<img src=x onerror=alert(1)>`",
+    "| a | b |\n|---|---|\n| `x | <img src=x onerror=alert(1)> | y` | z |",
+    "\\`<img src=x onerror=alert(1)>`",
+    "```\n<script>alert(1)</script>\n````\n<img src=x onerror=alert(1)>\n```",
+    "~~~\n```\n~~~\n<svg onload=alert(1)>",
+    "- ```\n  <img src=x onerror=alert(1)>\n",
+    "> ```\n> <img src=x onerror=alert(1)>\n> ```",
+    "    <img src=x onerror=alert(1)>",
+    "<div>\n\n<img src=x onerror=alert(1)>\n\n</div>",
+]
+BACKTICKS = "```\n</code></pre><img src=x onerror=alert(1)>\n``````````\n<script>alert(1)</script>"
+
+
+def _hostile_transcript() -> Transcript:
+    blob = "\n\n".join(HOSTILE)
+    t = Transcript(
+        "s<script>",
+        prompt=blob,
+        context=[{"name": "<img src=x onerror=alert(1)>", "kind": "[x](javascript:alert(1))"}],
+        title="<svg onload=alert(1)>",
+        model="`m`<script>",
+    )
+    t.apply(
+        chunk_frame("s<script>", "a:1", 0, {"type": "reasoning-delta", "index": 0, "text": blob})
+    )
+    t.apply(
+        assistant("s<script>", {"type": "reasoning", "text": blob}, {"type": "text", "text": blob})
+    )
+    for i, text in enumerate([*HOSTILE, BACKTICKS]):
+        args = {"description": text, "command": BACKTICKS}
+        t.apply(tool_call("s<script>", f"c{i}", f"bash<img src=x onerror=alert({i})>", args))
+        t.apply(
+            event(
+                "s<script>",
+                "approval/asked",
+                {"id": f"a{i}", "toolName": "<b>", "callId": f"c{i}", "reason": text},
+            )
+        )
+        t.apply(
+            tool_result(
+                "s<script>",
+                f"c{i}",
+                text + BACKTICKS,
+                is_error=True,
+                error={"code": "<img src=x onerror=1>"},
+            )
+        )
+    t.apply(
+        tool_call(
+            "s<script>",
+            "q",
+            "ask_user_question",
+            {
+                "questions": [
+                    {
+                        "id": "x",
+                        "question": HOSTILE[1],
+                        "header": HOSTILE[4],
+                        "options": [{"label": HOSTILE[2]}],
+                    }
+                ]
+            },
+        )
+    )
+    t.apply_local(
+        "question-asked",
+        request_id="r",
+        session_id="s<script>",
+        questions=[{"id": "x", "question": HOSTILE[1], "options": [{"label": HOSTILE[5]}]}],
+    )
+    t.apply_local(
+        "question-answered",
+        request_id="r",
+        answers=[{"id": "x", "selected": [HOSTILE[0]], "custom": HOSTILE[4]}],
+    )
+    t.apply(tool_call("s<script>", "sub", "subagent", {"description": HOSTILE[2]}))
+    t.apply(
+        Notification("subagent.started", {"parentSessionId": "s<script>", "childSessionId": "k"})
+    )
+    t.apply(event("s<script>", "subagent/catalog", {"childId": "k", "label": HOSTILE[13]}))
+    t.apply(assistant("k", {"type": "text", "text": blob}))
+    t.apply(
+        Notification(
+            "subagent.finished",
+            {
+                "parentSessionId": "s<script>",
+                "childSessionId": "k",
+                "status": "ok",
+                "lastAssistantMessage": [{"type": "text", "text": HOSTILE[0]}],
+            },
+        )
+    )
+    t.apply(
+        event(
+            "s<script>",
+            "user/message",
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "x"}],
+                "source": {"kind": "user"},
+            },
+        )
+    )
+    t.apply(
+        event(
+            "s<script>",
+            "user/message",
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": blob}],
+                "source": {"kind": "user"},
+            },
+        )
+    )
+    t.apply(
+        event(
+            "s<script>",
+            "turn/end",
+            {"reason": {"kind": "error", "error": {"message": HOSTILE[1], "code": HOSTILE[2]}}},
+        )
+    )
+    t.apply(
+        event(
+            "s<script>",
+            "llm/retry",
+            {"retry": 1, "maxRetries": 2, "failure": {"message": HOSTILE[4], "code": HOSTILE[0]}},
+        )
+    )
+    t.apply_local("error", message=HOSTILE[1], detail=BACKTICKS, hint=HOSTILE[4])
+    t.apply_local("settled", finish_reason="<img src=x onerror=alert(1)>")
+    return t
+
+
+class _Html(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+
+_ALLOWED_TAGS = {
+    "p", "em", "strong", "a", "img", "code", "pre", "blockquote", "ul", "ol", "li", "hr", "br",
+    "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s", "del",
+}  # fmt: skip
+
+
+def _render(markdown: str) -> str:
+    mdit = pytest.importorskip("markdown_it")
+    md = mdit.MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True  # as permissive as a trusted Jupyter output
+    return str(md.render(markdown))
+
+
+def assert_safe_markdown(markdown: str) -> None:
+    """No raw HTML tag beyond markdown's own, no ``on…=`` attribute, no dangerous link target."""
+    html = _render(markdown)
+    parser = _Html()
+    parser.feed(html)
+    for tag, attrs in parser.tags:
+        assert tag in _ALLOWED_TAGS, (tag, html)
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name, html)
+            if name in ("href", "src"):
+                assert value is not None and not is_dangerous_url(value), (tag, value)
+                assert not re.match(r"(?i)\s*(javascript|vbscript|data|file):", value)
+    lowered = html.lower()
+    for needle in ("<script", "<svg", "<iframe", "<div", "<!--"):
+        assert needle not in lowered, needle
+    # the raw markdown too, outside fenced blocks and inline code
+    outside = _outside_code(markdown).lower()
+    for needle in ("<script", "<img", "<svg", "javascript:"):
+        assert needle not in outside, needle
+
+
+def _outside_code(markdown: str) -> str:
+    mdit = pytest.importorskip("markdown_it")
+    lines = markdown.split("\n")
+    for token in mdit.MarkdownIt("commonmark").enable("table").parse(markdown):
+        if token.type in ("fence", "code_block") and token.map:
+            for i in range(token.map[0], token.map[1]):
+                lines[i] = ""
+    return re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", "\n".join(lines))
+
+
+def test_the_checker_catches_unsanitized_markdown() -> None:
+    for raw in (
+        "<img src=x onerror=alert(1)>",
+        "[x](javascript:alert(1))",
+        "<svg onload=alert(1)>",
+        "x\n\n<div>y</div>",
+    ):
+        with pytest.raises(AssertionError):
+            assert_safe_markdown(raw)
+
+
+def test_hostile_transcript_markdown_is_inert() -> None:
+    t = _hostile_transcript()
+    md = t.to_markdown()
+    assert_safe_markdown(md)
+    assert json.dumps(t.snapshot())
+    # the hostile text is still shown (escaped), not dropped
+    assert "&lt;img src=x onerror=alert(1)&gt;" in md and "#blocked-link" in md
+    assert "\n</code></pre><img src=x onerror=alert(1)>\n" in md  # verbatim, inside a fence
+    assert "<script>alert(1)</script>" in t.to_text()  # plain text needs no escaping
+
+
+@pytest.mark.parametrize("text", [*HOSTILE, BACKTICKS])
+def test_each_hostile_sample_is_inert(text: str) -> None:
+    assert_safe_markdown(sanitize_markdown(text))
+    assert_safe_markdown(fence(text))
+
+
+def test_ordinary_markdown_still_renders() -> None:
+    source = (
+        "# Title\n\n**bold** _em_ `a < b` [site](https://example.com/?a=1&b=2)\n\n"
+        "1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n\n"
+        "```python\nif a < b:\n    print('<ok>')\n```\n"
+    )
+    html = _render(sanitize_markdown(source))
+    for needle in (
+        "<h1>Title</h1>",
+        "<strong>bold</strong>",
+        "<em>em</em>",
+        "<code>a &lt; b</code>",
+        '<a href="https://example.com/?a=1&amp;b=2">site</a>',
+        "<ol>",
+        "<table>",
+        "<blockquote>",
+        "<code class=\"language-python\">if a &lt; b:\n    print('&lt;ok&gt;')\n</code>",
+    ):
+        assert needle in html, needle
+
+
+def test_fence_outgrows_backtick_runs() -> None:
+    block = fence("a ``` b\n``````\nc", "py<script>")
+    assert block.startswith("```````py") and block.endswith("\n```````")
+
+
+# -- package hygiene -----------------------------------------------------------------------------
+
+
+def test_public_names_are_pinned() -> None:
+    import dsh_notebook.transcript as pkg
+
+    assert pkg.__all__ == [
+        "APPROVAL_CANCELLED",
+        "ARGS_MAX",
+        "ARGS_PARSED_MAX",
+        "ASSISTANT_MAX",
+        "DECIDED_BY",
+        "LOCAL_KINDS",
+        "MAX_ITEMS",
+        "PROMPT_MAX",
+        "RESULT_MAX",
+        "SCHEMA_VERSION",
+        "STATES",
+        "Transcript",
+        "code_span",
+        "escape_inline",
+        "fence",
+        "sanitize_markdown",
+    ]
+
+
+def test_transcript_imports_only_protocol_stdlib_and_pydantic() -> None:
+    for path in PACKAGE.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    continue
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                ok = (
+                    top in sys.stdlib_module_names
+                    or top == "pydantic"
+                    or name.startswith("dsh_notebook.protocol")
+                )
+                assert ok, f"{path.name} imports {name}"
