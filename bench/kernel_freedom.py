@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dsh_notebook.testing import ScriptedModelServer  # noqa: E402
-from tests.kernels import Kernel  # noqa: E402
+from dsh_notebook.testing import ScriptedModelServer
+from tests.kernels import Kernel
 
 TICKER = """
 import asyncio, time
