@@ -12,11 +12,13 @@ import json
 import os
 import re
 import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from markdown_it import MarkdownIt  # test dependency: markdown-it-py
 
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import RESULT_MAX, Transcript, fence, sanitize_markdown
@@ -938,6 +940,9 @@ def test_seq_moves_only_on_change_and_stamps_revs() -> None:
     assert snap["header"]["title"] == "T" and snap["header"]["model"] == "m"
     assert snap["context"] == [{"name": "df", "kind": "DataFrame"}]
     assert "`df` (DataFrame)" in t.to_markdown()
+    snap["context"][0]["name"] = "mutated"  # a snapshot is a copy
+    snap["items"].clear()
+    assert t.snapshot()["context"][0]["name"] == "df" and len(t.snapshot()["items"]) == 2
 
 
 def test_local_facts_are_validated() -> None:
@@ -1177,9 +1182,8 @@ _ALLOWED_TAGS = {
 
 
 def _render(markdown: str) -> str:
-    mdit = pytest.importorskip("markdown_it")
-    md = mdit.MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    md.validateLink = lambda url: True  # as permissive as a trusted Jupyter output
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True  # type: ignore[method-assign]  # as permissive as trusted output
     return str(md.render(markdown))
 
 
@@ -1205,9 +1209,8 @@ def assert_safe_markdown(markdown: str) -> None:
 
 
 def _outside_code(markdown: str) -> str:
-    mdit = pytest.importorskip("markdown_it")
     lines = markdown.split("\n")
-    for token in mdit.MarkdownIt("commonmark").enable("table").parse(markdown):
+    for token in MarkdownIt("commonmark").enable("table").parse(markdown):
         if token.type in ("fence", "code_block") and token.map:
             for i in range(token.map[0], token.map[1]):
                 lines[i] = ""
@@ -1263,6 +1266,38 @@ def test_ordinary_markdown_still_renders() -> None:
         assert needle in html, needle
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 200_000,
+        "[a" * 100_000 + "]:",
+        "](" * 100_000,
+        "](javascript:" * 20_000,
+        "](<" * 60_000,
+        "".join("`" * k + " |" for k in range(1, 600)),
+        "<&>" * 70_000,
+        "```\n" * 50_000,
+        ("javascript" + " " * 50) * 4_000,
+    ],
+    ids=[
+        "brackets",
+        "refdefs",
+        "links",
+        "js-links",
+        "pointy",
+        "ticks",
+        "entities",
+        "fences",
+        "words",
+    ],
+)
+def test_sanitizer_is_not_quadratic(text: str) -> None:
+    started = time.perf_counter()
+    out = sanitize_markdown(text)
+    assert time.perf_counter() - started < 5.0  # linear-ish: ~0.1 s here; quadratic: minutes
+    assert "javascript:" not in out.lower()
+
+
 def test_fence_outgrows_backtick_runs() -> None:
     block = fence("a ``` b\n``````\nc", "py<script>")
     assert block.startswith("```````py") and block.endswith("\n```````")
@@ -1314,3 +1349,25 @@ def test_transcript_imports_only_protocol_stdlib_and_pydantic() -> None:
                     or name.startswith("dsh_notebook.protocol")
                 )
                 assert ok, f"{path.name} imports {name}"
+
+
+def test_kernel_style_context_chips() -> None:
+    chips = [
+        {
+            "token": "{df}",
+            "kind": "variable",
+            "summary": "DataFrame 3x4",
+            "chars": 120,
+            "truncated": True,
+        },
+        {
+            "token": "--image a.png",
+            "kind": "image",
+            "summary": "image",
+            "chars": 0,
+            "truncated": False,
+        },
+    ]
+    t = Transcript("s", prompt="look at {df}", context=chips)
+    assert "Context: `{df}` (DataFrame 3x4, truncated) · `--image a.png` (image)" in t.to_markdown()
+    assert "Context: {df} (DataFrame 3x4, truncated), --image a.png (image)" in t.to_text()

@@ -17,14 +17,18 @@ Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's la
              state: "starting"|"running"|"waiting"|"settled"|"error", turns: int,
              finish_reason: str|None, tool_calls: int, subagents: int, errors: int,
              usage: {input_tokens, output_tokens, total_tokens, cache_read_tokens,
-                     cache_write_tokens, reasoning_tokens}}
+                     cache_write_tokens, reasoning_tokens}}   (summed over the whole tree;
+             a subagent's own ``usage`` covers its subtree)
     prompt: str, context: list[dict]
     items: [item], items_omitted: int
     pending: [{kind: "approval"|"question", id, request_id: str|None, session_id}]
-    unknown: {event type or "notification <method>": count}
+             (cards still open; empty once settled. request_id None = the runtime asked but
+             no client request exists, so there is nothing to answer)
+    unknown: {event type | "notification <method>" | "malformed <method>" | …: count}
 
     item kinds (all with kind, id, rev):
-      text / reasoning: text, streaming: bool, (reasoning) collapsed: true, truncated?: true
+      text / reasoning: text, streaming: bool, truncated: bool,
+                        collapsed: true (reasoning only)
       user:      text                                  (later human messages of the run)
       tool:      call_id, name, arguments (raw), args (parsed JSON|None), description, summary,
                  state: streaming|pending|running|done|failed|rejected, result: str|None,

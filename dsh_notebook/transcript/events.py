@@ -96,6 +96,7 @@ def handle_event(core: Core, ctx: SessionCtx, event: SessionEvent) -> None:
 def _turn_start(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
     if ctx.owner is not None:
         core.set(ctx.owner, "turns", ctx.owner.turns + 1)
+        core.set(ctx.owner, "state", "running")  # a continuable child may be woken again
         return
     core.set_header("turns", core.header.turns + 1)
     if core.header.state != "running":

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
-from .text import OUTCOME_WORDS, closed_view, decided_by_words, plural, usage_words
+from .text import OUTCOME_WORDS, chip_parts, closed_view, decided_by_words, plural, usage_words
 
 __all__ = ["render_markdown"]
 
@@ -63,18 +63,8 @@ def _headline(snapshot: dict[str, Any]) -> str:
 
 
 def _chip(chip: Any) -> str:
-    if not isinstance(chip, dict):
-        return code_span(str(chip))
-    name = next(
-        (chip[k] for k in ("label", "name", "title", "path") if isinstance(chip.get(k), str)), None
-    )
-    kind = chip.get("kind") if isinstance(chip.get("kind"), str) else chip.get("type")
-    if name is None:
-        return code_span(json.dumps(chip, ensure_ascii=False, sort_keys=True)[:200])
-    out = code_span(name)
-    if isinstance(kind, str) and kind and kind != name:
-        out += f" ({escape_inline(kind)})"
-    return out
+    name, detail = chip_parts(chip)
+    return code_span(name) + (f" ({escape_inline(detail)})" if detail else "")
 
 
 def _footer(h: dict[str, Any], unknown: dict[str, int]) -> str:

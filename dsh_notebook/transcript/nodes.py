@@ -20,6 +20,7 @@ from .state import (
     Node,
     UsageTotals,
     cap,
+    json_copy,
     jsonable,
 )
 
@@ -77,8 +78,7 @@ class TextNode(Node):
         out["streaming"] = self.streaming
         if self.kind == "reasoning":
             out["collapsed"] = True
-        if self.truncated:
-            out["truncated"] = True
+        out["truncated"] = self.truncated
         return out
 
 
@@ -142,8 +142,8 @@ class QuestionNode(Node):
             "session_id": self.session_id,
             "request_id": self.request_id,
             "call_id": self.call_id,
-            "questions": self.questions,
-            "answers": self.answers,
+            "questions": json_copy(self.questions),
+            "answers": json_copy(self.answers),
             "state": self.state,
         }
 
@@ -235,14 +235,14 @@ class ToolNode(Node):
             "call_id": self.call_id,
             "name": self.name,
             "arguments": self.arguments,
-            "args": self.args,
+            "args": json_copy(self.args),
             "description": self.description,
             "summary": self.summary,
             "state": self.state,
             "result": self.result,
             "is_error": self.is_error,
             "error_code": self.error_code,
-            "job": self.job,
+            "job": json_copy(self.job),
             "approval": self.approval.to_dict() if self.approval else None,
             "question": self.question.to_dict() if self.question else None,
             "subagent": self.subagent.to_dict() if self.subagent else None,

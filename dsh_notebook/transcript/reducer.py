@@ -40,6 +40,7 @@ from .core import Core, SessionCtx
 from .events import handle_event, text_of_blocks
 from .hints import hint_for
 from .live import handle_frame
+from .markdown import render_markdown
 from .nodes import ApprovalNode, ErrorNode, QuestionNode, SubagentNode, TextNode, ToolNode
 from .state import (
     DECIDED_BY,
@@ -51,8 +52,10 @@ from .state import (
     STATES,
     Header,
     cap,
+    json_copy,
     jsonable,
 )
+from .text import render_text, summary_line
 
 __all__ = ["APPROVAL_CANCELLED", "LOCAL_KINDS", "Transcript"]
 
@@ -168,7 +171,7 @@ class Transcript:
                 "errors": sum(isinstance(n, ErrorNode) for n in nodes),
             },
             "prompt": core.prompt,
-            "context": core.context,
+            "context": json_copy(core.context),
             "items": core.items.to_list(),
             "items_omitted": core.items.omitted,
             "pending": pending,
@@ -177,20 +180,14 @@ class Transcript:
 
     def to_markdown(self) -> str:
         """The static transcript as sanitized markdown (safe to display as trusted output)."""
-        from .markdown import render_markdown
-
         return render_markdown(self.snapshot())
 
     def to_text(self) -> str:
         """The static transcript as plain text; the first line is :meth:`summary_line`."""
-        from .text import render_text
-
         return render_text(self.snapshot())
 
     def summary_line(self) -> str:
         """One line, e.g. ``dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens``."""
-        from .text import summary_line
-
         return summary_line(self.snapshot())
 
     def __repr__(self) -> str:

@@ -48,6 +48,7 @@ _BLOCKQUOTE_PREFIX = re.compile(r"^(?:[ \t]*>)+")
 _SCHEME_WORD = re.compile(r"(?i)\b(java|vb)(script)(\s*):")
 _REF_DEF = re.compile(r"\[(?:[^\[\]\\\n]|\\.){1,999}\]:")
 _DEST_SCAN = 4096
+_DANGER_WINDOW = 256
 _STRIP_IN_URL = re.compile(r"[\x00-\x20\x7f-\x9f\u00ad\u200b-\u200f\u2028\u2029\u2060\ufeff]+")
 _URL_BACKSLASH = re.compile(r"\\([!-/:-@\[-`{-~])")
 _DANGEROUS = ("javascript:", "vbscript:", "data:", "file:")
@@ -151,19 +152,29 @@ def _destination(text: str, start: int) -> tuple[int, int]:
 
 
 def _neutralize_links(text: str) -> str:
-    spans: list[tuple[int, int]] = []
-    for match in re.finditer(r"\]\(", text):
-        spans.append(_destination(text, match.end()))
-    for match in _REF_DEF.finditer(text):
-        spans.append(_destination(text, match.end()))
+    """Replace every dangerous inline-link or reference-definition target by ``#blocked-link``.
+
+    Only a short window after each ``](`` / ``]:`` is examined unless the target is dangerous,
+    so the work stays linear in the text length.
+    """
+    starts = sorted(
+        {m.end() for m in re.finditer(r"\]\(", text)} | {m.end() for m in _REF_DEF.finditer(text)}
+    )
     out, last = [], 0
-    for begin, end in sorted(set(spans)):
-        if begin < last or end <= begin:
+    for start in starts:
+        if start < last:
+            continue  # inside a target already replaced
+        window = text[start : start + _DANGER_WINDOW]
+        if ":" not in window and "&" not in window:
+            continue  # no scheme can be spelled here (a colon, or an entity for one, is needed)
+        window = window.lstrip(" \t")
+        if window.startswith("\n"):
+            window = window[1:].lstrip(" \t")
+        window = re.split(r"[\s>]", window.lstrip("<"), maxsplit=1)[0]
+        if not is_dangerous_url(window):
             continue
-        target = text[begin:end]
-        if target.startswith("<") and target.endswith(">"):
-            target = target[1:-1]
-        if is_dangerous_url(target):
+        begin, end = _destination(text, start)
+        if end > begin:
             out.append(text[last:begin])
             out.append(BLOCKED_TARGET)
             last = end

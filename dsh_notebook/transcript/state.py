@@ -1,4 +1,7 @@
-"""The transcript state: plain dataclasses, their bounds, and the JSON snapshot (schema 1).
+"""The transcript state: bounds, change tracking, the header, and the ordered item lists.
+
+The item node classes live in :mod:`.nodes`; the snapshot (schema 1) is assembled by
+:meth:`dsh_notebook.transcript.Transcript.snapshot` from their ``to_dict`` forms.
 
 Every node (item, or a card nested in a tool call) has an ``id`` (``"i1"``, ``"i2"``, … in order of
 creation, deterministic for a given input) and a ``rev``: the transcript ``seq`` at which the node,
@@ -13,8 +16,10 @@ tool result, subagent result   :data:`RESULT_MAX` characters (head + tail kept, 
 tool arguments (raw JSON)      :data:`ARGS_MAX` characters; parsed ``args`` only when the
                                raw text is at most :data:`ARGS_PARSED_MAX` characters
 prompt, user messages          :data:`PROMPT_MAX` characters
-assistant text / reasoning     :data:`ASSISTANT_MAX` characters (a safety net only)
-reasons, messages, questions   :data:`LINE_MAX` characters
+assistant text / reasoning     :data:`ASSISTANT_MAX` characters (a safety net only; the
+                               snapshot never holds the runtime's ``data.stream`` records)
+reasons, messages, questions   :data:`LINE_MAX` characters (at most 20 questions of 50
+                               options each); every string in the context chips too
 names, labels, titles          :data:`LABEL_MAX` characters
 items per list                 :data:`MAX_ITEMS` (the oldest are dropped and counted in
                                ``items_omitted``)
@@ -52,6 +57,7 @@ __all__ = [
     "Node",
     "UsageTotals",
     "cap",
+    "json_copy",
     "jsonable",
 ]
 
@@ -82,6 +88,15 @@ def cap(text: str, limit: int) -> str:
     return (
         f"{text[:head]}\n{mark}\n{text[len(text) - tail :]}" if tail else f"{text[:head]}\n{mark}"
     )
+
+
+def json_copy(value: Any) -> Any:
+    """A fresh copy of a JSON-like value (dicts and lists copied, leaves shared)."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value
 
 
 def jsonable(value: Any, *, limit: int = LINE_MAX, depth: int = 0) -> Any:

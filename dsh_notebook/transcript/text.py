@@ -11,6 +11,7 @@ from typing import Any
 
 __all__ = [
     "OUTCOME_WORDS",
+    "chip_parts",
     "closed_view",
     "decided_by_words",
     "format_tokens",
@@ -130,13 +131,30 @@ def _indent(text: str, prefix: str = _INDENT) -> str:
     return "\n".join(prefix + line if line else prefix.rstrip() for line in text.split("\n"))
 
 
+def chip_parts(chip: Any) -> tuple[str, str | None]:
+    """A context chip as (name, detail): ``name``/``label``/``token``…, and ``summary`` or ``kind``."""
+    if not isinstance(chip, dict):
+        return str(chip), None
+    name = next(
+        (
+            chip[k]
+            for k in ("label", "name", "token", "title", "path")
+            if isinstance(chip.get(k), str)
+        ),
+        None,
+    )
+    if name is None:
+        return json.dumps(chip, ensure_ascii=False, sort_keys=True)[:200], None
+    details = [chip[k] for k in ("summary", "kind", "type") if isinstance(chip.get(k), str)]
+    detail = next((d for d in details if d and d != name), None)
+    if detail is not None and chip.get("truncated") is True:
+        detail += ", truncated"
+    return name, detail
+
+
 def _chip(chip: Any) -> str:
-    if isinstance(chip, dict):
-        for key in ("label", "name", "title", "path"):
-            if isinstance(chip.get(key), str):
-                return str(chip[key])
-        return json.dumps(chip, ensure_ascii=False, sort_keys=True)[:200]
-    return str(chip)
+    name, detail = chip_parts(chip)
+    return f"{name} ({detail})" if detail else name
 
 
 def _items(items: list[dict[str, Any]]) -> list[str]:
