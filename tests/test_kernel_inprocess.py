@@ -30,6 +30,7 @@ def ip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveS
     magics = shell._dsh_notebook_magics  # type: ignore[attr-defined]
     magics.dsh_bin = str(launcher)
     magics.bridge = False
+    shell.user_ns["__dsh_launcher__"] = str(launcher)
     try:
         yield shell
     finally:
@@ -140,3 +141,40 @@ def test_slash_command_reports_unsupported(
 ) -> None:
     ip.run_line_magic("dsh", "/compact")
     assert "does not serve slash commands" in capsys.readouterr().out
+
+
+def test_demo_model_without_a_key(
+    ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    monkeypatch.delenv("DEEPSEEK_BASE_URL", raising=False)
+    assert magics.demo_active()
+    config = magics.harness_config()
+    assert config.base_url is not None and config.base_url.startswith("http://127.0.0.1:")
+    assert "scripted demo model" in capsys.readouterr().err
+    run_cell(ip, "", "hello")
+    assert "scripted demo model, no API key set" in capsys.readouterr().out
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-real")
+    assert not magics.demo_active()
+    assert magics.harness_config().base_url is None
+
+
+def test_config_and_prewarm_apply_at_load(ip: InteractiveShell) -> None:
+    launcher = ip.user_ns["__dsh_launcher__"]
+    ip.run_line_magic("unload_ext", "dsh_notebook")
+    ip.run_line_magic("config", f"DshMagics.dsh_bin = {launcher!r}")
+    ip.run_line_magic("config", "DshMagics.bridge = False")
+    ip.run_line_magic("config", "DshMagics.prewarm = True")
+    try:
+        ip.run_line_magic("load_ext", "dsh_notebook")
+        magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+        assert magics.dsh_bin == launcher
+        magics.host.prewarm().result(30)  # started at load, in the background
+        assert magics.host.running
+        assert magics.host.harness.pid is not None
+        ip.run_line_magic("config", "DshMagics.model = 'deepseek-v4-pro'")
+        assert magics.model == "deepseek-v4-pro"  # %config reaches the loaded instance
+    finally:
+        ip.config.DshMagics.prewarm = False
+        ip.config.DshMagics.pop("model", None)

@@ -208,3 +208,22 @@ def test_unload_closes_the_runtime(kernel: Kernel) -> None:
     unloaded = kernel.execute("%unload_ext dsh_notebook")
     assert unloaded.error is None, unloaded.error
     assert not group_alive(pid)
+
+
+def test_stop_restarts_the_runtime_and_keeps_the_session(
+    kernel: Kernel, server: ScriptedModelServer
+) -> None:
+    kernel.execute("%%dsh --wait\n[[scenario:plain]] remember the word BANANA")
+    pid = runtime_pid(kernel)
+    kernel.execute("%%dsh\n[[scenario:slow]] [[chunk-delay:0.3]] a long answer", allow_stdin=True)
+    stopped = kernel.execute("%dsh stop")
+    assert "runtime restarted" in stopped.stdout, stopped.stdout + stopped.stderr
+    wait_done(kernel)
+    assert kernel.value("type(_dsh.exception()).__name__") == "'TransportClosed'"
+    assert runtime_pid(kernel) != pid
+    assert not group_alive(pid)
+    server.clear_requests()
+    after = kernel.execute("%%dsh --wait\n[[scenario:plain]] which word was it?")
+    assert after.error is None, after.error
+    assert kernel.value("_dsh.result().finish_reason") == "'completed'"
+    assert "BANANA" in str(server.requests[-1].body["messages"])  # the history was kept

@@ -163,7 +163,12 @@ class Broker:
         ]
         policy.notify(
             "question-asked",
-            {"request_id": key, "session_id": request.session_id, "questions": questions},
+            {
+                "request_id": key,
+                "session_id": request.session_id,
+                "questions": questions,
+                "call_id": request.call_id,
+            },
         )
         if policy.wait_mode:
             answer = None

@@ -20,8 +20,9 @@ _ATTR = "_dsh_notebook_magics"
 def load_ipython_extension(ip: Any) -> None:
     if getattr(ip, _ATTR, None) is not None:
         return
-    magics = DshMagics(shell=ip)
+    magics = DshMagics(shell=ip, config=ip.config)  # ipython_config.py and earlier %config apply
     ip.register_magics(magics)
+    ip.configurables.append(magics)  # so that %config DshMagics.x = … reaches this instance
     ip.events.register("post_run_cell", magics.post_run_cell)
     setattr(ip, _ATTR, magics)
     if magics.prewarm:
@@ -37,6 +38,8 @@ def unload_ipython_extension(ip: Any) -> None:
     except ValueError:
         pass
     magics.close()
+    if magics in ip.configurables:
+        ip.configurables.remove(magics)
     ip.magics_manager.magics["line"].pop("dsh", None)
     ip.magics_manager.magics["cell"].pop("dsh", None)
     setattr(ip, _ATTR, None)

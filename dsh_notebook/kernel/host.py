@@ -152,8 +152,8 @@ class RuntimeHost:
         """Restart the runtime and resume every session opened in it; returns their ids."""
         with self._lock:
             live = sorted(self._opened)
-            self.close()
-            self.ensure_started()
+        self.close()
+        self.ensure_started()  # not under the lock: the start runs on another thread
         for session_id in live:
             with contextlib.suppress(SessionNotFound):
                 self.open_session(session_id)

@@ -101,6 +101,11 @@ class DshMagics(Magics):
         ["skip-answered", "always"], "skip-answered",
         help="Run All after a restart: skip prompts already answered in this session, or resend.",
     ).tag(config=True)  # fmt: skip
+    demo_model = Enum(
+        ["auto", "on", "off"], "auto",
+        help="Use the scripted demo model (canned answers, on 127.0.0.1): 'auto' = when no API key "
+        "and no base URL is configured.",
+    ).tag(config=True)  # fmt: skip
     max_chars_per_value = Int(4000, help="Cap for one interpolated value.").tag(config=True)
     max_context_chars = Int(40000, help="Cap for all interpolated values of a prompt.").tag(
         config=True
@@ -118,12 +123,40 @@ class DshMagics(Magics):
         self.results: dict[str, RunResult] = {}
         self.handles: list[RunHandle] = []
         self._ledger: PromptLedger | None = None
+        self._demo_server: Any = None
         self._new_count = 0
 
     # -- configuration -------------------------------------------------------------------------
 
+    def demo_active(self) -> bool:
+        """Whether runs go to the scripted demo model instead of DeepSeek."""
+        if self.demo_model != "auto":
+            return self.demo_model == "on"
+        return not (
+            self.api_key or _env("DEEPSEEK_API_KEY") or self.base_url or _env("DEEPSEEK_BASE_URL")
+        )
+
+    def _demo_endpoint(self) -> str:
+        if self._demo_server is None:
+            from ..testing.model_server import ScriptedModelServer
+
+            self._demo_server = ScriptedModelServer().start()
+            print(
+                "dsh: no DEEPSEEK_API_KEY is set, so runs use the scripted demo model (canned "
+                "answers, served on 127.0.0.1). Set DEEPSEEK_API_KEY and restart the kernel to "
+                "use DeepSeek.",
+                file=sys.stderr,
+            )
+        return str(self._demo_server.base_url)
+
+    def model_label(self) -> str:
+        if self.demo_active():
+            return "scripted demo model, no API key set"
+        return self.model or _env("DSH_MODEL") or "deepseek-flash"
+
     def harness_config(self) -> HarnessConfig:
         """The client configuration these settings describe (read when the runtime starts)."""
+        demo = self.demo_active()
         return HarnessConfig(
             dsh_bin=self.dsh_bin or None,
             dsh_home=self.resolved_home(),
@@ -133,8 +166,8 @@ class DshMagics(Magics):
             reasoning_effort=self.reasoning_effort,
             max_tokens=self.max_tokens,
             permission_mode=self.permission_mode,
-            base_url=self.base_url or None,
-            api_key=self.api_key or None,
+            base_url=self._demo_endpoint() if demo else (self.base_url or None),
+            api_key="demo-no-key" if demo else (self.api_key or None),
             bridge=self.bridge,
         )
 
@@ -273,11 +306,9 @@ class DshMagics(Magics):
             }
             for e in args.image
         ]
-        config = self.host.harness.config if self.host.harness is not None else None
         transcript = Transcript(
-            session_id, prompt=interpolation.text, context=context_chips,
-            model=(config.model if config else self.model) or None,
-        )  # fmt: skip
+            session_id, prompt=interpolation.text, context=context_chips, model=self.model_label()
+        )
         view = self._open_view(transcript, args.format)
         prompts: queue.Queue[MainThreadPrompt] = queue.Queue()
         policy = RunPolicy(
@@ -420,6 +451,9 @@ class DshMagics(Magics):
         """Fail pending requests closed, close the runtime, stop the pump. Idempotent."""
         self.broker.reject_all("connection-lost")
         self.host.close()
+        if self._demo_server is not None:
+            self._demo_server.stop()
+            self._demo_server = None
         deadline = time.monotonic() + 2
         while time.monotonic() < deadline and not self.pump.flush(timeout=0.5):
             pass
