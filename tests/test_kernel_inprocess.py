@@ -96,10 +96,16 @@ def test_run_all_after_restart_skips_answered_prompts(
     magics.dsh_bin = ip.user_ns.get("__dsh_launcher__") or magics.dsh_bin
     del calls_before
     capsys.readouterr()
-    result = run_cell(ip, "-s ledger", "[[reply:once]] expensive question")
+    result = run_cell(ip, "-s ledger -o later", "[[reply:once]] expensive question")
     assert result is None
     assert "already answered" in capsys.readouterr().err
     assert magics.handles == []
+    # later cells that use the handle get a clear error, not a NameError
+    from dsh_notebook.kernel.magics import PromptSkipped
+
+    with pytest.raises(PromptSkipped, match="--force"):
+        ip.user_ns["later"].result()
+    assert ip.user_ns["_dsh"] is ip.user_ns["later"]
 
 
 def test_errors_are_one_line_usage_errors(ip: InteractiveShell) -> None:

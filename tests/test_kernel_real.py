@@ -88,7 +88,9 @@ def test_background_run_returns_at_once_and_streams_into_its_output(kernel: Kern
     warm = kernel.execute("%%dsh --wait\n[[scenario:plain]] warm up", allow_stdin=True)
     assert warm.error is None, warm.error
     started = time.monotonic()
-    cell = kernel.execute("%%dsh\n[[scenario:slow]] tell me slowly", allow_stdin=True)
+    cell = kernel.execute(
+        "%%dsh --format markdown\n[[scenario:slow]] tell me slowly", allow_stdin=True
+    )
     elapsed = time.monotonic() - started
     assert cell.error is None, cell.error
     assert elapsed < 2.0, f"a background cell took {elapsed:.2f} s"
@@ -227,3 +229,55 @@ def test_stop_restarts_the_runtime_and_keeps_the_session(
     assert after.error is None, after.error
     assert kernel.value("_dsh.result().finish_reason") == "'completed'"
     assert "BANANA" in str(server.requests[-1].body["messages"])  # the history was kept
+
+
+def widget_comm_id(k: Kernel, deadline: float) -> str:
+    while time.monotonic() < deadline:
+        k.drain_iopub()
+        for m in k.iopub:
+            if m["msg_type"] == "comm_open":
+                state = m["content"].get("data", {}).get("state", {})
+                if "snapshot" in state and "_esm" in state:
+                    return str(m["content"]["comm_id"])
+        time.sleep(0.1)
+    raise TimeoutError("no widget comm was opened")
+
+
+def test_widget_click_answers_the_approval(kernel: Kernel, tmp_path: Path) -> None:
+    """The default in a live frontend is the widget; a click arrives as the comm_msg a browser
+    sends, and only that grants the escalation."""
+    target = tmp_path / "outside" / "clicked.txt"
+    target.parent.mkdir()
+    cell = kernel.execute(
+        f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it", allow_stdin=True
+    )
+    assert cell.error is None, cell.error
+    comm_id = widget_comm_id(kernel, time.monotonic() + 30)
+    deadline = time.monotonic() + 30
+    while "a1" not in kernel.execute("%dsh pending").stdout:
+        assert time.monotonic() < deadline, "the approval never became pending"
+        time.sleep(0.2)
+    assert not target.exists()
+    time.sleep(0.6)  # the card is inert for ~0.5 s after it appears (a browser would wait too)
+    click = {
+        "method": "custom",
+        "content": {"type": "approval", "request_id": "a1", "decision": "allow"},
+    }
+    message = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": click})
+    kernel.client.shell_channel.send(message)
+    wait_done(kernel)
+    assert target.exists()
+    time.sleep(0.5)
+    kernel.drain_iopub()
+    display_id = next(
+        m["content"]["transient"]["display_id"]
+        for m in cell.outputs
+        if m["msg_type"] == "display_data"
+    )
+    finals = [
+        m["content"]["data"] for m in kernel.iopub
+        if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == display_id
+    ]  # fmt: skip
+    assert finals, "the widget was not replaced by the static transcript"
+    assert "allowed" in finals[-1]["text/markdown"].lower()
+    assert "application/vnd.jupyter.widget-view+json" not in finals[-1]

@@ -127,7 +127,7 @@ def _wait(m: DshMagics, args: list[str]) -> None:
 
 
 def _stop(m: DshMagics, args: list[str]) -> None:
-    rejected = m.broker.reject_all("cancelled-by-stop")
+    rejected = m.broker.reject_all("you")  # decided_by must be one of transcript.DECIDED_BY
     resumed = m.host.restart()
     note = f"; {rejected} pending request(s) rejected" if rejected else ""
     print(f"dsh: runtime restarted, sessions kept: {', '.join(resumed) or 'none'}{note}")
@@ -212,6 +212,7 @@ def _export(m: DshMagics, args: list[str]) -> None:
         transcript = Transcript(session_id)
         for notification in result.notifications:
             transcript.apply(notification)
+        transcript.apply_local("settled", finish_reason=result.finish_reason)
         text = transcript.to_markdown()
     else:
         raise UsageError("--format must be md or json")

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from ..client import DeepSeekHarness, HarnessConfig, RunResult, Session
@@ -63,6 +64,7 @@ class RuntimeHost:
         self._harness_cm: Any = None
         self.harness: DeepSeekHarness | None = None
         self._opened: set[str] = set()
+        self._session_locks: dict[str, anyio.Lock] = {}
         self._starting: concurrent.futures.Future[None] | None = None
         self.started_at: float | None = None
         self._closed = False
@@ -117,6 +119,7 @@ class RuntimeHost:
             self._portal_cm, self._portal = portal_cm, portal
             self._harness_cm, self.harness = harness_cm, harness
             self._opened = set()
+            self._session_locks = {}
             self.started_at = time.time()
 
     async def _approve(self, request: Any) -> Any:
@@ -221,10 +224,20 @@ class RuntimeHost:
         blocks: list[dict[str, Any]],
         on_notification: Callable[[Notification], None] | None = None,
     ) -> concurrent.futures.Future[RunResult]:
-        """Start a run; returns at once. ``on_notification`` runs on the host thread, in order."""
+        """Start a run; returns at once. ``on_notification`` runs on the host thread, in order.
+
+        Runs on one session are serialized: a second prompt waits until the first run settled
+        (else the runtime would merge it into the running period and both cells would show both
+        turns). Runs on different sessions proceed concurrently.
+        """
         session = self.open_session(session_id)
+        lock = self._session_locks.setdefault(session_id, anyio.Lock())
 
         async def run() -> RunResult:
+            async with lock:
+                return await run_once()
+
+        async def run_once() -> RunResult:
             try:
                 return await session.run(blocks, on_notification)
             except SessionAlreadyExists:

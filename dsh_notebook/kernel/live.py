@@ -11,6 +11,8 @@ Guarantees:
 - Order: each view's items are applied in the order they were posted.
 - Rate: a view is republished at most ``max_rate`` times per second (coalesced), plus once when it
   settles; the settled output is the static transcript (``text/markdown`` + ``text/plain``).
+  A ``widget`` view is published its snapshot while live (the widget diffs it and sends deltas;
+  no markdown is rendered per tick) and the static transcript once settled.
 - Parent: each view carries the parent message of the cell that started the run; its ``publish``
   callback sends updates under it, so they land in that cell's output even after it returned.
 - Failures in rendering or publishing are logged, never raised into the kernel.
@@ -40,16 +42,20 @@ class LiveView:
     """One run's output: a transcript and the display it is shown in."""
 
     transcript: Transcript
-    fmt: str  # "markdown" | "text"
+    fmt: str  # "markdown" | "text" | "widget"
     publish: Callable[[dict[str, Any]], None]
     parent: dict[str, Any] | None = None
     settled: bool = False
     dirty: bool = True
     last_publish: float = 0.0
     on_settled: list[Callable[[LiveView], None]] = field(default_factory=list)
+    done: threading.Event = field(default_factory=threading.Event)
+    """Set once the settled output has been published."""
     view_id: int = field(default_factory=itertools.count(1).__next__)
 
     def bundle(self) -> dict[str, Any]:
+        if self.fmt == "widget" and not self.settled:
+            return {"snapshot": self.transcript.snapshot()}
         text = self.transcript.to_text()
         if self.fmt == "text":
             return {"text/plain": text}
@@ -172,6 +178,7 @@ class UiPump:
             view.last_publish = now
             if view.settled:
                 del self._views[view_id]
+                view.done.set()
                 for callback in view.on_settled:
                     try:
                         callback(view)

@@ -13,10 +13,12 @@ waiting, not the run.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
 import queue
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -43,7 +45,12 @@ from .live import LiveView, UiPump
 from .naming import default_session_id
 from .terminal import answer_on_stdin
 
-__all__ = ["DshMagics"]
+__all__ = ["DshMagics", "PromptSkipped"]
+
+
+class PromptSkipped(DshError):
+    """The prompt was not sent: it was answered in this session before (Run All after a restart)."""
+
 
 log = logging.getLogger(__name__)
 
@@ -269,12 +276,18 @@ class DshMagics(Magics):
             and not args.force
             and self.ledger.answered_elsewhere(session_id, interpolation.text)
         ):
-            print(
+            message = (
                 f"dsh: skipped — this prompt was already answered in session {session_id!r} (its "
                 "transcript is in the saved notebook). Re-run with --force to send it again, or "
-                "%config DshMagics.rerun = 'always'.",
-                file=sys.stderr,
+                "%config DshMagics.rerun = 'always'."
             )
+            print(message, file=sys.stderr)
+            skipped: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
+            skipped.set_exception(PromptSkipped(message.removeprefix("dsh: ")))
+            handle = RunHandle(skipped, session=session_id, prompt=interpolation.text)
+            shell.user_ns["_dsh"] = handle
+            if args.out:
+                shell.user_ns[args.out] = handle
             return None
         wait = (
             args.wait or self.mode == "wait" or (self.mode == "auto" and not self.live_frontend())
@@ -309,7 +322,13 @@ class DshMagics(Magics):
         transcript = Transcript(
             session_id, prompt=interpolation.text, context=context_chips, model=self.model_label()
         )
-        view = self._open_view(transcript, args.format)
+        view = self._open_view(
+            transcript,
+            args.format,
+            interactive=not wait,
+            keep_widget=args.keep_widget,
+            deferred=wait and not self.live_frontend() and args.format is None,
+        )
         prompts: queue.Queue[MainThreadPrompt] = queue.Queue()
         policy = RunPolicy(
             on_approval=args.on_approval,
@@ -335,7 +354,7 @@ class DshMagics(Magics):
         if args.out:
             shell.user_ns[args.out] = handle
         if wait:
-            self._wait(handle, prompts)
+            self._wait(handle, prompts, view)
         return None
 
     def _apply_route_overrides(self, args: Any) -> None:
@@ -357,32 +376,115 @@ class DshMagics(Magics):
             return str(args.session)
         return self.session_id
 
-    def _open_view(self, transcript: Transcript, fmt: str | None) -> LiveView:
+    def _open_view(
+        self,
+        transcript: Transcript,
+        fmt: str | None,
+        *,
+        interactive: bool = True,
+        keep_widget: bool = False,
+        deferred: bool = False,
+    ) -> LiveView:
+        """Display the run's live output: the widget (default in a live frontend) or markdown.
+
+        A widget view is updated by the UI pump with snapshots; when the run settles it is replaced
+        by the static transcript (markdown + text, which survives reopening) and closed, unless
+        ``keep_widget``. ``interactive=False`` (``--wait``): the widget shows approvals and
+        questions without buttons, since they are asked on stdin or decided by policy.
+        ``deferred`` (waiting with nobody watching: nbclient, nbconvert, papermill): nothing is
+        shown until the run settles, then the static transcript once, as one ``display_data``.
+        """
         from IPython.display import display
 
-        chosen = fmt or (self.default_format if self.default_format != "auto" else "markdown")
-        if chosen == "widget":
-            chosen = "markdown"  # the live widget arrives with its own issue; markdown meanwhile
         terminal = self._kernel() is None
+        auto = "widget" if self.live_frontend() else "markdown"
+        chosen = fmt or (self.default_format if self.default_format != "auto" else auto)
+        widget = None
+        if chosen == "widget" and not terminal:
+            widget = self._make_widget(transcript, interactive)
+            if widget is None:
+                chosen = "markdown"
         if terminal:
             chosen = "text"
         holder: dict[str, Any] = {}
 
         def publish(bundle: dict[str, Any]) -> None:
+            view = holder["view"]
             if terminal:  # no display updates there: print the transcript once, when settled
-                if holder["view"].settled:
+                if view.settled:
                     print(bundle["text/plain"])
                 return
             handle = holder.get("handle")
+            if widget is not None:
+                if not view.settled:
+                    widget.update(bundle["snapshot"])
+                    return
+                if keep_widget:
+                    widget.update(view.transcript.snapshot(), final=True)
+                    return
+                if handle is not None:  # freeze: the static transcript replaces the widget
+                    self._send_update(handle, bundle, view.parent)
+                widget.close()
+                return
+            if deferred:
+                if view.settled:
+                    self._send_display(bundle, view.parent)
+                return
             if handle is not None:
-                self._send_update(handle, bundle, holder["view"].parent)
+                self._send_update(handle, bundle, view.parent)
 
         view = LiveView(transcript, chosen, publish, parent=self._current_parent())
         holder["view"] = view
-        if not terminal:
-            holder["handle"] = display(view.bundle(), raw=True, display_id=True)
+        if not terminal and not deferred:
+            if widget is not None:
+                holder["handle"] = display(widget, display_id=True)
+            else:
+                holder["handle"] = display(view.bundle(), raw=True, display_id=True)
         self.pump.add(view)
         return view
+
+    def _make_widget(self, transcript: Transcript, interactive: bool) -> Any:
+        """A live run widget, or None when anywidget (the ``jupyter`` extra) is missing."""
+        try:
+            from ..widget import RunWidget
+        except (ImportError, OSError) as exc:
+            log.info("dsh: no live widget (%s); showing markdown", exc)
+            return None
+        return RunWidget(
+            transcript.snapshot(), on_action=self._widget_action, interactive=interactive
+        )
+
+    def _widget_action(self, action: dict[str, Any]) -> str | None:
+        """A click in a run widget (comm thread), already checked against its snapshot.
+
+        Resolves the pending request on the broker (thread-safe); returns the text the card
+        shows when the request is gone. Stop restarts the runtime off the comm thread.
+        """
+        kind = action.get("type")
+        if kind == "stop":
+            threading.Thread(target=self._stop_from_widget, name="dsh-stop", daemon=True).start()
+            return None
+        if kind == "approval":
+            answer: Any = action.get("decision") == "allow"
+        elif kind == "answer":
+            answer = action.get("answers")
+        elif kind == "dismiss":
+            answer = None
+        else:
+            return f"unknown action {kind!r}"
+        if self.broker.resolve(str(action.get("request_id")), answer, "you"):
+            return None
+        return (
+            "this request is no longer pending (run stopped, kernel restarted, notebook reopened)"
+        )
+
+    def _stop_from_widget(self) -> None:
+        """The Stop button: what ``%dsh stop`` does (there is no cancel on the wire)."""
+        try:
+            self.broker.reject_all("you")
+            self.host.restart()
+        except Exception:
+            log.exception("dsh: stopping the run from the widget failed")
 
     def _send_update(
         self, handle: Any, bundle: dict[str, Any], parent: dict[str, Any] | None
@@ -402,6 +504,21 @@ class DshMagics(Magics):
         message = session.msg("update_display_data", content, parent=parent)
         session.send(socket, message, ident=getattr(pub, "topic", None))
 
+    def _send_display(self, bundle: dict[str, Any], parent: dict[str, Any] | None) -> None:
+        """A plain ``display_data`` under ``parent`` (from the pump thread)."""
+        pub = getattr(self.shell, "display_pub", None)
+        session = getattr(pub, "session", None)
+        socket = getattr(pub, "pub_socket", None)
+        if session is None or socket is None or parent is None:
+            from IPython.display import display
+
+            display(bundle, raw=True)
+            return
+        message = session.msg(
+            "display_data", {"data": bundle, "metadata": {}, "transient": {}}, parent=parent
+        )
+        session.send(socket, message, ident=getattr(pub, "topic", None))
+
     def _settled(self, session_id: str, view: LiveView, future: Any) -> None:
         self.broker.detach(session_id)
         error = None
@@ -418,7 +535,9 @@ class DshMagics(Magics):
             finish_reason = result.finish_reason
         self.pump.settle(view, finish_reason, error)
 
-    def _wait(self, handle: RunHandle, prompts: queue.Queue[MainThreadPrompt]) -> None:
+    def _wait(
+        self, handle: RunHandle, prompts: queue.Queue[MainThreadPrompt], view: LiveView
+    ) -> None:
         try:
             while not handle.done():
                 try:
@@ -436,7 +555,9 @@ class DshMagics(Magics):
                 file=sys.stderr,
             )
             return
-        self.pump.flush()
+        # the settle callback runs on the host thread right after the future completes: wait
+        # until the pump has published the settled output, so it belongs to this cell
+        view.done.wait(timeout=10)
 
     # -- hooks ---------------------------------------------------------------------------------
 

@@ -37,7 +37,7 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     h = snapshot["header"]
     blocks: list[str] = [_headline(snapshot)]
     if snapshot.get("prompt"):
-        blocks.append(quote("**Prompt**\n\n" + sanitize_markdown(snapshot["prompt"])))
+        blocks.append("**Prompt**\n\n" + fence(snapshot["prompt"], "text"))
     chips = [_chip(c) for c in snapshot.get("context") or []]
     if chips:
         blocks.append("Context: " + " · ".join(chips))

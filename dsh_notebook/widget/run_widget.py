@@ -1,0 +1,291 @@
+"""``RunWidget``: the live view of one run (anywidget; its JavaScript is bundled in ``static/``).
+
+State. The ``snapshot`` trait holds :meth:`Transcript.snapshot() <dsh_notebook.transcript.
+Transcript.snapshot>` (``seq`` beside it; ``elapsed`` is the run's age in seconds at the last
+send). It is the truth: a view opened late, or one that missed a message, starts from it.
+
+Messages. :meth:`update` may be called as often as anyone likes, from any thread (the UI pump
+calls it at ~10 Hz). The widget sends at most one comm message per ``1 / max_rate`` seconds
+(default 20 per second): the newest snapshot as a *delta* (a custom message, see
+:mod:`.delta`) against the last one sent, or as a full trait sync for the first update, the final
+one and after a view asked to resync. Between full syncs the Python-side traits are kept current
+without a message, so a frontend that (re)connects and requests the state gets the newest snapshot.
+A throttled update is sent by a timer when its slot comes; nothing is lost, and the last message
+always carries the newest snapshot.
+
+Clicks. Views send ``approval`` / ``answer`` / ``dismiss`` / ``stop`` messages (see
+:mod:`.actions`); each is checked against the current snapshot, forwarded to ``on_action`` at most
+once per request (a second click, from any view, is answered "already decided" without calling
+it), and answered with an ``ack`` custom message carrying ``on_action``'s error text, if any.
+Handlers are registered with ``on_msg``; the class never overrides ipywidgets' dispatcher.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..transcript.text import summary_line
+from .actions import check_action
+from .delta import diff_snapshots
+
+__all__ = ["STATIC", "ActionCallback", "RunWidget"]
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+ActionCallback = Callable[[dict[str, Any]], "str | None"]
+_SYNCED = ("snapshot", "seq", "elapsed")
+_OVER = ("settled", "error")
+NO_KERNEL = "this view is not connected to a running kernel (read-only)"
+
+
+class RunWidget(anywidget.AnyWidget):
+    """The live view of a run. ``on_action(action) -> error text | None`` receives the clicks."""
+
+    _esm = STATIC / "widget.js"
+    _css = STATIC / "widget.css"
+
+    snapshot = traitlets.Dict().tag(sync=True)
+    seq = traitlets.Int(0).tag(sync=True)
+    elapsed = traitlets.Float(0.0).tag(sync=True)
+    interactive = traitlets.Bool(True).tag(sync=True)
+    """False when clicks cannot be answered here (a ``--wait`` run asks on stdin or by policy)."""
+
+    def __init__(
+        self,
+        snapshot: dict[str, Any] | None = None,
+        *,
+        on_action: ActionCallback | None = None,
+        interactive: bool = True,
+        max_rate: float = 20.0,
+        clock: Callable[[], float] = time.monotonic,
+        **kwargs: Any,
+    ) -> None:
+        self._lock = threading.RLock()
+        self._quiet = False
+        self._clock = clock
+        self._interval = 1.0 / max_rate
+        self._started = clock()
+        self._ended: float | None = None
+        self._latest: dict[str, Any] = dict(snapshot or {})
+        self._sent: dict[str, Any] | None = None  # what the views hold (after the last send)
+        self._dirty = False
+        self._need_full = False
+        self._final = False
+        self._last_send = -float("inf")
+        self._timer: threading.Timer | None = None
+        self._closed = False
+        self._acted: set[str] = set()
+        self.on_action = on_action
+        self.messages_sent = 0
+        """Comm messages sent by :meth:`update` (deltas and full syncs; not acks)."""
+        super().__init__(
+            snapshot=self._latest,
+            seq=int(self._latest.get("seq", 0)),
+            interactive=interactive,
+            **kwargs,
+        )
+        self._sent = self._latest if self._latest else None
+        self.on_msg(self._on_view_message)
+
+    # -- updates (any thread) ------------------------------------------------------------------
+
+    def update(self, snapshot: dict[str, Any], *, final: bool = False) -> None:
+        """Show ``snapshot`` (a new dict each time; not mutated afterwards). ``final``: the run
+        settled, send it as a full sync. Never blocks on the frontend; thread-safe."""
+        with self._lock:
+            if self._closed:
+                return
+            self._latest = snapshot
+            self._dirty = True
+            self._final = self._final or final
+            if snapshot.get("header", {}).get("state") in _OVER and self._ended is None:
+                self._ended = self._clock()
+            self._send_when_due()
+
+    def flush(self) -> None:
+        """Send a pending update now, ignoring the rate limit (tests, shutdown)."""
+        with self._lock:
+            if self._dirty and not self._closed:
+                self._send_update()
+
+    @property
+    def pending(self) -> bool:
+        """An update is waiting for its slot."""
+        return self._dirty
+
+    def close(self) -> None:
+        """Close the comm (views disappear); later updates are ignored. Idempotent."""
+        with self._lock:
+            self._closed = True
+            self._dirty = False
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        super().close()
+
+    def _send_when_due(self) -> None:
+        wait = self._last_send + self._interval - self._clock()
+        if wait <= 0:
+            self._send_update()
+        elif self._timer is None:
+            self._timer = threading.Timer(wait, self._on_timer)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            self._timer = None
+            if self._dirty and not self._closed:
+                self._send_when_due()
+
+    def _elapsed(self) -> float:
+        end = self._ended if self._ended is not None else self._clock()
+        return round(max(end - self._started, 0.0), 3)
+
+    def _send_update(self) -> None:
+        snap = self._latest
+        sent = self._sent
+        self._dirty = False
+        self._last_send = self._clock()
+        seq = int(snap.get("seq", 0))
+        elapsed = self._elapsed()
+        full = (
+            sent is None
+            or self._need_full
+            or self._final
+            or snap.get("schema") != sent.get("schema")
+            or seq < int(sent.get("seq", 0))
+        )
+        if not full and sent is not None and seq == int(sent.get("seq", 0)):
+            return  # nothing new for the views
+        ops = [] if full or sent is None else diff_snapshots(sent, snap)
+        self._set_quietly(snapshot=snap, seq=seq, elapsed=elapsed)
+        self._sent = snap
+        self._need_full = False
+        self._final = False
+        try:
+            if full:
+                self.send_state(list(_SYNCED))
+            else:
+                self.send(
+                    {
+                        "type": "delta",
+                        "base": int(sent.get("seq", 0)) if sent else 0,
+                        "seq": seq,
+                        "elapsed": elapsed,
+                        "ops": ops,
+                    }
+                )
+            self.messages_sent += 1
+        except Exception:  # a broken comm must not break the UI pump
+            log.exception("dsh widget: sending an update failed")
+
+    def _set_quietly(self, **values: Any) -> None:
+        """Set synced traits without ipywidgets sending them (a delta or full sync follows)."""
+        self._quiet = True
+        try:
+            for name, value in values.items():
+                setattr(self, name, value)
+        finally:
+            self._quiet = False
+
+    def notify_change(self, change: Any) -> None:
+        if self._quiet and change["name"] in _SYNCED:
+            traitlets.HasTraits.notify_change(self, change)  # observers only; no comm message
+            return
+        super().notify_change(change)
+
+    def get_state(self, key: Any = None, drop_defaults: bool = False) -> dict[str, Any]:
+        """The state for a (re)connecting frontend: the newest sent snapshot, ``elapsed`` now."""
+        if getattr(self, "_lock", None) is not None and not self._quiet:
+            with self._lock:
+                self._set_quietly(elapsed=self._elapsed())
+        state: dict[str, Any] = super().get_state(key=key, drop_defaults=drop_defaults)
+        return state
+
+    # -- clicks (the comm's thread) ------------------------------------------------------------
+
+    def _on_view_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        kind = content.get("type")
+        if kind == "resync":
+            with self._lock:
+                if self._closed:
+                    return
+                self._need_full = True
+                self._dirty = True
+                self._send_when_due()
+            return
+        request_id = content.get("request_id")
+        key = "stop" if kind == "stop" else f"request:{request_id}"
+        with self._lock:
+            snapshot = self._latest
+            if key in self._acted:
+                error: str | None = (
+                    "already requested" if kind == "stop" else "already decided in this notebook"
+                )
+                action: dict[str, Any] | str = ""
+            else:
+                action = check_action(snapshot, content)
+                error = action if isinstance(action, str) else None
+                if error is None:
+                    if not self.interactive:
+                        error = "this run asks in the prompt below the cell, not here"
+                    elif self.on_action is None:
+                        error = NO_KERNEL
+                    else:
+                        self._acted.add(key)
+        if error is None and isinstance(action, dict) and self.on_action is not None:
+            try:
+                error = self.on_action(action)
+            except Exception as exc:
+                log.exception("dsh widget: on_action failed")
+                error = f"could not deliver: {type(exc).__name__}: {exc}"
+        self._ack(kind, request_id, error)
+
+    def _ack(self, kind: Any, request_id: Any, error: str | None) -> None:
+        message = {
+            "type": "ack",
+            "action": kind if isinstance(kind, str) else None,
+            "request_id": request_id if isinstance(request_id, str) else None,
+            "ok": error is None,
+            "error": error,
+        }
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                self.send(message)
+            except Exception:
+                log.exception("dsh widget: sending an ack failed")
+
+    # -- display -------------------------------------------------------------------------------
+
+    def summary(self) -> str:
+        snap = self._latest
+        if not snap.get("header"):
+            return "dsh run (no events yet)"
+        try:
+            return summary_line(snap).replace("\n", " ")
+        except Exception:
+            return f"dsh run on session {snap['header'].get('session_id')}"
+
+    def __repr__(self) -> str:
+        return f"<RunWidget {self.summary()}>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return {"text/plain": self.summary()}
+        data, metadata = bundle
+        return {**data, "text/plain": self.summary()}, metadata

@@ -1,0 +1,111 @@
+// A tool call: name, description, arguments (pretty JSON, long values folded), state, folded
+// result, background job status, and the approval / question / subagent cards it started.
+import { button, h } from "../dom";
+import { Keyed, type Component, type Ctx } from "../context";
+import { foldedText, prettyJson } from "../fold";
+import type { ToolItem } from "../types";
+import { ApprovalCard } from "./approval";
+import { QuestionCard } from "./question";
+import { SubagentCard } from "./subagent";
+
+const STATE_LABEL: Record<string, string> = {
+  streaming: "preparing",
+  pending: "pending",
+  running: "running",
+  done: "done",
+  failed: "failed",
+  rejected: "rejected",
+};
+
+export class ToolCard extends Keyed {
+  readonly el = h("div", { class: "dsh-card dsh-tool" });
+  private readonly nested: Record<string, { id: string; comp: Component } | undefined> = {};
+
+  protected key(node: ToolItem, ctx: Ctx): string {
+    // nested cards follow their own keys; the tool re-renders when it (or they) changed
+    const local = [node.approval, node.question]
+      .map((c) => (c?.request_id ? ctx.store.decisions.get(c.request_id)?.status ?? "" : ""))
+      .join(",");
+    return `${node.rev}|${ctx.ui.version(node.id)}|${local}|${ctx.store.snapshot.header.state}|${ctx.store.snapshot.pending.length}`;
+  }
+
+  private nestedCard<T extends Component>(slot: string, id: string, make: () => T): T {
+    const current = this.nested[slot];
+    if (current && current.id === id) return current.comp as T;
+    current?.comp.destroy?.();
+    const comp = make();
+    this.nested[slot] = { id, comp };
+    return comp;
+  }
+
+  protected render(node: ToolItem, ctx: Ctx): void {
+    const el = this.el;
+    el.textContent = "";
+    el.className = `dsh-card dsh-tool dsh-state-${node.state}`;
+    el.setAttribute("aria-label", `Tool call ${node.name || "(unnamed)"}: ${STATE_LABEL[node.state] ?? node.state}`);
+    const head = h("div", { class: "dsh-tool-head" },
+      h("span", { class: `dsh-badge dsh-badge-${node.state}` }, STATE_LABEL[node.state] ?? node.state),
+      h("code", { class: "dsh-tool-name" }, node.name || "tool"),
+      node.description || node.summary ? h("span", { class: "dsh-tool-desc" }, node.description || node.summary || "") : null,
+    );
+    el.appendChild(head);
+
+    const argsKey = `${node.id}:args`;
+    const argsOpen = ctx.ui.open.has(argsKey);
+    const hasArgs = node.args !== null && node.args !== undefined
+      ? !(typeof node.args === "object" && Object.keys(node.args as object).length === 0)
+      : Boolean(node.arguments);
+    if (hasArgs) {
+      el.appendChild(button(argsOpen ? "Hide arguments" : "Arguments", `${argsOpen ? "Hide" : "Show"} the arguments of ${node.name || "the tool call"}`, () => {
+        ctx.ui.toggle(argsKey, node.id);
+        ctx.schedule();
+      }, "dsh-link dsh-args-toggle"));
+      if (argsOpen) {
+        el.appendChild(
+          node.args !== null && node.args !== undefined
+            ? prettyJson(node.args, argsKey, node.id, ctx)
+            : foldedText(node.arguments, `${argsKey}:raw`, node.id, ctx, { label: "the arguments" }),
+        );
+      }
+    }
+    if (node.job) {
+      const job = node.job;
+      el.appendChild(h("div", { class: "dsh-job", role: "status" },
+        `Background job ${job.job_id ?? ""}${job.kind ? ` (${job.kind})` : ""}: ${job.status ?? "unknown"}${job.detail ? ` — ${job.detail}` : ""}`));
+    }
+    if (node.result !== null && node.result !== undefined && node.result !== "") {
+      el.appendChild(h("div", { class: "dsh-result-label" }, node.is_error ? `Error${node.error_code ? ` (${node.error_code})` : ""}` : "Result"));
+      el.appendChild(foldedText(node.result, `${node.id}:result`, node.id, ctx, {
+        lines: 6, cls: `dsh-pre dsh-result${node.is_error ? " dsh-result-error" : ""}`, label: "the result",
+      }));
+    }
+    if (node.approval) {
+      const card = this.nestedCard("approval", node.approval.id, () => new ApprovalCard());
+      card.host = node;
+      card.update(node.approval, ctx);
+      el.appendChild(card.el);
+    }
+    if (node.question) {
+      const card = this.nestedCard("question", node.question.id, () => new QuestionCard());
+      card.update(node.question, ctx);
+      el.appendChild(card.el);
+    }
+    if (node.subagent) {
+      const card = this.nestedCard("subagent", node.subagent.id, () => new SubagentCard());
+      card.update(node.subagent, ctx);
+      el.appendChild(card.el);
+    }
+  }
+
+  update(node: ToolItem, ctx: Ctx): void {
+    super.update(node, ctx);
+    // nested cards have their own keys (local state, the inert period): refresh them in any case
+    if (node.approval) this.nested.approval?.comp.update(node.approval, ctx);
+    if (node.question) this.nested.question?.comp.update(node.question, ctx);
+    if (node.subagent) this.nested.subagent?.comp.update(node.subagent, ctx);
+  }
+
+  destroy(): void {
+    for (const slot of Object.values(this.nested)) slot?.comp.destroy?.();
+  }
+}

@@ -1,0 +1,54 @@
+// The header: session, model, state, elapsed time (ticking while the run is live), turns,
+// tokens, and the Stop button.
+import { button, formatElapsed, formatTokens, h, plural } from "./dom";
+import type { Ctx } from "./context";
+import { STATE_WORDS, isOver } from "./cards/words";
+
+export class HeaderView {
+  readonly title = h("span", { class: "dsh-title" });
+  readonly model = h("span", { class: "dsh-model" });
+  readonly state = h("span", { class: "dsh-state", role: "status", "aria-live": "polite" });
+  readonly elapsed = h("span", { class: "dsh-elapsed", "aria-label": "Elapsed time" });
+  readonly turns = h("span", { class: "dsh-turns" });
+  readonly tokens = h("span", { class: "dsh-tokens" });
+  readonly stopNote = h("span", { class: "dsh-stop-note" });
+  readonly stop: HTMLButtonElement;
+  readonly el: HTMLElement;
+  private lastKey = "";
+
+  constructor(private readonly ctx: Ctx) {
+    this.stop = button("Stop", "Stop the run", () => this.ctx.store.stop() && this.ctx.schedule(), "dsh-btn dsh-stop");
+    this.el = h("div", { class: "dsh-header" },
+      h("span", { class: "dsh-brand", "aria-hidden": "true" }, "dsh"),
+      this.title, this.model, this.state, this.elapsed, this.turns, this.tokens,
+      h("span", { class: "dsh-spacer" }), this.stopNote, this.stop);
+  }
+
+  update(): void {
+    const store = this.ctx.store;
+    const header = store.snapshot.header;
+    this.elapsed.textContent = formatElapsed(store.elapsedNow());
+    const stop = store.stopRequest;
+    const key = JSON.stringify([header, stop?.status, stop?.error, store.interactive]);
+    if (key === this.lastKey) return;
+    this.lastKey = key;
+    this.title.textContent = header.title || (header.session_id ? `session ${header.session_id}` : "dsh run");
+    this.model.textContent = header.model ?? "";
+    this.model.hidden = !header.model;
+    const state = header.state || "starting";
+    this.state.textContent = STATE_WORDS[state] ?? state;
+    this.state.className = `dsh-state dsh-run-${state}`;
+    this.turns.textContent = plural(header.turns || 0, "turn");
+    const usage = header.usage;
+    this.tokens.textContent = `${formatTokens(usage?.total_tokens || 0)} tokens`;
+    this.tokens.title = usage
+      ? `${usage.input_tokens} input · ${usage.output_tokens} output · ${usage.cache_read_tokens} cache read · ${usage.cache_write_tokens} cache write · ${usage.reasoning_tokens} reasoning`
+      : "";
+    const over = isOver(state);
+    this.stop.hidden = over || !store.interactive;
+    this.stop.disabled = Boolean(stop && stop.status !== "failed");
+    this.stop.textContent = stop && stop.status !== "failed" ? "Stopping…" : "Stop";
+    this.stopNote.textContent = stop?.status === "failed" ? `Stop failed: ${stop.error}` : "";
+    this.stopNote.setAttribute("role", stop?.status === "failed" ? "alert" : "status");
+  }
+}

@@ -1,0 +1,175 @@
+// Sanitized markdown that grows live. Blocks that are complete are rendered once and kept; each
+// update re-parses only the text from the start of the last block (the one still being written).
+// Code blocks are highlighted once their closing fence has arrived, and get a Copy button.
+import MarkdownIt from "markdown-it";
+import { button, h } from "./dom";
+import { highlight } from "./highlight";
+import { htmlToFragment, isSafeUrl } from "./sanitize";
+
+type Token = ReturnType<typeof md.parse>[number];
+
+export const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+md.validateLink = (url: string) => isSafeUrl(url);
+md.disable(["image"]); // no remote images: they would load (and leak) without a click
+
+/** Split top-level tokens into blocks, each with its source line span. */
+function splitBlocks(tokens: Token[]): { tokens: Token[]; start: number }[] {
+  const blocks: { tokens: Token[]; start: number }[] = [];
+  let current: Token[] = [];
+  let depth = 0;
+  let start = 0;
+  for (const token of tokens) {
+    if (depth === 0) {
+      current = [];
+      start = token.map ? token.map[0] : start;
+    }
+    current.push(token);
+    depth += token.nesting;
+    if (depth === 0) blocks.push({ tokens: current, start });
+  }
+  if (depth !== 0 && current.length) blocks.push({ tokens: current, start });
+  return blocks;
+}
+
+function lineOffset(text: string, line: number): number {
+  let offset = 0;
+  for (let i = 0; i < line; i++) {
+    const next = text.indexOf("\n", offset);
+    if (next < 0) return text.length;
+    offset = next + 1;
+  }
+  return offset;
+}
+
+/** Is this (last) block a fence whose closing marker has arrived? */
+function fenceClosed(block: Token[], source: string, start: number): boolean {
+  const fence = block.find((t) => t.type === "fence");
+  if (!fence || !fence.map) return true;
+  const lines = source.slice(lineOffset(source, start)).split("\n").slice(0, fence.map[1] - fence.map[0]);
+  if (lines.length < 2) return false;
+  const closing = lines[lines.length - 1].trim();
+  const marker = fence.markup[0];
+  return closing.length >= fence.markup.length && closing === marker.repeat(closing.length);
+}
+
+function decorateCode(fragment: DocumentFragment, highlightIt: boolean): void {
+  for (const pre of [...fragment.querySelectorAll("pre")]) {
+    const code = pre.querySelector("code");
+    const text = (code ?? pre).textContent ?? "";
+    const lang = /language-([\w+#.-]+)/.exec(code?.className ?? "")?.[1] ?? "";
+    if (highlightIt && code && lang) {
+      const html = highlight(text, lang);
+      if (html !== null) {
+        code.textContent = "";
+        code.appendChild(htmlToFragment(html));
+        code.classList.add("hljs");
+      }
+    }
+    const copy = button("Copy", `Copy code${lang ? ` (${lang})` : ""}`, () => copyText(text, copy), "dsh-btn dsh-copy");
+    const wrapper = h("div", { class: "dsh-code" }, h("div", { class: "dsh-code-bar" }, h("span", { class: "dsh-code-lang" }, lang), copy));
+    pre.parentNode?.insertBefore(wrapper, pre);
+    wrapper.appendChild(pre);
+  }
+}
+
+export function copyText(text: string, source?: HTMLElement): void {
+  const done = () => {
+    if (!source) return;
+    source.textContent = "Copied";
+    setTimeout(() => (source.textContent = "Copy"), 1500);
+  };
+  const clip = (globalThis.navigator as Navigator | undefined)?.clipboard;
+  if (clip?.writeText) {
+    clip.writeText(text).then(done, () => fallbackCopy(text) && done());
+  } else if (fallbackCopy(text)) done();
+}
+
+function fallbackCopy(text: string): boolean {
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.appendChild(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = typeof document.execCommand === "function" && document.execCommand("copy");
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  return ok;
+}
+
+function renderTokens(tokens: Token[], highlightIt: boolean): DocumentFragment {
+  const html = md.renderer.render(tokens, md.options, {});
+  const fragment = htmlToFragment(html);
+  decorateCode(fragment, highlightIt);
+  return fragment;
+}
+
+/** Render a whole markdown text (sanitized) into a fragment. */
+export function renderMarkdown(text: string): DocumentFragment {
+  return renderTokens(md.parse(text, {}), true);
+}
+
+/** A live markdown view: ``update(text, streaming)`` as the text grows. */
+export class MarkdownView {
+  readonly el: HTMLElement;
+  private readonly stableEl: HTMLElement;
+  private readonly tailEl: HTMLElement;
+  private stableSource = "";
+  private text = "";
+  private streaming: boolean | null = null;
+  /** Characters re-parsed by the last update (tests and the benchmark look at it). */
+  lastParsed = 0;
+
+  constructor(cls = "dsh-md") {
+    this.stableEl = h("div", { class: "dsh-md-stable" });
+    this.tailEl = h("div", { class: "dsh-md-tail" });
+    this.el = h("div", { class: cls }, this.stableEl, this.tailEl);
+  }
+
+  update(text: string, streaming: boolean): void {
+    if (text === this.text && streaming === this.streaming) return;
+    this.text = text;
+    this.streaming = streaming;
+    this.el.classList.toggle("dsh-streaming", streaming);
+    if (!streaming) {
+      // final: one full render, which also settles what live rendering could not know
+      this.reset();
+      this.stableEl.appendChild(renderMarkdown(text));
+      this.stableSource = text;
+      this.lastParsed = text.length;
+      return;
+    }
+    if (!text.startsWith(this.stableSource)) this.reset();
+    const tail = text.slice(this.stableSource.length);
+    this.lastParsed = tail.length;
+    const blocks = splitBlocks(md.parse(tail, {}));
+    if (blocks.length > 1) {
+      const last = blocks[blocks.length - 1];
+      for (const block of blocks.slice(0, -1)) this.stableEl.appendChild(renderTokens(block.tokens, true));
+      this.stableSource += tail.slice(0, lineOffset(tail, last.start));
+      const rest = text.slice(this.stableSource.length);
+      this.renderTail(last.tokens, rest, 0);
+    } else if (blocks.length === 1) {
+      this.renderTail(blocks[0].tokens, tail, blocks[0].start);
+    } else {
+      this.tailEl.textContent = "";
+    }
+  }
+
+  private renderTail(tokens: Token[], source: string, start: number): void {
+    const fragment = renderTokens(tokens, fenceClosed(tokens, source, start));
+    this.tailEl.textContent = "";
+    this.tailEl.appendChild(fragment);
+  }
+
+  private reset(): void {
+    this.stableEl.textContent = "";
+    this.tailEl.textContent = "";
+    this.stableSource = "";
+  }
+}

@@ -1,0 +1,179 @@
+// The snapshot (schema 1) as produced by dsh_notebook.transcript.Transcript.snapshot().
+// Every field comes from untrusted agent output: render it as text, never as HTML.
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+}
+
+export interface Header {
+  session_id: string;
+  title: string | null;
+  model: string | null;
+  state: string; // starting | running | waiting | settled | error
+  turns: number;
+  finish_reason: string | null;
+  usage: Usage;
+  tool_calls: number;
+  subagents: number;
+  errors: number;
+}
+
+export interface Pending {
+  kind: "approval" | "question";
+  id: string;
+  request_id: string | null;
+  session_id: string;
+}
+
+export interface Snapshot {
+  schema: number;
+  seq: number;
+  header: Header;
+  prompt: string;
+  context: ContextChip[];
+  items: Item[];
+  items_omitted: number;
+  pending: Pending[];
+  unknown: Record<string, number>;
+}
+
+export interface ContextChip {
+  token?: string;
+  kind?: string;
+  summary?: string;
+  chars?: number;
+  truncated?: boolean;
+  [key: string]: unknown;
+}
+
+export interface NodeBase {
+  kind: string;
+  id: string;
+  rev: number;
+}
+
+export interface TextItem extends NodeBase {
+  kind: "text" | "reasoning";
+  text: string;
+  streaming: boolean;
+  collapsed?: boolean;
+  truncated?: boolean;
+}
+
+export interface UserItem extends NodeBase {
+  kind: "user";
+  text: string;
+}
+
+export interface ApprovalItem extends NodeBase {
+  kind: "approval";
+  session_id: string;
+  approval_id: string | null;
+  request_id: string | null;
+  call_id: string | null;
+  tool_name: string;
+  reason: string | null;
+  state: string; // pending | decided
+  outcome: string | null;
+  decided_by: string | null;
+}
+
+export interface Question {
+  id: string;
+  question: string;
+  header: string | null;
+  detail: string | null;
+  options: { label: string; description: string | null }[];
+  multi_select: boolean;
+}
+
+export interface Answer {
+  id: string;
+  selected: string[];
+  custom?: string | null;
+}
+
+export interface QuestionItem extends NodeBase {
+  kind: "question";
+  session_id: string;
+  request_id: string | null;
+  call_id: string | null;
+  questions: Question[];
+  answers: Answer[] | null;
+  state: string; // pending | answered | dismissed | cancelled | failed
+}
+
+export interface SubagentItem extends NodeBase {
+  kind: "subagent";
+  child_id: string;
+  label: string | null;
+  description: string | null;
+  mode: string | null;
+  prompt: string | null;
+  state: string;
+  status: string | null;
+  stop_reason: string | null;
+  result: string | null;
+  turns: number;
+  usage: Usage;
+  items: Item[];
+  items_omitted: number;
+}
+
+export interface ToolItem extends NodeBase {
+  kind: "tool";
+  call_id: string;
+  name: string;
+  arguments: string;
+  args: unknown;
+  description: string | null;
+  summary: string | null;
+  state: string;
+  result: string | null;
+  is_error: boolean | null;
+  error_code: string | null;
+  job: { job_id?: string; kind?: string; status?: string; detail?: string } | null;
+  approval: ApprovalItem | null;
+  question: QuestionItem | null;
+  subagent: SubagentItem | null;
+}
+
+export interface ErrorItem extends NodeBase {
+  kind: "error";
+  source: string;
+  message: string;
+  code: string | null;
+  status: number | null;
+  hint: string | null;
+  detail: string | null;
+}
+
+export interface NoteItem extends NodeBase {
+  kind: "note";
+  note: string;
+  text: string;
+  count: number;
+}
+
+export type Item =
+  | TextItem
+  | UserItem
+  | ApprovalItem
+  | QuestionItem
+  | SubagentItem
+  | ToolItem
+  | ErrorItem
+  | NoteItem;
+
+/** The subset of the anywidget model (AFM) the widget uses. */
+export interface ModelLike {
+  get(name: string): any;
+  on(event: string, callback: (...args: any[]) => void): void;
+  off?(event?: string | null, callback?: ((...args: any[]) => void) | null): void;
+  send(content: any, callbacks?: any, buffers?: any): void;
+}

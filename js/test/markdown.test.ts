@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { MarkdownView, renderMarkdown } from "../src/markdown";
+
+const ANSWER = [
+  "# Monthly revenue\n\n",
+  "Revenue fell in **EMEA** in March.\n\n",
+  "- north: +3%\n- south: -2%\n\n",
+  "```python\nimport pandas as pd\ndf = pd.read_csv('sales.csv')\n```\n\n",
+  "| region | delta |\n|---|---:|\n| EMEA | -7% |\n\n",
+  "> note: one month is missing\n\n",
+  "Done.",
+].join("");
+
+function full(text: string): string {
+  const div = document.createElement("div");
+  div.appendChild(renderMarkdown(text));
+  return div.innerHTML;
+}
+
+describe("live markdown", () => {
+  it("ends exactly like a full render, however the text was chunked", () => {
+    for (const size of [1, 3, 17, 1000]) {
+      const view = new MarkdownView();
+      for (let i = size; i < ANSWER.length + size; i += size) view.update(ANSWER.slice(0, i), true);
+      view.update(ANSWER, false);
+      expect(view.el.querySelector(".dsh-md-stable")!.innerHTML).toBe(full(ANSWER));
+      expect(view.el.querySelector(".dsh-md-tail")!.innerHTML).toBe("");
+    }
+  });
+
+  it("while streaming, shows the same text as a full render would", () => {
+    const view = new MarkdownView();
+    for (let i = 7; i < ANSWER.length; i += 7) {
+      view.update(ANSWER.slice(0, i), true);
+      const expected = document.createElement("div");
+      expected.appendChild(renderMarkdown(ANSWER.slice(0, i)));
+      expect(view.el.textContent!.replace(/Copy/g, "").replace(/\s+/g, "")).toBe(
+        expected.textContent!.replace(/Copy/g, "").replace(/\s+/g, ""),
+      );
+    }
+  });
+
+  it("re-parses only the block still being written", () => {
+    const view = new MarkdownView();
+    const paragraphs = Array.from({ length: 200 }, (_, i) => `Paragraph ${i} with some words in it.\n\n`).join("");
+    view.update(paragraphs, true);
+    view.update(paragraphs + "The last one grows", true);
+    expect(view.lastParsed).toBeLessThan(100);
+    view.update(paragraphs + "The last one grows longer", true);
+    expect(view.lastParsed).toBeLessThan(100);
+    expect(view.el.querySelectorAll(".dsh-md-stable p")).toHaveLength(200);
+  });
+
+  it("highlights a code block once it is closed", () => {
+    const view = new MarkdownView();
+    view.update("Code:\n\n```python\nimport os\nprint(os.getcwd())\n", true);
+    const open = view.el.querySelector("pre code")!;
+    expect(open.querySelector("span")).toBeNull();
+    expect(open.textContent).toContain("import os");
+    view.update("Code:\n\n```python\nimport os\nprint(os.getcwd())\n```", true);
+    expect(view.el.querySelector("pre code span.hljs-keyword")!.textContent).toBe("import");
+    expect(view.el.querySelectorAll(".dsh-copy")).toHaveLength(1);
+  });
+
+  it("starts over when the text is replaced rather than grown", () => {
+    const view = new MarkdownView();
+    view.update("first paragraph\n\nsecond", true);
+    view.update("something else entirely", true);
+    expect(view.el.textContent!.trim()).toBe("something else entirely");
+  });
+});

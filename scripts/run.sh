@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The one command that sets everything up on a fresh machine and runs the main job: JupyterLab
+# on 127.0.0.1 with notebooks/quickstart.ipynb open.
+#
+#   bash scripts/run.sh [jupyter lab options...]   # e.g. --port 9999 --no-browser
+#   bash scripts/run.sh --headless                  # no browser: execute the quickstart and write
+#                                                   # build/quickstart.html (= scripts/run-headless.sh)
+#
+# Without DEEPSEEK_API_KEY (and DEEPSEEK_BASE_URL) the notebook kernel starts the scripted demo
+# model by itself: no key and no network needed. With a key in the environment, the same
+# notebooks talk to DeepSeek.
+#
+# Setup (as scripts/test.sh does it; re-running is cheap, installs are skipped when satisfied):
+# bubblewrap (the runtime's sandbox for bash; installed with apt-get when running as root), a
+# virtual environment .venv, this package with its runtime and Jupyter extras, JupyterLab, and
+# pandas + matplotlib (used by notebooks/data-exploration.ipynb).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+headless=0
+if [ "${1:-}" = "--headless" ]; then
+  headless=1
+  shift
+fi
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing bubblewrap (the runtime's sandbox for bash)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "!! bubblewrap (bwrap) is missing: the agent's bash tool will fail." >&2
+    echo "   Install it: sudo apt-get install bubblewrap" >&2
+  fi
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  "$PY" -m venv .venv
+fi
+echo "== installing dsh-notebook with the runtime and JupyterLab (the first time takes a few minutes)"
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[runtime,jupyter]' jupyterlab nbconvert pandas matplotlib
+
+# The notebooks ask for the kernel "python3": make that this environment's kernel even when a
+# user-wide "python3" kernelspec (another Python, without dsh_notebook) exists.
+export JUPYTER_PATH="$PWD/.venv/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
+
+if [ -z "${DEEPSEEK_API_KEY:-}" ] && [ -z "${DEEPSEEK_BASE_URL:-}" ]; then
+  echo "== no DEEPSEEK_API_KEY: the notebooks use the scripted demo model (canned answers)"
+fi
+
+if [ "$headless" = "1" ]; then
+  mkdir -p build
+  echo "== executing notebooks/quickstart.ipynb (no browser needed)"
+  .venv/bin/jupyter nbconvert --to html --execute notebooks/quickstart.ipynb \
+    --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=300 \
+    --output-dir build --output quickstart "$@"
+  echo "== wrote $PWD/build/quickstart.html"
+  exit 0
+fi
+
+root_flag=()
+if [ "$(id -u)" = "0" ]; then
+  root_flag=(--allow-root)  # Jupyter refuses to run as root without it
+fi
+echo "== starting JupyterLab on 127.0.0.1 (Ctrl-C to stop)"
+exec .venv/bin/jupyter lab --ServerApp.ip=127.0.0.1 ${root_flag[@]+"${root_flag[@]}"} "$@" \
+  notebooks/quickstart.ipynb

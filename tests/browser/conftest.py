@@ -1,0 +1,166 @@
+"""Browser tests: JupyterLab on 127.0.0.1 driven by Playwright with Debian's chromium.
+
+Skipped unless ``/usr/bin/chromium``, ``playwright`` and ``jupyterlab`` are all present (no
+browser download: Playwright launches the system chromium).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: drives a real browser against JupyterLab")
+
+
+def _missing() -> str | None:
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    for module in ("playwright", "jupyterlab"):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"{module} is not installed"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = _missing()
+    for item in items:
+        if "browser" in item.keywords and reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Lab:
+    url: str
+    token: str
+    root: Path
+
+    def api(self, path: str, method: str = "GET", body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            f"{self.url}{path}",
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            raw = response.read()
+        return json.loads(raw) if raw else None
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    root = tmp_path_factory.mktemp("lab")
+    port = _free_port()
+    token = secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        "DSH_HOME": str(root / ".dsh-home"),
+        "JUPYTER_CONFIG_DIR": str(root / ".jupyter"),
+        "JUPYTERLAB_SETTINGS_DIR": str(root / ".jupyter" / "lab" / "user-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(root / ".jupyter" / "lab" / "workspaces"),
+    }
+    log = (root / "lab.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+         f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
+         f"--ServerApp.root_dir={root}", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    server = Lab(f"http://127.0.0.1:{port}", token, root)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            server.api("/api/status")
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.close()
+                raise RuntimeError((root / "lab.log").read_text()[-3000:]) from None
+            time.sleep(0.3)
+    try:
+        yield server
+    finally:
+        for session in server.api("/api/sessions") or []:
+            try:
+                server.api(f"/api/sessions/{session['id']}", method="DELETE")
+            except OSError:
+                pass
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+def write_notebook(path: Path, cells: list[str]) -> None:
+    nb = {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
+             "outputs": [], "source": source}
+            for i, source in enumerate(cells)
+        ],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }  # fmt: skip
+    path.write_text(json.dumps(nb, indent=1))

@@ -1,0 +1,228 @@
+"""The run widget in a real JupyterLab, in Debian's chromium (Playwright, no browser download).
+
+A notebook builds a ``RunWidget`` and feeds it from a background thread the way the UI pump does
+(snapshots of a live ``Transcript``): text streams in, hostile text is among it, an approval and a
+question wait for clicks; ``on_action`` writes each click to disk. When the kernel integration is
+present (``DshMagics._widget_action``), a second test runs ``%%dsh`` against the fake runtime and
+clicks **Allow once** on its escalating ``bash`` call.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Lab, write_notebook
+
+pytestmark = pytest.mark.browser
+
+SETUP = r"""
+import json, pathlib, threading, time
+from dsh_notebook.protocol import Notification
+from dsh_notebook.transcript import Transcript
+from dsh_notebook.widget import RunWidget
+
+HOSTILE = ("<img src=x onerror=\"window.__pwned=1\"> <script>window.__pwned=1</script> "
+           "<svg onload=\"window.__pwned=1\"></svg> [click](javascript:window.__pwned=1) "
+           "[c2](JaVaScRiPt:window.__pwned=1) [c3](data:text/html,<script>window.__pwned=1</script>)\n\n")
+t = Transcript("browser-run", prompt="Plot {df} please", model="deepseek-flash",
+               context=[{"token": "{df}", "kind": "dataframe", "summary": "DataFrame 3x2", "chars": 60, "truncated": False}])
+actions = pathlib.Path("actions.jsonl")
+actions.write_text("")
+def on_action(action):
+    with actions.open("a") as f:
+        f.write(json.dumps(action) + "\n")
+    return None
+w = RunWidget(t.snapshot(), on_action=on_action)
+w
+"""
+
+FEED = r"""
+def frame(i, text):
+    return Notification("session.assistant_stream", {"sessionId": "browser-run", "frame": {
+        "type": "chunk", "attemptId": "a1", "revision": 1, "index": i, "time": 0,
+        "chunk": {"type": "text-delta", "index": 0, "text": text}}})
+
+def feed():
+    t.apply(Notification("session.status", {"sessionId": "browser-run", "status": "running"}))
+    w.update(t.snapshot())
+    t.apply(frame(0, HOSTILE + "Here is the *plan*:\n\n```python\nimport pandas as pd\n```\n\n"))
+    w.update(t.snapshot())
+    for i in range(1, 120):
+        t.apply(frame(i, f"word{i} "))
+        w.update(t.snapshot())
+        time.sleep(0.05)
+    t.apply(Notification("session.event", {"sessionId": "browser-run", "event": {
+        "type": "tool/call", "seq": 5, "time": 0,
+        "data": {"callId": "call-1", "name": "bash", "arguments": json.dumps({"command": "touch done.txt"})}}}))
+    t.apply_local("approval-requested", request_id="a1", session_id="browser-run",
+                  tool_name="bash", call_id="call-1", reason="escalate: write outside the sandbox")
+    t.apply_local("question-asked", request_id="q2", session_id="browser-run", questions=[
+        {"id": "color", "question": "Which color?", "options": [{"label": "red"}, {"label": "blue"}]}])
+    w.update(t.snapshot())
+    answered = set()
+    while len(answered) < 2:
+        for line in actions.read_text().splitlines():
+            a = json.loads(line)
+            if a.get("request_id") in answered:
+                continue
+            answered.add(a.get("request_id"))
+            if a["type"] == "approval":
+                ok = a["decision"] == "allow"
+                if ok:
+                    pathlib.Path("done.txt").write_text("ran")  # the command's effect
+                t.apply_local("approval-decided", request_id="a1",
+                              outcome="allowed-once" if ok else "rejected", decided_by="you")
+            elif a["type"] == "answer":
+                t.apply_local("question-answered", request_id="q2", answers=a["answers"])
+        w.update(t.snapshot())
+        time.sleep(0.1)
+    t.apply_local("settled", finish_reason="completed")
+    w.update(t.snapshot(), final=True)
+
+threading.Thread(target=feed, daemon=True).start()
+"""
+
+
+def open_notebook(page: Any, lab: Lab, name: str) -> None:
+    # a workspace of its own, reset: only this notebook is open
+    workspace = f"{name.replace('.', '-')}-{time.monotonic_ns()}"
+    page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    # JupyterLab shows "idle" before a kernel is attached: wait for the session and its kernel
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        sessions = [s for s in lab.api("/api/sessions") if s["path"].endswith(name)]
+        if sessions and sessions[0].get("kernel", {}).get("execution_state") == "idle":
+            break
+        time.sleep(0.3)
+    else:
+        raise AssertionError("the notebook's kernel never became idle")
+    page.wait_for_selector(
+        ".jp-Notebook-ExecutionIndicator[data-status='idle']:visible", timeout=60_000
+    )
+
+
+def run_all(page: Any) -> None:
+    page.click(".jp-Notebook")
+    page.keyboard.press("Escape")
+    page.click("li.lm-MenuBar-item:has-text('Run')")
+    page.click(".lm-Menu-item:has-text('Run All Cells')")
+
+
+def set_theme(lab: Lab, theme: str) -> None:
+    lab.api(
+        "/lab/api/settings/@jupyterlab/apputils-extension:themes",
+        method="PUT",
+        body={"raw": json.dumps({"theme": theme})},
+    )
+
+
+def test_widget_streams_is_safe_and_takes_clicks(browser: Any, lab: Lab, artifacts: Path) -> None:
+    set_theme(lab, "JupyterLab Light")
+    write_notebook(lab.root / "widget.ipynb", [SETUP, FEED])
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    open_notebook(page, lab, "widget.ipynb")
+    run_all(page)
+    root = page.locator(".dsh-root")
+    root.wait_for(timeout=60_000)
+    assert page.locator(".dsh-title").inner_text() == "session browser-run"
+    text = page.locator(".dsh-text")
+    text.wait_for(timeout=30_000)
+    first = len(text.inner_text())
+    page.wait_for_timeout(1000)
+    second = len(text.inner_text())
+    assert second > first, "the answer does not grow live"
+    assert page.locator(".dsh-state").inner_text() == "running"
+    assert page.evaluate("window.__pwned") is None
+    assert root.locator("img, script, svg, iframe").count() == 0
+    assert root.locator("a[href^='javascript' i], a[href^='data' i]").count() == 0
+    assert "window.__pwned" in text.inner_text()  # shown as text
+    page.screenshot(path=str(artifacts / "widget-light-streaming.png"), full_page=True)
+
+    allow = page.locator(".dsh-allow")
+    allow.wait_for(timeout=30_000)
+    assert page.locator(".dsh-state").inner_text() == "waiting for you"
+    cells = page.locator(".jp-Notebook .jp-Cell").count()
+    # typing in the question card does not reach notebook shortcuts (a, b, d d would edit cells)
+    custom = page.locator(".dsh-question input[type=text]")
+    custom.click()
+    custom.type("abdd m")
+    assert custom.input_value() == "abdd m"
+    assert page.locator(".jp-Notebook .jp-Cell").count() == cells
+    page.locator(".dsh-question input[value='blue']").check()
+    page.wait_for_timeout(600)  # the approval buttons are inert for 0.5 s after appearing
+    # a double click, as fast as a browser delivers it: one decision is sent
+    page.evaluate("() => { const b = document.querySelector('.dsh-allow'); b.click(); b.click(); }")
+    custom.press("Enter")
+    page.locator(".dsh-state:has-text('settled')").wait_for(timeout=30_000)
+    assert page.locator(".dsh-approval .dsh-outcome").inner_text() == "Allowed once — by you"
+    assert "Answer: blue, “abdd m”" in page.locator(".dsh-question").inner_text()
+    actions = [json.loads(x) for x in (lab.root / "actions.jsonl").read_text().splitlines()]
+    assert actions == [
+        {"type": "approval", "request_id": "a1", "decision": "allow"},
+        {"type": "answer", "request_id": "q2",
+         "answers": [{"id": "color", "selected": ["blue"], "custom": "abdd m"}]},
+    ]  # fmt: skip
+    assert (lab.root / "done.txt").read_text() == "ran"
+    assert page.evaluate("window.__pwned") is None
+    page.screenshot(path=str(artifacts / "widget-light-settled.png"), full_page=True)
+    assert not [e for e in errors if "dsh" in e.lower()], errors
+    page.close()
+
+    set_theme(lab, "JupyterLab Dark")
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        open_notebook(page, lab, "widget.ipynb")
+        run_all(page)
+        page.locator(".dsh-allow").wait_for(timeout=60_000)
+        page.screenshot(path=str(artifacts / "widget-dark-waiting.png"), full_page=True)
+        background = page.evaluate(
+            "getComputedStyle(document.querySelector('.dsh-root')).backgroundColor"
+        )
+        assert background != "rgb(255, 255, 255)", "the dark theme's variables are not used"
+        page.close()
+    finally:
+        set_theme(lab, "JupyterLab Light")
+
+
+MAGIC_SETUP = r"""
+import os, pathlib, stat, sys
+from dsh_notebook.testing import fake_runtime
+launcher = pathlib.Path("fake-dsh")
+launcher.write_text(f'#!/bin/sh\nexec {sys.executable} {fake_runtime.__file__} --scenario approval "$@"\n')
+launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR)
+%load_ext dsh_notebook
+get_ipython()._dsh_notebook_magics.dsh_bin = str(launcher.resolve())
+get_ipython()._dsh_notebook_magics.bridge = False
+assert hasattr(get_ipython()._dsh_notebook_magics, "_widget_action")
+"""
+
+
+def test_dsh_magic_allow_once(browser: Any, lab: Lab, artifacts: Path) -> None:
+    from dsh_notebook.kernel.magics import DshMagics
+
+    if not hasattr(DshMagics, "_widget_action"):
+        pytest.skip("the kernel integration of the widget is not applied")
+    write_notebook(
+        lab.root / "magic.ipynb", [MAGIC_SETUP, "%%dsh --format widget\n[[turn:approval]] run it"]
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 1200})
+    open_notebook(page, lab, "magic.ipynb")
+    run_all(page)
+    allow = page.locator(".dsh-allow")
+    allow.wait_for(timeout=60_000)
+    page.wait_for_timeout(600)
+    page.screenshot(path=str(artifacts / "magic-waiting.png"), full_page=True)
+    allow.click()
+    # settled: the widget is replaced by the static transcript, which records the decision
+    page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+    page.screenshot(path=str(artifacts / "magic-settled.png"), full_page=True)
+    assert page.locator(".dsh-root").count() == 0
+    page.close()
