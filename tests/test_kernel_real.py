@@ -281,3 +281,25 @@ def test_widget_click_answers_the_approval(kernel: Kernel, tmp_path: Path) -> No
     assert finals, "the widget was not replaced by the static transcript"
     assert "allowed" in finals[-1]["text/markdown"].lower()
     assert "application/vnd.jupyter.widget-view+json" not in finals[-1]
+
+
+def test_two_background_cells_on_one_session_stay_apart(kernel: Kernel, tmp_path: Path) -> None:
+    """Run All: a second cell on the same session waits for the first run, owns its own
+    approvals, and neither result holds the other's turn."""
+    target = tmp_path / "outside" / "second.txt"
+    target.parent.mkdir()
+    kernel.execute("%%dsh -o first\n[[scenario:slow]] [[chunks:8]] first cell", allow_stdin=True)
+    kernel.execute(
+        f"%%dsh -o second\n[[scenario:escalate]] [[target:{target}]] second cell", allow_stdin=True
+    )
+    deadline = time.monotonic() + 40
+    while "a1" not in kernel.execute("%dsh pending").stdout:
+        assert time.monotonic() < deadline, "the second run's approval never became pending"
+        time.sleep(0.3)
+    assert kernel.value("first.done()") == "True"  # serialized: the first had settled
+    kernel.execute("%dsh allow a1")
+    assert kernel.value("second.result(30).finish_reason") == "'completed'"
+    assert target.exists()
+    first_turns = kernel.value("sum(e.type == 'turn/start' for e in first.result().events)")
+    second_turns = kernel.value("sum(e.type == 'turn/start' for e in second.result().events)")
+    assert (first_turns, second_turns) == ("1", "1")

@@ -84,10 +84,13 @@ class Broker:
     # -- runs ----------------------------------------------------------------------------------
 
     def attach(self, session_id: str, policy: RunPolicy) -> None:
+        """The policy of the run that owns the session now (runs on a session are serialized)."""
         self._policies[session_id] = policy
 
-    def detach(self, session_id: str) -> None:
-        self._policies.pop(session_id, None)
+    def detach(self, session_id: str, policy: RunPolicy | None = None) -> None:
+        """Forget the session's policy (only if it is still ``policy``, when given)."""
+        if policy is None or self._policies.get(session_id) is policy:
+            self._policies.pop(session_id, None)
 
     def policy_for(self, session_id: str) -> RunPolicy | None:
         current: str | None = session_id

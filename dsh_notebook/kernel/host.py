@@ -223,18 +223,22 @@ class RuntimeHost:
         session_id: str,
         blocks: list[dict[str, Any]],
         on_notification: Callable[[Notification], None] | None = None,
+        on_start: Callable[[], None] | None = None,
     ) -> concurrent.futures.Future[RunResult]:
         """Start a run; returns at once. ``on_notification`` runs on the host thread, in order.
 
         Runs on one session are serialized: a second prompt waits until the first run settled
         (else the runtime would merge it into the running period and both cells would show both
-        turns). Runs on different sessions proceed concurrently.
+        turns). Runs on different sessions proceed concurrently. ``on_start`` runs on the host
+        loop when this run's turn comes, before its prompt is sent.
         """
         session = self.open_session(session_id)
         lock = self._session_locks.setdefault(session_id, anyio.Lock())
 
         async def run() -> RunResult:
             async with lock:
+                if on_start is not None:
+                    on_start()  # the run now owns the session (e.g. its approval policy)
                 return await run_once()
 
         async def run_once() -> RunResult:

@@ -338,17 +338,21 @@ class DshMagics(Magics):
             notify=lambda kind, data: self.pump.local(view, kind, data),
             prompts=prompts,
         )
-        self.broker.attach(session_id, policy)
         if args.cwd:
             session = self.host.open_session(session_id)
             self.host.call(session.set_working_directory, args.cwd)
         self.ledger.record(session_id, interpolation.text)
         self.pump.local(view, "status", {"state": "running"})
-        future = self.host.run(session_id, blocks, lambda n: self.pump.notification(view, n))
+        future = self.host.run(
+            session_id,
+            blocks,
+            lambda n: self.pump.notification(view, n),
+            on_start=lambda: self.broker.attach(session_id, policy),
+        )
         handle = RunHandle(
             future, session=session_id, prompt=interpolation.text, context=context_chips
         )
-        future.add_done_callback(lambda f: self._settled(session_id, view, f))
+        future.add_done_callback(lambda f: self._settled(session_id, view, f, policy))
         self.handles.append(handle)
         shell.user_ns["_dsh"] = handle
         if args.out:
@@ -519,8 +523,8 @@ class DshMagics(Magics):
         )
         session.send(socket, message, ident=getattr(pub, "topic", None))
 
-    def _settled(self, session_id: str, view: LiveView, future: Any) -> None:
-        self.broker.detach(session_id)
+    def _settled(self, session_id: str, view: LiveView, future: Any, policy: RunPolicy) -> None:
+        self.broker.detach(session_id, policy)
         error = None
         finish_reason = None
         try:

@@ -82,13 +82,15 @@ class Lab:
         return json.loads(raw) if raw else None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     root = tmp_path_factory.mktemp("lab")
     port = _free_port()
     token = secrets.token_hex(16)
     env = {
-        **os.environ,
+        # never DeepSeek from a test: without a key the kernel uses the scripted demo model
+        **{k: v for k, v in os.environ.items() if not k.startswith("DEEPSEEK_")},
+        "DSH_TELEMETRY_MODE": "DISABLED",
         "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
         "DSH_HOME": str(root / ".dsh-home"),
         "JUPYTER_CONFIG_DIR": str(root / ".jupyter"),
@@ -131,8 +133,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Module-scoped on purpose: Playwright's sync API keeps an asyncio loop running in this
+    thread while it is started, which would break every async test that runs after it."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -226,3 +226,51 @@ def test_dsh_magic_allow_once(browser: Any, lab: Lab, artifacts: Path) -> None:
     page.screenshot(path=str(artifacts / "magic-settled.png"), full_page=True)
     assert page.locator(".dsh-root").count() == 0
     page.close()
+
+
+def test_real_runtime_live_text_allow_once_and_reload(
+    browser: Any, lab: Lab, artifacts: Path
+) -> None:
+    """The real runtime and the scripted demo model (no key): text grows live in the widget,
+    Allow once on an escalating bash call leaves its effect on disk, the settled transcript
+    replaces the widget and still reads after the notebook is saved and the page reloaded."""
+    outside = lab.root.parent / f"outside-{time.monotonic_ns()}"
+    outside.mkdir()
+    target = outside / "allowed.txt"
+    write_notebook(
+        lab.root / "real.ipynb",
+        [
+            "%load_ext dsh_notebook",
+            "%%dsh\n[[scenario:slow]] [[chunks:30]] [[chunk-delay:0.15]] tell me slowly",
+            f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch a file outside",
+        ],
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    open_notebook(page, lab, "real.ipynb")
+    run_all(page)
+    text = page.locator(".dsh-root .dsh-text").first
+    text.wait_for(timeout=90_000)
+    page.wait_for_function(
+        "() => { const t = document.querySelector('.dsh-root .dsh-text'); "
+        "return t && t.textContent.includes('slow3'); }",
+        timeout=60_000,
+    )
+    partial = text.inner_text()
+    assert "slow29" not in partial, "the answer did not grow live: it arrived whole"
+    page.screenshot(path=str(artifacts / "real-streaming.png"), full_page=True)
+    allow = page.locator(".dsh-allow")
+    allow.wait_for(timeout=90_000)
+    page.wait_for_timeout(600)  # inert for 0.5 s after appearing
+    assert not target.exists()
+    allow.click()
+    page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+    assert target.exists()
+    assert page.locator(".dsh-root").count() == 0  # both widgets froze into transcripts
+    page.screenshot(path=str(artifacts / "real-settled.png"), full_page=True)
+    page.keyboard.press("Control+s")
+    page.wait_for_timeout(1500)
+    page.reload()
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.locator(".jp-RenderedMarkdown:has-text('slow29')").wait_for(timeout=30_000)
+    assert page.locator(".jp-RenderedMarkdown:has-text('allowed once')").count() >= 1
+    page.close()

@@ -1,0 +1,641 @@
+"""The in-kernel MCP server: the agent's window onto the live notebook.
+
+:class:`NotebookMcpServer` serves four tools over MCP **streamable HTTP** (official ``mcp``
+Python SDK, low-level ``Server``, stateless JSON responses) on ``127.0.0.1`` at a free port:
+
+============================ =================================================================
+``notebook_variables``       the person's variables (table; read-only)
+``describe_variable(name)``  one variable in detail (read-only)
+``notebook_history(n)``      the last ``n`` executed cells with results and errors (read-only)
+``run_python(code)``         run code in the kernel, **after the person approves that call**
+============================ =================================================================
+
+The runtime mounts it with the patch written by :mod:`.mcp_patch`; the model sees the tools as
+``mcp__notebook__<tool>``.
+
+Guarantees:
+
+- **Authentication.** Every HTTP request must carry ``Authorization: Bearer <token>``, a random
+  per-server token (:func:`secrets.token_urlsafe`, compared in constant time); anything else gets
+  ``401`` before it reaches MCP. The socket is bound to 127.0.0.1 only, and the SDK's DNS
+  rebinding protection (``Host``/``Origin`` allow-list) stays on.
+- **Threads.** The server runs uvicorn on its own daemon thread and event loop. Read-only tools
+  run on a worker thread, one at a time, reading a snapshot of ``shell.user_ns`` (they may
+  observe a value while a running cell changes it; they never change anything). ``run_python``
+  runs only on the thread that pumps the :class:`MainThreadExecutor` — in a kernel, the main
+  thread, between cells — never concurrently with a cell.
+- **Approval.** Every ``run_python`` call first awaits ``approve(tool_name="run_python",
+  reason=<the code>)`` (on the server loop). Anything but ``True`` — ``False``, an exception, a
+  cancellation — means nothing runs and the model gets a tool error saying the user rejected it.
+- **Bounds.** Tool text is capped at ``settings.max_chars``; at most ``settings.max_pending``
+  approved calls wait for the main thread (more are refused with a clear message); a call that
+  has not *started* within ``settings.start_timeout`` seconds (the kernel stayed busy) is
+  withdrawn and reported. Once started, the code runs until it ends or is interrupted.
+- **Interrupt.** "Interrupt kernel" (SIGINT) raises ``KeyboardInterrupt`` in the running code:
+  the executor installs Python's default SIGINT handler while an item runs (ipykernel ignores
+  SIGINT while idle) and restores the previous one after. The model is told the user stopped it.
+- **Lifecycle.** :meth:`NotebookMcpServer.start` returns once the socket accepts requests (or
+  raises); :meth:`NotebookMcpServer.stop` is idempotent and bounded (graceful, then forced, then
+  the daemon thread is abandoned) and withdraws every queued ``run_python`` call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import collections
+import concurrent.futures
+import contextlib
+import hmac
+import logging
+import secrets
+import signal
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import anyio
+import mcp_types as mt
+import uvicorn
+from mcp.server.lowlevel import Server
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .notebook_tools import (
+    describe_variable,
+    notebook_history,
+    notebook_variables,
+    run_python,
+)
+
+__all__ = [
+    "MCP_SERVER_NAME",
+    "TOOL_NAMES",
+    "Approver",
+    "ExecutorClosed",
+    "ExecutorFull",
+    "ItemInterrupted",
+    "MainThreadExecutor",
+    "NotebookMcpServer",
+    "NotebookToolsSettings",
+    "public_tool_name",
+]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+MCP_SERVER_NAME = "notebook"
+"""The ``serverName`` in the runtime's patch: model-facing names are ``mcp__notebook__<tool>``."""
+
+TOOL_NAMES = ("notebook_variables", "describe_variable", "notebook_history", "run_python")
+
+
+def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
+    """The name the model sees (the runtime's ``mcp__<serverName>__<rawName>``, clean case)."""
+    return f"mcp__{server_name}__{tool}"
+
+
+class Approver(Protocol):
+    """Asks the person; ``True`` only for an explicit "allow". Awaited on the server's loop."""
+
+    def __call__(self, *, tool_name: str, reason: str) -> Awaitable[bool]: ...
+
+
+@dataclass(frozen=True)
+class NotebookToolsSettings:
+    """Switches and bounds. ``enabled=False`` means: do not start a server at all."""
+
+    enabled: bool = True
+    run_python: bool = True
+    max_chars: int = 8000
+    max_pending: int = 4
+    start_timeout: float = 300.0
+    """Seconds an approved ``run_python`` may wait for the kernel to become idle."""
+    stop_timeout: float = 3.0
+
+
+# -- the main-thread executor ------------------------------------------------------------------
+
+
+class ExecutorFull(RuntimeError):
+    """Too many calls are already waiting for the kernel."""
+
+
+class ExecutorClosed(RuntimeError):
+    """The executor was closed (kernel shutdown, extension unloaded)."""
+
+
+class ItemInterrupted(Exception):
+    """A queued item ended by ``KeyboardInterrupt`` (or another ``BaseException``) raised outside
+    its own handling; stored instead of the raw exception, which would break an event loop that
+    awaits the future."""
+
+
+class _Item:
+    __slots__ = ("fn", "future")
+
+    def __init__(self, fn: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
+        self.fn = fn
+        self.future = future
+
+
+class MainThreadExecutor:
+    """A bounded queue of callables that run on whichever thread pumps it — the kernel's main
+    thread — and never while a cell executes.
+
+    Pumping happens in three ways, all on the main thread:
+
+    - ``loop`` given (the kernel's asyncio loop, captured at extension load): every
+      :meth:`submit` schedules a drain with ``loop.call_soon_threadsafe``. The loop only runs
+      callbacks while no synchronous cell runs; for cells that ``await`` (the loop keeps going),
+      :meth:`cell_started` / :meth:`cell_finished` (``pre_execute`` / ``post_execute`` hooks)
+      hold draining back until the cell is done, then schedule it.
+    - no loop (terminal IPython, a non-asyncio kernel): :meth:`cell_finished` drains directly.
+    - explicitly: :meth:`pump` (a ``%%dsh --wait`` cell pumps while it waits for its run, which is
+      what keeps it from deadlocking on its own agent's ``run_python``; tests pump too).
+
+    Thread-safety: :meth:`submit`, :meth:`close` and the hooks may be called from any thread.
+    Items run one at a time, in submission order. A cancelled future (withdrawn before it
+    started) is skipped. While an item runs, SIGINT raises ``KeyboardInterrupt`` in it (see the
+    module docstring); the exception lands in the item's future, never in the loop.
+    """
+
+    def __init__(
+        self, *, max_pending: int = 4, loop: asyncio.AbstractEventLoop | None = None
+    ) -> None:
+        if max_pending < 1:
+            raise ValueError("max_pending must be at least 1")
+        self.max_pending = max_pending
+        self._loop = loop
+        self._queue: collections.deque[_Item] = collections.deque()
+        self._lock = threading.Lock()
+        self._cell_running = False
+        self._draining = False
+        self._closed = False
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return sum(1 for item in self._queue if not item.future.done())
+
+    def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
+        """Queue ``fn``; a future for its result. Raises :class:`ExecutorFull` or
+        :class:`ExecutorClosed` at once instead of queueing."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._lock:
+            if self._closed:
+                raise ExecutorClosed("the notebook tools are shut down")
+            live = sum(1 for item in self._queue if not item.future.done())
+            if live >= self.max_pending:
+                raise ExecutorFull(
+                    f"{live} run_python call(s) are already waiting for the notebook kernel"
+                )
+            self._queue.append(_Item(fn, future))
+        self._schedule()
+        return future
+
+    def _schedule(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # loop closed: cell_finished/pump still drain
+            loop.call_soon_threadsafe(self._drain_from_loop)
+
+    def _drain_from_loop(self) -> None:
+        if not self._cell_running:
+            self.pump()
+
+    def cell_started(self, *_: Any) -> None:
+        """``pre_execute`` hook: hold draining back while a cell runs."""
+        self._cell_running = True
+
+    def cell_finished(self, *_: Any) -> None:
+        """``post_execute`` hook: drain after the cell (via the loop when there is one)."""
+        self._cell_running = False
+        if self._loop is not None:
+            self._schedule()
+        else:
+            self.pump()
+
+    def pump(self) -> int:
+        """Run every queued item on the calling thread, in order; how many ran. Re-entrant calls
+        (an item pumping) return 0."""
+        if self._draining:
+            return 0
+        self._draining = True
+        ran = 0
+        try:
+            while True:
+                with self._lock:
+                    item = self._queue.popleft() if self._queue else None
+                if item is None:
+                    return ran
+                if not item.future.set_running_or_notify_cancel():
+                    continue  # withdrawn before it started
+                ran += 1
+                self._run(item)
+        finally:
+            self._draining = False
+
+    @staticmethod
+    def _run(item: _Item) -> None:
+        previous: Any = None
+        on_main = threading.current_thread() is threading.main_thread()
+        if on_main:
+            with contextlib.suppress(ValueError, OSError):
+                previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            result = item.fn()
+        except Exception as exc:
+            item.future.set_exception(exc)
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit: they belong to this item
+            wrapped = ItemInterrupted(f"{type(exc).__name__} while running the item")
+            wrapped.__cause__ = exc
+            item.future.set_exception(wrapped)
+        else:
+            item.future.set_result(result)
+        finally:
+            if on_main and previous is not None:
+                with contextlib.suppress(ValueError, OSError):
+                    signal.signal(signal.SIGINT, previous)
+
+    def close(self) -> int:
+        """Refuse new items and withdraw queued ones (their futures get :class:`ExecutorClosed`).
+        Idempotent; returns how many were withdrawn. A running item finishes."""
+        with self._lock:
+            self._closed = True
+            items = list(self._queue)
+            self._queue.clear()
+        withdrawn = 0
+        for item in items:
+            if item.future.set_running_or_notify_cancel():
+                item.future.set_exception(ExecutorClosed("the notebook tools were shut down"))
+                withdrawn += 1
+        return withdrawn
+
+
+# -- HTTP authentication -------------------------------------------------------------------------
+
+
+class _BearerAuth:
+    """ASGI wrapper: ``401`` unless ``Authorization: Bearer <token>`` matches exactly."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self._app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            values = [v for k, v in scope.get("headers", ()) if k.lower() == b"authorization"]
+            if len(values) != 1 or not hmac.compare_digest(values[0], self._expected):
+                body = b'{"error":"unauthorized: a valid bearer token is required"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"www-authenticate", b'Bearer realm="dsh-notebook"'),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self._app(scope, receive, send)
+
+
+# -- tools ---------------------------------------------------------------------------------------
+
+_INSTRUCTIONS = (
+    "These tools see the user's live Jupyter notebook kernel (the Python process behind the "
+    "notebook). Prefer them over reading files when the question is about data the user has "
+    "already loaded: notebook_variables lists what exists, describe_variable shows one value in "
+    "detail, notebook_history shows the cells the user ran. run_python executes code in that "
+    "kernel only after the user approves each call."
+)
+
+
+def _tool_definitions(settings: NotebookToolsSettings) -> list[mt.Tool]:
+    cap = settings.max_chars
+    tools = [
+        mt.Tool(
+            name="notebook_variables",
+            description=(
+                "List the variables defined in the user's live Jupyter notebook kernel: name, "
+                "type, shape or length, memory size and a one-line preview. Modules, functions, "
+                "classes and names starting with _ are left out. Read-only. Call this first to "
+                "learn what data the user has loaded, then describe_variable for details."
+            ),
+            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        ),
+        mt.Tool(
+            name="describe_variable",
+            description=(
+                "Describe one variable of the user's live notebook kernel without changing it: "
+                "for a pandas/polars DataFrame its shape, column dtypes, first rows, null counts "
+                "and numeric summary; for an array its shape, dtype and statistics; for a "
+                f"container a sample of items; otherwise its repr. At most {cap} characters. "
+                "`name` is a name from notebook_variables; an attribute path such as df.columns "
+                "also works (no code is evaluated)."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "Variable name, e.g. df or df.columns",
+                    }
+                },
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+        ),
+        mt.Tool(
+            name="notebook_history",
+            description=(
+                "Show the last n cells the user executed in this notebook session, oldest first: "
+                "each cell's source, a short text form of its result (Out) and the error it "
+                "raised, if any. Read-only. Use it to see how the user's variables were made."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "n": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 50,
+                        "default": 10,
+                        "description": "How many recent cells (1-50).",
+                    }
+                },
+                "additionalProperties": False,
+            },
+        ),
+    ]
+    if settings.run_python:
+        tools.append(
+            mt.Tool(
+                name="run_python",
+                description=(
+                    "Run Python code in the user's live notebook kernel, in the notebook's global "
+                    "namespace: it can use the user's variables, and variables it assigns stay in "
+                    "the notebook. The user sees the code and must approve every call; if they "
+                    "reject it, nothing runs: do not retry the same code, explain instead. It "
+                    "runs when no notebook cell is executing. Returns captured stdout/stderr, the "
+                    "value of the last expression (described), the traceback if it raised, and "
+                    "matplotlib figures it created as PNG images (figures are closed afterwards). "
+                    f"Output is capped at {cap} characters: print summaries, not whole datasets. "
+                    "Keep each call short and quick; never call input(); do not install packages "
+                    "or modify files unless the user asked. The user can stop long code with "
+                    "Interrupt kernel."
+                ),
+                input_schema={
+                    "type": "object",
+                    "properties": {
+                        "code": {
+                            "type": "string",
+                            "description": "Python source; IPython magics such as %timeit work.",
+                        }
+                    },
+                    "required": ["code"],
+                    "additionalProperties": False,
+                },
+            )
+        )
+    return tools
+
+
+def _text(text: str, *, error: bool = False) -> mt.CallToolResult:
+    return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], is_error=error)
+
+
+REJECTED_MESSAGE = (
+    "The user rejected running this code, so nothing was executed and the notebook is unchanged. "
+    "Do not retry the same code; explain what you wanted to do, or ask the user how to proceed."
+)
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+
+class NotebookMcpServer:
+    """One per kernel. Construct, :meth:`start`, hand :attr:`url` and :attr:`token` to the
+    runtime (see :mod:`.mcp_patch`), :meth:`stop` with the runtime host."""
+
+    def __init__(
+        self,
+        shell: Any,
+        *,
+        approve: Approver | None,
+        executor: MainThreadExecutor,
+        errors: Mapping[int, str] | None = None,
+        settings: NotebookToolsSettings | None = None,
+        token: str | None = None,
+    ) -> None:
+        self.shell = shell
+        self.approve = approve
+        self.executor = executor
+        self.errors: Mapping[int, str] = errors if errors is not None else {}
+        self.settings = settings or NotebookToolsSettings()
+        self.token = token or secrets.token_urlsafe(32)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._uvicorn: uvicorn.Server | None = None
+        self._port: int | None = None
+        self._read_lock: anyio.Lock | None = None
+        self._tools = _tool_definitions(self.settings)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("the notebook MCP server is not started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    @property
+    def running(self) -> bool:
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [tool.name for tool in self._tools]
+
+    def start(self, timeout: float = 10.0) -> NotebookMcpServer:
+        """Bind 127.0.0.1 on a free port and serve on a daemon thread; returns when serving."""
+        with self._lock:
+            if self.running:
+                return self
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+            config = uvicorn.Config(
+                self._asgi_app(),
+                loop="asyncio",
+                http="h11",
+                lifespan="on",
+                log_config=None,
+                log_level="warning",
+                access_log=False,
+                timeout_graceful_shutdown=max(1, int(self.settings.stop_timeout)),
+            )
+            server = uvicorn.Server(config)
+            thread = threading.Thread(
+                target=self._serve, args=(server, sock), name="dsh-notebook-mcp", daemon=True
+            )
+            self._uvicorn, self._thread, self._port = server, thread, port
+            thread.start()
+        deadline = time.monotonic() + timeout
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the notebook MCP server did not start (see the kernel log)")
+            time.sleep(0.01)
+        return self
+
+    @staticmethod
+    def _serve(server: uvicorn.Server, sock: socket.socket) -> None:
+        try:
+            server.run(sockets=[sock])
+        except BaseException as exc:  # pragma: no cover - logged, the thread just ends
+            log.warning("the notebook MCP server stopped: %s", exc)
+        finally:
+            with contextlib.suppress(OSError):
+                sock.close()
+
+    def stop(self) -> None:
+        """Stop serving; withdraw queued ``run_python`` calls. Idempotent, bounded."""
+        with self._lock:
+            server, thread = self._uvicorn, self._thread
+            self._uvicorn = self._thread = None
+        self.executor.close()
+        if server is None or thread is None:
+            return
+        server.should_exit = True
+        thread.join(self.settings.stop_timeout)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(1.0)
+        if thread.is_alive():  # pragma: no cover - a wedged handler; the thread is a daemon
+            log.warning("the notebook MCP server thread did not stop in time; abandoned")
+
+    def _asgi_app(self) -> ASGIApp:
+        lowlevel: Server[Any] = Server(
+            MCP_SERVER_NAME,
+            version="1",
+            instructions=_INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+        app = lowlevel.streamable_http_app(
+            streamable_http_path="/mcp", json_response=True, stateless_http=True, host="127.0.0.1"
+        )
+        return _BearerAuth(app, self.token)
+
+    # -- handlers (server loop) ------------------------------------------------------------------
+
+    async def _list_tools(self, ctx: Any, params: Any) -> mt.ListToolsResult:
+        return mt.ListToolsResult(tools=list(self._tools))
+
+    async def _call_tool(self, ctx: Any, params: mt.CallToolRequestParams) -> mt.CallToolResult:
+        args: dict[str, Any] = dict(params.arguments or {})
+        try:
+            if params.name == "run_python":
+                return await self._run_python(args.get("code"))
+            if params.name in ("notebook_variables", "describe_variable", "notebook_history"):
+                return await self._read_tool(params.name, args)
+            return _text(f"unknown tool {params.name!r}; available: {self.tool_names}", error=True)
+        except Exception as exc:  # a bug of ours must not look like a hung tool
+            log.exception("notebook tool %s failed", params.name)
+            return _text(f"the notebook tool failed: {type(exc).__name__}: {exc}", error=True)
+
+    async def _read_tool(self, name: str, args: dict[str, Any]) -> mt.CallToolResult:
+        shell, cap = self.shell, self.settings.max_chars
+        hidden = getattr(shell, "user_ns_hidden", {}) or {}
+
+        def work() -> tuple[bool, str]:
+            if name == "notebook_variables":
+                return True, notebook_variables(shell.user_ns, hidden=hidden, max_chars=cap)
+            if name == "describe_variable":
+                target = args.get("name")
+                if not isinstance(target, str) or not target.strip():
+                    return False, "describe_variable needs `name`, a variable name (a string)."
+                return describe_variable(shell.user_ns, target, cap, hidden=hidden)
+            n = args.get("n", 10)
+            if not isinstance(n, int) or isinstance(n, bool):
+                n = 10
+            return True, notebook_history(shell, n, errors=self.errors, max_chars=cap)
+
+        if self._read_lock is None:
+            self._read_lock = anyio.Lock()
+        async with self._read_lock:
+            ok, text = await anyio.to_thread.run_sync(work)
+        return _text(text, error=not ok)
+
+    async def _run_python(self, code: Any) -> mt.CallToolResult:
+        if not self.settings.run_python:
+            return _text("run_python is turned off for this notebook.", error=True)
+        if not isinstance(code, str) or not code.strip():
+            return _text("run_python needs `code`, a non-empty string of Python.", error=True)
+        if self.executor.pending >= self.executor.max_pending:
+            return _text(self._busy_message(), error=True)
+        approved = False
+        if self.approve is not None:
+            try:
+                approved = (await self.approve(tool_name="run_python", reason=code)) is True
+            except Exception as exc:
+                log.warning("run_python approval failed closed: %s", exc)
+        if not approved:
+            return _text(REJECTED_MESSAGE, error=True)
+        cap = self.settings.max_chars
+        shell = self.shell
+        try:
+            future = self.executor.submit(lambda: run_python(shell, code, max_chars=cap))
+        except ExecutorFull:
+            return _text(self._busy_message(), error=True)
+        except ExecutorClosed:
+            return _text("The notebook kernel is shutting down; nothing was run.", error=True)
+        waiter = asyncio.wrap_future(future)
+        try:
+            done, _ = await asyncio.wait({waiter}, timeout=self.settings.start_timeout)
+            if not done and future.cancel():
+                return _text(
+                    "The notebook kernel stayed busy running a cell, so the approved code was "
+                    f"withdrawn after {self.settings.start_timeout:g} s without running. Try "
+                    "again later or ask the user.",
+                    error=True,
+                )
+            result = await waiter
+        except asyncio.CancelledError:
+            future.cancel()  # withdrawn if it has not started; a running call finishes
+            raise
+        except ExecutorClosed:
+            return _text("The notebook kernel shut down before the code ran.", error=True)
+        except ItemInterrupted:
+            return _text("Interrupted: the user stopped the code (Interrupt kernel).", error=True)
+        content: list[mt.TextContent | mt.ImageContent] = [
+            mt.TextContent(type="text", text=result.as_text(cap))
+        ]
+        if result.error is None:
+            for png in result.figures:
+                content.append(
+                    mt.ImageContent(
+                        type="image", data=base64.b64encode(png).decode(), mime_type="image/png"
+                    )
+                )
+        return mt.CallToolResult(content=content, is_error=not result.ok)
+
+    def _busy_message(self) -> str:
+        return (
+            f"{self.executor.max_pending} run_python call(s) are already waiting for the notebook "
+            "kernel; nothing was run. Wait for their results before sending more code."
+        )
