@@ -1,6 +1,8 @@
 """``%load_ext dsh_notebook`` / ``%unload_ext dsh_notebook``.
 
-Loading registers the magics and the ``post_run_cell`` hook (for ``{Err[n]}``), and starts the
+Loading registers the magics, the ``post_run_cell`` hook (for ``{Err[n]}``) and the
+``pre_execute``/``post_execute`` hooks that keep the agent's ``run_python`` out of running cells,
+and starts the
 runtime in the background when ``DshMagics.prewarm`` is set. Unloading — and interpreter exit,
 through ``atexit`` — fails pending approvals closed and runs the runtime's close ladder: no
 runtime process outlives the kernel.
@@ -24,6 +26,8 @@ def load_ipython_extension(ip: Any) -> None:
     ip.register_magics(magics)
     ip.configurables.append(magics)  # so that %config DshMagics.x = … reaches this instance
     ip.events.register("post_run_cell", magics.post_run_cell)
+    ip.events.register("pre_execute", magics.cell_started)
+    ip.events.register("post_execute", magics.cell_finished)
     setattr(ip, _ATTR, magics)
     if magics.prewarm:
         magics.host.prewarm()
@@ -33,10 +37,15 @@ def unload_ipython_extension(ip: Any) -> None:
     magics: DshMagics | None = getattr(ip, _ATTR, None)
     if magics is None:
         return
-    try:
-        ip.events.unregister("post_run_cell", magics.post_run_cell)
-    except ValueError:
-        pass
+    for event, hook in (
+        ("post_run_cell", magics.post_run_cell),
+        ("pre_execute", magics.cell_started),
+        ("post_execute", magics.cell_finished),
+    ):
+        try:
+            ip.events.unregister(event, hook)
+        except ValueError:
+            pass
     magics.close()
     if magics in ip.configurables:
         ip.configurables.remove(magics)

@@ -9,10 +9,19 @@ at once and the output keeps updating. **wait** (``--wait``, and automatically u
 nbconvert / papermill / terminal IPython): the cell returns when the run has settled; approvals are
 asked on stdin when offered, else decided by ``headless_approval``; "Interrupt kernel" stops the
 waiting, not the run.
+
+Notebook tools (``notebook_tools``, on by default): when the runtime starts, an MCP server on
+127.0.0.1 (:mod:`.mcp_server`) gives the agent ``notebook_variables``, ``describe_variable``,
+``notebook_history`` and ``run_python``. Every ``run_python`` call is an approval of the run in
+progress (same card, same policies: ``--on-approval``, stdin in wait mode, else
+``headless_approval``). Approved code runs on the kernel's main thread while no cell executes,
+or inside a waiting ``%%dsh --wait`` cell, which pumps it; "Interrupt kernel" stops it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import concurrent.futures
 import logging
 import os
@@ -32,6 +41,7 @@ from traitlets import Bool, Enum, Int, Unicode
 from ..client import HarnessConfig, RunResult
 from ..client.prompt import normalize_input
 from ..errors import DshError, PromptError, TransportClosed
+from ..protocol import ApprovalRequest
 from ..runtime import resolve_dsh_home
 from ..transcript import Transcript
 from .broker import Broker, MainThreadPrompt, RunPolicy
@@ -53,6 +63,14 @@ class PromptSkipped(DshError):
 
 
 log = logging.getLogger(__name__)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop running on this thread (ipykernel's, inside a cell), else None (terminal)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _env(name: str) -> str | None:
@@ -113,6 +131,15 @@ class DshMagics(Magics):
         help="Use the scripted demo model (canned answers, on 127.0.0.1): 'auto' = when no API key "
         "and no base URL is configured.",
     ).tag(config=True)  # fmt: skip
+    notebook_tools = Bool(
+        True,
+        help="Give the agent tools that see this kernel (variables, history, and run_python behind "
+        "an approval) through an MCP server on 127.0.0.1. Read when the runtime starts.",
+    ).tag(config=True)
+    notebook_run_python = Bool(
+        True, help="Offer run_python to the agent (every call asks for your approval)."
+    ).tag(config=True)
+    notebook_tools_max_chars = Int(8000, help="Cap for one notebook tool result.").tag(config=True)
     max_chars_per_value = Int(4000, help="Cap for one interpolated value.").tag(config=True)
     max_context_chars = Int(40000, help="Cap for all interpolated values of a prompt.").tag(
         config=True
@@ -132,6 +159,9 @@ class DshMagics(Magics):
         self._ledger: PromptLedger | None = None
         self._demo_server: Any = None
         self._new_count = 0
+        self._kernel_loop = _running_loop()  # the kernel's loop: __init__ runs in %load_ext
+        self._tools_lock = threading.Lock()
+        self._tools: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -164,6 +194,7 @@ class DshMagics(Magics):
     def harness_config(self) -> HarnessConfig:
         """The client configuration these settings describe (read when the runtime starts)."""
         demo = self.demo_active()
+        mount = self._notebook_tools_mount()
         return HarnessConfig(
             dsh_bin=self.dsh_bin or None,
             dsh_home=self.resolved_home(),
@@ -176,7 +207,90 @@ class DshMagics(Magics):
             base_url=self._demo_endpoint() if demo else (self.base_url or None),
             api_key="demo-no-key" if demo else (self.api_key or None),
             bridge=self.bridge,
+            patches=[mount.patch_path] if mount is not None else [],
+            env=dict(mount.env) if mount is not None else {},
         )
+
+    # -- notebook tools (MCP) ------------------------------------------------------------------
+
+    def _notebook_tools_mount(self) -> Any:
+        """Start (or reuse) the notebook tools server; the patch mounting it, or None when off.
+
+        Called with the config on every runtime start, so ``%dsh restart`` applies changed
+        settings. Missing ``mcp`` (the ``jupyter`` extra) turns the tools off with a warning.
+        """
+        if not self.notebook_tools or self.shell is None:
+            self._stop_notebook_tools()
+            return None
+        try:
+            from .mcp_patch import write_mcp_patch
+            from .mcp_server import MainThreadExecutor, NotebookMcpServer, NotebookToolsSettings
+        except ImportError as exc:
+            log.warning(
+                "dsh: notebook tools are off (%s); pip install 'dsh-notebook[jupyter]'", exc
+            )
+            return None
+        settings = NotebookToolsSettings(
+            run_python=self.notebook_run_python, max_chars=self.notebook_tools_max_chars
+        )
+        with self._tools_lock:
+            if self._tools is not None and self._tools[0].settings == settings:
+                return self._tools[1]
+        self._stop_notebook_tools()
+        executor = MainThreadExecutor(max_pending=settings.max_pending, loop=self._kernel_loop)
+        server = NotebookMcpServer(
+            self.shell,
+            approve=self._approve_notebook_tool,
+            executor=executor,
+            errors=self.errors,
+            settings=settings,
+        ).start()
+        mount = write_mcp_patch(server.url, server.token)
+        atexit.register(mount.remove)
+        with self._tools_lock:
+            self._tools = (server, mount)
+        return mount
+
+    def _stop_notebook_tools(self) -> None:
+        with self._tools_lock:
+            tools, self._tools = self._tools, None
+        if tools is not None:
+            tools[0].stop()
+            tools[1].remove()
+
+    async def _approve_notebook_tool(self, *, tool_name: str, reason: str) -> bool:
+        """A notebook tool call asks the person (MCP server loop -> broker on the host loop).
+
+        It belongs to the newest run still in progress; with none, the broker rejects it.
+        """
+        session_id = next(
+            (h.session for h in reversed(self.handles) if not h.done()), self.session_id
+        )
+        request = ApprovalRequest(session_id=session_id, tool_name=tool_name, reason=reason)
+        try:
+            outcome = await asyncio.wrap_future(self.host.submit(self.broker.approve, request))
+        except Exception as exc:
+            log.warning("dsh: %s approval failed closed: %s", tool_name, exc)
+            return False
+        return outcome == "allowed-once"
+
+    def _pump_notebook_tools(self) -> None:
+        """Run approved ``run_python`` calls here (main thread; a waiting ``--wait`` cell)."""
+        tools = self._tools
+        if tools is not None:
+            tools[0].executor.pump()
+
+    def cell_started(self, *_: Any) -> None:
+        """``pre_execute`` hook: ``run_python`` waits while a cell runs."""
+        tools = self._tools
+        if tools is not None:
+            tools[0].executor.cell_started()
+
+    def cell_finished(self, *_: Any) -> None:
+        """``post_execute`` hook: queued ``run_python`` calls run once the kernel is idle."""
+        tools = self._tools
+        if tools is not None:
+            tools[0].executor.cell_finished()
 
     def resolved_home(self) -> Path:
         return resolve_dsh_home(self.dsh_home or None)
@@ -544,6 +658,7 @@ class DshMagics(Magics):
     ) -> None:
         try:
             while not handle.done():
+                self._pump_notebook_tools()  # the agent's run_python would wait for this cell
                 try:
                     prompt = prompts.get(timeout=0.05)
                 except queue.Empty:
@@ -576,6 +691,7 @@ class DshMagics(Magics):
         """Fail pending requests closed, close the runtime, stop the pump. Idempotent."""
         self.broker.reject_all("connection-lost")
         self.host.close()
+        self._stop_notebook_tools()
         if self._demo_server is not None:
             self._demo_server.stop()
             self._demo_server = None

@@ -622,6 +622,28 @@ def _subagent_interim(ctx: ScriptContext) -> Step:
     return _final(SUBAGENT_INTERIM)
 
 
+def _notebook_inspect(ctx: ScriptContext) -> Step:
+    name = ctx.tags.get("var", "df")
+    return Step(
+        text=f"Let me look at `{name}` in your kernel.",
+        tool_calls=(ToolCall("mcp__notebook__describe_variable", {"name": name}),),
+    )
+
+
+def _notebook_analyze(ctx: ScriptContext) -> Step:
+    name = ctx.tags.get("var", "df")
+    by = ctx.tags.get("by", "region")
+    column = ctx.tags.get("column", "revenue")
+    code = (
+        f"region_totals = {name}.groupby({by!r})[{column!r}].sum().sort_values(ascending=False)\n"
+        "region_totals"
+    )
+    return Step(
+        text="I will compute the totals in your kernel (this asks for your approval).",
+        tool_calls=(ToolCall("mcp__notebook__run_python", {"code": code}),),
+    )
+
+
 def _long_step(ctx: ScriptContext) -> Step:
     count = ctx.int_tag("chunks", LONG_DEFAULT_CHUNKS, minimum=1)
     return Step(text_chunks=tuple(long_text_chunks(count)))
@@ -784,6 +806,23 @@ _BUILTINS: dict[str, Script] = {
     "http500-always": Script(
         steps=(_failing(_E500, "Recovered after a server error.", None),),
         description="HTTP 500 api_error on every attempt (the runtime gives up after ~17 s)",
+    ),
+    "notebook-inspect": Script(
+        steps=(
+            _notebook_inspect,
+            _final("I described the variable from your kernel (see the tool result)."),
+        ),
+        description="the notebook MCP tool describe_variable on [[var:NAME]] (default df), then an answer",
+    ),
+    "notebook-analyze": Script(
+        steps=(
+            _notebook_analyze,
+            _final(
+                "`region_totals` now holds the total per region, largest first, in your kernel."
+            ),
+        ),
+        description="the notebook MCP tool run_python: region_totals = [[var:NAME]].groupby([[by:]])"
+        "[[[column:]]].sum(), then an answer",
     ),
     "unknown-tool": Script(
         steps=(

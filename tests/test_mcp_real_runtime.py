@@ -1,0 +1,357 @@
+"""The notebook MCP tools through the real DeepSeek Harness runtime: the runtime mounts the
+in-kernel server from the patch written by ``mcp_patch`` (token in its environment), the scripted
+model calls ``mcp__notebook__*`` tools, and the checks look at the tool results the runtime hands
+back to the model and at the in-process shell's namespace.
+
+The test's event loop plays the kernel's loop: the executor schedules ``run_python`` onto it with
+``call_soon_threadsafe``, so approved code runs on the main thread while the test awaits the run.
+Nothing leaves 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from dsh_notebook import DeepSeekHarness
+from dsh_notebook.kernel.mcp_patch import write_mcp_patch
+from dsh_notebook.kernel.mcp_server import (
+    REJECTED_MESSAGE,
+    TOOL_NAMES,
+    MainThreadExecutor,
+    NotebookMcpServer,
+    NotebookToolsSettings,
+    public_tool_name,
+)
+from dsh_notebook.testing.model_scripts import Script, Step, ToolCall
+from dsh_notebook.testing.model_server import ScriptedModelServer
+
+from .real import real_harness, runtime_available
+
+pd = pytest.importorskip("pandas")
+
+pytestmark = [
+    pytest.mark.real_runtime,
+    pytest.mark.skipif(not runtime_available(), reason="runtime wheel not installed"),
+    pytest.mark.anyio,
+]
+
+CAP = 1500
+
+
+def one_call(tool: str, **arguments: Any) -> Script:
+    return Script(
+        steps=(
+            Step(tool_calls=(ToolCall(public_tool_name(tool), arguments),)),
+            Step(text="done"),
+        )
+    )
+
+
+SCRIPTS = {
+    "vars": one_call("notebook_variables"),
+    "describe": one_call("describe_variable", name="sales"),
+    "describe-huge": one_call("describe_variable", name="huge"),
+    "history": one_call("notebook_history", n=2),
+    "run": one_call(
+        "run_python", code="growth = sales.revenue.pct_change().round(2).tolist()\ngrowth"
+    ),
+    "run-rejected": one_call("run_python", code="import pathlib\nMARKER = 'ran'"),
+    "run-raises": one_call("run_python", code="print('before')\n{}['missing']"),
+    "run-after-error": one_call("run_python", code="healthy = sum(range(4))\nhealthy"),
+}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as srv:
+        for name, script in SCRIPTS.items():
+            srv.register(name, script)
+        yield srv
+
+
+def reset(sh: InteractiveShell) -> None:
+    sh.reset(new_session=True)  # type: ignore[no-untyped-call]
+
+
+def run_cell(sh: InteractiveShell, cell: str) -> Any:
+    return sh.run_cell(cell, store_history=True)  # type: ignore[no-untyped-call]
+
+
+@pytest.fixture
+def shell() -> Iterator[InteractiveShell]:
+    sh = InteractiveShell.instance()
+    reset(sh)
+    run_cell(
+        sh,
+        "import pandas as pd\n"
+        "sales = pd.DataFrame({'region': ['north', 'south', 'east'],"
+        " 'revenue': [120.0, 90.5, 130.25], 'units': [12, 9, 13]})",
+    )
+    try:
+        yield sh
+    finally:
+        reset(sh)
+
+
+@dataclass
+class Notebook:
+    """The in-process notebook: shell, tools server, and what the approver was asked."""
+
+    shell: InteractiveShell
+    server: NotebookMcpServer
+    harness: DeepSeekHarness
+    decision: bool = True
+    asked: list[tuple[str, str]] = field(default_factory=list)
+
+    async def approve(self, *, tool_name: str, reason: str) -> bool:
+        self.asked.append((tool_name, reason))
+        return self.decision
+
+    async def prompt(self, scenario: str, session: str = "nb") -> dict[str, Any]:
+        """Run ``scenario``; the root's single tool result with its joined text."""
+        with anyio.fail_after(60):
+            result = await self.harness.start_session(session).run(f"[[scenario:{scenario}]] go")
+        assert result.finish_reason == "completed"
+        (event,) = [e for e in result.events if e.type == "tool/result"]
+        message = dict(event.data["message"])
+        message["text"] = "".join(b.get("text", "") for b in message["content"])
+        return message
+
+
+async def open_notebook(
+    tmp_path: Path, model: ScriptedModelServer, shell: InteractiveShell, **settings: Any
+) -> tuple[Notebook, Any]:
+    executor = MainThreadExecutor(loop=asyncio.get_running_loop())
+    holder: dict[str, Notebook] = {}
+
+    async def approve(*, tool_name: str, reason: str) -> bool:
+        return await holder["nb"].approve(tool_name=tool_name, reason=reason)
+
+    server = NotebookMcpServer(
+        shell,
+        approve=approve,
+        executor=executor,
+        settings=NotebookToolsSettings(max_chars=CAP, **settings),
+    ).start()
+    mount = write_mcp_patch(server.url, server.token, directory=tmp_path)
+    harness = real_harness(tmp_path, model, patches=[mount.patch_path], env=mount.env)
+    notebook = Notebook(shell, server, harness)
+    holder["nb"] = notebook
+    return notebook, mount
+
+
+@pytest.fixture
+async def notebook(
+    tmp_path: Path, model: ScriptedModelServer, shell: InteractiveShell
+) -> AsyncIterator[Notebook]:
+    nb, mount = await open_notebook(tmp_path, model, shell)
+    try:
+        async with nb.harness:
+            yield nb
+    finally:
+        nb.server.stop()
+        mount.remove()
+
+
+def tools_offered(model: ScriptedModelServer, scenario: str) -> list[str]:
+    bodies = [r.body for r in model.requests if r.scenario == scenario and r.body]
+    return [tool["name"] for tool in bodies[-1].get("tools", [])]
+
+
+async def test_variables_sees_the_dataframe(notebook: Notebook, model: ScriptedModelServer) -> None:
+    result = await notebook.prompt("vars")
+    assert not result["isError"]
+    assert "sales | DataFrame | (3, 3)" in result["text"]
+    assert "revenue (float64)" in result["text"] and "| pd |" not in result["text"]
+    offered = tools_offered(model, "vars")
+    assert {public_tool_name(t) for t in TOOL_NAMES} <= set(offered)
+    assert notebook.asked == []
+
+
+async def test_describe_variable_returns_dtypes(notebook: Notebook) -> None:
+    result = await notebook.prompt("describe")
+    assert not result["isError"]
+    text = result["text"]
+    assert text.startswith("sales: DataFrame: 3 rows x 3 columns")
+    for dtype in ("'region': ", "'revenue': float64", "'units': int64"):
+        assert dtype in text
+
+
+async def test_huge_variable_is_described_within_the_cap(notebook: Notebook) -> None:
+    notebook.shell.user_ns["huge"] = pd.DataFrame({f"col{i}": range(20_000) for i in range(200)})
+    result = await notebook.prompt("describe-huge")
+    assert not result["isError"]
+    assert len(result["text"]) <= CAP and result["text"].endswith("more chars]")
+
+
+async def test_history_lists_the_cells(notebook: Notebook) -> None:
+    run_cell(notebook.shell, "sales.revenue.max()")
+    result = await notebook.prompt("history")
+    assert "## In [1]\nimport pandas as pd" in result["text"]
+    assert "## In [2]\nsales.revenue.max()\nOut [2]: " in result["text"]
+
+
+async def test_run_python_approved_creates_a_variable(notebook: Notebook) -> None:
+    result = await notebook.prompt("run")
+    assert not result["isError"], result["text"]
+    growth = notebook.shell.user_ns["growth"]
+    assert math.isnan(growth[0]) and growth[1:] == [-0.25, 0.44]
+    assert "value of the last expression" in result["text"] and "-0.25" in result["text"]
+    (asked,) = notebook.asked
+    assert asked[0] == "run_python" and asked[1].startswith("growth = sales.revenue")
+
+
+async def test_run_python_rejected_runs_nothing(notebook: Notebook) -> None:
+    notebook.decision = False
+    result = await notebook.prompt("run-rejected")
+    assert result["isError"]
+    assert REJECTED_MESSAGE in result["text"] and "rejected" in result["text"]
+    assert "MARKER" not in notebook.shell.user_ns and len(notebook.asked) == 1
+
+
+async def test_run_python_error_returns_traceback_and_the_shell_stays_healthy(
+    notebook: Notebook,
+) -> None:
+    failed = await notebook.prompt("run-raises", session="err")
+    assert failed["isError"]
+    assert "stdout:\nbefore" in failed["text"]
+    assert "Traceback (most recent call last)" in failed["text"]
+    assert "KeyError: 'missing'" in failed["text"]
+    healed = await notebook.prompt("run-after-error", session="err")
+    assert not healed["isError"] and "value of the last expression:\n6" in healed["text"]
+    assert notebook.shell.user_ns["healthy"] == 6
+    assert run_cell(notebook.shell, "healthy + 1").result == 7
+
+
+async def test_run_python_off_is_not_offered(
+    tmp_path: Path, model: ScriptedModelServer, shell: InteractiveShell
+) -> None:
+    model.clear_requests()
+    nb, mount = await open_notebook(tmp_path, model, shell, run_python=False)
+    try:
+        async with nb.harness:
+            result = await nb.prompt("run-rejected")
+    finally:
+        nb.server.stop()
+        mount.remove()
+    offered = tools_offered(model, "run-rejected")
+    assert public_tool_name("notebook_variables") in offered
+    assert public_tool_name("run_python") not in offered
+    assert result["isError"] and "MARKER" not in shell.user_ns and nb.asked == []
+
+
+# -- a real ipykernel (active once the integration patch is applied to magics.py) -----------------
+
+KERNEL_CODE = (
+    "import threading\nagent_thread = threading.current_thread().name\nagent_rows = len(sales)\n"
+    "agent_rows"
+)
+LONG_CODE = (
+    "import time\nstarted = True\nopen('run_python_started', 'w').close()\n"
+    "for _ in range(600):\n    time.sleep(0.05)\nfinished = True"
+)
+
+
+def integration_applied() -> bool:
+    from dsh_notebook.kernel.magics import DshMagics
+
+    return DshMagics.class_traits().get("notebook_tools") is not None
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, workspace: Path, model: ScriptedModelServer) -> Iterator[Any]:
+    if not integration_applied():
+        pytest.skip("DshMagics has no notebook_tools yet (apply /tmp/mcp-integration.patch)")
+    from .kernels import Kernel
+
+    model.register("k-run", one_call("run_python", code=KERNEL_CODE))
+    model.register("k-long", one_call("run_python", code=LONG_CODE))
+    env = dict(os.environ)
+    env.update(
+        DSH_HOME=str(tmp_path / "home"),
+        DEEPSEEK_BASE_URL=model.base_url,
+        DEEPSEEK_API_KEY="dummy-key",
+        DSH_TELEMETRY_MODE="DISABLED",
+        DSH_AGENTS_HOME=str(tmp_path / "agents"),
+    )
+    k = Kernel(env=env, cwd=str(workspace))
+    try:
+        setup = k.execute(
+            "import pandas as pd\nsales = pd.DataFrame({'a': [1, 2, 3]})\n"
+            "%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'"
+        )
+        assert setup.error is None, setup.error
+        yield k
+    finally:
+        k.execute("%unload_ext dsh_notebook", timeout=30)
+        k.shutdown()
+
+
+def tool_texts(k: Any) -> str:
+    return str(
+        k.value(
+            "''.join(b.get('text', '') for e in _dsh.result(30).events if e.type == 'tool/result'"
+            " for b in e.data['message']['content'])"
+        )
+    )
+
+
+def test_kernel_wait_mode_runs_approved_code_in_the_waiting_cell(kernel: Any) -> None:
+    run = kernel.execute("%%dsh --wait --on-approval allow\n[[scenario:k-run]] go")
+    assert run.error is None, run.error
+    assert kernel.value("(agent_thread, agent_rows)") == "('MainThread', 3)"
+    assert "value of the last expression:\\n3" in tool_texts(kernel)
+
+
+def test_kernel_background_run_python_runs_when_idle(kernel: Any) -> None:
+    # allow_stdin=True: a live frontend, so the cell returns at once (background mode) and the
+    # approved code is scheduled onto the idle kernel's loop
+    run = kernel.execute("%%dsh --on-approval allow\n[[scenario:k-run]] go", allow_stdin=True)
+    assert run.error is None, run.error
+    deadline = time.monotonic() + 60
+    while kernel.value("'agent_thread' in globals()") != "True":
+        assert time.monotonic() < deadline, "the background run_python never ran"
+        time.sleep(0.2)
+    assert kernel.value("agent_thread") == "'MainThread'"
+
+
+def test_kernel_headless_default_rejects_run_python(kernel: Any) -> None:
+    run = kernel.execute("%%dsh --wait\n[[scenario:k-run]] go")  # no stdin: headless -> reject
+    assert run.error is None, run.error
+    assert kernel.value("'agent_thread' in globals()") == "False"
+    assert "rejected" in tool_texts(kernel)
+
+
+def test_kernel_interrupt_stops_a_long_run_python(kernel: Any, workspace: Path) -> None:
+    run = kernel.execute("%%dsh --on-approval allow\n[[scenario:k-long]] go", allow_stdin=True)
+    assert run.error is None, run.error  # background: the cell is done, the kernel idle
+    marker = workspace / "run_python_started"
+    deadline = time.monotonic() + 60
+    while not marker.exists():  # the code now holds the kernel's main thread, between cells
+        assert time.monotonic() < deadline, "run_python never started"
+        time.sleep(0.1)
+    kernel.manager.interrupt_kernel()
+    assert kernel.value("('started' in globals(), 'finished' in globals())") == "(True, False)"
+    assert "Interrupted" in tool_texts(kernel)
