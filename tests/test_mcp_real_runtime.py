@@ -288,6 +288,9 @@ def kernel(tmp_path: Path, workspace: Path, model: ScriptedModelServer) -> Itera
 
     model.register("k-run", one_call("run_python", code=KERNEL_CODE))
     model.register("k-long", one_call("run_python", code=LONG_CODE))
+    model.register(
+        "k-time", one_call("run_python", code="import time\nagent_ran_at = time.monotonic()")
+    )
     env = dict(os.environ)
     env.update(
         DSH_HOME=str(tmp_path / "home"),
@@ -355,3 +358,19 @@ def test_kernel_interrupt_stops_a_long_run_python(kernel: Any, workspace: Path) 
     kernel.manager.interrupt_kernel()
     assert kernel.value("('started' in globals(), 'finished' in globals())") == "(True, False)"
     assert "Interrupted" in tool_texts(kernel)
+
+
+def test_kernel_run_python_waits_for_a_running_cell(kernel: Any) -> None:
+    """Approved code never runs concurrently with a cell: it waits until the cell is done."""
+    run = kernel.execute("%%dsh --on-approval allow\n[[scenario:k-time]] go", allow_stdin=True)
+    assert run.error is None, run.error
+    busy = kernel.execute(
+        "import time\ncell_started = time.monotonic()\ntime.sleep(4)\ncell_ended = time.monotonic()"
+    )
+    assert busy.error is None, busy.error
+    deadline = time.monotonic() + 60
+    while kernel.value("'agent_ran_at' in globals()") != "True":
+        assert time.monotonic() < deadline, "run_python never ran"
+        time.sleep(0.2)
+    # the run asked for approval (granted by policy) while the cell slept: the code waited
+    assert kernel.value("agent_ran_at >= cell_ended") == "True"
