@@ -158,7 +158,6 @@ class DshMagics(Magics):
         self.handles: list[RunHandle] = []
         self._ledger: PromptLedger | None = None
         self._demo_server: Any = None
-        self._new_count = 0
         self._kernel_loop = _running_loop()  # the kernel's loop: __init__ runs in %load_ext
         self._tools_lock = threading.Lock()
         self._tools: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
@@ -488,7 +487,6 @@ class DshMagics(Magics):
 
     def _session_for(self, args: Any) -> str:
         if args.new:
-            self._new_count += 1
             self.session_id = f"{default_session_id(self.shell.user_ns if self.shell else {})}-{uuid.uuid4().hex[:6]}"
         if args.session:
             return str(args.session)
