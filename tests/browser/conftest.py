@@ -6,6 +6,7 @@ browser download: Playwright launches the system chromium).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -82,9 +83,9 @@ class Lab:
         return json.loads(raw) if raw else None
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    root = tmp_path_factory.mktemp("lab")
+@contextlib.contextmanager
+def start_lab(root: Path) -> Iterator[Lab]:
+    """JupyterLab on 127.0.0.1 serving ``root``, with a token; stopped on exit."""
     port = _free_port()
     token = secrets.token_hex(16)
     env = {
@@ -131,6 +132,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    with start_lab(tmp_path_factory.mktemp("lab")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

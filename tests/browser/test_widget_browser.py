@@ -274,3 +274,32 @@ def test_real_runtime_live_text_allow_once_and_reload(
     page.locator(".jp-RenderedMarkdown:has-text('slow29')").wait_for(timeout=30_000)
     assert page.locator(".jp-RenderedMarkdown:has-text('allowed once')").count() >= 1
     page.close()
+
+
+def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: Path) -> None:
+    """The real runtime: a question answered by clicking an option and Submit reaches the
+    agent's tool result; a subagent's card appears under its tool call and completes."""
+    write_notebook(
+        lab.root / "real2.ipynb",
+        [
+            "%load_ext dsh_notebook",
+            "%%dsh -o asked\n[[scenario:ask]] ask me something",
+            "%%dsh -o delegated\n[[scenario:subagent]] delegate a task",
+        ],
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    open_notebook(page, lab, "real2.ipynb")
+    run_all(page)
+    blue = page.locator(".dsh-question .dsh-option:has-text('Blue') input")
+    blue.wait_for(timeout=90_000)
+    blue.check()
+    page.locator(".dsh-question .dsh-submit").click()
+    page.locator(".dsh-subagent").wait_for(timeout=90_000)  # the second run started after the first
+    page.locator(".jp-RenderedMarkdown:has-text('The child said hello.')").wait_for(timeout=90_000)
+    page.screenshot(path=str(artifacts / "real-question-subagent.png"), full_page=True)
+    assert page.locator(".dsh-root").count() == 0  # both froze into transcripts
+    transcripts = page.locator(".jp-RenderedMarkdown").all_inner_texts()
+    joined = "\n".join(transcripts)
+    assert "Blue" in joined
+    assert "Subagent" in joined or "subagent" in joined
+    page.close()
