@@ -84,8 +84,9 @@ class Lab:
 
 
 @contextlib.contextmanager
-def start_lab(root: Path) -> Iterator[Lab]:
-    """JupyterLab on 127.0.0.1 serving ``root``, with a token; stopped on exit."""
+def start_lab(root: Path, app: str = "lab") -> Iterator[Lab]:
+    """JupyterLab (``app="lab"``) or Notebook 7 (``"notebook"``) on 127.0.0.1 serving ``root``,
+    with a token; stopped on exit."""
     port = _free_port()
     token = secrets.token_hex(16)
     env = {
@@ -100,10 +101,10 @@ def start_lab(root: Path) -> Iterator[Lab]:
     }
     log = (root / "lab.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+        [sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
          "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
          f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
-         f"--ServerApp.root_dir={root}", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+         f"--ServerApp.root_dir={root}", *(["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"] if app == "lab" else [])],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     server = Lab(f"http://127.0.0.1:{port}", token, root)
