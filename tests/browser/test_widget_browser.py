@@ -286,13 +286,18 @@ def test_real_runtime_live_text_allow_once_and_reload(
 
 def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: Path) -> None:
     """The real runtime: a question answered by clicking an option and Submit reaches the
-    agent's tool result; a subagent's card appears under its tool call and completes."""
+    agent's tool result; a subagent's card appears under its tool call and completes; Reject on
+    an escalating bash call leaves nothing on disk."""
+    outside = lab.root.parent / f"outside-{time.monotonic_ns()}"
+    outside.mkdir()
+    target = outside / "rejected.txt"
     write_notebook(
         lab.root / "real2.ipynb",
         [
             "%load_ext dsh_notebook",
             "%%dsh -o asked\n[[scenario:ask]] ask me something",
             "%%dsh -o delegated\n[[scenario:subagent]] delegate a task",
+            f"%%dsh -o refused\n[[scenario:escalate]] [[target:{target}]] touch a file outside",
         ],
     )
     page = browser.new_page(viewport={"width": 1280, "height": 1400})
@@ -304,6 +309,12 @@ def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: P
     page.locator(".dsh-question .dsh-submit").click()
     page.locator(".dsh-subagent").wait_for(timeout=90_000)  # the second run started after the first
     page.locator(".jp-RenderedMarkdown:has-text('The child said hello.')").wait_for(timeout=90_000)
+    reject = page.locator(".dsh-reject")
+    reject.wait_for(timeout=90_000)
+    page.wait_for_timeout(600)  # inert for 0.5 s after appearing
+    reject.click()
+    page.locator(".jp-RenderedMarkdown:has-text('rejected')").first.wait_for(timeout=60_000)
+    assert not target.exists()
     page.screenshot(path=str(artifacts / "real-question-subagent.png"), full_page=True)
     assert page.locator(".dsh-root").count() == 0  # both froze into transcripts
     transcripts = page.locator(".jp-RenderedMarkdown").all_inner_texts()
