@@ -23,25 +23,11 @@ if [ "${1:-}" = "--headless" ]; then
   shift
 fi
 
-if ! command -v bwrap >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "== installing bubblewrap (the runtime's sandbox for bash)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
-  else
-    echo "!! bubblewrap (bwrap) is missing: the agent's bash tool will fail." >&2
-    echo "   Install it: sudo apt-get install bubblewrap" >&2
-  fi
-fi
+source scripts/setup.sh
 
-PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  echo "== creating .venv"
-  "$PY" -m venv .venv
-fi
+ensure_debian_packages bwrap:bubblewrap  # the runtime's sandbox for the agent's bash tool
 echo "== installing dsh-notebook with the runtime and JupyterLab (the first time takes a few minutes)"
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[runtime,jupyter]' jupyterlab nbconvert pandas matplotlib
+ensure_venv .venv -e '.[runtime,jupyter]' jupyterlab nbconvert pandas matplotlib
 
 # The notebooks ask for the kernel "python3": make that this environment's kernel even when a
 # user-wide "python3" kernelspec (another Python, without dsh_notebook) exists.

@@ -6,37 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: bubblewrap (the runtime's sandbox for bash) and chromium (browser tests;
-# Playwright drives the system chromium, it never downloads a browser).
-missing=()
-command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-[ -x /usr/bin/chromium ] || missing+=(chromium)
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "== installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    echo "!! missing Debian packages: ${missing[*]} (sudo apt-get install ${missing[*]});" >&2
-    echo "   sandboxed bash tests fail without bubblewrap; browser tests are skipped without chromium." >&2
-  fi
-fi
+source scripts/setup.sh
 
-PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  echo "== creating .venv"
-  "$PY" -m venv .venv
-fi
-echo "== installing dsh-notebook with the runtime and test tools"
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[runtime,jupyter,test,bench]'
-
-if [ ! -x .venv-ipykernel6/bin/python ]; then
-  echo "== creating .venv-ipykernel6 (the kernel tests run on ipykernel 6 and 7)"
-  "$PY" -m venv .venv-ipykernel6
-fi
-.venv-ipykernel6/bin/python -m pip install -q --upgrade pip
-.venv-ipykernel6/bin/python -m pip install -q 'ipykernel>=6,<7' -e '.[runtime,jupyter]'
+# bubblewrap: the runtime's sandbox for bash; chromium: browser tests (Playwright drives the
+# system chromium, it never downloads a browser; without it those tests are skipped)
+ensure_debian_packages bwrap:bubblewrap /usr/bin/chromium:chromium
+echo "== .venv: dsh-notebook with the runtime, Jupyter and the test tools"
+ensure_venv .venv -e '.[runtime,jupyter,test,bench]'
+echo "== .venv-ipykernel6: the kernel tests run on ipykernel 6 and 7"
+ensure_venv .venv-ipykernel6 'ipykernel>=6,<7' -e '.[runtime,jupyter]'
 export DSH_TEST_KERNEL_PYTHONS="$PWD/.venv-ipykernel6/bin/python:$PWD/.venv/bin/python"
 export DSH_TEST_EXPECT_IPYKERNEL_MAJORS="6,7"
 
