@@ -21,6 +21,7 @@ from dsh_notebook import (
     UnknownSession,
     UnsupportedByRuntime,
 )
+from dsh_notebook.testing.model_scripts import BUILTIN_SCRIPTS, SUBAGENT_INTERIM, Script, Step
 from dsh_notebook.testing.model_server import ScriptedModelServer
 
 from .real import group_alive, real_harness, runtime_available
@@ -145,6 +146,35 @@ async def test_subagent_answer_comes_after_the_child(
     ]
     assert len(root_idles) >= 2
     assert methods.index("subagent.started") < methods.index("subagent.finished")
+
+
+async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
+    tmp_path: Path, server: ScriptedModelServer
+) -> None:
+    # The runtime steers a settled child's notice into the parent's running turn, or queues a
+    # new turn when the parent is idle. The scripted child waits for its parent's reply, so a
+    # parent that is slow to answer after starting the child (here 1.5 s) still ends its first
+    # turn before the child settles: always 2 turns (without the hold this run has 1).
+    builtin = BUILTIN_SCRIPTS["subagent"]
+    slow = Script(
+        steps=(builtin.steps[0], Step(text=SUBAGENT_INTERIM, delay=1.5), builtin.steps[2])
+    )
+    server.register("subagent-slow-parent", slow)
+    try:
+        async with real_harness(tmp_path, server) as harness:
+            result = await harness.start_session("slow-1").run(
+                "[[scenario:subagent-slow-parent]] delegate"
+            )
+    finally:
+        server.unregister("subagent-slow-parent")
+    root_turns = [
+        n
+        for n in result.notifications
+        if n.params.get("sessionId") == "slow-1"
+        and n.params.get("event", {}).get("type") == "turn/start"
+    ]
+    assert len(root_turns) == 2
+    assert result.final_response == "The child said hello."
 
 
 @pytest.mark.parametrize("how", ["shutdown", "sigkill"])

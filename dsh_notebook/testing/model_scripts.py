@@ -51,6 +51,7 @@ from types import MappingProxyType
 from typing import Any, Final, Literal
 
 __all__ = [
+    "AfterReply",
     "BASH_COMMAND",
     "BUILTIN_SCRIPTS",
     "CHILD_ANSWER",
@@ -165,6 +166,31 @@ class HttpError:
 
 
 @dataclass(frozen=True)
+class AfterReply:
+    """Hold a reply until the server has *finished* replying to another session's request.
+
+    The server waits until it has sent the whole reply to a request of session
+    :attr:`session_id` whose body mentions :attr:`mention`, then :attr:`grace` seconds more,
+    and only then answers (at most :attr:`timeout` seconds in all; then it answers anyway).
+    This orders replies across sessions that the runtime runs concurrently: the ``child``
+    script uses it so that a subagent settles only after its parent's turn has ended (see
+    :func:`_child_answer`).
+
+    Attributes:
+        session_id: the session whose reply is awaited (``x-deepseek-harness-session-id``).
+        mention: a text the awaited request's body must contain (e.g. the child's id in the
+            parent's tool result); empty matches any request of that session.
+        grace: seconds to wait after that reply was sent.
+        timeout: the longest the hold lasts.
+    """
+
+    session_id: str
+    mention: str = ""
+    grace: float = 0.3
+    timeout: float = 10.0
+
+
+@dataclass(frozen=True)
 class Step:
     """One model reply.
 
@@ -188,6 +214,8 @@ class Step:
             ``None`` fails every attempt.
         stop_reason: override; default ``tool_use`` when there are tool calls, else ``end_turn``.
         input_tokens, output_tokens: usage reported in ``message_start``/``message_delta``.
+        after_reply: hold this reply until another session's reply was sent
+            (:class:`AfterReply`); ``None`` answers at once.
 
     A step with no thinking, no text and no tool calls makes the runtime fail the attempt with
     ``EMPTY_RESPONSE``; that is allowed on purpose.
@@ -206,6 +234,7 @@ class Step:
     stop_reason: StopReason | None = None
     input_tokens: int = 11
     output_tokens: int = 7
+    after_reply: AfterReply | None = None
 
     def __post_init__(self) -> None:
         if self.chunks < 1:
@@ -267,6 +296,8 @@ class ScriptContext:
             ``"tool_result"`` (results of the previous reply's tool calls), ``"notice"``
             (only runtime-written text) or ``"none"`` (no user message).
         body: the parsed request body (read-only view; do not mutate).
+        session_id: the ``x-deepseek-harness-session-id`` header of the request (the child's
+            own id for a subagent's calls), ``None`` when absent.
     """
 
     scenario: str
@@ -277,6 +308,7 @@ class ScriptContext:
     notices: tuple[str, ...]
     latest_user_kind: Literal["human", "tool_result", "notice", "none"]
     body: Mapping[str, Any]
+    session_id: str | None = None
 
     def int_tag(self, key: str, default: int, *, minimum: int = 0) -> int:
         """Integer value of tag ``key``; ``default`` when absent or not an integer."""
@@ -615,11 +647,32 @@ def _escalate_step(ctx: ScriptContext) -> Step:
 
 
 def _subagent_interim(ctx: ScriptContext) -> Step:
-    # The settled notice normally starts a later turn ("next-turn"), but if it is ever delivered
-    # together with the tool result, answer with the final text right away.
+    # The child's reply is held until this reply has been sent (see _child_answer), so the
+    # settled notice arrives after this turn and starts the next one. Should it ever arrive with
+    # the tool result anyway, answer with the final text right away.
     if any(n.startswith("Background subagent ") for n in ctx.notices):
         return _final(SUBAGENT_FINAL)
     return _final(SUBAGENT_INTERIM)
+
+
+_PARENT_ID_RE: Final = re.compile(r'Your parent agent id is "([^"]+)"')
+
+
+def _child_answer(ctx: ScriptContext) -> Step:
+    """The subagent child's answer, sent only after the parent's turn has ended.
+
+    The runtime delivers a child's settled notice by the parent's status at that moment
+    (``sendWaking``: *steer* into the running turn, or *queue* a new turn when the parent is
+    idle), so without an order the parent's turn count depends on which of the two sessions
+    the runtime happens to finish first. Holding the child's reply until the parent's reply to
+    the request that carries this child's id (the ``started subagent <id>`` tool result) has
+    been sent, plus a grace for the runtime to end that turn, makes the order fixed: the
+    parent's first turn ends with the interim text, the notice starts turn 2.
+    """
+    match = next((m for n in ctx.notices if (m := _PARENT_ID_RE.search(n))), None)
+    if match is None or not ctx.session_id:
+        return _final(CHILD_ANSWER)
+    return Step(text=CHILD_ANSWER, after_reply=AfterReply(match.group(1), mention=ctx.session_id))
 
 
 def _notebook_inspect(ctx: ScriptContext) -> Step:
@@ -774,8 +827,8 @@ _BUILTINS: dict[str, Script] = {
         "the subagent-settled notice",
     ),
     "child": Script(
-        steps=(_final(CHILD_ANSWER),),
-        description="the subagent child's answer",
+        steps=(_child_answer,),
+        description="the subagent child's answer, sent after its parent's turn has ended",
     ),
     "long": Script(
         steps=(_long_step,),

@@ -69,6 +69,7 @@ from typing import Any, Final
 
 from dsh_notebook.testing.model_scripts import (
     DEFAULT_SCENARIO,
+    AfterReply,
     HttpError,
     Script,
     ScriptContext,
@@ -384,6 +385,7 @@ class _Handler(BaseHTTPRequestHandler):
             notices=analysis.notices,
             latest_user_kind=analysis.latest_user_kind,
             body=body,
+            session_id=self.headers.get("x-deepseek-harness-session-id"),
         )
         try:
             step = script.step_for(context)
@@ -394,8 +396,12 @@ class _Handler(BaseHTTPRequestHandler):
 
         fails = step.fails(analysis.attempt)
         status = step.error.status if step.error is not None and fails else 200
-        owner._record(self, body, name, analysis.step_index, analysis.attempt, status, received)
+        entry = owner._record(
+            self, body, name, analysis.step_index, analysis.attempt, status, received
+        )
         try:
+            if step.after_reply is not None:
+                owner._await_reply(step.after_reply)
             self._wait(step.delay)
             if step.error is not None and fails:
                 self._send_error_reply(step.error)
@@ -403,6 +409,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._stream(step, str(body.get("model") or "deepseek-flash"))
         except _Aborted:
             self.close_connection = True
+        finally:
+            owner._reply_sent(entry)
 
     def _stream(self, step: Step, model: str) -> None:
         self.send_response(200)
@@ -453,6 +461,8 @@ class ScriptedModelServer:
         self.verbose = verbose
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
+        self._replied = threading.Condition(self._lock)
+        self._sent: list[RecordedRequest] = []  # model requests whose reply was sent
         self._connections: set[socket.socket] = set()
         self._workers: set[threading.Thread] = set()
         self._stopping = threading.Event()
@@ -586,6 +596,32 @@ class ScriptedModelServer:
             else:
                 self._connections.discard(conn)
 
+    def _reply_sent(self, entry: RecordedRequest) -> None:
+        with self._replied:
+            self._sent.append(entry)
+            self._replied.notify_all()
+
+    def _await_reply(self, hold: AfterReply) -> None:
+        """Block (a serving thread) until ``hold``'s reply was sent, plus its grace."""
+        deadline = time.monotonic() + hold.timeout
+
+        def sent() -> bool:
+            return any(
+                e.session_id == hold.session_id
+                and (not hold.mention or hold.mention in json.dumps(e.body))
+                for e in self._sent
+            )
+
+        with self._replied:
+            while not sent() and not self._stopping.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._replied.wait(min(left, 0.1))
+        grace = min(hold.grace, max(0.0, deadline - time.monotonic()))
+        if grace > 0 and self._stopping.wait(grace):
+            raise _Aborted
+
     def _record(
         self,
         handler: BaseHTTPRequestHandler,
@@ -595,7 +631,7 @@ class ScriptedModelServer:
         attempt: int,
         status: int,
         received: float,
-    ) -> None:
+    ) -> RecordedRequest:
         entry = RecordedRequest(
             method=handler.command,
             path=handler.path,
@@ -616,6 +652,7 @@ class ScriptedModelServer:
                 f"session={entry.session_id}\n"
             )
             sys.stderr.flush()
+        return entry
 
 
 # --------------------------------------------------------------------------------------------
