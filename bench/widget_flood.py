@@ -28,7 +28,7 @@ from typing import Any
 import comm
 from comm.base_comm import BaseComm
 
-from dsh_notebook.kernel.live import LiveView, UiPump
+from dsh_notebook.kernel.pump import LiveView, UiPump
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.widget import RunWidget, apply_ops

@@ -79,7 +79,7 @@ def test_sessions_continue_and_new_starts_fresh(ip: InteractiveShell) -> None:
     assert ip.user_ns["_dsh"].session == first_session
     run_cell(ip, "--new", "third")
     assert ip.user_ns["_dsh"].session != first_session
-    assert magics.session_id == ip.user_ns["_dsh"].session
+    assert magics.agent.session_id == ip.user_ns["_dsh"].session
     run_cell(ip, "-s other", "fourth")
     assert ip.user_ns["_dsh"].session == "other"
 
@@ -88,7 +88,7 @@ def test_run_all_after_restart_skips_answered_prompts(
     ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_cell(ip, "-s ledger", "[[reply:once]] expensive question")
-    calls_before = len(ip._dsh_notebook_magics.handles)  # type: ignore[attr-defined]
+    calls_before = len(ip._dsh_notebook_magics.agent.runs)  # type: ignore[attr-defined]
     # a restarted kernel: a new extension instance, same DSH_HOME
     ip.run_line_magic("unload_ext", "dsh_notebook")
     ip.run_line_magic("load_ext", "dsh_notebook")
@@ -99,9 +99,9 @@ def test_run_all_after_restart_skips_answered_prompts(
     result = run_cell(ip, "-s ledger -o later", "[[reply:once]] expensive question")
     assert result is None
     assert "already answered" in capsys.readouterr().err
-    assert magics.handles == []
+    assert magics.agent.runs == []
     # later cells that use the handle get a clear error, not a NameError
-    from dsh_notebook.kernel.magics import PromptSkipped
+    from dsh_notebook.kernel.run import PromptSkipped
 
     with pytest.raises(PromptSkipped, match="--force"):
         ip.user_ns["later"].result()
@@ -158,9 +158,12 @@ def test_demo_model_without_a_key(
     assert magics.demo_active()
     config = magics.harness_config()
     assert config.base_url is not None and config.base_url.startswith("http://127.0.0.1:")
-    assert "scripted demo model" in capsys.readouterr().err
+    # the notice is the run's header (an informational note), never an error on stderr
+    assert "scripted demo model" not in capsys.readouterr().err
     run_cell(ip, "", "hello")
-    assert "scripted demo model, no API key set" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "scripted demo model, no API key set" in captured.out
+    assert "scripted demo model" not in captured.err
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-real")
     assert not magics.demo_active()
     assert magics.harness_config().base_url is None
@@ -176,9 +179,9 @@ def test_config_and_prewarm_apply_at_load(ip: InteractiveShell) -> None:
         ip.run_line_magic("load_ext", "dsh_notebook")
         magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
         assert magics.dsh_bin == launcher
-        magics.host.prewarm().result(30)  # started at load, in the background
-        assert magics.host.running
-        assert magics.host.harness.pid is not None
+        magics.agent.host.prewarm().result(30)  # started at load, in the background
+        assert magics.agent.host.running
+        assert magics.agent.host.harness.pid is not None
         ip.run_line_magic("config", "DshMagics.model = 'deepseek-v4-pro'")
         assert magics.model == "deepseek-v4-pro"  # %config reaches the loaded instance
     finally:

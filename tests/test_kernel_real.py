@@ -57,7 +57,7 @@ def kernel(tmp_path: Path, server: ScriptedModelServer, kernel_python: str) -> I
 
 
 def runtime_pid(k: Kernel) -> int:
-    return int(k.value("get_ipython()._dsh_notebook_magics.host.harness.pid"))
+    return int(k.value("get_ipython()._dsh_notebook_magics.agent.host.harness.pid"))
 
 
 def wait_done(k: Kernel, timeout: float = 60) -> None:
@@ -135,7 +135,7 @@ def test_approval_answered_from_a_later_cell(kernel: Kernel, tmp_path: Path) -> 
         time.sleep(0.2)
     assert "approve bash" in pending
     allowed = kernel.execute("%dsh allow a1")
-    assert allowed.error is None and allowed.stdout == ""
+    assert allowed.error is None and allowed.stdout == "dsh: a1 allowed once\n"
     wait_done(kernel)
     assert target.exists()
     again = kernel.execute("%dsh allow a1")

@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 import time
-import uuid
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from IPython.core.error import UsageError
 
 from ..errors import DshError, UnsupportedByRuntime
+from ..protocol import ApprovalOutcome
 from ..transcript import Transcript
-
-if TYPE_CHECKING:
-    from .magics import DshMagics
+from .agent import NotebookAgent
+from .naming import validate_session_name
+from .run import wait_for_run
 
 __all__ = ["COMMANDS", "run_line_command"]
 
@@ -45,7 +44,7 @@ HELP = """%dsh commands:
   /command ...           a runtime slash command (needs a runtime that serves session/query)"""
 
 
-def _status(m: DshMagics, args: list[str]) -> None:
+def _status(m: NotebookAgent, args: list[str]) -> None:
     host = m.host
     harness = host.harness
     try:
@@ -70,7 +69,7 @@ def _status(m: DshMagics, args: list[str]) -> None:
     print("\n".join(lines))
 
 
-def _sessions(m: DshMagics, args: list[str]) -> None:
+def _sessions(m: NotebookAgent, args: list[str]) -> None:
     root = m.resolved_home() / "sessions"
     rows = []
     for session_dir in root.glob("*/*"):
@@ -90,20 +89,19 @@ def _sessions(m: DshMagics, args: list[str]) -> None:
         )
 
 
-def _new(m: DshMagics, args: list[str]) -> None:
-    m.session_id = f"{m.session_id.split('-x')[0]}-x{uuid.uuid4().hex[:6]}"
-    print(f"dsh: new session {m.session_id}")
+def _new(m: NotebookAgent, args: list[str]) -> None:
+    print(f"dsh: new session {m.sessions.fresh()}")
 
 
-def _resume(m: DshMagics, args: list[str]) -> None:
+def _resume(m: NotebookAgent, args: list[str]) -> None:
     if len(args) != 1:
         raise UsageError("usage: %dsh resume ID   (see %dsh sessions)")
-    m.host.open_session(args[0])
-    m.session_id = args[0]
+    m.host.open_session(validate_session_name(args[0]))
+    m.sessions.use(args[0])
     print(f"dsh: session {args[0]} resumed; the next %%dsh cells continue it")
 
 
-def _cwd(m: DshMagics, args: list[str]) -> None:
+def _cwd(m: NotebookAgent, args: list[str]) -> None:
     session = m.host.open_session(m.session_id)
     if args:
         print(m.host.call(session.set_working_directory, args[0]))
@@ -111,35 +109,29 @@ def _cwd(m: DshMagics, args: list[str]) -> None:
         print(m.host.call(session.get_working_directory))
 
 
-def _wait(m: DshMagics, args: list[str]) -> None:
-    if not m.handles:
+def _wait(m: NotebookAgent, args: list[str]) -> None:
+    run = m.last_run()
+    if run is None:
         print("dsh: no run to wait for")
         return
-    handle = m.handles[-1]
-    try:
-        while not handle.done():
-            time.sleep(0.05)
-    except KeyboardInterrupt:
-        print("dsh: stopped waiting; the run goes on", file=sys.stderr)
-        return
-    m.pump.flush()
-    print(repr(handle))
+    if wait_for_run(m, run) == "settled":
+        print(repr(run.handle))
 
 
-def _stop(m: DshMagics, args: list[str]) -> None:
-    rejected = m.broker.reject_all("you")  # decided_by must be one of transcript.DECIDED_BY
-    resumed = m.host.restart()
+def _stop(m: NotebookAgent, args: list[str]) -> None:
+    rejected = len(m.broker.pending)
+    resumed = m.stop()
     note = f"; {rejected} pending request(s) rejected" if rejected else ""
     print(f"dsh: runtime restarted, sessions kept: {', '.join(resumed) or 'none'}{note}")
 
 
-def _answer_approval(outcome: bool) -> Callable[[DshMagics, list[str]], None]:
-    def run(m: DshMagics, args: list[str]) -> None:
+def _decide(command: str, outcome: ApprovalOutcome) -> Callable[[NotebookAgent, list[str]], None]:
+    def run(m: NotebookAgent, args: list[str]) -> None:
         if len(args) != 1:
-            raise UsageError(
-                f"usage: %dsh {'allow' if outcome else 'reject'} ID   (see %dsh pending)"
-            )
-        if not m.broker.resolve(args[0], outcome, "you"):
+            raise UsageError(f"usage: %dsh {command} ID   (see %dsh pending)")
+        if m.broker.decide(args[0], outcome, "you"):
+            print(f"dsh: {args[0]} {'allowed once' if outcome == 'allowed-once' else 'rejected'}")
+        else:
             print(
                 f"dsh: nothing is waiting under {args[0]!r} (answered, withdrawn, or from another kernel)"
             )
@@ -147,7 +139,7 @@ def _answer_approval(outcome: bool) -> Callable[[DshMagics, list[str]], None]:
     return run
 
 
-def _answer(m: DshMagics, args: list[str]) -> None:
+def _answer(m: NotebookAgent, args: list[str]) -> None:
     if len(args) < 2:
         raise UsageError("usage: %dsh answer ID CHOICE...   (labels of the options, or free text)")
     pending = m.broker.pending.get(args[0])
@@ -165,15 +157,15 @@ def _answer(m: DshMagics, args: list[str]) -> None:
             if chosen
             else {"id": question.id, "selected": [], "custom": reply}
         )
-    m.broker.resolve(args[0], answers, "you")
+    m.broker.answer(args[0], answers, "you")
 
 
-def _dismiss(m: DshMagics, args: list[str]) -> None:
-    if len(args) != 1 or not m.broker.resolve(args[0], None, "you"):
+def _dismiss(m: NotebookAgent, args: list[str]) -> None:
+    if len(args) != 1 or not m.broker.answer(args[0], None, "you"):
         print("dsh: nothing to dismiss under that id")
 
 
-def _pending(m: DshMagics, args: list[str]) -> None:
+def _pending(m: NotebookAgent, args: list[str]) -> None:
     pending = m.broker.pending
     if not pending:
         print("dsh: nothing is waiting for you")
@@ -187,7 +179,7 @@ def _pending(m: DshMagics, args: list[str]) -> None:
             print(f"{key}: {texts}  (%dsh answer {key} ... / %dsh dismiss {key})")
 
 
-def _export(m: DshMagics, args: list[str]) -> None:
+def _export(m: NotebookAgent, args: list[str]) -> None:
     fmt, target, session_id = "md", None, m.session_id
     rest = list(args)
     while rest:
@@ -223,16 +215,16 @@ def _export(m: DshMagics, args: list[str]) -> None:
         print(text)
 
 
-def _config(m: DshMagics, args: list[str]) -> None:
+def _config(m: NotebookAgent, args: list[str]) -> None:
     for key, value in m.harness_config().describe().items():
         print(f"{key:20s} {value!r}")
 
 
-def _help(m: DshMagics, args: list[str]) -> None:
+def _help(m: NotebookAgent, args: list[str]) -> None:
     print(HELP)
 
 
-def _slash(m: DshMagics, line: str) -> None:
+def _slash(m: NotebookAgent, line: str) -> None:
     session = m.host.open_session(m.session_id)
     try:
         result = m.host.call(session.query, line)
@@ -243,15 +235,15 @@ def _slash(m: DshMagics, line: str) -> None:
     print(result.final_response)
 
 
-COMMANDS: dict[str, Callable[[DshMagics, list[str]], None]] = {
+COMMANDS: dict[str, Callable[[NotebookAgent, list[str]], None]] = {
     "status": _status, "sessions": _sessions, "new": _new, "resume": _resume, "cwd": _cwd,
-    "wait": _wait, "stop": _stop, "restart": _stop, "allow": _answer_approval(True),
-    "reject": _answer_approval(False), "answer": _answer, "dismiss": _dismiss,
+    "wait": _wait, "stop": _stop, "restart": _stop, "allow": _decide("allow", "allowed-once"),
+    "reject": _decide("reject", "rejected"), "answer": _answer, "dismiss": _dismiss,
     "pending": _pending, "export": _export, "config": _config, "help": _help,
 }  # fmt: skip
 
 
-def run_line_command(m: DshMagics, line: str) -> Any:
+def run_line_command(m: NotebookAgent, line: str) -> Any:
     line = line.strip()
     if not line:
         _help(m, [])

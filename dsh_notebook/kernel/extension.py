@@ -30,7 +30,7 @@ def load_ipython_extension(ip: Any) -> None:
     ip.events.register("post_execute", magics.cell_finished)
     setattr(ip, _ATTR, magics)
     if magics.prewarm:
-        magics.host.prewarm()
+        magics.agent.host.prewarm()
 
 
 def unload_ipython_extension(ip: Any) -> None:

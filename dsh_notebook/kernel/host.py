@@ -55,9 +55,12 @@ class RuntimeHost:
         on_approval: ApprovalHandler | None = None,
         on_user_question: QuestionHandler | None = None,
     ) -> None:
+        """``on_approval`` / ``on_user_question`` answer the runtime's requests on the host
+        loop (the kernel passes its broker's ``approve`` and ``ask``); without them approvals
+        are rejected and questions dismissed."""
         self._config_factory = config_factory
-        self.on_approval = on_approval
-        self.on_user_question = on_user_question
+        self._on_approval = on_approval
+        self._on_user_question = on_user_question
         self._lock = threading.RLock()
         self._portal_cm: Any = None
         self._portal: BlockingPortal | None = None
@@ -108,7 +111,9 @@ class RuntimeHost:
             config = self._config_factory()
             portal_cm = start_blocking_portal("asyncio", name="dsh-runtime-host")
             portal = portal_cm.__enter__()
-            harness = DeepSeekHarness(config, on_approval=self._approve, on_user_question=self._ask)
+            harness = DeepSeekHarness(
+                config, on_approval=self._on_approval, on_user_question=self._on_user_question
+            )
             harness_cm = portal.wrap_async_context_manager(harness)
             try:
                 harness_cm.__enter__()
@@ -121,18 +126,6 @@ class RuntimeHost:
             self._opened = set()
             self._session_locks = {}
             self.started_at = time.time()
-
-    async def _approve(self, request: Any) -> Any:
-        handler = self.on_approval
-        if handler is None:
-            return "rejected"
-        return await handler(request)
-
-    async def _ask(self, request: Any) -> Any:
-        handler = self.on_user_question
-        if handler is None:
-            return None
-        return await handler(request)
 
     def close(self) -> None:
         """Close ladder, then stop the host thread. Idempotent; safe at interpreter exit."""
@@ -211,8 +204,11 @@ class RuntimeHost:
         self._opened.add(session_id)
         return session
 
-    def forget_session(self, session_id: str) -> None:
-        self._opened.discard(session_id)
+    def parent_of(self, session_id: str) -> str | None:
+        """The parent of a session in the running runtime's tree (learned from
+        ``subagent.started``), or None. Read from any thread (a dict lookup)."""
+        harness = self.harness
+        return harness.client.router.parent_of(session_id) if harness is not None else None
 
     @property
     def open_sessions(self) -> list[str]:

@@ -1,26 +1,27 @@
 """Asking the person on stdin, for ``--wait`` runs in frontends that offer it.
 
 Runs on the waiting cell's thread (the kernel's main thread), where ``input()`` is routed to the
-frontend. Anything but an explicit yes is a no; an empty or unreadable answer dismisses a question.
+frontend. Anything but an explicit yes is ``rejected``; an empty or unreadable answer dismisses a
+question.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..protocol import ApprovalRequest, UserQuestionAsk
+from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
 from .broker import MainThreadPrompt
 
 __all__ = ["answer_on_stdin"]
 
 
-def _ask_approval(request: ApprovalRequest) -> bool:
+def _ask_approval(request: ApprovalRequest) -> ApprovalOutcome:
     reason = f" — {request.reason}" if request.reason else ""
     try:
         reply = input(f"dsh: allow {request.tool_name}{reason}? [y/N] ")
     except (EOFError, RuntimeError, KeyboardInterrupt):
-        return False
-    return reply.strip().lower() in ("y", "yes")
+        return "rejected"
+    return "allowed-once" if reply.strip().lower() in ("y", "yes") else "rejected"
 
 
 def _ask_questions(request: UserQuestionAsk) -> list[dict[str, Any]] | None:

@@ -3,7 +3,7 @@
 A notebook builds a ``RunWidget`` and feeds it from a background thread the way the UI pump does
 (snapshots of a live ``Transcript``): text streams in, hostile text is among it, an approval and a
 question wait for clicks; ``on_action`` writes each click to disk. When the kernel integration is
-present (``DshMagics._widget_action``), a second test runs ``%%dsh`` against the fake runtime and
+present (``NotebookAgent.on_widget_action``), a second test runs ``%%dsh`` against the fake runtime and
 clicks **Allow once** on its escalating ``bash`` call.
 """
 
@@ -205,15 +205,11 @@ launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR)
 %load_ext dsh_notebook
 get_ipython()._dsh_notebook_magics.dsh_bin = str(launcher.resolve())
 get_ipython()._dsh_notebook_magics.bridge = False
-assert hasattr(get_ipython()._dsh_notebook_magics, "_widget_action")
+assert hasattr(get_ipython()._dsh_notebook_magics.agent, "on_widget_action")
 """
 
 
 def test_dsh_magic_allow_once(browser: Any, lab: Lab, artifacts: Path) -> None:
-    from dsh_notebook.kernel.magics import DshMagics
-
-    if not hasattr(DshMagics, "_widget_action"):
-        pytest.skip("the kernel integration of the widget is not applied")
     write_notebook(
         lab.root / "magic.ipynb", [MAGIC_SETUP, "%%dsh --format widget\n[[turn:approval]] run it"]
     )

@@ -48,7 +48,6 @@ class LiveView:
     settled: bool = False
     dirty: bool = True
     last_publish: float = 0.0
-    on_settled: list[Callable[[LiveView], None]] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
     """Set once the settled output has been published."""
     view_id: int = field(default_factory=itertools.count(1).__next__)
@@ -179,8 +178,3 @@ class UiPump:
             if view.settled:
                 del self._views[view_id]
                 view.done.set()
-                for callback in view.on_settled:
-                    try:
-                        callback(view)
-                    except Exception:
-                        log.exception("dsh ui pump: settle callback failed")

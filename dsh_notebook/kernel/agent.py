@@ -1,0 +1,227 @@
+"""The agent in one kernel: the state and lifecycle that ``%%dsh`` cells and ``%dsh`` commands share.
+
+One :class:`NotebookAgent` per kernel, made by ``%load_ext dsh_notebook``. It owns the runtime
+host (the runtime's thread and process), the broker (the one registry of requests waiting for the
+person), the UI pump (the one thread that updates outputs), the notebook tools server, the demo
+model, the notebook's current session, the runs started in this kernel and their results.
+
+Wiring: the broker answers the runtime's approval and question requests (handed to the host at
+construction) and learns the session tree from the host; clicks in a run widget arrive at
+:meth:`NotebookAgent.on_widget_action` (comm thread) and resolve the broker's pending items with
+the same decision values the wire carries.
+
+Thread-safety: the methods are called on the kernel's main thread, except ``on_widget_action``
+(a comm thread) and the callbacks the host and the pump run on their own threads; everything they
+touch is thread-safe (the broker, the pump's queue, the host's portal).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..client import HarnessConfig, RunResult
+from ..protocol import ApprovalOutcome
+from ..runtime import resolve_dsh_home
+from ..transcript import Transcript
+from .broker import Broker
+from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
+from .display import kernel_of, stdin_available
+from .host import RuntimeHost
+from .ledger import PromptLedger
+from .naming import SessionNames, default_session_id
+from .pump import UiPump
+from .run import ActiveRun, Frontend
+from .settings import KernelSettings
+from .tools_host import NotebookToolsHost
+
+__all__ = ["NotebookAgent"]
+
+log = logging.getLogger(__name__)
+
+_LEGACY_DECISIONS: dict[str, ApprovalOutcome] = {"allow": "allowed-once", "reject": "rejected"}
+_OUTCOMES: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected", "cancelled")
+_GONE = "this request is no longer pending (run stopped, kernel restarted, notebook reopened)"
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop running on this thread (ipykernel's, inside a cell), else None (terminal)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+class NotebookAgent:
+    """Everything one kernel's ``%%dsh`` cells share. Cheap to make: nothing starts until used."""
+
+    def __init__(self, shell: Any, settings: Callable[[], KernelSettings]) -> None:
+        self.shell = shell
+        self.settings = settings
+        self.broker = Broker()
+        self.host = RuntimeHost(
+            self.harness_config, on_approval=self.broker.approve, on_user_question=self.broker.ask
+        )
+        self.broker.tree = self.host  # requests from child sessions find their root's run
+        self.pump = UiPump()
+        self.sessions = SessionNames(default_session_id(shell.user_ns if shell else {}))
+        self.errors: dict[int, str] = {}
+        self.results: dict[str, RunResult] = {}
+        self.runs: list[ActiveRun] = []
+        self.demo = DemoModel()
+        self.tools = NotebookToolsHost(
+            shell,
+            self.host,
+            self.broker,
+            errors=self.errors,
+            current_session=self.current_run_session,
+            kernel_loop=_running_loop(),  # the kernel's loop: the agent is made in %load_ext
+        )
+        self._ledger: PromptLedger | None = None
+
+    # -- configuration -------------------------------------------------------------------------
+
+    def demo_active(self) -> bool:
+        """Whether runs go to the scripted demo model instead of DeepSeek."""
+        return demo_active(self.settings())
+
+    def model_label(self) -> str:
+        """The model as the run's header names it."""
+        if self.demo_active():
+            return DEMO_LABEL
+        return self.settings().model or os.environ.get("DSH_MODEL") or "deepseek-flash"
+
+    def resolved_home(self) -> Path:
+        return resolve_dsh_home(self.settings().dsh_home or None)
+
+    def harness_config(self) -> HarnessConfig:
+        """The client configuration the settings describe (read when the runtime starts)."""
+        s = self.settings()
+        demo = demo_active(s)
+        mount = self.tools.mount(
+            enabled=s.notebook_tools,
+            run_python=s.notebook_run_python,
+            max_chars=s.notebook_tools_max_chars,
+        )
+        return HarnessConfig(
+            dsh_bin=s.dsh_bin or None,
+            dsh_home=self.resolved_home(),
+            cwd=s.cwd or os.getcwd(),
+            provider=s.provider,
+            model=s.model or os.environ.get("DSH_MODEL") or "deepseek-flash",
+            reasoning_effort=s.reasoning_effort,
+            max_tokens=s.max_tokens,
+            permission_mode=s.permission_mode,
+            base_url=self.demo.endpoint() if demo else (s.base_url or None),
+            api_key=DEMO_API_KEY if demo else (s.api_key or None),
+            bridge=s.bridge,
+            patches=[mount.patch_path] if mount is not None else [],
+            env=dict(mount.env) if mount is not None else {},
+        )
+
+    @property
+    def ledger(self) -> PromptLedger:
+        """The Run-All ledger of this kernel's ``DSH_HOME``."""
+        if self._ledger is None:
+            self._ledger = PromptLedger(self.resolved_home())
+        return self._ledger
+
+    @property
+    def session_id(self) -> str:
+        """The notebook's current session (what ``%%dsh`` without ``-s`` continues)."""
+        return self.sessions.current
+
+    def current_run_session(self) -> str:
+        """The session of the newest run still in progress, else the current session."""
+        return next(
+            (r.handle.session for r in reversed(self.runs) if not r.handle.done()),
+            self.session_id,
+        )
+
+    def last_run(self) -> ActiveRun | None:
+        return self.runs[-1] if self.runs else None
+
+    def frontend(self) -> Frontend:
+        """Who is watching this cell: a terminal, a live frontend (stdin), or nobody."""
+        return Frontend(terminal=kernel_of(self.shell) is None, stdin=stdin_available(self.shell))
+
+    # -- the run widget ------------------------------------------------------------------------
+
+    def make_widget(self, transcript: Transcript, interactive: bool) -> Any:
+        """A live run widget, or None when anywidget (the ``jupyter`` extra) is missing."""
+        try:
+            from ..widget import RunWidget
+        except (ImportError, OSError) as exc:
+            log.info("dsh: no live widget (%s); showing markdown", exc)
+            return None
+        return RunWidget(
+            transcript.snapshot(), on_action=self.on_widget_action, interactive=interactive
+        )
+
+    def on_widget_action(self, action: dict[str, Any]) -> str | None:
+        """A click in a run widget (comm thread), already checked against its snapshot.
+
+        Resolves the broker's pending item; returns the text the card shows when the request is
+        gone. Stop restarts the runtime off the comm thread.
+        """
+        kind = action.get("type")
+        key = str(action.get("request_id"))
+        if kind == "stop":
+            threading.Thread(target=self.stop, name="dsh-stop", daemon=True).start()
+            return None
+        if kind == "approval":
+            decision = action.get("decision")
+            outcome = _LEGACY_DECISIONS.get(str(decision), decision)
+            if outcome not in _OUTCOMES:
+                return f"unknown decision {decision!r}"
+            done = self.broker.decide(key, outcome)
+        elif kind == "answer":
+            answers = action.get("answers")
+            done = self.broker.answer(key, answers if isinstance(answers, list) else None)
+        elif kind == "dismiss":
+            done = self.broker.answer(key, None)
+        else:
+            return f"unknown action {kind!r}"
+        return None if done else _GONE
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def stop(self) -> list[str]:
+        """Stop the runs in flight: there is no cancel on the wire, so the runtime restarts and
+        every live session is resumed with its history; pending requests are rejected."""
+        self.broker.reject_all("you")
+        return self.host.restart()
+
+    def close(self) -> None:
+        """Fail pending requests closed, close the runtime, stop the pump. Idempotent."""
+        self.broker.reject_all("connection-lost")
+        self.host.close()
+        self.tools.stop()
+        self.demo.stop()
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline and not self.pump.flush(timeout=0.5):
+            pass
+        self.pump.stop()
+
+    # -- IPython hooks -------------------------------------------------------------------------
+
+    def post_run_cell(self, result: Any) -> None:
+        """Record cell errors for ``{Err[n]}``."""
+        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+        execution_count = getattr(result, "execution_count", None)
+        if error is not None and isinstance(execution_count, int):
+            self.errors[execution_count] = f"{type(error).__name__}: {error}"
+
+    def cell_started(self, *_: Any) -> None:
+        """``pre_execute``: the agent's ``run_python`` waits while a cell runs."""
+        self.tools.cell_started()
+
+    def cell_finished(self, *_: Any) -> None:
+        """``post_execute``: queued ``run_python`` calls run once the kernel is idle."""
+        self.tools.cell_finished()

@@ -1,0 +1,58 @@
+"""The demo model: what runs answer when no API key and no model endpoint is configured.
+
+It is the scripted model endpoint on 127.0.0.1, started on first use and stopped with the kernel's
+agent. The one-line notice that runs use it is shown in the run's header (the model label), not
+printed as an error.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from .settings import KernelSettings
+
+__all__ = ["DEMO_API_KEY", "DEMO_LABEL", "DemoModel", "demo_active"]
+
+DEMO_LABEL = "scripted demo model, no API key set"
+DEMO_API_KEY = "demo-no-key"
+
+
+def _env(name: str) -> str | None:
+    return os.environ.get(name) or None
+
+
+def demo_active(settings: KernelSettings) -> bool:
+    """Whether runs go to the demo model: ``demo_model`` on, or auto with no key and no URL."""
+    if settings.demo_model != "auto":
+        return settings.demo_model == "on"
+    return not (
+        settings.api_key
+        or _env("DEEPSEEK_API_KEY")
+        or settings.base_url
+        or _env("DEEPSEEK_BASE_URL")
+    )
+
+
+class DemoModel:
+    """The demo model server of one kernel. Thread-safe; :meth:`stop` is idempotent."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: Any = None
+
+    def endpoint(self) -> str:
+        """The base URL, starting the server on first use."""
+        with self._lock:
+            if self._server is None:
+                from ..testing.model_server import ScriptedModelServer
+
+                self._server = ScriptedModelServer().start()
+            return str(self._server.base_url)
+
+    def stop(self) -> None:
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop()

@@ -1,0 +1,341 @@
+"""One ``%%dsh`` cell, from plan to settle.
+
+1. **Plan** (:func:`plan_run`, pure apart from evaluating the person's ``--image`` expressions):
+   interpolation, image blocks, validation of the prompt, the rerun guard, the mode (background or
+   wait), the display choice and the context chips. Testable without a shell or a runtime.
+2. **Start** (:func:`start_run`): display the view, attach the run's policy to the broker when its
+   turn comes, send the prompt through the runtime host; bind ``_dsh`` (and ``-o NAME``).
+3. **Settle** (:func:`settle_run`, host thread): detach the policy, keep the result, hand the
+   final state to the pump, which publishes the static transcript.
+4. **Wait** (:func:`wait_for_run`, the cell's thread): ``--wait`` and ``%dsh wait`` share this
+   loop; it pumps approved ``run_python`` calls and asks stdin prompts until the run settled.
+
+A prompt is recorded in the Run-All ledger only once the runtime accepted it (its run started),
+so a prompt that failed at once is not "already answered" after a restart.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import queue
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ..client import RunResult
+from ..client.prompt import normalize_input
+from ..errors import DshError, TransportClosed
+from ..protocol import Notification
+from ..transcript import Transcript
+from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
+from .context import interpolate
+from .display import DisplayChoice, Format, open_view
+from .handle import RunHandle
+from .host import RuntimeHost
+from .images import to_image_block
+from .ledger import PromptLedger
+from .pump import LiveView, UiPump
+from .settings import KernelSettings
+from .terminal import answer_on_stdin
+from .tools_host import NotebookToolsHost
+
+__all__ = [
+    "ActiveRun",
+    "Frontend",
+    "PlanError",
+    "PromptSkipped",
+    "RunContext",
+    "RunOptions",
+    "RunPlan",
+    "plan_run",
+    "settle_run",
+    "start_run",
+    "wait_for_run",
+]
+
+
+class PromptSkipped(DshError):
+    """The prompt was not sent: it was answered in this session before (Run All after a restart)."""
+
+
+class PlanError(DshError):
+    """The cell cannot be sent as it is (one line that says what to change)."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The ``%%dsh`` options of one cell (as parsed by the magic)."""
+
+    session: str | None = None
+    new: bool = False
+    wait: bool = False
+    out: str | None = None
+    images: tuple[str, ...] = ()
+    model: str | None = None
+    effort: str | None = None
+    cwd: str | None = None
+    on_approval: ApprovalMode = "ask"
+    format: Format | None = None
+    keep_widget: bool = False
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class Frontend:
+    """What the kernel knows about who is watching."""
+
+    terminal: bool
+    """No kernel (terminal IPython)."""
+    stdin: bool
+    """The current request allows stdin: a live frontend that can click and type."""
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything decided about a cell before anything is shown or sent."""
+
+    session_id: str
+    prompt: str
+    blocks: list[dict[str, Any]]
+    context: list[dict[str, Any]]
+    wait: bool
+    display: DisplayChoice
+    on_approval: ApprovalMode
+    skipped: str | None = None
+    """Why the prompt is not sent (answered before), or None."""
+    warnings: list[str] = field(default_factory=list)
+
+
+def plan_run(
+    cell: str,
+    options: RunOptions,
+    *,
+    session_id: str,
+    settings: KernelSettings,
+    frontend: Frontend,
+    namespace: Mapping[str, Any],
+    errors: Mapping[int, str],
+    execution_count: int | None,
+    answered_before: Callable[[str, str], bool],
+) -> RunPlan:
+    """Decide what one cell sends and how it is shown. Raises :class:`PlanError` or
+    :class:`~dsh_notebook.errors.PromptError` (one line each) when it cannot be sent."""
+    interpolation = interpolate(
+        cell,
+        namespace,
+        errors=errors,
+        current_cell=execution_count,
+        max_chars_per_value=settings.max_chars_per_value,
+        max_total_chars=settings.max_context_chars,
+    )
+    blocks: list[dict[str, Any]] = []
+    if interpolation.text.strip():
+        blocks.append({"type": "text", "text": interpolation.text})
+    for expression in options.images:
+        try:
+            value = eval(expression, dict(namespace))  # the person's own expression
+        except Exception as exc:
+            raise PlanError(f"--image {expression!r}: {type(exc).__name__}: {exc}") from None
+        blocks.append(to_image_block(value))
+    if not blocks:
+        raise PlanError(
+            "the %%dsh cell is empty: write the prompt in the cell below the %%dsh line"
+        )
+    blocks = normalize_input(blocks)
+    context = [
+        {"token": c.token, "kind": c.kind, "summary": c.summary, "chars": c.chars,
+         "truncated": c.truncated}
+        for c in interpolation.chunks
+    ] + [
+        {"token": f"--image {e}", "kind": "image", "summary": "image", "chars": 0,
+         "truncated": False}
+        for e in options.images
+    ]  # fmt: skip
+    skipped = None
+    if (
+        settings.rerun == "skip-answered"
+        and not options.force
+        and answered_before(session_id, interpolation.text)
+    ):
+        skipped = (
+            f"skipped — this prompt was already answered in session {session_id!r} (its "
+            "transcript is in the saved notebook). Re-run with --force to send it again, or "
+            "%config DshMagics.rerun = 'always'."
+        )
+    wait = (
+        options.wait
+        or settings.mode == "wait"
+        or (settings.mode == "auto" and not frontend.stdin)
+        or frontend.terminal
+    )
+    auto: Format = "widget" if frontend.stdin else "markdown"
+    fmt: Format = options.format or (
+        settings.default_format if settings.default_format != "auto" else auto
+    )
+    display = DisplayChoice(
+        fmt="text" if frontend.terminal else fmt,
+        interactive=not wait,
+        keep_widget=options.keep_widget,
+        deferred=wait and not frontend.stdin and options.format is None,
+    )
+    warnings = []
+    if options.on_approval == "allow":
+        warnings.append(
+            "--on-approval allow: every approval of this run is granted without asking."
+        )
+    return RunPlan(
+        session_id=session_id,
+        prompt=interpolation.text,
+        blocks=blocks,
+        context=context,
+        wait=wait,
+        display=display,
+        on_approval=options.on_approval,
+        skipped=skipped,
+        warnings=warnings,
+    )
+
+
+class RunContext(Protocol):
+    """What a run needs of the kernel's agent (:class:`~dsh_notebook.kernel.agent.NotebookAgent`)."""
+
+    shell: Any
+    broker: Broker
+    host: RuntimeHost
+    pump: UiPump
+    tools: NotebookToolsHost
+    results: dict[str, RunResult]
+    runs: list[ActiveRun]
+
+    @property
+    def ledger(self) -> PromptLedger: ...
+
+    def settings(self) -> KernelSettings: ...
+
+    def frontend(self) -> Frontend: ...
+
+    def model_label(self) -> str: ...
+
+    def make_widget(self, transcript: Transcript, interactive: bool) -> Any: ...
+
+
+@dataclass
+class ActiveRun:
+    """A run the kernel started: its handle, view, policy and stdin prompts."""
+
+    handle: RunHandle
+    view: LiveView
+    policy: RunPolicy
+    prompts: queue.Queue[MainThreadPrompt]
+
+
+def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | None:
+    """Show and send a planned cell; returns at once (None when the prompt is skipped)."""
+    shell = agent.shell
+    if plan.skipped is not None:
+        print(f"dsh: {plan.skipped}", file=sys.stderr)
+        skipped: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
+        skipped.set_exception(PromptSkipped(plan.skipped))
+        _bind(shell, RunHandle(skipped, session=plan.session_id, prompt=plan.prompt), out)
+        return None
+    for warning in plan.warnings:
+        print(f"dsh: {warning}", file=sys.stderr)
+    transcript = Transcript(
+        plan.session_id, prompt=plan.prompt, context=plan.context, model=agent.model_label()
+    )
+    widget = None
+    if plan.display.fmt == "widget":
+        widget = agent.make_widget(transcript, plan.display.interactive)
+    view = open_view(shell, transcript, plan.display, widget)
+    agent.pump.add(view)
+    prompts: queue.Queue[MainThreadPrompt] = queue.Queue()
+    settings = agent.settings()
+    policy = RunPolicy(
+        on_approval=plan.on_approval,
+        wait_mode=plan.wait,
+        stdin=agent.frontend().stdin,
+        headless_approval=settings.headless_approval,
+        notify=lambda kind, data: agent.pump.local(view, kind, data),
+        prompts=prompts,
+    )
+    agent.pump.local(view, "status", {"state": "running"})
+
+    def on_start() -> None:  # host loop, when this run's turn on the session comes
+        agent.broker.attach(plan.session_id, policy)
+
+    accepted = False
+
+    def on_notification(notification: Notification) -> None:  # host loop, in order
+        nonlocal accepted
+        if not accepted:  # the runtime took the prompt: from now on it counts as answered
+            accepted = True
+            agent.ledger.record(plan.session_id, plan.prompt)
+        agent.pump.notification(view, notification)
+
+    future = agent.host.run(plan.session_id, plan.blocks, on_notification, on_start=on_start)
+    handle = RunHandle(future, session=plan.session_id, prompt=plan.prompt, context=plan.context)
+    run = ActiveRun(handle, view, policy, prompts)
+    future.add_done_callback(lambda f: settle_run(agent, run, f))
+    agent.runs.append(run)
+    _bind(shell, handle, out)
+    return run
+
+
+def _bind(shell: Any, handle: RunHandle, out: str | None) -> None:
+    shell.user_ns["_dsh"] = handle
+    if out:
+        shell.user_ns[out] = handle
+
+
+def settle_run(
+    agent: RunContext, run: ActiveRun, future: concurrent.futures.Future[RunResult]
+) -> None:
+    """The run's future completed (host thread): detach its policy, publish the final state."""
+    agent.broker.detach(run.handle.session, run.policy)
+    error = None
+    finish_reason = None
+    try:
+        result = future.result()
+    except TransportClosed as exc:
+        error = {"message": "the runtime exited", "detail": exc.stderr_tail or None,
+                 "hint": "run `%dsh restart`; the session's history is kept"}  # fmt: skip
+    except BaseException as exc:
+        error = {"message": f"{type(exc).__name__}: {exc}", "detail": None, "hint": None}
+    else:
+        agent.results[run.handle.session] = result
+        finish_reason = result.finish_reason
+    agent.pump.settle(run.view, finish_reason, error)
+
+
+WaitOutcome = Literal["settled", "interrupted"]
+
+
+def wait_for_run(agent: RunContext, run: ActiveRun) -> WaitOutcome:
+    """Block the calling (main) thread until ``run`` settled and its output is published.
+
+    Meanwhile it runs approved ``run_python`` calls (they would wait for this cell) and asks the
+    run's stdin prompts. "Interrupt kernel" stops the waiting, never the run.
+    """
+    try:
+        while not run.handle.done():
+            agent.tools.pump()
+            try:
+                prompt = run.prompts.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            try:
+                prompt.answer = answer_on_stdin(prompt)
+            finally:
+                prompt.done.set()
+    except KeyboardInterrupt:
+        print(
+            "dsh: stopped waiting — the run goes on and its output keeps updating; "
+            "`await _dsh` or `%dsh wait` to wait again, `%dsh stop` to stop it.",
+            file=sys.stderr,
+        )
+        return "interrupted"
+    # the settle callback runs on the host thread right after the future completes: wait
+    # until the pump has published the settled output, so it belongs to this cell
+    run.view.done.wait(timeout=10)
+    return "settled"
