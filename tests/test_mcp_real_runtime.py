@@ -374,3 +374,18 @@ def test_kernel_run_python_waits_for_a_running_cell(kernel: Any) -> None:
         time.sleep(0.2)
     # the run asked for approval (granted by policy) while the cell slept: the code waited
     assert kernel.value("agent_ran_at >= cell_ended") == "True"
+
+
+def test_kernel_dsh_wait_runs_approved_code_like_a_waiting_cell(kernel: Any) -> None:
+    """``%dsh wait`` pumps approved ``run_python`` calls as ``--wait`` does: approving and waiting
+    in one cell must not deadlock (the code would otherwise wait for that very cell to end)."""
+    run = kernel.execute("%%dsh\n[[scenario:k-run]] go", allow_stdin=True)  # background, ask
+    assert run.error is None, run.error
+    deadline = time.monotonic() + 60
+    while "a1" not in kernel.execute("%dsh pending").stdout:
+        assert time.monotonic() < deadline, "the run_python approval never became pending"
+        time.sleep(0.2)
+    waited = kernel.execute("%dsh allow a1\n%dsh wait", timeout=60)
+    assert waited.error is None, waited.error
+    assert "settled" in waited.stdout
+    assert kernel.value("(agent_thread, agent_rows)") == "('MainThread', 3)"
