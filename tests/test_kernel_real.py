@@ -303,3 +303,54 @@ def test_two_background_cells_on_one_session_stay_apart(kernel: Kernel, tmp_path
     first_turns = kernel.value("sum(e.type == 'turn/start' for e in first.result().events)")
     second_turns = kernel.value("sum(e.type == 'turn/start' for e in second.result().events)")
     assert (first_turns, second_turns) == ("1", "1")
+
+
+def test_first_prompt_of_a_kernel_returns_at_once_while_the_runtime_starts(kernel: Kernel) -> None:
+    started = time.monotonic()
+    cell = kernel.execute("%%dsh --format markdown\n[[scenario:plain]] hello", allow_stdin=True)
+    elapsed = time.monotonic() - started
+    assert cell.error is None, cell.error
+    assert elapsed < 1.0, f"the cold first cell held the kernel {elapsed:.2f} s"
+    first = [m for m in cell.outputs if m["msg_type"] == "display_data"][0]["content"]["data"]
+    assert "starting" in first["text/plain"]
+    wait_done(kernel)
+    assert kernel.value("_dsh.result().finish_reason") == "'completed'"
+
+
+def test_a_run_that_cannot_start_settles_with_the_error(kernel: Kernel, tmp_path: Path) -> None:
+    broken = tmp_path / "no-such-dsh"
+    kernel.execute(f"%config DshMagics.dsh_bin = {str(broken)!r}")
+    cell = kernel.execute("%%dsh --format markdown\n[[scenario:plain]] hello", allow_stdin=True)
+    assert cell.error is None, cell.error
+    display_id = [m for m in cell.outputs if m["msg_type"] == "display_data"][0]["content"][
+        "transient"
+    ]["display_id"]
+    wait_done(kernel)
+    time.sleep(0.5)
+    kernel.drain_iopub()
+    final = [
+        m["content"]["data"] for m in kernel.iopub
+        if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == display_id
+    ][-1]  # fmt: skip
+    assert "error" in final["text/plain"] and "running" not in final["text/plain"]
+    assert "install the runtime wheel" in final["text/markdown"]  # the error says what to do
+
+
+def test_the_next_prompt_after_a_runtime_crash_recovers_by_itself(
+    kernel: Kernel, server: ScriptedModelServer
+) -> None:
+    kernel.execute("%%dsh --wait\n[[scenario:plain]] remember the word MANGO")
+    pid = runtime_pid(kernel)
+    os.killpg(pid, 9)
+    deadline = time.monotonic() + 10
+    while group_alive(pid):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    server.clear_requests()
+    after = kernel.execute("%%dsh --wait --format markdown\n[[scenario:plain]] which word?")
+    assert after.error is None, after.error
+    assert kernel.value("_dsh.result().finish_reason") == "'completed'"
+    assert runtime_pid(kernel) != pid
+    assert "MANGO" in str(server.requests[-1].body["messages"])  # resumed with its history
+    shown = "".join(str(m["content"].get("data", {})) for m in after.outputs)
+    assert "a new one was started" in shown

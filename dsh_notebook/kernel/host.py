@@ -15,6 +15,11 @@ Guarantees:
   idempotent, bounded, and registered with ``atexit``, so an interpreter exit leaves no runtime.
 - Sessions: a persisted session is resumed before its first use in a runtime process; a session
   the runtime does not know is created on first use.
+- Runs never block the caller (:meth:`run`): a runtime that still has to start is started on a
+  thread of its own, and every failure (no runtime, a refused resume) fails the run's future.
+- Recovery: a run that finds the runtime dead (crashed, killed) starts a new one and resumes the
+  session from disk by itself, once; a runtime that dies again within ``RECOVERY_GRACE`` seconds
+  is left to the person (``%dsh restart``), so a crashing setup cannot loop.
 - Stop (:meth:`restart`): there is no cancel on the wire, so stopping a run means restarting the
   runtime; live sessions are resumed in the new one (history is kept), pending approvals fail
   closed (the old process is gone), and runs in flight end with ``TransportClosed``.
@@ -36,13 +41,16 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from ..client import DeepSeekHarness, HarnessConfig, RunResult, Session
 from ..client.handlers import ApprovalHandler, QuestionHandler
-from ..errors import SessionAlreadyExists, SessionAlreadyOpen, SessionNotFound
+from ..errors import SessionAlreadyExists, SessionAlreadyOpen, SessionNotFound, TransportClosed
 from ..protocol import Notification
 
 __all__ = ["RuntimeHost"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+RECOVERY_GRACE = 10.0
+"""Seconds after a start within which a dead runtime is not replaced again by itself."""
 
 
 class RuntimeHost:
@@ -71,6 +79,7 @@ class RuntimeHost:
         self._starting: concurrent.futures.Future[None] | None = None
         self.started_at: float | None = None
         self._closed = False
+        self._recovered = False
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -214,30 +223,116 @@ class RuntimeHost:
     def open_sessions(self) -> list[str]:
         return sorted(self._opened)
 
+    def alive(self) -> bool:
+        """Whether a runtime is running and its transport still open."""
+        harness = self.harness
+        if harness is None:
+            return False
+        client = harness.client
+        process, transport = client.process, client.transport
+        if process is not None and process.returncode is not None:
+            return False
+        return transport is not None and transport.closed is None
+
+    def _recover(self) -> str | None:
+        """Start a new runtime when the last one died; a one-line note when it did.
+
+        Sessions are resumed lazily (on their next use, from disk), so history is kept. A runtime
+        that died again within :data:`RECOVERY_GRACE` seconds of its start is not restarted
+        again: the person decides (``%dsh restart``), so a crashing setup cannot loop.
+        """
+        with self._lock:
+            if self.harness is None or self.alive():
+                return None
+            started_at = self.started_at or 0.0
+        if time.time() - started_at < RECOVERY_GRACE and self._recovered:
+            return None  # died again at once: the run fails with TransportClosed
+        self.close()
+        self.ensure_started()
+        self._recovered = True
+        return "the runtime had exited; a new one was started and the session resumed"
+
     def run(
         self,
         session_id: str,
         blocks: list[dict[str, Any]],
         on_notification: Callable[[Notification], None] | None = None,
         on_start: Callable[[], None] | None = None,
+        on_note: Callable[[str], None] | None = None,
     ) -> concurrent.futures.Future[RunResult]:
-        """Start a run; returns at once. ``on_notification`` runs on the host thread, in order.
+        """Start a run; returns at once, also when the runtime still has to start.
 
-        Runs on one session are serialized: a second prompt waits until the first run settled
-        (else the runtime would merge it into the running period and both cells would show both
-        turns). Runs on different sessions proceed concurrently. ``on_start`` runs on the host
-        loop when this run's turn comes, before its prompt is sent.
+        ``on_notification`` runs on the host thread, in order. Runs on one session are
+        serialized: a second prompt waits until the first run settled (else the runtime would
+        merge it into the running period and both cells would show both turns). Runs on
+        different sessions proceed concurrently. ``on_start`` runs on the host loop when this
+        run's turn comes, before its prompt is sent. ``on_note`` gets one-line notes (e.g. that
+        a dead runtime was replaced). A failure to start the runtime or to open the session
+        fails the returned future (never raised here).
         """
-        session = self.open_session(session_id)
+        result: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
+        accepted = False
+
+        def deliver(notification: Notification) -> None:
+            nonlocal accepted
+            accepted = True
+            if on_notification is not None:
+                on_notification(notification)
+
+        def launch(retry: bool) -> None:
+            try:
+                note = self._recover()
+                if note is not None and on_note is not None:
+                    on_note(note)
+                inner = self.submit(self._run, session_id, blocks, deliver, on_start)
+            except BaseException as exc:
+                if not result.done():
+                    result.set_exception(exc)
+                return
+
+            def finished(done: concurrent.futures.Future[RunResult]) -> None:
+                error = None if done.cancelled() else done.exception()
+                if retry and isinstance(error, TransportClosed) and not accepted:
+                    # the runtime died before it took the prompt (it was dead already and we
+                    # had not noticed yet): replace it and send the prompt once more
+                    threading.Thread(target=launch, args=(False,), daemon=True).start()
+                    return
+                _copy(done, result)
+
+            inner.add_done_callback(finished)
+
+        if self.alive():
+            launch(True)
+        else:  # starting takes seconds: never on the kernel's thread
+            threading.Thread(
+                target=launch, args=(True,), name="dsh-runtime-start", daemon=True
+            ).start()
+        return result
+
+    async def _open(self, session_id: str) -> Session:
+        harness = self.harness
+        assert harness is not None
+        if session_id in self._opened:
+            return harness.sessions.get(session_id) or harness.start_session(session_id)
+        try:
+            session = await harness.resume_session(session_id)
+        except (SessionNotFound, SessionAlreadyOpen):
+            session = harness.start_session(session_id)
+        self._opened.add(session_id)
+        return session
+
+    async def _run(
+        self,
+        session_id: str,
+        blocks: list[dict[str, Any]],
+        on_notification: Callable[[Notification], None] | None,
+        on_start: Callable[[], None] | None,
+    ) -> RunResult:
         lock = self._session_locks.setdefault(session_id, anyio.Lock())
-
-        async def run() -> RunResult:
-            async with lock:
-                if on_start is not None:
-                    on_start()  # the run now owns the session (e.g. its approval policy)
-                return await run_once()
-
-        async def run_once() -> RunResult:
+        async with lock:
+            session = await self._open(session_id)
+            if on_start is not None:
+                on_start()  # the run now owns the session (e.g. its approval policy)
             try:
                 return await session.run(blocks, on_notification)
             except SessionAlreadyExists:
@@ -248,4 +343,15 @@ class RuntimeHost:
                 self._opened.add(session_id)
                 return await session.run(blocks, on_notification)
 
-        return self.submit(run)
+
+def _copy(
+    done: concurrent.futures.Future[RunResult], outer: concurrent.futures.Future[RunResult]
+) -> None:
+    if outer.done():
+        return
+    if done.cancelled():
+        outer.cancel()
+    elif (error := done.exception()) is not None:
+        outer.set_exception(error)
+    else:
+        outer.set_result(done.result())

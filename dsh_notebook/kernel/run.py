@@ -259,7 +259,8 @@ def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | 
         notify=lambda kind, data: agent.pump.local(view, kind, data),
         prompts=prompts,
     )
-    agent.pump.local(view, "status", {"state": "running"})
+    # a runtime that still has to start takes seconds: say so (the cell returns at once anyway)
+    agent.pump.local(view, "status", {"state": "running" if agent.host.alive() else "starting"})
 
     def on_start() -> None:  # host loop, when this run's turn on the session comes
         agent.broker.attach(plan.session_id, policy)
@@ -273,7 +274,12 @@ def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | 
             agent.ledger.record(plan.session_id, plan.prompt)
         agent.pump.notification(view, notification)
 
-    future = agent.host.run(plan.session_id, plan.blocks, on_notification, on_start=on_start)
+    def on_note(text: str) -> None:
+        agent.pump.local(view, "note", {"text": text})
+
+    future = agent.host.run(
+        plan.session_id, plan.blocks, on_notification, on_start=on_start, on_note=on_note
+    )
     handle = RunHandle(future, session=plan.session_id, prompt=plan.prompt, context=plan.context)
     run = ActiveRun(handle, view, policy, prompts)
     future.add_done_callback(lambda f: settle_run(agent, run, f))

@@ -41,7 +41,15 @@ from .events import handle_event, text_of_blocks
 from .hints import hint_for
 from .live import handle_frame
 from .markdown import render_markdown
-from .nodes import ApprovalNode, ErrorNode, QuestionNode, SubagentNode, TextNode, ToolNode
+from .nodes import (
+    ApprovalNode,
+    ErrorNode,
+    NoteNode,
+    QuestionNode,
+    SubagentNode,
+    TextNode,
+    ToolNode,
+)
 from .state import (
     DECIDED_BY,
     LABEL_MAX,
@@ -67,6 +75,7 @@ LOCAL_KINDS = (
     "question-answered",
     "question-cancelled",
     "error",
+    "note",
     "settled",
     "status",
 )
@@ -137,6 +146,7 @@ class Transcript:
             "question-answered": self._question_answered,
             "question-cancelled": self._question_cancelled,
             "error": self._error,
+            "note": self._note,
             "settled": self._settled,
             "status": self._status,
         }
@@ -365,6 +375,13 @@ class Transcript:
                 core.set(node, "streaming", False)
         if core.header.state != "error":
             core.set_header("state", "error" if core.header.finish_reason == "error" else "settled")
+
+    def _note(self, *, text: str) -> None:
+        """A one-line note of the client (e.g. a dead runtime was replaced), not an error."""
+        core = self._core
+        core.add_item(
+            core.root, NoteNode(id=core.new_id(), note="client", text=cap(text, LINE_MAX))
+        )
 
     def _status(self, *, state: str) -> None:
         if state not in STATES:
