@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dsh_notebook.protocol import (
+    APPROVAL_CANCELLED,
     ASSISTANT_STREAM,
     SESSION_EVENT,
     SESSION_STATUS,
@@ -59,7 +60,6 @@ from .text import render_text, summary_line
 
 __all__ = ["APPROVAL_CANCELLED", "LOCAL_KINDS", "Transcript"]
 
-APPROVAL_CANCELLED = "approval/cancelled"
 LOCAL_KINDS = (
     "approval-requested",
     "approval-decided",
