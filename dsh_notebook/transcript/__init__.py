@@ -46,13 +46,11 @@ Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's la
       note:      note: retry|compaction|turn-end|subagent|question-reply|block, text, count
 
 Approval, question and subagent cards nest inside the tool call they belong to when it is known,
-else they are items of their own at the point they appeared. Bounds: :mod:`.state`. Escaping and
+else they are items of their own at the point they appeared. Bounds: :mod:`.bounds`. Escaping and
 link neutralization of the markdown: :mod:`.sanitize`.
 """
 
-from .reducer import APPROVAL_CANCELLED, LOCAL_KINDS, Transcript
-from .sanitize import code_span, escape_inline, fence, sanitize_markdown
-from .state import (
+from .bounds import (
     ARGS_MAX,
     ARGS_PARSED_MAX,
     ASSISTANT_MAX,
@@ -63,6 +61,8 @@ from .state import (
     SCHEMA_VERSION,
     STATES,
 )
+from .reducer import APPROVAL_CANCELLED, LOCAL_KINDS, Transcript
+from .sanitize import code_span, escape_inline, fence, sanitize_markdown
 
 __all__ = [
     "APPROVAL_CANCELLED",

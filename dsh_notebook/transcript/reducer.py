@@ -13,7 +13,7 @@ Guarantees:
   never raised; a malformed payload is skipped and counted too.
 - ``seq`` increases by one on every :meth:`Transcript.apply` / :meth:`Transcript.apply_local` that
   changed the snapshot, and only then; each changed node carries the new ``seq`` as its ``rev``.
-- Bounded: see :mod:`dsh_notebook.transcript.state` for every cap.
+- Bounded: see :mod:`dsh_notebook.transcript.bounds` for every cap.
 - Not thread-safe: one owner applies notifications; read ``snapshot()`` from the same thread.
 """
 
@@ -37,13 +37,7 @@ from dsh_notebook.protocol import (
 )
 
 from . import interactions as inter
-from .core import Core, SessionCtx
-from .events import handle_event, text_of_blocks
-from .hints import hint_for
-from .live import handle_frame
-from .markdown import render_markdown
-from .nodes import ApprovalNode, ErrorNode, QuestionNode, SubagentNode, TextNode, ToolNode
-from .state import (
+from .bounds import (
     DECIDED_BY,
     LABEL_MAX,
     LINE_MAX,
@@ -51,11 +45,16 @@ from .state import (
     RESULT_MAX,
     SCHEMA_VERSION,
     STATES,
-    Header,
     cap,
     json_copy,
     jsonable,
 )
+from .core import Core, Header, SessionCtx
+from .events import handle_event, text_of_blocks
+from .hints import hint_for
+from .markdown import render_markdown
+from .nodes import ApprovalNode, ErrorNode, QuestionNode, SubagentNode, TextNode, ToolNode
+from .stream import handle_frame
 from .text import render_text, summary_line
 
 __all__ = ["APPROVAL_CANCELLED", "LOCAL_KINDS", "Transcript"]
