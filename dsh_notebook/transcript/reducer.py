@@ -37,6 +37,7 @@ from dsh_notebook.protocol import (
 )
 
 from . import interactions as inter
+from . import schema
 from .bounds import (
     DECIDED_BY,
     LABEL_MAX,
@@ -53,7 +54,15 @@ from .core import Core, Header, SessionCtx
 from .events import handle_event, text_of_blocks
 from .hints import hint_for
 from .markdown import render_markdown
-from .nodes import ApprovalNode, ErrorNode, QuestionNode, SubagentNode, TextNode, ToolNode
+from .nodes import (
+    ApprovalNode,
+    ErrorNode,
+    Node,
+    QuestionNode,
+    SubagentNode,
+    TextNode,
+    ToolNode,
+)
 from .stream import handle_frame
 from .text import render_text, summary_line
 
@@ -147,8 +156,11 @@ class Transcript:
         handler(**data)
         return self._commit()
 
-    def snapshot(self) -> dict[str, Any]:
-        """The whole state as a JSON-serialisable dict (schema 1; see the package docstring)."""
+    def snapshot(self) -> schema.Snapshot:
+        """The whole state as a fresh JSON-serialisable dict (schema 1, typed by :mod:`.schema`).
+
+        Nothing in it is shared with the transcript: the caller may keep or mutate it.
+        """
         core = self._core
         h = core.header
         nodes = core.all_nodes()
@@ -267,7 +279,7 @@ class Transcript:
         changes.commit(self._seq)
         return True
 
-    def _pending(self, nodes: list[Any]) -> list[dict[str, Any]]:
+    def _pending(self, nodes: list[Node]) -> list[schema.Pending]:
         if self._core.header.state in ("settled", "error"):
             return []
         return [

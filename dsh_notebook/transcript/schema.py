@@ -42,6 +42,7 @@ __all__ = [
     "ToolItem",
     "Usage",
     "UserItem",
+    "cards_in",
 ]
 
 ItemKind = Literal[
@@ -276,3 +277,19 @@ class Snapshot(TypedDict):
     items_omitted: int
     pending: list[Pending]
     unknown: dict[str, int]
+
+
+def cards_in(items: list[Item]) -> list[ApprovalItem | QuestionItem]:
+    """Every approval and question card in ``items``, depth first: standalone cards, the cards
+    nested in tool calls, and those of every subagent (nested in a tool call or standalone)."""
+    out: list[ApprovalItem | QuestionItem] = []
+    for item in items:
+        if item["kind"] in ("approval", "question"):
+            out.append(item)
+        elif item["kind"] == "tool":
+            out.extend(c for c in (item["approval"], item["question"]) if c is not None)
+            if item["subagent"] is not None:
+                out.extend(cards_in(item["subagent"]["items"]))
+        elif item["kind"] == "subagent":
+            out.extend(cards_in(item["items"]))
+    return out
