@@ -1418,6 +1418,41 @@ def test_transcript_imports_only_protocol_stdlib_and_pydantic() -> None:
                 assert ok, f"{path.name} imports {name}"
 
 
+def _user_message(session_id: str, text: str) -> Notification:
+    return event(
+        session_id,
+        "user/message",
+        {"role": "user", "content": [{"type": "text", "text": text}], "source": {"kind": "user"}},
+    )
+
+
+def test_a_huge_prompt_is_shown_bounded_everywhere() -> None:
+    """Issue 13 item 17: a 5 MB prompt must not be repeated whole by the snapshot, the markdown
+    and the text (the cell output holds all three); the marker says where the rest is."""
+    prompt = "".join(f"line {i}: some data\n" for i in range(300_000))  # ~5.6 MB
+    assert len(prompt) > 5_000_000
+    t = Transcript("s", prompt=prompt, full_prompt_at="_dsh.prompt")
+    t.apply(_user_message("s", prompt))  # the runtime echoes the prompt back
+    t.apply(_user_message("s", prompt))  # and a second, queued message as long
+    t.apply_local("settled", finish_reason="completed")
+    snap, md, text = json.dumps(t.snapshot()), t.to_markdown(), t.to_text()
+    omitted = len(prompt) - 4_000
+    for rendering in (snap, md, text):
+        assert len(rendering) < 3 * 4_000 + 1_000
+        assert f"[… {omitted:,} characters omitted; the full prompt is in `_dsh.prompt` …]" in (
+            rendering if rendering is not snap else t.snapshot()["prompt"]
+        )
+    shown = t.snapshot()["prompt"]
+    assert shown.startswith(prompt[:3_000]) and shown.endswith(prompt[-500:])
+    # without a place to point at, the marker just counts
+    bare = Transcript("s", prompt=prompt).snapshot()["prompt"]
+    assert f"\n[… {omitted:,} characters omitted …]\n" in bare
+    # the session's own first message stands in for a missing prompt, bounded the same way
+    echoed = Transcript("s")
+    echoed.apply(_user_message("s", prompt))
+    assert len(echoed.snapshot()["prompt"]) < 4_100
+
+
 def test_kernel_style_context_chips() -> None:
     chips = [
         {

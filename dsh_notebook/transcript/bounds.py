@@ -8,7 +8,9 @@ text                           cap
 tool result, subagent result   :data:`RESULT_MAX` characters (head + tail kept, marker)
 tool arguments (raw JSON)      :data:`ARGS_MAX` characters; parsed ``args`` only when the
                                raw text is at most :data:`ARGS_PARSED_MAX` characters
-prompt, user messages          :data:`PROMPT_MAX` characters
+prompt, user messages,         :data:`PROMPT_MAX` characters: the snapshot, the markdown and
+subagent tasks                 the text each show at most this much of a prompt, however
+                               large (the cell output holds all three)
 assistant text / reasoning     :data:`ASSISTANT_MAX` characters (a safety net only; the
                                snapshot never holds the runtime's ``data.stream`` records)
 reasons, messages, questions   :data:`LINE_MAX` characters (at most 20 questions of 50
@@ -51,33 +53,39 @@ SCHEMA_VERSION = 1
 RESULT_MAX = 20_000
 ARGS_MAX = 20_000
 ARGS_PARSED_MAX = 8_000
-PROMPT_MAX = 20_000
+PROMPT_MAX = 4_000
 ASSISTANT_MAX = 1_000_000
 LINE_MAX = 2_000
 LABEL_MAX = 200
 MAX_ITEMS = 1_000
 MAX_UNKNOWN = 50
-TRUNCATION_MARK = "[… {omitted} characters omitted …]"
+TRUNCATION_MARK = "[… {omitted} characters omitted{rest} …]"
 
 STATES = ("starting", "running", "waiting", "settled", "error")
 DECIDED_BY = ("you", "policy", "timeout", "connection-lost", "runtime", "cancelled-by-agent")
 
 
-def truncation_mark(omitted: int | None) -> str:
+def truncation_mark(omitted: int | None, *, rest: str | None = None) -> str:
     """The marker that replaces cut text: ``[… 1,234 characters omitted …]``.
 
-    ``omitted`` ``None``: the count is not known yet (a live stream that hit its cap).
+    ``omitted`` ``None``: the count is not known yet (a live stream that hit its cap). ``rest``:
+    where the whole text can be read, appended as ``; <rest>`` (e.g. ``the full prompt is in
+    `_dsh.prompt```).
     """
-    return TRUNCATION_MARK.format(omitted=f"{omitted:,}" if omitted is not None else "more")
+    count = f"{omitted:,}" if omitted is not None else "more"
+    return TRUNCATION_MARK.format(omitted=count, rest=f"; {rest}" if rest else "")
 
 
-def cap(text: str, limit: int) -> str:
-    """``text`` if it fits, else its head and tail (4:1) around a visible omission marker."""
+def cap(text: str, limit: int, *, rest: str | None = None) -> str:
+    """``text`` if it fits, else its head and tail (4:1) around a visible omission marker.
+
+    The result is at most ``limit`` characters plus the marker (see :func:`truncation_mark`).
+    """
     if len(text) <= limit:
         return text
     head = limit * 4 // 5
     tail = limit - head
-    mark = truncation_mark(len(text) - head - tail)
+    mark = truncation_mark(len(text) - head - tail, rest=rest)
     return (
         f"{text[:head]}\n{mark}\n{text[len(text) - tail :]}" if tail else f"{text[:head]}\n{mark}"
     )

@@ -83,9 +83,11 @@ LOCAL_KINDS = (
 class Transcript:
     """The live and static transcript of one run on ``session_id`` (and its subagents).
 
-    ``prompt`` and ``context`` (chips, JSON-like dicts) are shown as given; when ``prompt`` is
-    empty, the session's first human message is used. ``title`` and ``model``, when given, win over
-    what the runtime reports.
+    ``prompt`` and ``context`` (chips, JSON-like dicts) are shown as given, within the bounds of
+    :mod:`.bounds`; when ``prompt`` is empty, the session's first human message is used. A prompt
+    longer than ``PROMPT_MAX`` is shown as its head and tail around the omission marker, which
+    names ``full_prompt_at`` (an expression the user can evaluate, e.g. ``_dsh.prompt``) when
+    given. ``title`` and ``model``, when given, win over what the runtime reports.
     """
 
     def __init__(
@@ -96,6 +98,7 @@ class Transcript:
         context: list[dict[str, Any]] | None = None,
         title: str | None = None,
         model: str | None = None,
+        full_prompt_at: str | None = None,
     ) -> None:
         header = Header(
             session_id=session_id,
@@ -103,7 +106,9 @@ class Transcript:
             model=cap(model, LABEL_MAX) if model is not None else None,
         )
         chips = jsonable(list(context or []))
-        self._core = Core(session_id, header, prompt=cap(prompt, PROMPT_MAX), context=chips)
+        rest = f"the full prompt is in `{full_prompt_at}`" if full_prompt_at else None
+        shown = cap(prompt, PROMPT_MAX, rest=rest)
+        self._core = Core(session_id, header, prompt=shown, context=chips)
         self._seq = 0
 
     # -- public API --------------------------------------------------------------------------
