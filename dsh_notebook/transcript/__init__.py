@@ -7,10 +7,11 @@ no widgets, no anyio). One :class:`Transcript` per run::
     for n in notifications:          # in transport order
         t.apply(n)                   # True when the snapshot changed (then t.seq moved by one)
     t.apply_local("settled", finish_reason="completed")
-    t.snapshot()                     # JSON-serialisable dict, the widget's source of truth
+    t.snapshot()                     # schema.Snapshot (JSON), the widget's source of truth
     t.to_markdown(), t.to_text()     # the static transcript (sanitized markdown / plain text)
 
-Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's last change)::
+Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's last change; typed
+by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
 
     schema: 1, seq: int
     header: {session_id, title: str|None, model: str|None,

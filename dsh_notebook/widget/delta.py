@@ -4,7 +4,7 @@ A delta turns the snapshot a view holds (``seq == base``) into the next one (``s
 
     {"type": "delta", "base": 41, "seq": 57, "elapsed": 12.3, "ops": [op, ...]}
 
-Ops are applied in order. A *path* is a list of keys from the snapshot root; inside an item list
+Ops (typed in :mod:`._messages`) are applied in order. A *path* is a list of keys from the snapshot root; inside an item list
 (``items`` of the root or of a subagent) the segment is the item's ``id``, not an index::
 
     {"op": "set",    "path": ["header"], "value": {...}}           replace (or add) a value
