@@ -17,6 +17,8 @@ import pytest
 
 from dsh_notebook import TransportClosed
 from dsh_notebook.protocol import (
+    ASSISTANT_STREAM,
+    BRIDGE_READY,
     ApprovalRequest,
     Notification,
     UserQuestionAsk,
@@ -36,8 +38,6 @@ ESCALATE_REASON = (
     "escalate sandbox to danger-full-access: The integration test must write outside the workspace."
 )
 ASK_PROMPT = "[[scenario:ask]] ask me"
-STREAM = "session.assistant_stream"
-BRIDGE_READY = "dsh_notebook/bridge.ready"
 
 
 def _child_call(scenario: str) -> Any:
@@ -155,7 +155,7 @@ def root_stream_frames(result: Any) -> list[tuple[int, dict[str, Any]]]:
     return [
         (i, n.params["frame"])
         for i, n in enumerate(result.notifications)
-        if n.method == STREAM and n.params.get("sessionId") == result.session_id
+        if n.method == ASSISTANT_STREAM and n.params.get("sessionId") == result.session_id
     ]
 
 
@@ -486,7 +486,7 @@ async def test_slow_stream_arrives_live(tmp_path: Path, server: ScriptedModelSer
     def clock(n: Notification) -> None:
         if n.params.get("sessionId") != "slow":
             return
-        if n.method == STREAM:
+        if n.method == ASSISTANT_STREAM:
             frame = n.params["frame"]
             is_text = frame["type"] == "chunk" and frame["chunk"]["type"] == "text-delta"
             if is_text and not first_delta:
@@ -589,7 +589,7 @@ async def test_events_are_exactly_the_runtime_events_and_ready_is_announced(
         e.model_dump(mode="json", by_alias=True, exclude_unset=True) for e in result.events
     ] == (root_events)
     assert not any(e.type.startswith("session.") or "frame" in e.data for e in result.events)
-    streams = [n for n in result.notifications if n.method == STREAM]
+    streams = [n for n in result.notifications if n.method == ASSISTANT_STREAM]
     assert streams, "the bridge relays the model stream"
     starts = [f for _, f in root_stream_frames(result) if f["type"] == "start"]
     assert len(starts) == len(events_of(result, "assistant/message")) == 2

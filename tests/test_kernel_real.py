@@ -311,7 +311,7 @@ def test_first_prompt_of_a_kernel_returns_at_once_while_the_runtime_starts(kerne
     elapsed = time.monotonic() - started
     assert cell.error is None, cell.error
     assert elapsed < 1.0, f"the cold first cell held the kernel {elapsed:.2f} s"
-    first = [m for m in cell.outputs if m["msg_type"] == "display_data"][0]["content"]["data"]
+    first = next(m for m in cell.outputs if m["msg_type"] == "display_data")["content"]["data"]
     assert "starting" in first["text/plain"]
     wait_done(kernel)
     assert kernel.value("_dsh.result().finish_reason") == "'completed'"
@@ -322,7 +322,7 @@ def test_a_run_that_cannot_start_settles_with_the_error(kernel: Kernel, tmp_path
     kernel.execute(f"%config DshMagics.dsh_bin = {str(broken)!r}")
     cell = kernel.execute("%%dsh --format markdown\n[[scenario:plain]] hello", allow_stdin=True)
     assert cell.error is None, cell.error
-    display_id = [m for m in cell.outputs if m["msg_type"] == "display_data"][0]["content"][
+    display_id = next(m for m in cell.outputs if m["msg_type"] == "display_data")["content"][
         "transient"
     ]["display_id"]
     wait_done(kernel)

@@ -172,3 +172,31 @@ def test_question_dismissal_is_exactly_cancelled_true() -> None:
     assert UserQuestionDismissed().model_dump() == {"cancelled": True}
     with pytest.raises(ValueError, match="Extra inputs"):
         UserQuestionDismissed.model_validate({"cancelled": True, "answers": []})
+
+
+def test_the_bridge_words_are_spelled_once_in_the_package() -> None:
+    """``protocol/bridge.py`` is the only module that spells the bridge's method names."""
+    from pathlib import Path
+
+    from dsh_notebook.protocol import bridge
+
+    package = Path(bridge.__file__).resolve().parents[1]
+    words = [
+        bridge.BRIDGE_READY,
+        bridge.APPROVAL_CANCELLED,
+        bridge.USER_QUESTION_CANCELLED,
+        bridge.ASSISTANT_STREAM,
+    ]
+    spelled = sorted(
+        f"{path.relative_to(package)}: {word}"
+        for path in package.rglob("*.py")
+        if path.name != "bridge.py" and "testing" not in path.parts
+        for word in words
+        if f'"{word}"' in path.read_text()
+    )
+    assert spelled == []
+    assert NOTIFICATION_MODELS[bridge.ASSISTANT_STREAM] is bridge.AssistantStreamParams
+    params = parse_notification(
+        Notification(bridge.ASSISTANT_STREAM, {"sessionId": "s", "frame": {"type": "start"}})
+    )
+    assert isinstance(params, bridge.AssistantStreamParams) and params.frame == {"type": "start"}

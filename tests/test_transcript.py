@@ -277,6 +277,73 @@ def test_every_capture_reduces_and_renders(name: str) -> None:
             assert_safe_markdown(md)
 
 
+def _keys_of(cls: Any) -> tuple[set[str], set[str]]:
+    """(required, all) keys of a TypedDict."""
+    return set(cls.__required_keys__), set(cls.__required_keys__) | set(cls.__optional_keys__)
+
+
+def assert_matches_schema(snap: dict[str, Any]) -> None:
+    from dsh_notebook.transcript import schema
+
+    by_kind = {
+        "text": schema.TextItem,
+        "reasoning": schema.TextItem,
+        "user": schema.UserItem,
+        "tool": schema.ToolItem,
+        "approval": schema.ApprovalItem,
+        "question": schema.QuestionItem,
+        "subagent": schema.SubagentItem,
+        "error": schema.ErrorItem,
+        "note": schema.NoteItem,
+    }
+    checks: list[tuple[Any, dict[str, Any]]] = [
+        (schema.Snapshot, snap),
+        (schema.Header, snap["header"]),
+        (schema.Usage, snap["header"]["usage"]),
+        *((schema.Pending, p) for p in snap["pending"]),
+    ]
+    for item in all_items(snap["items"]):
+        checks.append((by_kind[item["kind"]], item))
+        if item["kind"] == "question":
+            checks += [(schema.Question, q) for q in item["questions"]]
+            checks += [(schema.Answer, a) for a in item["answers"] or []]
+        if item["kind"] == "tool" and item["job"]:
+            checks.append((schema.Job, item["job"]))
+    for cls, value in checks:
+        required, allowed = _keys_of(cls)
+        assert required <= set(value) <= allowed, (cls.__name__, sorted(value))
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_every_snapshot_has_exactly_the_keys_of_schema_py(name: str) -> None:
+    for session_id in prompted_sessions(name):
+        for live in (False, True):
+            assert_matches_schema(reduce(name, session_id, live=live).snapshot())
+
+
+def test_schema_py_mirrors_types_ts_field_for_field() -> None:
+    """Each interface of ``js/src/types.ts`` that schema.py names has the same fields."""
+    from dsh_notebook.transcript import schema
+
+    source = (PACKAGE.parents[1] / "js" / "src" / "types.ts").read_text(encoding="utf-8")
+    interfaces: dict[str, set[str]] = {}
+    for name, extends, body in re.findall(
+        r"export interface (\w+)(?: extends (\w+))? \{(.*?)\n\}", source, re.S
+    ):
+        fields = set(re.findall(r"^  (\w+)\??:", body, re.M))
+        interfaces[name] = fields | interfaces.get(extends, set())
+    compared = []
+    for name, fields in interfaces.items():
+        cls = getattr(schema, name, None)
+        if not hasattr(cls, "__required_keys__"):
+            continue  # absent, or ContextChip (an open dict: types.ts has an index signature)
+        compared.append(name)
+        assert _keys_of(cls)[1] == fields, name
+    typed = [n for n in schema.__all__ if hasattr(getattr(schema, n), "__required_keys__")]
+    assert sorted(compared) == sorted(n for n in typed if n in interfaces)
+    assert len(compared) >= 12, compared
+
+
 @pytest.mark.parametrize("name", CAPTURES)
 def test_live_frames_do_not_change_the_final_transcript(name: str) -> None:
     for session_id in prompted_sessions(name):
@@ -1349,6 +1416,41 @@ def test_transcript_imports_only_protocol_stdlib_and_pydantic() -> None:
                     or name.startswith("dsh_notebook.protocol")
                 )
                 assert ok, f"{path.name} imports {name}"
+
+
+def _user_message(session_id: str, text: str) -> Notification:
+    return event(
+        session_id,
+        "user/message",
+        {"role": "user", "content": [{"type": "text", "text": text}], "source": {"kind": "user"}},
+    )
+
+
+def test_a_huge_prompt_is_shown_bounded_everywhere() -> None:
+    """Issue 13 item 17: a 5 MB prompt must not be repeated whole by the snapshot, the markdown
+    and the text (the cell output holds all three); the marker says where the rest is."""
+    prompt = "".join(f"line {i}: some data\n" for i in range(300_000))  # ~5.6 MB
+    assert len(prompt) > 5_000_000
+    t = Transcript("s", prompt=prompt, full_prompt_at="_dsh.prompt")
+    t.apply(_user_message("s", prompt))  # the runtime echoes the prompt back
+    t.apply(_user_message("s", prompt))  # and a second, queued message as long
+    t.apply_local("settled", finish_reason="completed")
+    snap, md, text = json.dumps(t.snapshot()), t.to_markdown(), t.to_text()
+    omitted = len(prompt) - 4_000
+    for rendering in (snap, md, text):
+        assert len(rendering) < 3 * 4_000 + 1_000
+        assert f"[… {omitted:,} characters omitted; the full prompt is in `_dsh.prompt` …]" in (
+            rendering if rendering is not snap else t.snapshot()["prompt"]
+        )
+    shown = t.snapshot()["prompt"]
+    assert shown.startswith(prompt[:3_000]) and shown.endswith(prompt[-500:])
+    # without a place to point at, the marker just counts
+    bare = Transcript("s", prompt=prompt).snapshot()["prompt"]
+    assert f"\n[… {omitted:,} characters omitted …]\n" in bare
+    # the session's own first message stands in for a missing prompt, bounded the same way
+    echoed = Transcript("s")
+    echoed.apply(_user_message("s", prompt))
+    assert len(echoed.snapshot()["prompt"]) < 4_100
 
 
 def test_kernel_style_context_chips() -> None:

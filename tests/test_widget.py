@@ -192,11 +192,11 @@ def test_an_approval_click_is_forwarded_exactly_once(comms: list[RecordingComm])
     calls, on_action = recorder()
     w = RunWidget(waiting_transcript().snapshot(), on_action=on_action)
     c = widget_of(w)
-    click = {"type": "approval", "request_id": "a1", "decision": "allow"}
+    click = {"type": "approval", "request_id": "a1", "decision": "allowed-once"}
     c.receive(click)
     c.receive(click)  # a double click
-    c.receive({**click, "decision": "reject"})  # another view, later
-    assert calls == [{"type": "approval", "request_id": "a1", "decision": "allow"}]
+    c.receive({**click, "decision": "rejected"})  # another view, later
+    assert calls == [{"type": "approval", "request_id": "a1", "decision": "allowed-once"}]
     first, second, third = acks(c)
     assert first == {
         "type": "ack",
@@ -213,7 +213,7 @@ def test_reject_answer_dismiss_and_stop(comms: list[RecordingComm]) -> None:
     calls, on_action = recorder()
     w = RunWidget(waiting_transcript().snapshot(), on_action=on_action)
     c = widget_of(w)
-    c.receive({"type": "approval", "request_id": "a1", "decision": "reject"})
+    c.receive({"type": "approval", "request_id": "a1", "decision": "rejected"})
     c.receive(
         {
             "type": "answer",
@@ -228,7 +228,7 @@ def test_reject_answer_dismiss_and_stop(comms: list[RecordingComm]) -> None:
     c.receive({"type": "stop"})
     c.receive({"type": "stop"})
     assert calls == [
-        {"type": "approval", "request_id": "a1", "decision": "reject"},
+        {"type": "approval", "request_id": "a1", "decision": "rejected"},
         {
             "type": "answer",
             "request_id": "q2",
@@ -240,6 +240,37 @@ def test_reject_answer_dismiss_and_stop(comms: list[RecordingComm]) -> None:
         {"type": "stop"},
     ]
     assert [a["ok"] for a in acks(c)] == [True, True, False, True, False]
+
+
+@pytest.mark.parametrize(
+    ("decision", "outcome"),
+    [
+        ("allowed-once", "allowed-once"),
+        ("rejected", "rejected"),
+        ("cancelled", "cancelled"),
+        ("allow", "allowed-once"),  # the spelling of views built before the outcomes
+        ("reject", "rejected"),
+    ],
+)
+def test_the_callback_receives_the_protocol_outcome(
+    comms: list[RecordingComm], decision: str, outcome: str
+) -> None:
+    calls, on_action = recorder()
+    c = widget_of(RunWidget(waiting_transcript().snapshot(), on_action=on_action))
+    c.receive({"type": "approval", "request_id": "a1", "decision": decision})
+    assert calls == [{"type": "approval", "request_id": "a1", "decision": outcome}]
+    assert acks(c)[0]["ok"] is True
+
+
+@pytest.mark.parametrize("decision", ["unavailable", "always", True, None, "Allowed-once"])
+def test_a_decision_outside_the_outcomes_is_refused(
+    comms: list[RecordingComm], decision: object
+) -> None:
+    calls, on_action = recorder()
+    c = widget_of(RunWidget(waiting_transcript().snapshot(), on_action=on_action))
+    c.receive({"type": "approval", "request_id": "a1", "decision": decision})
+    assert calls == []
+    assert "decision must be" in acks(c)[0]["error"]
 
 
 @pytest.mark.parametrize(
@@ -582,3 +613,33 @@ def test_js_delta_fixture_is_current() -> None:
     assert FIXTURE.exists() and FIXTURE.read_text() == text, (
         "js/test/fixtures/deltas.json is stale: rerun with UPDATE_GOLDEN=1"
     )
+
+
+def test_sent_messages_have_exactly_the_keys_of_their_types(comms: list[RecordingComm]) -> None:
+    """``widget/_messages.py`` describes what is sent: same keys, ``type`` as the discriminator."""
+    from typing import get_type_hints
+
+    from dsh_notebook.widget import _messages
+
+    t = Transcript("s")
+    w = RunWidget(t.snapshot(), on_action=lambda action: None, max_rate=1e9)
+    c = widget_of(w)
+    w.update(t.snapshot())
+    t.apply(chunk_frame("s", "a", 0, {"type": "text-delta", "index": 0, "text": "hi"}))
+    w.update(t.snapshot())
+    c.receive({"type": "stop"})
+    sent = [d["content"] for d in c.updates() if d.get("method") == "custom"]
+    kinds = {"delta": _messages.DeltaMessage, "ack": _messages.AckMessage}
+    assert sorted({m["type"] for m in sent}) == ["ack", "delta"]
+    for message in sent:
+        assert set(message) == set(get_type_hints(kinds[message["type"]])), message
+    ops = [op for m in sent if m["type"] == "delta" for op in m["ops"]]
+    op_types = {
+        "set": _messages.SetOp,
+        "del": _messages.DelOp,
+        "append": _messages.AppendOp,
+        "items": _messages.ItemsOp,
+    }
+    assert ops
+    for op in ops:
+        assert set(op) == set(get_type_hints(op_types[op["op"]])), op

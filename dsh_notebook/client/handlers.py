@@ -32,7 +32,6 @@ from ..protocol import (
 from ..transport import NoResponse, RequestHandler
 
 __all__ = [
-    "APPROVAL_CANCELLED",
     "ApprovalHandler",
     "PendingRequests",
     "QuestionHandler",
@@ -41,9 +40,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-APPROVAL_CANCELLED = "approval/cancelled"
-"""Bridge notification ``{requestId, sessionId}``: the runtime stopped waiting for an approval."""
 
 ApprovalAnswer = Union[ApprovalResult, str, dict[str, Any]]  # noqa: UP007
 QuestionAnswer = Union[  # noqa: UP007

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import (
+    APPROVAL_CANCELLED,
     APPROVAL_REQUEST,
+    BRIDGE_READY,
     USER_QUESTION_ASK,
     USER_QUESTION_CANCELLED,
     InitializeResult,
@@ -32,7 +34,6 @@ from ..protocol import (
 )
 from .config import HarnessConfig
 from .handlers import (
-    APPROVAL_CANCELLED,
     ApprovalHandler,
     PendingRequests,
     QuestionHandler,
@@ -41,8 +42,6 @@ from .handlers import (
 )
 from .low_level import HarnessClient
 from .session import Session
-
-BRIDGE_READY = "dsh_notebook/bridge.ready"
 
 __all__ = ["DeepSeekHarness"]
 

@@ -51,11 +51,6 @@ class Subscription:
         self._closed = False
         self._waiting = False
 
-    def matches(self, session_ids: tuple[str | None, ...]) -> bool:
-        if self.sessions is None:
-            return True
-        return any(sid is not None and sid in self.sessions for sid in session_ids)
-
     def _put(self, item: Notification | _End) -> None:
         if self._closed or self._error is not None:
             return

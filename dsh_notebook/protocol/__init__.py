@@ -1,6 +1,7 @@
 """Wire shapes of the DeepSeek Harness SDK protocol (pydantic v2). Imports pydantic only."""
 
 from .base import WireModel
+from .bridge import APPROVAL_CANCELLED, BRIDGE_READY
 from .content import (
     ContentBlock,
     FileAttachmentRef,
@@ -77,6 +78,8 @@ from .notifications import (
 )
 from .server_requests import (
     APPROVAL_OUTCOMES,
+    APPROVAL_REQUEST,
+    USER_QUESTION_ASK,
     ApprovalOutcome,
     ApprovalRequest,
     ApprovalResult,
@@ -88,13 +91,12 @@ from .server_requests import (
     UserQuestionDismissed,
 )
 
-APPROVAL_REQUEST = "approval/request"
-USER_QUESTION_ASK = "user-question/ask"
-
 __all__ = [
+    "APPROVAL_CANCELLED",
     "APPROVAL_OUTCOMES",
     "APPROVAL_REQUEST",
     "ASSISTANT_STREAM",
+    "BRIDGE_READY",
     "CLIENT_METHODS",
     "EVENT_DATA_MODELS",
     "NOTIFICATION_MODELS",

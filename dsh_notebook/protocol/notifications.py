@@ -1,5 +1,8 @@
 """Server→client notifications (the seed's ``HarnessSdkNotificationMap``) plus the bridge's.
 
+The bridge's own method names and params models live in :mod:`.bridge` and are re-exported here,
+so :data:`NOTIFICATION_MODELS` covers every notification the client may receive.
+
 :class:`Notification` is what the transport hands to subscribers: the method and the raw params
 dict, cheap to route. :func:`parse_notification` turns it into the typed params model of its method
 when one is known; unknown methods stay as they are (never an error).
@@ -13,6 +16,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from .base import WireModel
+from .bridge import (
+    ASSISTANT_STREAM,
+    USER_QUESTION_CANCELLED,
+    AssistantStreamParams,
+    UserQuestionCancelledParams,
+)
 from .content import ContentBlock
 from .events import SessionEvent
 
@@ -41,8 +50,6 @@ SESSION_STATUS = "session.status"
 SESSION_QUERY_COMPLETED = "session.query.completed"
 SUBAGENT_STARTED = "subagent.started"
 SUBAGENT_FINISHED = "subagent.finished"
-USER_QUESTION_CANCELLED = "user-question.cancelled"
-ASSISTANT_STREAM = "session.assistant_stream"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,18 +98,6 @@ class SubagentFinishedParams(WireModel):
     status: str
     stop_reason: str | None = None
     last_assistant_message: list[ContentBlock] | None = None
-
-
-class UserQuestionCancelledParams(WireModel):
-    request_id: str
-    session_id: str | None = None
-
-
-class AssistantStreamParams(WireModel):
-    """A live model-stream frame (``start``, ``chunk``, ``end``) relayed by the notebook bridge."""
-
-    session_id: str
-    frame: dict[str, Any]
 
 
 NOTIFICATION_MODELS: dict[str, type[WireModel]] = {

@@ -15,6 +15,8 @@ from .base import WireModel
 
 __all__ = [
     "APPROVAL_OUTCOMES",
+    "APPROVAL_REQUEST",
+    "USER_QUESTION_ASK",
     "ApprovalOutcome",
     "ApprovalRequest",
     "ApprovalResult",
@@ -25,6 +27,9 @@ __all__ = [
     "UserQuestionAsk",
     "UserQuestionDismissed",
 ]
+
+APPROVAL_REQUEST = "approval/request"
+USER_QUESTION_ASK = "user-question/ask"
 
 ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled"]
 APPROVAL_OUTCOMES: tuple[str, ...] = ("allowed-once", "rejected", "cancelled")

@@ -7,10 +7,11 @@ no widgets, no anyio). One :class:`Transcript` per run::
     for n in notifications:          # in transport order
         t.apply(n)                   # True when the snapshot changed (then t.seq moved by one)
     t.apply_local("settled", finish_reason="completed")
-    t.snapshot()                     # JSON-serialisable dict, the widget's source of truth
+    t.snapshot()                     # schema.Snapshot (JSON), the widget's source of truth
     t.to_markdown(), t.to_text()     # the static transcript (sanitized markdown / plain text)
 
-Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's last change)::
+Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's last change; typed
+by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
 
     schema: 1, seq: int
     header: {session_id, title: str|None, model: str|None,
@@ -46,13 +47,11 @@ Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's la
       note:      note: retry|compaction|turn-end|subagent|question-reply|block, text, count
 
 Approval, question and subagent cards nest inside the tool call they belong to when it is known,
-else they are items of their own at the point they appeared. Bounds: :mod:`.state`. Escaping and
+else they are items of their own at the point they appeared. Bounds: :mod:`.bounds`. Escaping and
 link neutralization of the markdown: :mod:`.sanitize`.
 """
 
-from .reducer import APPROVAL_CANCELLED, LOCAL_KINDS, Transcript
-from .sanitize import code_span, escape_inline, fence, sanitize_markdown
-from .state import (
+from .bounds import (
     ARGS_MAX,
     ARGS_PARSED_MAX,
     ASSISTANT_MAX,
@@ -63,6 +62,8 @@ from .state import (
     SCHEMA_VERSION,
     STATES,
 )
+from .reducer import APPROVAL_CANCELLED, LOCAL_KINDS, Transcript
+from .sanitize import code_span, escape_inline, fence, sanitize_markdown
 
 __all__ = [
     "APPROVAL_CANCELLED",

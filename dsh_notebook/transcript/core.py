@@ -1,6 +1,6 @@
-"""The reducer's working state: the session tree, indexes, ids and change tracking.
+"""The reducer's working state: the header, the session tree, indexes, ids and change tracking.
 
-One :class:`Core` per transcript. The handler modules (``events``, ``live``, ``interactions``)
+One :class:`Core` per transcript. The handler modules (``events``, ``stream``, ``interactions``)
 mutate it only through these helpers, so that every change is recorded in :attr:`Core.changes`
 and ``seq`` moves exactly when the snapshot changes.
 """
@@ -8,12 +8,57 @@ and ``seq`` moves exactly when the snapshot changes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from .nodes import ApprovalNode, Item, QuestionNode, SubagentNode, TextNode, ToolNode
-from .state import LABEL_MAX, MAX_UNKNOWN, Changes, Header, ItemList, Node, cap
+from .bounds import LABEL_MAX, MAX_UNKNOWN, cap
+from .nodes import (
+    ApprovalNode,
+    Item,
+    ItemList,
+    Node,
+    QuestionNode,
+    SubagentNode,
+    TextNode,
+    ToolNode,
+    UsageTotals,
+)
 
-__all__ = ["Core", "LiveAttempt", "SessionCtx"]
+__all__ = ["Changes", "Core", "Header", "LiveAttempt", "SessionCtx"]
+
+
+class Changes:
+    """Collects what one ``apply`` touched; :meth:`commit` stamps the new ``seq`` on it."""
+
+    def __init__(self) -> None:
+        self.changed = False
+        self._dirty: list[Node] = []
+
+    def touch(self, node: Node | None = None) -> None:
+        """Mark a change; ``node`` and every ancestor get the next ``rev``."""
+        self.changed = True
+        while node is not None:
+            self._dirty.append(node)
+            node = node.parent
+
+    def commit(self, seq: int) -> None:
+        """Give every touched node ``rev = seq`` and start collecting afresh."""
+        for node in self._dirty:
+            node.rev = seq
+        self._dirty.clear()
+        self.changed = False
+
+
+@dataclass(eq=False, kw_only=True)
+class Header:
+    """The run's header facts; :meth:`Transcript.snapshot` adds the counts (``schema.Header``)."""
+
+    session_id: str
+    title: str | None = None
+    model: str | None = None
+    state: str = "starting"
+    turns: int = 0
+    finish_reason: str | None = None
+    usage: UsageTotals = field(default_factory=UsageTotals)
 
 
 @dataclass(eq=False)
@@ -149,9 +194,6 @@ class Core:
                 return tool
         return None
 
-    def subagent_of(self, ctx: SessionCtx) -> SubagentNode | None:
-        return ctx.owner
-
     def owners(self, ctx: SessionCtx) -> list[SubagentNode]:
         """The subagent cards of ``ctx`` and of its ancestors (innermost first)."""
         out: list[SubagentNode] = []
@@ -189,7 +231,9 @@ class Core:
             attempt = ctx.attempts[attempt_id] = LiveAttempt(attempt_id)
         return attempt
 
-    def open_text(self, ctx: SessionCtx, attempt_id: str, index: int, kind: str) -> TextNode:
+    def open_text(
+        self, ctx: SessionCtx, attempt_id: str, index: int, kind: Literal["text", "reasoning"]
+    ) -> TextNode:
         """The live text node of (attempt, block index), created at the end of ``ctx``."""
         attempt = self.attempt(ctx, attempt_id)
         item = attempt.blocks.get(index)

@@ -10,6 +10,7 @@ from typing import Any
 
 from dsh_notebook.protocol import SessionEvent
 
+from .bounds import LABEL_MAX, LINE_MAX, PROMPT_MAX, RESULT_MAX, cap
 from .core import Core, SessionCtx
 from .hints import hint_for
 from .interactions import (
@@ -19,9 +20,8 @@ from .interactions import (
     question_from_result,
     question_from_tool,
 )
-from .live import commit_message, drop_live
 from .nodes import ErrorNode, NoteNode, ToolNode, UserNode
-from .state import LABEL_MAX, LINE_MAX, PROMPT_MAX, RESULT_MAX, cap
+from .stream import commit_message, drop_live
 
 __all__ = ["SILENT", "handle_event", "text_of_blocks"]
 

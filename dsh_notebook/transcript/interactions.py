@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import schema
+from .bounds import LABEL_MAX, LINE_MAX, cap
 from .core import Core, SessionCtx
 from .nodes import ApprovalNode, QuestionNode, ToolNode
-from .state import LABEL_MAX, LINE_MAX, cap
 
 __all__ = [
     "QUESTION_TOOLS",
@@ -167,15 +168,15 @@ def local_approval_decided(core: Core, *, request_id: str, outcome: str, decided
 # questions -----------------------------------------------------------------------------------
 
 
-def normalize_questions(raw: Any) -> list[dict[str, Any]]:
+def normalize_questions(raw: Any) -> list[schema.Question]:
     """``[{id, question, header, detail, options: [{label, description}], multi_select}]``, capped."""
-    out: list[dict[str, Any]] = []
+    out: list[schema.Question] = []
     if not isinstance(raw, list):
         return out
     for q in raw[:_MAX_QUESTIONS]:
         if not isinstance(q, dict):
             continue
-        options = []
+        options: list[schema.QuestionOption] = []
         for opt in (
             (q.get("options") or [])[:_MAX_OPTIONS] if isinstance(q.get("options"), list) else []
         ):
@@ -200,9 +201,9 @@ def normalize_questions(raw: Any) -> list[dict[str, Any]]:
     return out
 
 
-def normalize_answers(raw: Any) -> list[dict[str, Any]]:
-    """``[{id, selected: [str], custom: str | None}]``, capped."""
-    out: list[dict[str, Any]] = []
+def normalize_answers(raw: Any) -> list[schema.Answer]:
+    """``[{id, selected: [str], custom: str | None}]``, capped (``custom`` always present)."""
+    out: list[schema.Answer] = []
     if not isinstance(raw, list):
         return out
     for a in raw[:_MAX_QUESTIONS]:

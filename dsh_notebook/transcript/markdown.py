@@ -14,10 +14,27 @@ Rendered from a snapshot (schema 1). Guarantees:
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
-from .text import OUTCOME_WORDS, chip_parts, closed_view, decided_by_words, plural, usage_words
+from .schema import (
+    ApprovalItem,
+    ErrorItem,
+    Header,
+    Item,
+    QuestionItem,
+    Snapshot,
+    SubagentItem,
+    ToolItem,
+)
+from .text import (
+    OUTCOME_WORDS,
+    chip_parts,
+    closed_view,
+    decided_by_words,
+    last_text,
+    plural,
+    usage_words,
+)
 
 __all__ = ["render_markdown"]
 
@@ -32,50 +49,50 @@ _TOOL_STATES = {
 }
 
 
-def render_markdown(snapshot: dict[str, Any]) -> str:
+def render_markdown(snapshot: Snapshot) -> str:
+    """The markdown transcript of ``snapshot`` (sanitized; safe as trusted ``text/markdown``)."""
     snapshot = closed_view(snapshot)
     h = snapshot["header"]
     blocks: list[str] = [_headline(snapshot)]
-    if snapshot.get("prompt"):
+    if snapshot["prompt"]:
         blocks.append("**Prompt**\n\n" + fence(snapshot["prompt"], "text"))
-    chips = [_chip(c) for c in snapshot.get("context") or []]
+    chips = [_chip(c) for c in snapshot["context"]]
     if chips:
         blocks.append("Context: " + " · ".join(chips))
-    if snapshot.get("items_omitted"):
+    if snapshot["items_omitted"]:
         blocks.append(f"_{snapshot['items_omitted']} earlier items omitted._")
-    blocks.extend(_items(snapshot.get("items") or [], 0))
+    blocks.extend(_items(snapshot["items"], 0))
     blocks.append("---")
-    blocks.append(_footer(h, snapshot.get("unknown") or {}))
+    blocks.append(_footer(h, snapshot["unknown"]))
     return "\n\n".join(b for b in blocks if b) + "\n"
 
 
-def _headline(snapshot: dict[str, Any]) -> str:
+def _headline(snapshot: Snapshot) -> str:
     h = snapshot["header"]
     parts = ["**dsh**"]
-    title = h.get("title")
-    prompt = snapshot.get("prompt") or ""
-    if title and not prompt.startswith(title):
+    title = h["title"]
+    if title and not snapshot["prompt"].startswith(title):
         parts.append(escape_inline(title))
     parts.append("session " + code_span(h["session_id"]))
-    if h.get("model"):
+    if h["model"]:
         parts.append("model " + code_span(h["model"]))
     return " · ".join(parts)
 
 
-def _chip(chip: Any) -> str:
+def _chip(chip: object) -> str:
     name, detail = chip_parts(chip)
     return code_span(name) + (f" ({escape_inline(detail)})" if detail else "")
 
 
-def _footer(h: dict[str, Any], unknown: dict[str, int]) -> str:
+def _footer(h: Header, unknown: dict[str, int]) -> str:
     parts = [f"**{h['state']}**"]
-    if h.get("finish_reason"):
+    if h["finish_reason"]:
         parts.append("finish reason " + code_span(h["finish_reason"]))
-    parts.append(plural(h.get("turns", 0), "turn"))
-    parts.append(plural(h.get("tool_calls", 0), "tool call"))
-    if h.get("subagents"):
+    parts.append(plural(h["turns"], "turn"))
+    parts.append(plural(h["tool_calls"], "tool call"))
+    if h["subagents"]:
         parts.append(plural(h["subagents"], "subagent"))
-    usage = usage_words(h.get("usage") or {})
+    usage = usage_words(h["usage"])
     if usage:
         parts.append(usage)
     ignored = sum(unknown.values())
@@ -84,7 +101,7 @@ def _footer(h: dict[str, Any], unknown: dict[str, int]) -> str:
     return " · ".join(parts)
 
 
-def _items(items: list[dict[str, Any]], depth: int) -> list[str]:
+def _items(items: list[Item], depth: int) -> list[str]:
     out: list[str] = []
     for item in items:
         block = _item(item, depth)
@@ -93,161 +110,160 @@ def _items(items: list[dict[str, Any]], depth: int) -> list[str]:
     return out
 
 
-def _item(item: dict[str, Any], depth: int) -> str:
-    kind = item.get("kind")
-    if kind == "text":
-        return sanitize_markdown(item.get("text") or "")
-    if kind == "reasoning":
-        text = item.get("text") or ""
+def _item(item: Item, depth: int) -> str:
+    if item["kind"] == "text":
+        return sanitize_markdown(item["text"])
+    if item["kind"] == "reasoning":
+        text = item["text"]
         return quote("_Reasoning_\n\n" + sanitize_markdown(text)) if text.strip() else ""
-    if kind == "user":
+    if item["kind"] == "user":
         label = "**You**" if depth == 0 else "**Message to the subagent**"
-        return quote(label + "\n\n" + sanitize_markdown(item.get("text") or ""))
-    if kind == "tool":
+        return quote(label + "\n\n" + sanitize_markdown(item["text"]))
+    if item["kind"] == "tool":
         return _tool(item, depth)
-    if kind == "approval":
+    if item["kind"] == "approval":
         return _approval(item)
-    if kind == "question":
+    if item["kind"] == "question":
         return _question(item)
-    if kind == "subagent":
+    if item["kind"] == "subagent":
         return _subagent(item, depth, standalone=True)
-    if kind == "error":
+    if item["kind"] == "error":
         return _error(item)
-    if kind == "note":
-        text = item.get("text") or ""
-        if item.get("count", 1) > 1:
+    if item["kind"] == "note":
+        text = item["text"]
+        if item["count"] > 1:
             text += f" ({item['count']} attempts)"
         return f"_{escape_inline(text)}_"
     return ""
 
 
-def _tool(item: dict[str, Any], depth: int) -> str:
-    head = f"**Tool** {code_span(item.get('name') or '?')} · {_TOOL_STATES.get(item.get('state', ''), item.get('state', ''))}"
-    if item.get("summary"):
+def _tool(item: ToolItem, depth: int) -> str:
+    state = _TOOL_STATES.get(item["state"], item["state"])
+    head = f"**Tool** {code_span(item['name'] or '?')} · {state}"
+    if item["summary"]:
         head += " — " + escape_inline(item["summary"])
     blocks = [head]
-    question = item.get("question")
+    question = item["question"]
     if question:
         blocks.append(_question(question))
     else:
         args = _arguments(item)
         if args:
             blocks.append(args)
-    if item.get("approval"):
+    if item["approval"]:
         blocks.append(_approval(item["approval"]))
-    job = item.get("job")
+    job = item["job"]
     if job:
-        line = f"Job: {escape_inline(job.get('status') or '')}"
-        if job.get("detail"):
+        line = f"Job: {escape_inline(job['status'] or '')}"
+        if job["detail"]:
             line += " — " + escape_inline(job["detail"])
         blocks.append(line)
-    if item.get("result") is not None and not question:
+    result = item["result"]
+    if result is not None and not question:
         label = "Result"
-        if item.get("is_error"):
-            label += (
-                " (error"
-                + (f" {code_span(item['error_code'])}" if item.get("error_code") else "")
-                + ")"
-            )
-        blocks.append(f"{label}:\n\n{fence(item['result'], 'text')}")
-    if item.get("subagent"):
+        if item["is_error"]:
+            code = f" {code_span(item['error_code'])}" if item["error_code"] else ""
+            label += f" (error{code})"
+        blocks.append(f"{label}:\n\n{fence(result, 'text')}")
+    if item["subagent"]:
         blocks.append(_subagent(item["subagent"], depth, standalone=False))
     return "\n\n".join(blocks)
 
 
-def _arguments(item: dict[str, Any]) -> str:
-    args = item.get("args")
+def _arguments(item: ToolItem) -> str:
+    args = item["args"]
     if isinstance(args, dict) and not args:
         return ""
     if args is not None:
         return fence(json.dumps(args, indent=2, ensure_ascii=False), "json")
-    raw = item.get("arguments") or ""
+    raw = item["arguments"]
     return fence(raw, "") if raw.strip() else ""
 
 
-def _approval(item: dict[str, Any]) -> str:
-    tool = code_span(item.get("tool_name") or "?")
-    if item.get("state") in ("pending", "undecided"):
+def _approval(item: ApprovalItem) -> str:
+    tool = code_span(item["tool_name"] or "?")
+    if item["state"] in ("pending", "undecided"):
         wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
         line = f"**Approval** for {tool}: {wait}"
     else:
-        outcome = OUTCOME_WORDS.get(item.get("outcome") or "", item.get("outcome") or "decided")
+        outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
         line = f"**Approval** for {tool}: **{escape_inline(outcome)}**"
-        who = decided_by_words(item.get("decided_by"))
+        who = decided_by_words(item["decided_by"])
         if who:
             line += f" ({escape_inline(who)})"
-    if item.get("reason"):
+    if item["reason"]:
         line += " — " + escape_inline(item["reason"])
     return line
 
 
-def _question(item: dict[str, Any]) -> str:
-    state = item.get("state") or "pending"
-    words = {
-        "pending": "awaiting an answer",
-        "answered": "answered",
-        "dismissed": "dismissed",
-        "cancelled": "withdrawn without an answer",
-        "failed": "failed",
-        "undecided": "no answer recorded",
-    }
-    lines = [f"**Question** · {escape_inline(words.get(state, state))}", ""]
-    answers = {a.get("id"): a for a in item.get("answers") or []}
-    for q in item.get("questions") or []:
+_QUESTION_STATES = {
+    "pending": "awaiting an answer",
+    "answered": "answered",
+    "dismissed": "dismissed",
+    "cancelled": "withdrawn without an answer",
+    "failed": "failed",
+    "undecided": "no answer recorded",
+}
+
+
+def _question(item: QuestionItem) -> str:
+    state = item["state"] or "pending"
+    lines = [f"**Question** · {escape_inline(_QUESTION_STATES.get(state, state))}", ""]
+    answers = {a["id"]: a for a in item["answers"] or []}
+    for q in item["questions"]:
         line = "- "
-        if q.get("header"):
+        if q["header"]:
             line += f"**{escape_inline(q['header'])}**: "
-        line += escape_inline(q.get("question") or "")
-        labels = [escape_inline(o.get("label") or "") for o in q.get("options") or []]
+        line += escape_inline(q["question"])
+        labels = [escape_inline(o["label"]) for o in q["options"]]
         if labels:
             line += f" _(options: {', '.join(labels)})_"
-        answer = answers.get(q.get("id"))
+        answer = answers.get(q["id"])
         if answer is not None:
-            chosen = list(answer.get("selected") or [])
-            if answer.get("custom"):
-                chosen.append(f"“{answer['custom']}”")
+            chosen = list(answer["selected"])
+            custom = answer.get("custom")
+            if custom:
+                chosen.append(f"“{custom}”")
             line += " → " + (f"**{escape_inline(', '.join(chosen))}**" if chosen else "_skipped_")
         lines.append(line)
     return "\n".join(lines).rstrip()
 
 
-def _subagent(item: dict[str, Any], depth: int, *, standalone: bool) -> str:
-    name = item.get("label") or item.get("description") or item.get("child_id") or "subagent"
-    state = item.get("state") or "running"
-    head = f"**Subagent** {escape_inline(name)} · {escape_inline(state)}"
-    if item.get("stop_reason") and item.get("stop_reason") != "completed":
+def _subagent(item: SubagentItem, depth: int, *, standalone: bool) -> str:
+    name = item["label"] or item["description"] or item["child_id"] or "subagent"
+    head = f"**Subagent** {escape_inline(name)} · {escape_inline(item['state'] or 'running')}"
+    if item["stop_reason"] and item["stop_reason"] != "completed":
         head += f" ({escape_inline(item['stop_reason'])})"
     inner: list[str] = []
-    if standalone and item.get("prompt"):
+    if standalone and item["prompt"]:
         inner.append("_Task_\n\n" + sanitize_markdown(item["prompt"]))
     if depth + 1 > _MAX_DEPTH:
         inner.append("_(nested output omitted)_")
     else:
-        if item.get("items_omitted"):
+        if item["items_omitted"]:
             inner.append(f"_{item['items_omitted']} earlier items omitted._")
-        inner.extend(_items(item.get("items") or [], depth + 1))
-    result = item.get("result")
-    texts = [i.get("text") for i in item.get("items") or [] if i.get("kind") == "text"]
-    if result and (not texts or texts[-1] != result):
+        inner.extend(_items(item["items"], depth + 1))
+    result = item["result"]
+    if result and last_text(item["items"]) != result:
         inner.append("**Result**\n\n" + sanitize_markdown(result))
-    usage = usage_words(item.get("usage") or {})
+    usage = usage_words(item["usage"])
     if usage:
-        inner.append(f"_{plural(item.get('turns', 0), 'turn')} · {usage}_")
+        inner.append(f"_{plural(item['turns'], 'turn')} · {usage}_")
     if not inner:
         return head
     return head + "\n\n" + quote("\n\n".join(inner))
 
 
-def _error(item: dict[str, Any]) -> str:
+def _error(item: ErrorItem) -> str:
     line = "**Error**"
-    if item.get("code"):
+    if item["code"]:
         line += " " + code_span(item["code"])
-    if item.get("status"):
+    if item["status"]:
         line += f" (HTTP {int(item['status'])})"
-    line += ": " + escape_inline(item.get("message") or "")
+    line += ": " + escape_inline(item["message"])
     blocks = [line]
-    if item.get("hint"):
+    if item["hint"]:
         blocks.append("_Hint:_ " + escape_inline(item["hint"]))
-    if item.get("detail"):
+    if item["detail"]:
         blocks.append(fence(item["detail"], "text"))
     return "\n\n".join(blocks)

@@ -1,47 +1,140 @@
 """The items of a transcript (and the cards nested in tool calls), with their snapshot form.
 
-Each node's :meth:`to_dict` is its part of the snapshot (schema 1, see the package docstring).
+Each node's :meth:`to_dict` is its part of the snapshot, typed by :mod:`.schema` (schema 1).
+
+Every node (item, or a card nested in a tool call) has an ``id`` (``"i1"``, ``"i2"``, … in order of
+creation, deterministic for a given input) and a ``rev``: the transcript ``seq`` at which the node,
+or anything nested in it, last changed. A view can re-render only the nodes whose ``rev`` moved.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from .state import (
+from . import schema
+from .bounds import (
     ARGS_MAX,
     ARGS_PARSED_MAX,
     ASSISTANT_MAX,
     LABEL_MAX,
     LINE_MAX,
-    TRUNCATION_MARK,
-    ItemList,
-    Node,
-    UsageTotals,
+    MAX_ITEMS,
     cap,
     json_copy,
     jsonable,
+    truncation_mark,
 )
 
 __all__ = [
     "ApprovalNode",
     "ErrorNode",
     "Item",
+    "ItemList",
+    "Node",
     "NoteNode",
     "QuestionNode",
     "SubagentNode",
     "TextNode",
     "ToolNode",
+    "UsageTotals",
     "UserNode",
 ]
+
+_USAGE_WIRE_NAMES = {
+    "inputTokens": "input_tokens",
+    "outputTokens": "output_tokens",
+    "cacheReadTokens": "cache_read_tokens",
+    "cacheWriteTokens": "cache_write_tokens",
+    "reasoningTokens": "reasoning_tokens",
+}
+_TOTAL_PARTS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(eq=False, kw_only=True)
+class Node:
+    """Anything with an identity in the snapshot. ``parent`` links nested nodes to their host."""
+
+    id: str
+    rev: int = 0
+    parent: Node | None = field(default=None, repr=False)
+
+    def to_dict(self) -> schema.Item:
+        """This node's part of the snapshot (a fresh JSON value, not shared with the node)."""
+        raise NotImplementedError
+
+
+class ItemList:
+    """An ordered, bounded list of items; keeps at most :data:`MAX_ITEMS` (drops the oldest)."""
+
+    def __init__(self, owner: Node | None) -> None:
+        self.owner = owner
+        self.items: list[Item] = []
+        self.omitted = 0
+
+    def append(self, item: Item) -> None:
+        self.insert(len(self.items), item)
+
+    def insert(self, index: int, item: Item) -> None:
+        """Insert ``item`` (now owned by :attr:`owner`); the oldest items beyond the cap go."""
+        item.parent = self.owner
+        self.items.insert(index, item)
+        while len(self.items) > MAX_ITEMS:
+            self.items.pop(0)
+            self.omitted += 1
+
+    def to_list(self) -> list[schema.Item]:
+        return [item.to_dict() for item in self.items]
+
+
+@dataclass(eq=False, kw_only=True)
+class UsageTotals:
+    """Token counts summed over ``usage`` objects (wire names in, snapshot names out)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def add(self, usage: dict[str, Any]) -> bool:
+        """Add one ``usage`` object (wire names); ``totalTokens`` is derived when absent.
+
+        Negative, boolean and non-integer counts are ignored. ``True`` when a total changed.
+        """
+        before = self.to_dict()
+        for wire, attr in _USAGE_WIRE_NAMES.items():
+            value = _count(usage.get(wire))
+            if value is not None and value > 0:
+                setattr(self, attr, getattr(self, attr) + value)
+        total = _count(usage.get("totalTokens"))
+        if total is None:
+            total = sum(_count(usage.get(k)) or 0 for k in _TOTAL_PARTS)
+        self.total_tokens += max(total, 0)
+        return self.to_dict() != before
+
+    def to_dict(self) -> schema.Usage:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+        }
 
 
 @dataclass(eq=False, kw_only=True)
 class TextNode(Node):
     """Assistant text or reasoning. Grows from live deltas, then is replaced by the final text."""
 
-    kind: str = "text"  # "text" | "reasoning"
+    kind: Literal["text", "reasoning"] = "text"
     streaming: bool = False
     truncated: bool = False
     _parts: list[str] = field(default_factory=list, repr=False)
@@ -65,21 +158,30 @@ class TextNode(Node):
             return False
         if self._size + len(delta) > ASSISTANT_MAX:
             self.truncated = True
-            delta = (
-                delta[: ASSISTANT_MAX - self._size] + "\n" + TRUNCATION_MARK.format(omitted="more")
-            )
+            delta = delta[: ASSISTANT_MAX - self._size] + "\n" + truncation_mark(None)
         self._parts.append(delta)
         self._size += len(delta)
         return True
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "id": self.id, "rev": self.rev}
-        out["text"] = self.text
-        out["streaming"] = self.streaming
+    def to_dict(self) -> schema.TextItem:
         if self.kind == "reasoning":
-            out["collapsed"] = True
-        out["truncated"] = self.truncated
-        return out
+            return {
+                "kind": self.kind,
+                "id": self.id,
+                "rev": self.rev,
+                "text": self.text,
+                "streaming": self.streaming,
+                "collapsed": True,
+                "truncated": self.truncated,
+            }
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "rev": self.rev,
+            "text": self.text,
+            "streaming": self.streaming,
+            "truncated": self.truncated,
+        }
 
 
 @dataclass(eq=False, kw_only=True)
@@ -88,7 +190,7 @@ class UserNode(Node):
 
     text: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> schema.UserItem:
         return {"kind": "user", "id": self.id, "rev": self.rev, "text": self.text}
 
 
@@ -106,7 +208,7 @@ class ApprovalNode(Node):
     outcome: str | None = None  # allowed-once | rejected | cancelled | unavailable
     decided_by: str | None = None  # one of DECIDED_BY, or None when unknown
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> schema.ApprovalItem:
         return {
             "kind": "approval",
             "id": self.id,
@@ -130,11 +232,11 @@ class QuestionNode(Node):
     session_id: str = ""
     request_id: str | None = None
     call_id: str | None = None
-    questions: list[dict[str, Any]] = field(default_factory=list)
-    answers: list[dict[str, Any]] | None = None
+    questions: list[schema.Question] = field(default_factory=list)
+    answers: list[schema.Answer] | None = None
     state: str = "pending"  # pending | answered | dismissed | cancelled | failed
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> schema.QuestionItem:
         return {
             "kind": "question",
             "id": self.id,
@@ -168,7 +270,7 @@ class SubagentNode(Node):
     def __post_init__(self) -> None:
         self.items.owner = self
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> schema.SubagentItem:
         return {
             "kind": "subagent",
             "id": self.id,
@@ -203,7 +305,7 @@ class ToolNode(Node):
     result: str | None = None
     is_error: bool | None = None
     error_code: str | None = None
-    job: dict[str, Any] | None = None
+    job: schema.Job | None = None
     approval: ApprovalNode | None = None
     question: QuestionNode | None = None
     subagent: SubagentNode | None = None
@@ -227,7 +329,7 @@ class ToolNode(Node):
                     self.summary = cap(" ".join(value.split()), LABEL_MAX)
                     break
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> schema.ToolItem:
         return {
             "kind": "tool",
             "id": self.id,
@@ -260,7 +362,7 @@ class ErrorNode(Node):
     detail: str | None = None
     source: str = "turn"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> schema.ErrorItem:
         return {
             "kind": "error",
             "id": self.id,
@@ -282,7 +384,7 @@ class NoteNode(Node):
     text: str = ""
     count: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> schema.NoteItem:
         return {
             "kind": "note",
             "id": self.id,

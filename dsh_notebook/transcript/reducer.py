@@ -13,7 +13,7 @@ Guarantees:
   never raised; a malformed payload is skipped and counted too.
 - ``seq`` increases by one on every :meth:`Transcript.apply` / :meth:`Transcript.apply_local` that
   changed the snapshot, and only then; each changed node carries the new ``seq`` as its ``rev``.
-- Bounded: see :mod:`dsh_notebook.transcript.state` for every cap.
+- Bounded: see :mod:`dsh_notebook.transcript.bounds` for every cap.
 - Not thread-safe: one owner applies notifications; read ``snapshot()`` from the same thread.
 """
 
@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dsh_notebook.protocol import (
+    APPROVAL_CANCELLED,
     ASSISTANT_STREAM,
     SESSION_EVENT,
     SESSION_STATUS,
@@ -36,21 +37,8 @@ from dsh_notebook.protocol import (
 )
 
 from . import interactions as inter
-from .core import Core, SessionCtx
-from .events import handle_event, text_of_blocks
-from .hints import hint_for
-from .live import handle_frame
-from .markdown import render_markdown
-from .nodes import (
-    ApprovalNode,
-    ErrorNode,
-    NoteNode,
-    QuestionNode,
-    SubagentNode,
-    TextNode,
-    ToolNode,
-)
-from .state import (
+from . import schema
+from .bounds import (
     DECIDED_BY,
     LABEL_MAX,
     LINE_MAX,
@@ -58,16 +46,29 @@ from .state import (
     RESULT_MAX,
     SCHEMA_VERSION,
     STATES,
-    Header,
     cap,
     json_copy,
     jsonable,
 )
+from .core import Core, Header, SessionCtx
+from .events import handle_event, text_of_blocks
+from .hints import hint_for
+from .markdown import render_markdown
+from .nodes import (
+    ApprovalNode,
+    ErrorNode,
+    Node,
+    NoteNode,
+    QuestionNode,
+    SubagentNode,
+    TextNode,
+    ToolNode,
+)
+from .stream import handle_frame
 from .text import render_text, summary_line
 
 __all__ = ["APPROVAL_CANCELLED", "LOCAL_KINDS", "Transcript"]
 
-APPROVAL_CANCELLED = "approval/cancelled"
 LOCAL_KINDS = (
     "approval-requested",
     "approval-decided",
@@ -84,9 +85,11 @@ LOCAL_KINDS = (
 class Transcript:
     """The live and static transcript of one run on ``session_id`` (and its subagents).
 
-    ``prompt`` and ``context`` (chips, JSON-like dicts) are shown as given; when ``prompt`` is
-    empty, the session's first human message is used. ``title`` and ``model``, when given, win over
-    what the runtime reports.
+    ``prompt`` and ``context`` (chips, JSON-like dicts) are shown as given, within the bounds of
+    :mod:`.bounds`; when ``prompt`` is empty, the session's first human message is used. A prompt
+    longer than ``PROMPT_MAX`` is shown as its head and tail around the omission marker, which
+    names ``full_prompt_at`` (an expression the user can evaluate, e.g. ``_dsh.prompt``) when
+    given. ``title`` and ``model``, when given, win over what the runtime reports.
     """
 
     def __init__(
@@ -97,6 +100,7 @@ class Transcript:
         context: list[dict[str, Any]] | None = None,
         title: str | None = None,
         model: str | None = None,
+        full_prompt_at: str | None = None,
     ) -> None:
         header = Header(
             session_id=session_id,
@@ -104,7 +108,9 @@ class Transcript:
             model=cap(model, LABEL_MAX) if model is not None else None,
         )
         chips = jsonable(list(context or []))
-        self._core = Core(session_id, header, prompt=cap(prompt, PROMPT_MAX), context=chips)
+        rest = f"the full prompt is in `{full_prompt_at}`" if full_prompt_at else None
+        shown = cap(prompt, PROMPT_MAX, rest=rest)
+        self._core = Core(session_id, header, prompt=shown, context=chips)
         self._seq = 0
 
     # -- public API --------------------------------------------------------------------------
@@ -158,8 +164,11 @@ class Transcript:
         handler(**data)
         return self._commit()
 
-    def snapshot(self) -> dict[str, Any]:
-        """The whole state as a JSON-serialisable dict (schema 1; see the package docstring)."""
+    def snapshot(self) -> schema.Snapshot:
+        """The whole state as a fresh JSON-serialisable dict (schema 1, typed by :mod:`.schema`).
+
+        Nothing in it is shared with the transcript: the caller may keep or mutate it.
+        """
         core = self._core
         h = core.header
         nodes = core.all_nodes()
@@ -278,7 +287,7 @@ class Transcript:
         changes.commit(self._seq)
         return True
 
-    def _pending(self, nodes: list[Any]) -> list[dict[str, Any]]:
+    def _pending(self, nodes: list[Node]) -> list[schema.Pending]:
         if self._core.header.state in ("settled", "error"):
             return []
         return [

@@ -7,7 +7,19 @@ and its first line is always :func:`summary_line`.
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from .schema import (
+    ApprovalItem,
+    ErrorItem,
+    Item,
+    NoteItem,
+    QuestionItem,
+    Snapshot,
+    SubagentItem,
+    ToolItem,
+    Usage,
+    cards_in,
+)
 
 __all__ = [
     "OUTCOME_WORDS",
@@ -15,6 +27,7 @@ __all__ = [
     "closed_view",
     "decided_by_words",
     "format_tokens",
+    "last_text",
     "plural",
     "render_text",
     "summary_line",
@@ -38,23 +51,17 @@ _DECIDED_BY = {
 _INDENT = "    "
 
 
-def closed_view(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The snapshot to render: once the run is over, cards still pending read "undecided"."""
+def closed_view(snapshot: Snapshot) -> Snapshot:
+    """The snapshot to render: once the run is over, cards still pending read "undecided".
+
+    ``snapshot`` itself is never modified (a copy is returned when anything must change).
+    """
     if snapshot["header"]["state"] not in ("settled", "error"):
         return snapshot
-    view: dict[str, Any] = json.loads(json.dumps(snapshot))
-
-    def walk(items: list[dict[str, Any]]) -> None:
-        for item in items:
-            cards = (item, item.get("approval"), item.get("question"))
-            for card in (c for c in cards if isinstance(c, dict)):
-                if card.get("kind") in ("approval", "question") and card.get("state") == "pending":
-                    card["state"] = "undecided"
-            sub = item.get("subagent") if item.get("kind") == "tool" else item
-            if isinstance(sub, dict) and sub.get("kind") == "subagent":
-                walk(sub.get("items") or [])
-
-    walk(view["items"])
+    view: Snapshot = json.loads(json.dumps(snapshot))
+    for card in cards_in(view["items"]):
+        if card["state"] == "pending":
+            card["state"] = "undecided"
     return view
 
 
@@ -75,7 +82,7 @@ def format_tokens(n: int) -> str:
     return f"{n / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"
 
 
-def usage_words(usage: dict[str, Any]) -> str:
+def usage_words(usage: Usage) -> str:
     """``11 input · 7 output · 18 total tokens`` (empty when nothing was used)."""
     total = usage.get("total_tokens") or 0
     if not total and not usage.get("input_tokens") and not usage.get("output_tokens"):
@@ -87,7 +94,7 @@ def usage_words(usage: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def summary_line(snapshot: dict[str, Any]) -> str:
+def summary_line(snapshot: Snapshot) -> str:
     """``dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens``."""
     h = snapshot["header"]
     parts = ["dsh", f"session {h['session_id']}", h["state"], plural(h.get("turns", 0), "turn")]
@@ -96,31 +103,33 @@ def summary_line(snapshot: dict[str, Any]) -> str:
         parts.append(plural(h["subagents"], "subagent"))
     if h.get("errors"):
         parts.append(plural(h["errors"], "error"))
-    parts.append(f"{format_tokens((h.get('usage') or {}).get('total_tokens', 0))} tokens")
+    parts.append(f"{format_tokens(h['usage']['total_tokens'])} tokens")
     return " · ".join(" ".join(p.split()) for p in parts)
 
 
-def render_text(snapshot: dict[str, Any]) -> str:
+def render_text(snapshot: Snapshot) -> str:
+    """The plain-text transcript; its first line is :func:`summary_line`."""
     snapshot = closed_view(snapshot)
     h = snapshot["header"]
     lines = [summary_line(snapshot)]
-    if h.get("title") and not (snapshot.get("prompt") or "").startswith(h["title"]):
-        lines.append(f"Title: {h['title']}")
-    if h.get("model"):
+    title, prompt = h["title"], snapshot["prompt"]
+    if title and not prompt.startswith(title):
+        lines.append(f"Title: {title}")
+    if h["model"]:
         lines.append(f"Model: {h['model']}")
-    if snapshot.get("prompt"):
-        lines += ["", "Prompt:", _indent(snapshot["prompt"])]
-    chips = [_chip(c) for c in snapshot.get("context") or []]
+    if prompt:
+        lines += ["", "Prompt:", _indent(prompt)]
+    chips = [_chip(c) for c in snapshot["context"]]
     if chips:
         lines.append("Context: " + ", ".join(chips))
-    if snapshot.get("items_omitted"):
+    if snapshot["items_omitted"]:
         lines += ["", f"({snapshot['items_omitted']} earlier items omitted)"]
-    for block in _items(snapshot.get("items") or []):
+    for block in _items(snapshot["items"]):
         lines += ["", block]
     end = [f"State: {h['state']}"]
-    if h.get("finish_reason"):
+    if h["finish_reason"]:
         end.append(f"finish reason: {h['finish_reason']}")
-    usage = usage_words(h.get("usage") or {})
+    usage = usage_words(h["usage"])
     if usage:
         end.append(usage)
     lines += ["", " · ".join(end)]
@@ -131,7 +140,7 @@ def _indent(text: str, prefix: str = _INDENT) -> str:
     return "\n".join(prefix + line if line else prefix.rstrip() for line in text.split("\n"))
 
 
-def chip_parts(chip: Any) -> tuple[str, str | None]:
+def chip_parts(chip: object) -> tuple[str, str | None]:
     """A context chip as (name, detail): ``name``/``label``/``token``…, and ``summary`` or ``kind``."""
     if not isinstance(chip, dict):
         return str(chip), None
@@ -152,120 +161,130 @@ def chip_parts(chip: Any) -> tuple[str, str | None]:
     return name, detail
 
 
-def _chip(chip: Any) -> str:
+def _chip(chip: object) -> str:
     name, detail = chip_parts(chip)
     return f"{name} ({detail})" if detail else name
 
 
-def _items(items: list[dict[str, Any]]) -> list[str]:
+def _items(items: list[Item]) -> list[str]:
     return [block for block in (_item(item) for item in items) if block]
 
 
-def _item(item: dict[str, Any]) -> str:
-    kind = item.get("kind")
-    if kind == "text":
-        return str(item.get("text") or "").strip("\n")
-    if kind == "reasoning":
-        return "Reasoning:\n" + _indent(item.get("text") or "") if item.get("text") else ""
-    if kind == "user":
-        return "Message:\n" + _indent(item.get("text") or "")
-    if kind == "tool":
+def _item(item: Item) -> str:
+    if item["kind"] == "text":
+        return item["text"].strip("\n")
+    if item["kind"] == "reasoning":
+        return "Reasoning:\n" + _indent(item["text"]) if item["text"] else ""
+    if item["kind"] == "user":
+        return "Message:\n" + _indent(item["text"])
+    if item["kind"] == "tool":
         return _tool(item)
-    if kind == "approval":
+    if item["kind"] == "approval":
         return _approval(item)
-    if kind == "question":
+    if item["kind"] == "question":
         return _question(item)
-    if kind == "subagent":
+    if item["kind"] == "subagent":
         return _subagent(item)
-    if kind == "error":
-        out = "Error"
-        if item.get("code"):
-            out += (
-                f" [{item['code']}"
-                + (f", HTTP {item['status']}" if item.get("status") else "")
-                + "]"
-            )
-        out += f": {item.get('message') or ''}"
-        if item.get("hint"):
-            out += f"\n{_INDENT}Hint: {item['hint']}"
-        if item.get("detail"):
-            out += "\n" + _indent(item["detail"])
-        return out
-    if kind == "note":
-        count = f" ({item['count']} attempts)" if item.get("count", 1) > 1 else ""
-        return f"-- {item.get('text') or ''}{count}"
+    if item["kind"] == "error":
+        return _error(item)
+    if item["kind"] == "note":
+        return _note(item)
     return ""
 
 
-def _tool(item: dict[str, Any]) -> str:
-    head = f"[tool] {item.get('name') or '?'} · {item.get('state')}"
-    if item.get("summary"):
+def _error(item: ErrorItem) -> str:
+    out = "Error"
+    if item["code"]:
+        out += f" [{item['code']}" + (f", HTTP {item['status']}" if item["status"] else "") + "]"
+    out += f": {item['message']}"
+    if item["hint"]:
+        out += f"\n{_INDENT}Hint: {item['hint']}"
+    if item["detail"]:
+        out += "\n" + _indent(item["detail"])
+    return out
+
+
+def _note(item: NoteItem) -> str:
+    count = f" ({item['count']} attempts)" if item["count"] > 1 else ""
+    return f"-- {item['text']}{count}"
+
+
+def _tool(item: ToolItem) -> str:
+    head = f"[tool] {item['name'] or '?'} · {item['state']}"
+    if item["summary"]:
         head += f" — {item['summary']}"
     lines = [head]
-    if item.get("question"):
-        lines.append(_indent(_question(item["question"])))
+    question = item["question"]
+    if question:
+        lines.append(_indent(_question(question)))
     else:
-        args = item.get("args")
+        args = item["args"]
         raw = (
             json.dumps(args, indent=2, ensure_ascii=False)
             if args is not None
-            else item.get("arguments") or ""
+            else item["arguments"]
         )
         if raw.strip() and raw.strip() != "{}":
             lines += [f"{_INDENT}arguments:", _indent(raw, _INDENT * 2)]
-    if item.get("approval"):
+    if item["approval"]:
         lines.append(_indent(_approval(item["approval"])))
-    job = item.get("job")
+    job = item["job"]
     if job:
-        detail = f" — {job['detail']}" if job.get("detail") else ""
-        lines.append(f"{_INDENT}job: {job.get('status')}{detail}")
-    if item.get("result") is not None and not item.get("question"):
-        label = "result (error)" if item.get("is_error") else "result"
-        lines += [f"{_INDENT}{label}:", _indent(item["result"].rstrip("\n"), _INDENT * 2)]
-    if item.get("subagent"):
+        detail = f" — {job['detail']}" if job["detail"] else ""
+        lines.append(f"{_INDENT}job: {job['status']}{detail}")
+    result = item["result"]
+    if result is not None and not question:
+        label = "result (error)" if item["is_error"] else "result"
+        lines += [f"{_INDENT}{label}:", _indent(result.rstrip("\n"), _INDENT * 2)]
+    if item["subagent"]:
         lines.append(_indent(_subagent(item["subagent"])))
     return "\n".join(lines)
 
 
-def _approval(item: dict[str, Any]) -> str:
-    if item.get("state") in ("pending", "undecided"):
+def _approval(item: ApprovalItem) -> str:
+    if item["state"] in ("pending", "undecided"):
         wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
-        out = f"approval for {item.get('tool_name')}: {wait}"
+        out = f"approval for {item['tool_name']}: {wait}"
     else:
-        outcome = OUTCOME_WORDS.get(item.get("outcome") or "", item.get("outcome") or "decided")
-        who = decided_by_words(item.get("decided_by"))
-        out = f"approval for {item.get('tool_name')}: {outcome}" + (f" ({who})" if who else "")
-    if item.get("reason"):
+        outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
+        who = decided_by_words(item["decided_by"])
+        out = f"approval for {item['tool_name']}: {outcome}" + (f" ({who})" if who else "")
+    if item["reason"]:
         out += f" — {item['reason']}"
     return out
 
 
-def _question(item: dict[str, Any]) -> str:
-    lines = [f"question · {item.get('state')}"]
-    answers = {a.get("id"): a for a in item.get("answers") or []}
-    for q in item.get("questions") or []:
-        options = ", ".join(o.get("label") or "" for o in q.get("options") or [])
-        line = f"- {q.get('question') or ''}" + (f" (options: {options})" if options else "")
-        answer = answers.get(q.get("id"))
+def _question(item: QuestionItem) -> str:
+    lines = [f"question · {item['state']}"]
+    answers = {a["id"]: a for a in item["answers"] or []}
+    for q in item["questions"]:
+        options = ", ".join(o["label"] for o in q["options"])
+        line = f"- {q['question']}" + (f" (options: {options})" if options else "")
+        answer = answers.get(q["id"])
         if answer is not None:
-            chosen = list(answer.get("selected") or [])
+            chosen = list(answer["selected"])
             if answer.get("custom"):
-                chosen.append(f"“{answer['custom']}”")
+                chosen.append(f"“{answer.get('custom')}”")
             line += " → " + (", ".join(chosen) if chosen else "skipped")
         lines.append(line)
     return "\n".join(lines)
 
 
-def _subagent(item: dict[str, Any]) -> str:
-    name = item.get("label") or item.get("description") or item.get("child_id")
-    head = f"[subagent] {name} · {item.get('state')}"
-    if item.get("stop_reason") and item.get("stop_reason") != "completed":
+def _subagent(item: SubagentItem) -> str:
+    name = item["label"] or item["description"] or item["child_id"]
+    head = f"[subagent] {name} · {item['state']}"
+    if item["stop_reason"] and item["stop_reason"] != "completed":
         head += f" ({item['stop_reason']})"
     lines = [head]
-    for block in _items(item.get("items") or []):
+    for block in _items(item["items"]):
         lines.append(_indent(block, "  | "))
-    result = item.get("result")
-    texts = [i.get("text") for i in item.get("items") or [] if i.get("kind") == "text"]
-    if result and (not texts or texts[-1] != result):
+    result = item["result"]
+    if result and last_text(item["items"]) != result:
         lines.append(_indent("result:\n" + result, "  | "))
     return "\n".join(lines)
+
+
+def last_text(items: list[Item]) -> str | None:
+    """The text of the last ``text`` item (a subagent's result usually repeats it), if any."""
+    texts = [i["text"] for i in items if i["kind"] == "text"]
+    return texts[-1] if texts else None

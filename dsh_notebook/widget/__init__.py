@@ -3,9 +3,10 @@
 ``RunWidget(snapshot, on_action=...)`` shows one run; call ``update(snapshot)`` from any thread.
 Its JavaScript is built from ``js/`` into ``static/widget.js`` (one ES module) and
 ``static/widget.css``. The delta protocol is described in :mod:`.delta`, the clicks in
-:mod:`.actions`.
+:mod:`.actions`; every custom message is typed in :mod:`._messages`.
 """
 
+from ._messages import WidgetAction
 from .actions import ACTION_TYPES, GONE, check_action
 from .delta import DeltaError, apply_ops, diff_snapshots
 from .run_widget import STATIC, ActionCallback, RunWidget
@@ -17,6 +18,7 @@ __all__ = [
     "ActionCallback",
     "DeltaError",
     "RunWidget",
+    "WidgetAction",
     "apply_ops",
     "check_action",
     "diff_snapshots",

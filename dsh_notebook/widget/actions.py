@@ -1,24 +1,32 @@
 """Messages from the widget's views (clicks), checked against the snapshot before anything acts.
 
-A view sends one of::
+A view sends one of (typed in :mod:`._messages`)::
 
-    {"type": "approval", "request_id": "a1", "decision": "allow" | "reject"}
+    {"type": "approval", "request_id": "a1", "decision": "allowed-once" | "rejected" | "cancelled"}
     {"type": "answer",   "request_id": "q2", "answers": [{"id", "selected": [label], "custom"?}]}
     {"type": "dismiss",  "request_id": "q2"}
     {"type": "stop"}
     {"type": "resync",   "seq": 41}          (not an action: the view wants the whole snapshot)
 
-:func:`check_action` turns a message into the action handed to ``on_action`` (normalized: exactly
-the keys above, answers naming every question once with labels among the options), or into the
-error text the card shows. It never trusts the view: a request must be pending in the current
-snapshot, and its kind must match.
+(Views built before the protocol's outcomes were used end to end send ``"allow"`` / ``"reject"``;
+they are accepted and mapped to ``"allowed-once"`` / ``"rejected"`` here, at the edge.)
+
+:func:`check_action` turns a message into the :data:`~._messages.WidgetAction` handed to
+``on_action`` (normalized: exactly the keys above, ``decision`` an
+:data:`~dsh_notebook.protocol.ApprovalOutcome`, answers naming every question once with labels
+among the options), or into the error text the card shows. It never trusts the view: a request
+must be pending in the current snapshot, and its kind must match.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ACTION_TYPES", "CUSTOM_MAX", "GONE", "check_action", "find_card"]
+from ..protocol import ApprovalOutcome
+from ..transcript.schema import Answer, QuestionItem, Snapshot, cards_in
+from ._messages import DECISIONS, WidgetAction
+
+__all__ = ["ACTION_TYPES", "CUSTOM_MAX", "GONE", "check_action", "find_question", "outcome_of"]
 
 ACTION_TYPES = ("approval", "answer", "dismiss", "stop")
 CUSTOM_MAX = 10_000
@@ -28,43 +36,29 @@ GONE = (
 )
 
 
-def find_card(snapshot: dict[str, Any], kind: str, request_id: str) -> dict[str, Any] | None:
-    """The approval or question card of ``request_id`` anywhere in the snapshot (nested too)."""
-
-    def walk(items: Any) -> dict[str, Any] | None:
-        if not isinstance(items, list):
-            return None
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            for card in (item, item.get("approval"), item.get("question")):
-                if (
-                    isinstance(card, dict)
-                    and card.get("kind") == kind
-                    and card.get("request_id") == request_id
-                ):
-                    return card
-            sub = item.get("subagent") if item.get("kind") == "tool" else item
-            if isinstance(sub, dict) and sub.get("kind") == "subagent":
-                found = walk(sub.get("items"))
-                if found is not None:
-                    return found
-        return None
-
-    return walk(snapshot.get("items"))
+def find_question(snapshot: Snapshot, request_id: str) -> QuestionItem | None:
+    """The question card of ``request_id`` anywhere in the snapshot (nested too), else ``None``."""
+    for card in cards_in(snapshot["items"]):
+        if card["kind"] == "question" and card["request_id"] == request_id:
+            return card
+    return None
 
 
-def _pending(snapshot: dict[str, Any], kind: str, request_id: Any) -> bool:
+def outcome_of(decision: object) -> ApprovalOutcome | None:
+    """The outcome a view's ``decision`` means (old spellings mapped); ``None``: not a decision."""
+    return DECISIONS.get(decision) if isinstance(decision, str) else None
+
+
+def _pending(snapshot: Snapshot, kind: str, request_id: object) -> str | None:
+    """``request_id`` when it names a pending ``kind`` request of the snapshot, else ``None``."""
     if not isinstance(request_id, str) or not request_id:
-        return False
-    return any(
-        isinstance(p, dict) and p.get("kind") == kind and p.get("request_id") == request_id
-        for p in snapshot.get("pending") or []
-    )
+        return None
+    pending = any(p["kind"] == kind and p["request_id"] == request_id for p in snapshot["pending"])
+    return request_id if pending else None
 
 
-def _answers(card: dict[str, Any], raw: Any) -> list[dict[str, Any]] | str:
-    questions = [q for q in card.get("questions") or [] if isinstance(q, dict)]
+def _answers(card: QuestionItem, raw: object) -> list[Answer] | str:
+    questions = card["questions"]
     if not isinstance(raw, list):
         return "answers must be a list"
     given: dict[str, dict[str, Any]] = {}
@@ -74,13 +68,13 @@ def _answers(card: dict[str, Any], raw: Any) -> list[dict[str, Any]] | str:
         if answer["id"] in given:
             return f"question {answer['id']!r} answered twice"
         given[answer["id"]] = answer
-    expected = [str(q.get("id", "")) for q in questions]
+    expected = [q["id"] for q in questions]
     if sorted(given) != sorted(expected):
         return "the answers must name every question exactly once"
-    out: list[dict[str, Any]] = []
+    out: list[Answer] = []
     for question in questions:
-        answer = given[str(question.get("id", ""))]
-        labels = {o.get("label") for o in question.get("options") or [] if isinstance(o, dict)}
+        answer = given[question["id"]]
+        labels = {o["label"] for o in question["options"]}
         selected = answer.get("selected", [])
         if not isinstance(selected, list) or not all(isinstance(s, str) for s in selected):
             return "selected must be a list of option labels"
@@ -88,9 +82,9 @@ def _answers(card: dict[str, Any], raw: Any) -> list[dict[str, Any]] | str:
             return "an answer names an option that was not offered"
         if len(set(selected)) != len(selected):
             return "an option is selected twice"
-        if len(selected) > 1 and not question.get("multi_select"):
+        if len(selected) > 1 and not question["multi_select"]:
             return "only one option may be chosen for this question"
-        entry: dict[str, Any] = {"id": answer["id"], "selected": list(selected)}
+        entry: Answer = {"id": question["id"], "selected": list(selected)}
         custom = answer.get("custom")
         if custom is not None:
             if not isinstance(custom, str):
@@ -101,29 +95,30 @@ def _answers(card: dict[str, Any], raw: Any) -> list[dict[str, Any]] | str:
     return out
 
 
-def check_action(snapshot: dict[str, Any], message: Any) -> dict[str, Any] | str:
+def check_action(snapshot: Snapshot, message: object) -> WidgetAction | str:
     """The normalized action for ``message``, or an error text (nothing must happen then)."""
     if not isinstance(message, dict):
         return "malformed message"
     kind = message.get("type")
     if kind == "stop":
-        if snapshot.get("header", {}).get("state") in ("settled", "error"):
+        if snapshot["header"]["state"] in ("settled", "error"):
             return "the run is over; there is nothing to stop"
         return {"type": "stop"}
-    request_id = message.get("request_id")
     if kind == "approval":
-        decision = message.get("decision")
-        if decision not in ("allow", "reject"):
-            return "decision must be allow or reject"
-        if not _pending(snapshot, "approval", request_id):
+        outcome = outcome_of(message.get("decision"))
+        if outcome is None:
+            return "decision must be allowed-once, rejected or cancelled"
+        request_id = _pending(snapshot, "approval", message.get("request_id"))
+        if request_id is None:
             return GONE
-        return {"type": "approval", "request_id": request_id, "decision": decision}
+        return {"type": "approval", "request_id": request_id, "decision": outcome}
     if kind in ("answer", "dismiss"):
-        if not _pending(snapshot, "question", request_id):
+        request_id = _pending(snapshot, "question", message.get("request_id"))
+        if request_id is None:
             return GONE
         if kind == "dismiss":
             return {"type": "dismiss", "request_id": request_id}
-        card = find_card(snapshot, "question", str(request_id))
+        card = find_question(snapshot, request_id)
         if card is None:
             return GONE
         answers = _answers(card, message.get("answers"))

@@ -4,7 +4,7 @@ A delta turns the snapshot a view holds (``seq == base``) into the next one (``s
 
     {"type": "delta", "base": 41, "seq": 57, "elapsed": 12.3, "ops": [op, ...]}
 
-Ops are applied in order. A *path* is a list of keys from the snapshot root; inside an item list
+Ops (typed in :mod:`._messages`) are applied in order. A *path* is a list of keys from the snapshot root; inside an item list
 (``items`` of the root or of a subagent) the segment is the item's ``id``, not an index::
 
     {"op": "set",    "path": ["header"], "value": {...}}           replace (or add) a value
@@ -27,11 +27,14 @@ the answer's size, however often it is republished.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from ..transcript.schema import Snapshot
+from ._messages import Op
 
 __all__ = ["DeltaError", "apply_ops", "diff_snapshots"]
 
-Op = dict[str, Any]
 _NESTED = ("approval", "question", "subagent")
 _GROWING = ("text", "arguments", "result")
 
@@ -40,8 +43,15 @@ class DeltaError(ValueError):
     """A delta does not fit the snapshot it is applied to (the view must resync)."""
 
 
-def diff_snapshots(old: dict[str, Any], new: dict[str, Any]) -> list[Op]:
-    """The ops that turn ``old`` into ``new`` (two snapshots of one transcript, schema 1)."""
+def diff_snapshots(old: Snapshot, new: Snapshot) -> list[Op]:
+    """The ops that turn ``old`` into ``new`` (two snapshots of one transcript, schema 1).
+
+    Neither snapshot is modified; the ops share values with ``new`` (send them, do not mutate them).
+    """
+    return _diff_root(old, new)
+
+
+def _diff_root(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Op]:
     ops: list[Op] = []
     for key, value in new.items():
         if key == "items" and isinstance(value, list) and isinstance(old.get(key), list):
@@ -69,7 +79,7 @@ def _diff_items(old: list[Any], new: list[Any], path: list[str], ops: list[Op]) 
             {
                 "op": "items",
                 "path": path,
-                "ids": new_ids,
+                "ids": [str(i) for i in new_ids],  # all str (checked above)
                 "add": {item["id"]: item for item in new if item["id"] not in old_by_id},
             }
         )
@@ -79,7 +89,9 @@ def _diff_items(old: list[Any], new: list[Any], path: list[str], ops: list[Op]) 
             _diff_node(before, item, [*path, item["id"]], ops)
 
 
-def _diff_node(old: dict[str, Any], new: dict[str, Any], path: list[str], ops: list[Op]) -> None:
+def _diff_node(
+    old: Mapping[str, Any], new: Mapping[str, Any], path: list[str], ops: list[Op]
+) -> None:
     if old is new or (old.get("rev") == new.get("rev") and "rev" in new):
         return
     if old.get("kind") != new.get("kind") or old.get("id") != new.get("id"):
@@ -127,9 +139,12 @@ def _step(container: Any, segment: str) -> Any:
     raise DeltaError(f"no key {segment!r}")
 
 
-def apply_ops(snapshot: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
-    """A copy of ``snapshot`` with ``ops`` applied; :class:`DeltaError` when they do not fit."""
-    out = copy.deepcopy(snapshot)
+def apply_ops(snapshot: Mapping[str, Any], ops: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A copy of ``snapshot`` with ``ops`` applied; :class:`DeltaError` when they do not fit.
+
+    The receiving side treats both as untrusted JSON (as a view must), hence the loose types.
+    """
+    out = copy.deepcopy(dict(snapshot))
     for op in ops:
         path = op.get("path")
         if not isinstance(path, list) or not path:

@@ -14,8 +14,8 @@ A throttled update is sent by a timer when its slot comes; nothing is lost, and 
 always carries the newest snapshot.
 
 Clicks. Views send ``approval`` / ``answer`` / ``dismiss`` / ``stop`` messages (see
-:mod:`.actions`); each is checked against the current snapshot, forwarded to ``on_action`` at most
-once per request (a second click, from any view, is answered "already decided" without calling
+:mod:`.actions`; all messages are typed in :mod:`._messages`); each is checked against the current
+snapshot, forwarded to ``on_action`` as a :data:`~._messages.WidgetAction` at most once per request (a second click, from any view, is answered "already decided" without calling
 it), and answered with an ``ack`` custom message carrying ``on_action``'s error text, if any.
 Handlers are registered with ``on_msg``; the class never overrides ipywidgets' dispatcher.
 """
@@ -32,8 +32,10 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ..transcript.schema import Snapshot
 from ..transcript.text import summary_line
-from .actions import check_action
+from ._messages import AckMessage, DeltaMessage, WidgetAction
+from .actions import GONE, check_action
 from .delta import diff_snapshots
 
 __all__ = ["STATIC", "ActionCallback", "RunWidget"]
@@ -42,6 +44,9 @@ log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 ActionCallback = Callable[[dict[str, Any]], "str | None"]
+"""``on_action(action) -> error text | None``. ``action`` is a :data:`~._messages.WidgetAction`
+(an approval's ``decision`` is an ``ApprovalOutcome``), passed as a plain dict for now: the
+kernel's handler is typed ``dict[str, Any]``; narrow this alias once it takes a ``WidgetAction``."""
 _SYNCED = ("snapshot", "seq", "elapsed")
 _OVER = ("settled", "error")
 NO_KERNEL = "this view is not connected to a running kernel (read-only)"
@@ -61,7 +66,7 @@ class RunWidget(anywidget.AnyWidget):
 
     def __init__(
         self,
-        snapshot: dict[str, Any] | None = None,
+        snapshot: Snapshot | None = None,
         *,
         on_action: ActionCallback | None = None,
         interactive: bool = True,
@@ -75,8 +80,8 @@ class RunWidget(anywidget.AnyWidget):
         self._interval = 1.0 / max_rate
         self._started = clock()
         self._ended: float | None = None
-        self._latest: dict[str, Any] = dict(snapshot or {})
-        self._sent: dict[str, Any] | None = None  # what the views hold (after the last send)
+        self._latest: Snapshot | None = snapshot  # None: no snapshot yet (an empty trait)
+        self._sent: Snapshot | None = None  # what the views hold (after the last send)
         self._dirty = False
         self._need_full = False
         self._final = False
@@ -88,17 +93,17 @@ class RunWidget(anywidget.AnyWidget):
         self.messages_sent = 0
         """Comm messages sent by :meth:`update` (deltas and full syncs; not acks)."""
         super().__init__(
-            snapshot=self._latest,
-            seq=int(self._latest.get("seq", 0)),
+            snapshot=snapshot or {},
+            seq=snapshot["seq"] if snapshot else 0,
             interactive=interactive,
             **kwargs,
         )
-        self._sent = self._latest if self._latest else None
+        self._sent = snapshot or None
         self.on_msg(self._on_view_message)
 
     # -- updates (any thread) ------------------------------------------------------------------
 
-    def update(self, snapshot: dict[str, Any], *, final: bool = False) -> None:
+    def update(self, snapshot: Snapshot, *, final: bool = False) -> None:
         """Show ``snapshot`` (a new dict each time; not mutated afterwards). ``final``: the run
         settled, send it as a full sync. Never blocks on the frontend; thread-safe."""
         with self._lock:
@@ -107,7 +112,7 @@ class RunWidget(anywidget.AnyWidget):
             self._latest = snapshot
             self._dirty = True
             self._final = self._final or final
-            if snapshot.get("header", {}).get("state") in _OVER and self._ended is None:
+            if snapshot["header"]["state"] in _OVER and self._ended is None:
                 self._ended = self._clock()
             self._send_when_due()
 
@@ -156,35 +161,37 @@ class RunWidget(anywidget.AnyWidget):
         sent = self._sent
         self._dirty = False
         self._last_send = self._clock()
-        seq = int(snap.get("seq", 0))
+        seq = snap["seq"] if snap is not None else 0
         elapsed = self._elapsed()
-        full = (
-            sent is None
-            or self._need_full
-            or self._final
-            or snap.get("schema") != sent.get("schema")
-            or seq < int(sent.get("seq", 0))
+        # a delta when the views hold an older snapshot of the same schema; else a full sync
+        deltable = (
+            snap is not None
+            and sent is not None
+            and not (self._need_full or self._final)
+            and snap["schema"] == sent["schema"]
+            and seq >= sent["seq"]
         )
-        if not full and sent is not None and seq == int(sent.get("seq", 0)):
-            return  # nothing new for the views
-        ops = [] if full or sent is None else diff_snapshots(sent, snap)
-        self._set_quietly(snapshot=snap, seq=seq, elapsed=elapsed)
+        delta: DeltaMessage | None = None
+        if deltable and snap is not None and sent is not None:
+            if seq == sent["seq"]:
+                return  # nothing new for the views
+            ops = diff_snapshots(sent, snap)
+            delta = {
+                "type": "delta",
+                "base": sent["seq"],
+                "seq": seq,
+                "elapsed": elapsed,
+                "ops": ops,
+            }
+        self._set_quietly(snapshot=snap or {}, seq=seq, elapsed=elapsed)
         self._sent = snap
         self._need_full = False
         self._final = False
         try:
-            if full:
+            if delta is None:
                 self.send_state(list(_SYNCED))
             else:
-                self.send(
-                    {
-                        "type": "delta",
-                        "base": int(sent.get("seq", 0)) if sent else 0,
-                        "seq": seq,
-                        "elapsed": elapsed,
-                        "ops": ops,
-                    }
-                )
+                self.send(delta)
             self.messages_sent += 1
         except Exception:  # a broken comm must not break the UI pump
             log.exception("dsh widget: sending an update failed")
@@ -228,33 +235,36 @@ class RunWidget(anywidget.AnyWidget):
             return
         request_id = content.get("request_id")
         key = "stop" if kind == "stop" else f"request:{request_id}"
+        action: WidgetAction | None = None
         with self._lock:
-            snapshot = self._latest
             if key in self._acted:
                 error: str | None = (
                     "already requested" if kind == "stop" else "already decided in this notebook"
                 )
-                action: dict[str, Any] | str = ""
+            elif self._latest is None:
+                error = GONE  # no snapshot yet: nothing is pending
             else:
-                action = check_action(snapshot, content)
-                error = action if isinstance(action, str) else None
-                if error is None:
-                    if not self.interactive:
-                        error = "this run asks in the prompt below the cell, not here"
-                    elif self.on_action is None:
-                        error = NO_KERNEL
-                    else:
-                        self._acted.add(key)
-        if error is None and isinstance(action, dict) and self.on_action is not None:
+                checked = check_action(self._latest, content)
+                if isinstance(checked, str):
+                    error = checked
+                elif not self.interactive:
+                    error = "this run asks in the prompt below the cell, not here"
+                elif self.on_action is None:
+                    error = NO_KERNEL
+                else:
+                    error = None
+                    action = checked
+                    self._acted.add(key)
+        if action is not None and self.on_action is not None:
             try:
-                error = self.on_action(action)
+                error = self.on_action(dict(action))
             except Exception as exc:
                 log.exception("dsh widget: on_action failed")
                 error = f"could not deliver: {type(exc).__name__}: {exc}"
         self._ack(kind, request_id, error)
 
-    def _ack(self, kind: Any, request_id: Any, error: str | None) -> None:
-        message = {
+    def _ack(self, kind: object, request_id: object, error: str | None) -> None:
+        message: AckMessage = {
             "type": "ack",
             "action": kind if isinstance(kind, str) else None,
             "request_id": request_id if isinstance(request_id, str) else None,
@@ -272,12 +282,13 @@ class RunWidget(anywidget.AnyWidget):
     # -- display -------------------------------------------------------------------------------
 
     def summary(self) -> str:
+        """One line for ``text/plain`` (never a memory address)."""
         snap = self._latest
-        if not snap.get("header"):
+        if not snap or not snap.get("header"):
             return "dsh run (no events yet)"
         try:
             return summary_line(snap).replace("\n", " ")
-        except Exception:
+        except Exception:  # a caller's hand-made snapshot may lack keys; still say something
             return f"dsh run on session {snap['header'].get('session_id')}"
 
     def __repr__(self) -> str:

@@ -7,7 +7,7 @@ export type DecisionKind = "approval" | "answer" | "dismiss" | "stop";
 
 export interface LocalDecision {
   kind: DecisionKind;
-  /** "allow" | "reject" for approvals; the answers for questions. */
+  /** "allowed-once" | "rejected" for approvals; the answers for questions. */
   value: unknown;
   status: "sent" | "acknowledged" | "failed";
   error?: string;

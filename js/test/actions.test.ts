@@ -39,7 +39,7 @@ describe("clicks", () => {
     flush();
     expect(allow().disabled).toBe(false);
     allow().click();
-    expect(decisions(model)).toEqual([{ type: "approval", request_id: "a1", decision: "allow" }]);
+    expect(decisions(model)).toEqual([{ type: "approval", request_id: "a1", decision: "allowed-once" }]);
   });
 
   it("sends exactly one message per decision, double clicks and other views included", () => {
@@ -58,7 +58,7 @@ describe("clicks", () => {
     rejectB.click(); // another view of the same widget
     a.flush();
     b.flush();
-    expect(decisions(model)).toEqual([{ type: "approval", request_id: "a1", decision: "allow" }]);
+    expect(decisions(model)).toEqual([{ type: "approval", request_id: "a1", decision: "allowed-once" }]);
     // both views show the decision as sent, no buttons left
     for (const v of [a, b]) {
       expect(v.el.querySelector(".dsh-allow")).toBeNull();
@@ -94,7 +94,8 @@ describe("clicks", () => {
     expect(error.getAttribute("role")).toBe("alert");
     expect(error.textContent).toContain("no longer pending");
     expect(el.querySelector(".dsh-approval button")).toBeNull();
-    expect(decisions(model)).toHaveLength(1);
+    expect(error.textContent).toContain("Reject was not delivered");
+    expect(decisions(model)).toEqual([{ type: "approval", request_id: "a1", decision: "rejected" }]);
   });
 
   it("offers no buttons for requests that are not pending, or when the run waits in the cell", () => {

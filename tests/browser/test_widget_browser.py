@@ -76,7 +76,7 @@ def feed():
                 continue
             answered.add(a.get("request_id"))
             if a["type"] == "approval":
-                ok = a["decision"] == "allow"
+                ok = a["decision"] == "allowed-once"
                 if ok:
                     pathlib.Path("done.txt").write_text("ran")  # the command's effect
                 t.apply_local("approval-decided", request_id="a1",
@@ -170,7 +170,7 @@ def test_widget_streams_is_safe_and_takes_clicks(browser: Any, lab: Lab, artifac
     assert "Answer: blue, “abdd m”" in page.locator(".dsh-question").inner_text()
     actions = [json.loads(x) for x in (lab.root / "actions.jsonl").read_text().splitlines()]
     assert actions == [
-        {"type": "approval", "request_id": "a1", "decision": "allow"},
+        {"type": "approval", "request_id": "a1", "decision": "allowed-once"},
         {"type": "answer", "request_id": "q2",
          "answers": [{"id": "color", "selected": ["blue"], "custom": "abdd m"}]},
     ]  # fmt: skip

@@ -66,7 +66,7 @@ export class ApprovalCard extends Keyed {
       return;
     }
     if (local) {
-      const verb = local.value === "allow" ? "Allow once" : "Reject";
+      const verb = local.value === "allowed-once" ? "Allow once" : "Reject";
       if (local.status === "failed") {
         el.appendChild(h("div", { class: "dsh-card-error", role: "alert" }, `${verb} was not delivered: ${local.error}`));
       } else {
@@ -91,13 +91,14 @@ export class ApprovalCard extends Keyed {
     const appeared = ctx.ui.appeared.get(node.id) ?? ctx.now();
     ctx.ui.appeared.set(node.id, appeared);
     const inert = ctx.now() - appeared < INERT_MS;
-    const decide = (decision: "allow" | "reject") => {
+    // the protocol's outcomes (ApprovalOutcome), as the runtime receives them
+    const decide = (decision: "allowed-once" | "rejected") => {
       if (ctx.now() - appeared < INERT_MS) return; // too soon: a stray double click
       ctx.store.decide(requestId, "approval", decision, { type: "approval", request_id: requestId, decision });
     };
     const tool = node.tool_name || "tool";
-    const allow = button("Allow once", `Allow once: ${tool}`, () => decide("allow"), "dsh-btn dsh-allow");
-    const reject = button("Reject", `Reject: ${tool}`, () => decide("reject"), "dsh-btn dsh-reject");
+    const allow = button("Allow once", `Allow once: ${tool}`, () => decide("allowed-once"), "dsh-btn dsh-allow");
+    const reject = button("Reject", `Reject: ${tool}`, () => decide("rejected"), "dsh-btn dsh-reject");
     if (inert) {
       for (const b of [allow, reject]) b.disabled = true;
       ctx.later(INERT_MS - (ctx.now() - appeared) + 1, () => {

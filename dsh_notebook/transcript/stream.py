@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .bounds import ARGS_MAX, LABEL_MAX, cap
 from .core import Core, LiveAttempt, SessionCtx
 from .interactions import QUESTION_TOOLS, question_from_tool
 from .nodes import Item, NoteNode, TextNode, ToolNode
-from .state import ARGS_MAX, LABEL_MAX, cap
 
 __all__ = ["commit_message", "drop_live", "handle_frame"]
 

@@ -1,0 +1,115 @@
+"""The transcript's bounds: every cap, the one truncation marker, and the JSON-safe copies.
+
+Bounds (so that a snapshot stays small whatever the agent does):
+
+=============================  ==========================================================
+text                           cap
+=============================  ==========================================================
+tool result, subagent result   :data:`RESULT_MAX` characters (head + tail kept, marker)
+tool arguments (raw JSON)      :data:`ARGS_MAX` characters; parsed ``args`` only when the
+                               raw text is at most :data:`ARGS_PARSED_MAX` characters
+prompt, user messages,         :data:`PROMPT_MAX` characters: the snapshot, the markdown and
+subagent tasks                 the text each show at most this much of a prompt, however
+                               large (the cell output holds all three)
+assistant text / reasoning     :data:`ASSISTANT_MAX` characters (a safety net only; the
+                               snapshot never holds the runtime's ``data.stream`` records)
+reasons, messages, questions   :data:`LINE_MAX` characters (at most 20 questions of 50
+                               options each); every string in the context chips too
+names, labels, titles          :data:`LABEL_MAX` characters
+items per list                 :data:`MAX_ITEMS` (the oldest are dropped and counted in
+                               ``items_omitted``)
+unknown event types counted    :data:`MAX_UNKNOWN` distinct keys
+=============================  ==========================================================
+
+Truncated text carries a visible marker, never silently cut: :func:`truncation_mark` is the only
+spelling of it in the transcript (snapshot, markdown and text alike).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ARGS_MAX",
+    "ARGS_PARSED_MAX",
+    "ASSISTANT_MAX",
+    "DECIDED_BY",
+    "LABEL_MAX",
+    "LINE_MAX",
+    "MAX_ITEMS",
+    "MAX_UNKNOWN",
+    "PROMPT_MAX",
+    "RESULT_MAX",
+    "SCHEMA_VERSION",
+    "STATES",
+    "TRUNCATION_MARK",
+    "cap",
+    "json_copy",
+    "jsonable",
+    "truncation_mark",
+]
+
+SCHEMA_VERSION = 1
+RESULT_MAX = 20_000
+ARGS_MAX = 20_000
+ARGS_PARSED_MAX = 8_000
+PROMPT_MAX = 4_000
+ASSISTANT_MAX = 1_000_000
+LINE_MAX = 2_000
+LABEL_MAX = 200
+MAX_ITEMS = 1_000
+MAX_UNKNOWN = 50
+TRUNCATION_MARK = "[… {omitted} characters omitted{rest} …]"
+
+STATES = ("starting", "running", "waiting", "settled", "error")
+DECIDED_BY = ("you", "policy", "timeout", "connection-lost", "runtime", "cancelled-by-agent")
+
+
+def truncation_mark(omitted: int | None, *, rest: str | None = None) -> str:
+    """The marker that replaces cut text: ``[… 1,234 characters omitted …]``.
+
+    ``omitted`` ``None``: the count is not known yet (a live stream that hit its cap). ``rest``:
+    where the whole text can be read, appended as ``; <rest>`` (e.g. ``the full prompt is in
+    `_dsh.prompt```).
+    """
+    count = f"{omitted:,}" if omitted is not None else "more"
+    return TRUNCATION_MARK.format(omitted=count, rest=f"; {rest}" if rest else "")
+
+
+def cap(text: str, limit: int, *, rest: str | None = None) -> str:
+    """``text`` if it fits, else its head and tail (4:1) around a visible omission marker.
+
+    The result is at most ``limit`` characters plus the marker (see :func:`truncation_mark`).
+    """
+    if len(text) <= limit:
+        return text
+    head = limit * 4 // 5
+    tail = limit - head
+    mark = truncation_mark(len(text) - head - tail, rest=rest)
+    return (
+        f"{text[:head]}\n{mark}\n{text[len(text) - tail :]}" if tail else f"{text[:head]}\n{mark}"
+    )
+
+
+def json_copy(value: Any) -> Any:
+    """A fresh copy of a JSON-like value (dicts and lists copied, leaves shared)."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value
+
+
+def jsonable(value: Any, *, limit: int = LINE_MAX, depth: int = 0) -> Any:
+    """A JSON-safe copy of ``value``: strings capped, unknown objects as ``str``, depth ≤ 8."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return cap(value, limit)
+    if depth >= 8:
+        return cap(str(value), limit)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, limit=limit, depth=depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v, limit=limit, depth=depth + 1) for v in value]
+    return cap(str(value), limit)

@@ -1,0 +1,295 @@
+"""The snapshot, schema 1, as types: what the reducer produces and every reader may rely on.
+
+These ``TypedDict`` s mirror ``js/src/types.ts`` field for field (one name per interface), so
+``mypy --strict`` checks the reducer that writes a snapshot, the markdown and text renderers and the
+widget that read it, against the same shape the JavaScript views read. The prose form is in the
+package docstring of :mod:`dsh_notebook.transcript`.
+
+Guarantees of a snapshot from :meth:`Transcript.snapshot() <dsh_notebook.transcript.Transcript.
+snapshot>`:
+
+- Every key declared here is present, except in the ``total=False`` classes (their docstrings say
+  when the key is there). ``typing.NotRequired`` would say it inline, but it is Python 3.11+.
+  It is plain JSON: dicts, lists, strings, numbers, booleans and ``None``.
+- An item's ``kind`` is its discriminator: compare ``item["kind"]`` with a literal and mypy narrows
+  the :data:`Item` union to that kind.
+- Every string is bounded (see :mod:`.bounds`) and untrusted: render it as text, never as HTML.
+- ``state`` fields are plain ``str`` (as in ``types.ts``): the values listed in each comment are the
+  ones the reducer writes; a renderer must still show an unexpected one as text.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+__all__ = [
+    "Answer",
+    "ApprovalItem",
+    "ContextChip",
+    "ErrorItem",
+    "Header",
+    "Item",
+    "ItemKind",
+    "Job",
+    "NoteItem",
+    "Pending",
+    "Question",
+    "QuestionItem",
+    "QuestionOption",
+    "Snapshot",
+    "SubagentItem",
+    "TextItem",
+    "ToolItem",
+    "Usage",
+    "UserItem",
+    "cards_in",
+]
+
+ItemKind = Literal[
+    "text", "reasoning", "user", "tool", "approval", "question", "subagent", "error", "note"
+]
+
+
+class Usage(TypedDict):
+    """Token counts, summed (over the whole tree in the header; over its subtree in a subagent)."""
+
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    reasoning_tokens: int
+
+
+class Header(TypedDict):
+    """The run at a glance. ``tool_calls``, ``subagents`` and ``errors`` count the whole tree."""
+
+    session_id: str
+    title: str | None
+    model: str | None
+    state: str  # starting | running | waiting | settled | error (see bounds.STATES)
+    turns: int
+    finish_reason: str | None
+    usage: Usage
+    tool_calls: int
+    subagents: int
+    errors: int
+
+
+class Pending(TypedDict):
+    """A card still open. ``request_id`` ``None``: the runtime asked, but there is nothing to answer."""
+
+    kind: Literal["approval", "question"]
+    id: str
+    request_id: str | None
+    session_id: str
+
+
+ContextChip = dict[str, object]
+"""One context chip as the caller gave it (JSON-safe, strings capped). Usually ``token``,
+``kind``, ``summary``, ``chars``, ``truncated``; any other key is kept (``types.ts`` has an index
+signature here, which a ``TypedDict`` cannot express)."""
+
+
+class _TextFields(TypedDict):
+    kind: Literal["text", "reasoning"]
+    id: str
+    rev: int
+    text: str
+    streaming: bool
+    truncated: bool
+
+
+class TextItem(_TextFields, total=False):
+    """Assistant text or reasoning. ``collapsed`` (always ``True``) is present on reasoning only."""
+
+    collapsed: bool
+
+
+class UserItem(TypedDict):
+    """A later human message of the run (the first one is the snapshot's ``prompt``)."""
+
+    kind: Literal["user"]
+    id: str
+    rev: int
+    text: str
+
+
+class ApprovalItem(TypedDict):
+    """An approval card, nested in its tool call when known."""
+
+    kind: Literal["approval"]
+    id: str
+    rev: int
+    session_id: str
+    approval_id: str | None
+    request_id: str | None
+    call_id: str | None
+    tool_name: str
+    reason: str | None
+    state: str  # pending | decided
+    outcome: str | None  # allowed-once | rejected | cancelled | unavailable (as the runtime says)
+    decided_by: str | None  # one of bounds.DECIDED_BY, or None when unknown
+
+
+class QuestionOption(TypedDict):
+    label: str
+    description: str | None
+
+
+class Question(TypedDict):
+    id: str
+    question: str
+    header: str | None
+    detail: str | None
+    options: list[QuestionOption]
+    multi_select: bool
+
+
+class _AnswerFields(TypedDict):
+    id: str
+    selected: list[str]
+
+
+class Answer(_AnswerFields, total=False):
+    """The answer to one question: chosen labels and optional free text.
+
+    In a snapshot ``custom`` is always present (``None`` when there is none); in a widget action
+    it is present only when the user typed something.
+    """
+
+    custom: str | None
+
+
+class QuestionItem(TypedDict):
+    """A question card (``ask_user_question``), nested in its tool call when known."""
+
+    kind: Literal["question"]
+    id: str
+    rev: int
+    session_id: str
+    request_id: str | None
+    call_id: str | None
+    questions: list[Question]
+    answers: list[Answer] | None
+    state: str  # pending | answered | dismissed | cancelled | failed
+
+
+class SubagentItem(TypedDict):
+    """A child session with its own items, nested in the tool call that started it when known."""
+
+    kind: Literal["subagent"]
+    id: str
+    rev: int
+    child_id: str
+    label: str | None
+    description: str | None
+    mode: str | None
+    prompt: str | None
+    state: str  # running | done | failed
+    status: str | None
+    stop_reason: str | None
+    result: str | None
+    turns: int
+    usage: Usage
+    items: list[Item]
+    items_omitted: int
+
+
+class Job(TypedDict):
+    """A background job started by a tool call (``job/registered``, ``job/settled``)."""
+
+    job_id: str | None
+    kind: str | None
+    status: str
+    detail: str | None
+
+
+class ToolItem(TypedDict):
+    """A tool call and what became of it; its approval, question and subagent cards nest here."""
+
+    kind: Literal["tool"]
+    id: str
+    rev: int
+    call_id: str
+    name: str
+    arguments: str  # raw JSON text, capped
+    args: object  # the parsed arguments (JSON), or None when too long or not JSON
+    description: str | None
+    summary: str | None
+    state: str  # streaming | pending | running | done | failed | rejected
+    result: str | None
+    is_error: bool | None
+    error_code: str | None
+    job: Job | None
+    approval: ApprovalItem | None
+    question: QuestionItem | None
+    subagent: SubagentItem | None
+
+
+class ErrorItem(TypedDict):
+    """A failed turn (``source`` ``turn``) or a client-side failure (``source`` ``client``)."""
+
+    kind: Literal["error"]
+    id: str
+    rev: int
+    source: str
+    message: str
+    code: str | None
+    status: int | None
+    hint: str | None
+    detail: str | None
+
+
+class NoteItem(TypedDict):
+    """A small marker: ``retry``, ``compaction``, ``turn-end``, ``subagent``, ``block``…"""
+
+    kind: Literal["note"]
+    id: str
+    rev: int
+    note: str
+    text: str
+    count: int
+
+
+Item = (
+    TextItem
+    | UserItem
+    | ApprovalItem
+    | QuestionItem
+    | SubagentItem
+    | ToolItem
+    | ErrorItem
+    | NoteItem
+)
+"""One entry of an item list; ``kind`` tells which."""
+
+
+class Snapshot(TypedDict):
+    """The whole transcript state (schema 1): the widget's source of truth."""
+
+    schema: int
+    seq: int
+    header: Header
+    prompt: str
+    context: list[ContextChip]
+    items: list[Item]
+    items_omitted: int
+    pending: list[Pending]
+    unknown: dict[str, int]
+
+
+def cards_in(items: list[Item]) -> list[ApprovalItem | QuestionItem]:
+    """Every approval and question card in ``items``, depth first: standalone cards, the cards
+    nested in tool calls, and those of every subagent (nested in a tool call or standalone)."""
+    out: list[ApprovalItem | QuestionItem] = []
+    for item in items:
+        if item["kind"] in ("approval", "question"):
+            out.append(item)
+        elif item["kind"] == "tool":
+            out.extend(c for c in (item["approval"], item["question"]) if c is not None)
+            if item["subagent"] is not None:
+                out.extend(cards_in(item["subagent"]["items"]))
+        elif item["kind"] == "subagent":
+            out.extend(cards_in(item["items"]))
+    return out

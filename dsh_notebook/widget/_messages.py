@@ -1,0 +1,168 @@
+"""The widget's custom messages, both directions, as types (the JavaScript side: ``js/src``).
+
+Every message is a JSON object whose ``type`` is its discriminator: compare ``message["type"]``
+with a literal and mypy narrows the union. Trait syncs (``snapshot``, ``seq``, ``elapsed``,
+``interactive``) are ipywidgets' own messages and are not listed here.
+
+Kernel → view (:data:`KernelMessage`):
+
+- :class:`DeltaMessage`: turns the snapshot a view holds (``seq == base``) into the next one;
+  the ops are specified in :mod:`.delta`. A view whose ``seq`` is not ``base`` asks to resync.
+- :class:`AckMessage`: the answer to one view message (``ok`` false: ``error`` says why, and the
+  card shows it). Sent once per approval, answer, dismiss or stop message, never for a resync.
+
+View → kernel (:data:`ViewMessage`): the clicks :class:`ApprovalMessage`,
+:class:`AnswerMessage`, :class:`DismissMessage`, :class:`StopMessage`, and
+:class:`ResyncMessage` (the view wants the whole snapshot). A view's message is untrusted: it is
+read only through :func:`dsh_notebook.widget.actions.check_action`, which returns a
+:data:`WidgetAction` (the clicks, normalized) or the error text.
+
+Approval decisions are the protocol's outcomes (:data:`~dsh_notebook.protocol.ApprovalOutcome`).
+Views built before that spelled them ``"allow"`` / ``"reject"``; :data:`LEGACY_DECISIONS` maps
+those at the edge, so a notebook saved with an older bundle still answers correctly.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from ..protocol import ApprovalOutcome
+from ..transcript.schema import Answer
+
+__all__ = [
+    "DECISIONS",
+    "LEGACY_DECISIONS",
+    "AckMessage",
+    "AnswerMessage",
+    "AppendOp",
+    "ApprovalMessage",
+    "DelOp",
+    "DeltaMessage",
+    "DismissMessage",
+    "ItemsOp",
+    "KernelMessage",
+    "Op",
+    "ResyncMessage",
+    "SetOp",
+    "StopMessage",
+    "ViewMessage",
+    "WidgetAction",
+]
+
+LEGACY_DECISIONS: dict[str, ApprovalOutcome] = {"allow": "allowed-once", "reject": "rejected"}
+"""The decision words of views built before the outcomes were used end to end."""
+
+DECISIONS: dict[str, ApprovalOutcome] = {
+    "allowed-once": "allowed-once",
+    "rejected": "rejected",
+    "cancelled": "cancelled",
+    **LEGACY_DECISIONS,
+}
+"""Every ``decision`` a view may send, and the outcome it means."""
+
+
+# -- delta ops (kernel -> view) ------------------------------------------------------------------
+
+
+class SetOp(TypedDict):
+    """Replace (or add) the value at ``path``."""
+
+    op: Literal["set"]
+    path: list[str]
+    value: object
+
+
+class DelOp(TypedDict):
+    """Remove the key at ``path``."""
+
+    op: Literal["del"]
+    path: list[str]
+
+
+class AppendOp(TypedDict):
+    """Grow the string at ``path`` by ``text``."""
+
+    op: Literal["append"]
+    path: list[str]
+    text: str
+
+
+class ItemsOp(TypedDict):
+    """Reorder the item list at ``path``: keep the listed items it has, add ``add`` (whole)."""
+
+    op: Literal["items"]
+    path: list[str]
+    ids: list[str]
+    add: dict[str, object]
+
+
+Op = SetOp | DelOp | AppendOp | ItemsOp
+
+
+# -- kernel -> view ------------------------------------------------------------------------------
+
+
+class DeltaMessage(TypedDict):
+    type: Literal["delta"]
+    base: int
+    seq: int
+    elapsed: float
+    ops: list[Op]
+
+
+class AckMessage(TypedDict):
+    """``action`` and ``request_id`` echo the view's message (``None`` when it had none)."""
+
+    type: Literal["ack"]
+    action: str | None
+    request_id: str | None
+    ok: bool
+    error: str | None
+
+
+KernelMessage = DeltaMessage | AckMessage
+
+
+# -- view -> kernel ------------------------------------------------------------------------------
+
+
+class ApprovalMessage(TypedDict):
+    """Allow once or reject one pending approval (as an action: ``decision`` is normalized)."""
+
+    type: Literal["approval"]
+    request_id: str
+    decision: ApprovalOutcome
+
+
+class AnswerMessage(TypedDict):
+    """Answer a pending question card: one answer per question, labels among its options."""
+
+    type: Literal["answer"]
+    request_id: str
+    answers: list[Answer]
+
+
+class DismissMessage(TypedDict):
+    """Dismiss a pending question card (the runtime receives ``{"cancelled": true}``)."""
+
+    type: Literal["dismiss"]
+    request_id: str
+
+
+class StopMessage(TypedDict):
+    """Stop the run (the Stop button)."""
+
+    type: Literal["stop"]
+
+
+class ResyncMessage(TypedDict):
+    """The view missed a delta (it holds ``seq``) and wants the whole snapshot."""
+
+    type: Literal["resync"]
+    seq: int
+
+
+WidgetAction = ApprovalMessage | AnswerMessage | DismissMessage | StopMessage
+"""A click, checked against the snapshot and normalized: what ``on_action`` receives."""
+
+ViewMessage = WidgetAction | ResyncMessage
