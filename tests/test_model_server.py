@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.testing.model_scripts import (
+from dsh_notebook.scripted_model.scripts import (
     BASH_COMMAND,
     BUILTIN_SCRIPTS,
     CHILD_ANSWER,
@@ -36,7 +36,7 @@ from dsh_notebook.testing.model_scripts import (
     analyze_request,
     long_text_chunks,
 )
-from dsh_notebook.testing.model_server import REDACTED, ScriptedModelServer
+from dsh_notebook.scripted_model.server import REDACTED, ScriptedModelServer
 
 REPO = Path(__file__).resolve().parents[1]
 RUNTIME_CONTEXT = (
@@ -737,7 +737,7 @@ def test_step_validation() -> None:
 def spawn_cli(*args: str) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dsh_notebook.testing.model_server", *args],
+        [sys.executable, "-m", "dsh_notebook.scripted_model.server", *args],
         cwd=REPO,
         env=env,
         stdin=subprocess.PIPE,

@@ -4,8 +4,8 @@ runtime (``python -m dsh_notebook.testing.fake_runtime``), and in-memory stream 
 Importing this package is cheap; the submodules are imported on use.
 """
 
-from .model_scripts import HttpError, Script, ScriptContext, Step, ToolCall
-from .model_server import RecordedRequest, ScriptedModelServer
+from ..scripted_model import HttpError, Script, ScriptContext, Step, ToolCall
+from ..scripted_model import RecordedRequest, ScriptedModelServer
 from .streams import duplex, memory_pipe
 
 __all__ = [

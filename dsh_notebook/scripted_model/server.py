@@ -2,7 +2,7 @@
 
 The runtime calls ``POST $DEEPSEEK_BASE_URL/v1/messages`` once per agent step and reads an
 Anthropic-Messages server-sent-event stream. :class:`ScriptedModelServer` answers those calls
-from scripts (:mod:`dsh_notebook.testing.model_scripts`), chosen by a ``[[scenario:NAME]]`` tag
+from scripts (:mod:`dsh_notebook.scripted_model.scripts`), chosen by a ``[[scenario:NAME]]`` tag
 in the prompt::
 
     with ScriptedModelServer() as server:
@@ -15,7 +15,7 @@ Guarantees:
 
 * **Loopback only.** The server binds ``127.0.0.1`` (port 0 = a free port by default).
 * **Stateless replies.** The reply depends only on the request (see
-  :func:`~dsh_notebook.testing.model_scripts.analyze_request`): parent and subagent requests may
+  :func:`~dsh_notebook.scripted_model.scripts.analyze_request`): parent and subagent requests may
   arrive concurrently and in any order; retries of one step are told apart by the attempts the
   runtime logs in the request. The only state is the request log and the script registry.
 * **Recording.** Every request is recorded before its reply is sent, so a client holding a reply
@@ -43,7 +43,7 @@ inline base64 image. Such requests are recorded with ``body=None``.)
 
 Command line::
 
-    python -m dsh_notebook.testing.model_server [--port N] [--exit-on-stdin-eof] [--verbose]
+    python -m dsh_notebook.scripted_model.server [--port N] [--exit-on-stdin-eof] [--verbose]
 
 prints the base URL as its first stdout line and serves until SIGTERM/SIGINT (or stdin EOF with
 ``--exit-on-stdin-eof``), then exits 0.
@@ -67,7 +67,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType, TracebackType
 from typing import Any, Final
 
-from dsh_notebook.testing.model_scripts import (
+from .scripts import (
     DEFAULT_SCENARIO,
     AfterReply,
     HttpError,
@@ -663,7 +663,7 @@ class ScriptedModelServer:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the server from the command line; returns the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m dsh_notebook.testing.model_server",
+        prog="python -m dsh_notebook.scripted_model.server",
         description="Scripted Anthropic-Messages SSE model endpoint on 127.0.0.1.",
     )
     parser.add_argument("--port", type=int, default=0, help="TCP port (default: a free port)")

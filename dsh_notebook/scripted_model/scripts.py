@@ -1,4 +1,4 @@
-"""Scripts for the scripted fake model endpoint (:mod:`dsh_notebook.testing.model_server`).
+"""Scripts for the scripted fake model endpoint (:mod:`dsh_notebook.scripted_model.server`).
 
 A *script* is a list of *steps*; one step is one model reply (one HTTP response). The endpoint
 picks the script and the step from the request alone, so it needs no per-session state and
@@ -27,7 +27,7 @@ Other tags (``[[key:value]]``) in the tagged message are handed to the script as
 Everything here is immutable (frozen dataclasses) except :class:`ScriptRegistry`, whose methods
 are thread-safe. Scripts may be registered from Python by users::
 
-    from dsh_notebook.testing.model_scripts import Script, Step, ToolCall
+    from dsh_notebook.scripted_model.scripts import Script, Step, ToolCall
 
     server.register("greet-twice", Script(steps=(
         Step(text="Running it.", tool_calls=(ToolCall("bash", {"description": "hi",
