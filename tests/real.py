@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from dsh_notebook import DeepSeekHarness
-from dsh_notebook.scripted_model.server import ScriptedModelServer
+from dsh_notebook.scripted_model import ScriptedModelServer
 
 requires_runtime = pytest.mark.skipif(
     os.environ.get("DSH_SKIP_REAL_RUNTIME") == "1", reason="DSH_SKIP_REAL_RUNTIME=1"

@@ -21,8 +21,7 @@ from dsh_notebook.protocol import (
     Notification,
     UserQuestionAsk,
 )
-from dsh_notebook.scripted_model.scripts import Script, ScriptContext, Step, ToolCall
-from dsh_notebook.scripted_model.server import ScriptedModelServer
+from dsh_notebook.scripted_model import Script, ScriptContext, ScriptedModelServer, Step, ToolCall
 
 from .real import group_alive, real_harness, runtime_available
 

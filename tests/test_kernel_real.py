@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh_notebook.scripted_model.server import ScriptedModelServer
+from dsh_notebook.scripted_model import ScriptedModelServer
 
 from .kernels import Kernel, kernel_pythons
 from .real import group_alive, runtime_available

@@ -32,8 +32,7 @@ from dsh_notebook.kernel.mcp_server import (
     NotebookToolsSettings,
     public_tool_name,
 )
-from dsh_notebook.scripted_model.scripts import Script, Step, ToolCall
-from dsh_notebook.scripted_model.server import ScriptedModelServer
+from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
 from .real import real_harness, runtime_available
 

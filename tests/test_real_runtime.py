@@ -21,8 +21,8 @@ from dsh_notebook import (
     UnknownSession,
     UnsupportedByRuntime,
 )
-from dsh_notebook.scripted_model.scripts import BUILTIN_SCRIPTS, SUBAGENT_INTERIM, Script, Step
-from dsh_notebook.scripted_model.server import ScriptedModelServer
+from dsh_notebook.scripted_model import BUILTIN_SCRIPTS, Script, ScriptedModelServer, Step
+from dsh_notebook.scripted_model.builtin import SUBAGENT_INTERIM
 
 from .real import group_alive, real_harness, runtime_available
 

@@ -4,8 +4,15 @@ runtime (``python -m dsh_notebook.testing.fake_runtime``), and in-memory stream 
 Importing this package is cheap; the submodules are imported on use.
 """
 
-from ..scripted_model import HttpError, Script, ScriptContext, Step, ToolCall
-from ..scripted_model import RecordedRequest, ScriptedModelServer
+from ..scripted_model import (
+    HttpError,
+    RecordedRequest,
+    Script,
+    ScriptContext,
+    ScriptedModelServer,
+    Step,
+    ToolCall,
+)
 from .streams import duplex, memory_pipe
 
 __all__ = [
