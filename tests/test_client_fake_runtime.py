@@ -1,7 +1,9 @@
 """The async client end to end against the protocol-exact fake runtime (a real subprocess).
 
 These cover what the published runtime cannot produce on demand: seed-native approval and question
-requests, session/query, malformed frames, crashes, floods, a runtime that never answers.
+requests, session/query, malformed frames, crashes, floods, a runtime that never answers. What needs
+no process (local validation, query-support caching, routing of concurrent sessions) is in
+``test_client_inprocess.py``.
 """
 
 from __future__ import annotations
@@ -25,9 +27,7 @@ from dsh_notebook import (
     SessionNotFound,
     TransportClosed,
     UnknownSession,
-    UnsupportedByRuntime,
 )
-from dsh_notebook.errors import PromptError
 from dsh_notebook.protocol import ApprovalRequest, Notification, UserQuestionAsk
 
 from .fakes import FAKE_RUNTIME, alive, fake_harness
@@ -187,17 +187,6 @@ async def test_question_withdrawn_by_runtime_cancels_callback(tmp_path: Path) ->
     assert "ASK_TIMED_OUT" in tool_results(result)[0]
 
 
-async def test_session_query_unsupported_is_detected_once(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path) as harness:
-        session = harness.start_session()
-        with pytest.raises(UnsupportedByRuntime):
-            await session.query("/help")
-        assert harness.client._query_supported is False
-        with pytest.raises(UnsupportedByRuntime, match="not served"):
-            await session.query("/help")
-        assert (await session.run("still usable")).finish_reason == "completed"
-
-
 async def test_session_query_served(tmp_path: Path) -> None:
     async with fake_harness(tmp_path, "serve-seed") as harness:
         session = harness.start_session()
@@ -329,33 +318,11 @@ async def test_working_directory_and_wait(tmp_path: Path) -> None:
             await harness.start_session("never-opened").wait()
 
 
-async def test_concurrent_sessions_get_their_own_answers(tmp_path: Path) -> None:
-    results: dict[str, str] = {}
-    async with fake_harness(tmp_path) as harness:
-
-        async def one(name: str) -> None:
-            result = await harness.start_session(name).run(f"[[reply:answer {name}]] go")
-            results[name] = result.final_response
-
-        async with anyio.create_task_group() as tg:
-            for name in ("a", "b", "c"):
-                tg.start_soon(one, name)
-    assert results == {n: f"answer {n}" for n in "abc"}
-
-
 async def test_wrong_server_identity_is_a_protocol_error(tmp_path: Path) -> None:
     harness = fake_harness(tmp_path, scenario_args={"server_name": "someone-else"})
     with pytest.raises(SdkProtocolError, match="someone-else"):
         await harness.start()
     assert harness.pid is not None and not alive(harness.pid)
-
-
-async def test_bad_prompt_is_rejected_locally_and_session_stays_usable(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path) as harness:
-        session = harness.start_session()
-        with pytest.raises(PromptError):
-            await session.run([{"type": "audio", "data": "AAAA"}])
-        assert (await session.run("fine")).finish_reason == "completed"
 
 
 def test_interpreter_exit_without_close_leaves_no_orphan(tmp_path: Path) -> None:
