@@ -1,4 +1,4 @@
-"""Shared fixtures. Async tests run under asyncio and trio (anyio's pytest plugin)."""
+"""Loads the project's fixtures (:mod:`dsh_notebook.testing.pytest_plugin`) and reads captures."""
 
 from __future__ import annotations
 
@@ -6,16 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
+pytest_plugins = ["dsh_notebook.testing.pytest_plugin"]
 
 #: Wire captures of the real runtime 0.2.1-rc.2, vendored so that no golden test depends on a
 #: directory outside the repository (see captures/README.md).
 CAPTURES = Path(__file__).resolve().parent / "captures"
-
-
-@pytest.fixture(params=["asyncio", "trio"])
-def anyio_backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 def load_capture(name: str) -> list[dict[str, Any]]:

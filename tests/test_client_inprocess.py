@@ -336,3 +336,19 @@ async def test_malformed_lines_are_counted_and_survived(tmp_path: Path) -> None:
         assert harness.client.transport is not None
         assert harness.client.transport.malformed_lines >= 3
     assert result.finish_reason == "completed"
+
+
+def test_the_testing_package_imports_neither_pytest_nor_jupyter() -> None:
+    """Only the pytest plugin (loaded by pytest) and ``testing.comms`` import those."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, dsh_notebook.testing\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pytest', '_pytest', 'IPython', 'ipykernel', 'ipywidgets', 'anywidget', 'comm'))\n"
+        "print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
