@@ -349,7 +349,10 @@ anyio.run(main)
     assert not pid_alive(pid)
 
 
-def test_fake_runtime_is_runnable_as_a_module() -> None:
+@pytest.mark.parametrize("by", ["path", "module"])
+def test_fake_runtime_is_runnable_as_a_module(by: str) -> None:
+    # by path it must not import dsh_notebook (nor pydantic): an independent, fast oracle
+    launch = [str(FAKE_RUNTIME)] if by == "path" else ["-m", "dsh_notebook.testing.fake_runtime"]
     lines = [
         json.dumps(
             {"jsonrpc": "2.0", "id": 1, "method": "session/wait", "params": {"sessionId": "x"}}
@@ -357,7 +360,7 @@ def test_fake_runtime_is_runnable_as_a_module() -> None:
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
     ]
     out = subprocess.run(
-        [sys.executable, str(FAKE_RUNTIME), "--scenario", "normal"],
+        [sys.executable, "-X", "importtime", *launch, "--scenario", "normal"],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
@@ -367,6 +370,9 @@ def test_fake_runtime_is_runnable_as_a_module() -> None:
     assert frames[0]["error"]["message"] == "SDK server is not initialized"
     assert frames[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert out.returncode == 0
+    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in out.stderr.splitlines()}
+    assert ("dsh_notebook" in imported) is (by == "module")
+    assert "pydantic" not in imported or by == "module"
 
 
 async def test_missing_bridge_is_reported_once_and_runs_go_on(

@@ -36,7 +36,7 @@ HarnessFactory = Callable[..., DeepSeekHarness]
 #: The fake runtime's package directory: ``python <FAKE_RUNTIME>`` runs it without importing
 #: ``dsh_notebook`` (fast, and an independent oracle); ``python -m dsh_notebook.testing.fake_runtime``
 #: is the same program.
-FAKE_RUNTIME = Path(__file__).resolve().parent / "fake_runtime.py"
+FAKE_RUNTIME = Path(__file__).resolve().parent / "fake_runtime"
 
 
 def fake_runtime_argv(
