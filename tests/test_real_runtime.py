@@ -22,7 +22,7 @@ from dsh_notebook import (
 )
 from dsh_notebook.scripted_model import BUILTIN_SCRIPTS, Script, ScriptedModelServer, Step
 from dsh_notebook.scripted_model.builtin import SUBAGENT_INTERIM
-from dsh_notebook.testing.harnesses import group_alive, real_harness
+from dsh_notebook.testing.harnesses import HarnessFactory, group_alive
 
 pytestmark = [
     pytest.mark.real_runtime,  # skipped without the runtime wheel; asyncio only (the plugin)
@@ -38,10 +38,8 @@ def tool_texts(result: object) -> list[str]:
     return out
 
 
-async def test_handshake_and_clean_shutdown(
-    tmp_path: Path, scripted_model: ScriptedModelServer
-) -> None:
-    harness = real_harness(tmp_path, scripted_model)
+async def test_handshake_and_clean_shutdown(tmp_path: Path, real_harness: HarnessFactory) -> None:
+    harness = real_harness()
     async with harness:
         assert harness.server_info is not None
         assert harness.server_info.server_info.name == "deepseek-harness-sdk-runtime"
@@ -53,10 +51,8 @@ async def test_handshake_and_clean_shutdown(
     assert not group_alive(pid)
 
 
-async def test_stdin_eof_closes_with_exit_status(
-    tmp_path: Path, scripted_model: ScriptedModelServer
-) -> None:
-    async with real_harness(tmp_path, scripted_model) as harness:
+async def test_stdin_eof_closes_with_exit_status(real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         process = harness.client.process
         assert process is not None
         transport = harness.client.transport
@@ -72,9 +68,9 @@ async def test_stdin_eof_closes_with_exit_status(
 
 
 async def test_sigkill_mid_turn_is_a_typed_error_and_leaves_nothing(
-    tmp_path: Path, scripted_model: ScriptedModelServer
+    real_harness: HarnessFactory,
 ) -> None:
-    async with real_harness(tmp_path, scripted_model) as harness:
+    async with real_harness() as harness:
         pid = harness.pid
         assert pid is not None
 
@@ -90,8 +86,8 @@ async def test_sigkill_mid_turn_is_a_typed_error_and_leaves_nothing(
     assert not group_alive(pid)
 
 
-async def test_plain_turn(tmp_path: Path, scripted_model: ScriptedModelServer) -> None:
-    async with real_harness(tmp_path, scripted_model) as harness:
+async def test_plain_turn(real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         result = await harness.start_session("plain-1").run("[[scenario:plain]] Say hello.")
     assert result.final_response == "Hello from the fake model!"
     assert result.finish_reason == "completed"
@@ -103,10 +99,8 @@ async def test_plain_turn(tmp_path: Path, scripted_model: ScriptedModelServer) -
     assert result.notifications[-1].params == {"sessionId": "plain-1", "status": "idle"}
 
 
-async def test_bash_and_parallel_tool_calls(
-    tmp_path: Path, scripted_model: ScriptedModelServer
-) -> None:
-    async with real_harness(tmp_path, scripted_model) as harness:
+async def test_bash_and_parallel_tool_calls(tmp_path: Path, real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         bash = await harness.start_session().run("[[scenario:bash]] run it")
         parallel = await harness.start_session().run("[[scenario:parallel]] two at once")
     assert any("hello-from-bash" in t for t in tool_texts(bash))
@@ -117,10 +111,8 @@ async def test_bash_and_parallel_tool_calls(
     assert len(tool_texts(parallel)) == 2
 
 
-async def test_subagent_answer_comes_after_the_child(
-    tmp_path: Path, scripted_model: ScriptedModelServer
-) -> None:
-    async with real_harness(tmp_path, scripted_model) as harness:
+async def test_subagent_answer_comes_after_the_child(real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         result = await harness.start_session("sub-1").run("[[scenario:subagent]] delegate")
     methods = [n.method for n in result.notifications]
     assert result.final_response == "The child said hello."
@@ -139,7 +131,7 @@ async def test_subagent_answer_comes_after_the_child(
 
 
 async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
-    tmp_path: Path, scripted_model: ScriptedModelServer
+    scripted_model: ScriptedModelServer, real_harness: HarnessFactory
 ) -> None:
     # The runtime steers a settled child's notice into the parent's running turn, or queues a
     # new turn when the parent is idle. The scripted child waits for its parent's reply, so a
@@ -151,7 +143,7 @@ async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
     )
     scripted_model.register("subagent-slow-parent", slow)
     try:
-        async with real_harness(tmp_path, scripted_model) as harness:
+        async with real_harness() as harness:
             result = await harness.start_session("slow-1").run(
                 "[[scenario:subagent-slow-parent]] delegate"
             )
@@ -169,10 +161,10 @@ async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
 
 @pytest.mark.parametrize("how", ["shutdown", "sigkill"])
 async def test_resume_in_a_new_runtime(
-    tmp_path: Path, scripted_model: ScriptedModelServer, how: str
+    tmp_path: Path, scripted_model: ScriptedModelServer, real_harness: HarnessFactory, how: str
 ) -> None:
     home = tmp_path / "home"
-    first = real_harness(tmp_path, scripted_model, home=home)
+    first = real_harness(home=home)
     async with first:
         await first.start_session("persist-1").run(
             "[[scenario:plain]] Remember the word PINEAPPLE."
@@ -181,10 +173,10 @@ async def test_resume_in_a_new_runtime(
             assert first.pid is not None
             os.kill(first.pid, signal.SIGKILL)
             await anyio.sleep(0.3)
-    async with real_harness(tmp_path, scripted_model, home=home) as second:
+    async with real_harness(home=home) as second:
         with pytest.raises(SessionAlreadyExists):
             await second.start_session("persist-1").run("[[scenario:plain]] not resumed")
-    async with real_harness(tmp_path, scripted_model, home=home) as third:
+    async with real_harness(home=home) as third:
         with pytest.raises(SessionNotFound):
             await third.resume_session("does-not-exist")
         session = await third.resume_session("persist-1")
@@ -196,9 +188,9 @@ async def test_resume_in_a_new_runtime(
 
 
 async def test_working_directory_wait_and_query(
-    tmp_path: Path, scripted_model: ScriptedModelServer
+    tmp_path: Path, real_harness: HarnessFactory
 ) -> None:
-    async with real_harness(tmp_path, scripted_model) as harness:
+    async with real_harness() as harness:
         session = harness.start_session("wd")
         origin = await session.get_working_directory()
         assert Path(origin) == (tmp_path / "workspace").resolve()
@@ -213,8 +205,8 @@ async def test_working_directory_wait_and_query(
             await session.query("/help")
 
 
-async def test_model_failures(tmp_path: Path, scripted_model: ScriptedModelServer) -> None:
-    async with real_harness(tmp_path, scripted_model) as harness:
+async def test_model_failures(real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         failed = await harness.start_session().run("[[scenario:http400]] fail please")
         session = harness.start_session()
         with pytest.raises(PromptError):
@@ -226,10 +218,8 @@ async def test_model_failures(tmp_path: Path, scripted_model: ScriptedModelServe
     assert ok.finish_reason == "completed"
 
 
-async def test_missing_key_is_a_clear_error_turn(
-    tmp_path: Path, scripted_model: ScriptedModelServer
-) -> None:
-    harness = real_harness(tmp_path, scripted_model, api_key=None)
+async def test_missing_key_is_a_clear_error_turn(real_harness: HarnessFactory) -> None:
+    harness = real_harness(api_key=None)
     async with harness:
         result = await harness.start_session().run("[[scenario:plain]] hi")
     assert result.finish_reason == "error"
@@ -237,11 +227,9 @@ async def test_missing_key_is_a_clear_error_turn(
     assert end.data["reason"]["error"]["code"] == "MISSING_CREDENTIAL"
 
 
-async def test_two_sessions_concurrently(
-    tmp_path: Path, scripted_model: ScriptedModelServer
-) -> None:
+async def test_two_sessions_concurrently(real_harness: HarnessFactory) -> None:
     results = {}
-    async with real_harness(tmp_path, scripted_model) as harness:
+    async with real_harness() as harness:
 
         async def one(name: str, scenario: str) -> None:
             results[name] = await harness.start_session(name).run(f"[[scenario:{scenario}]] go")
