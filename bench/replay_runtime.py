@@ -2,7 +2,7 @@
 
 It answers ``initialize`` like the real runtime, then, for a ``bench/replay {count}`` request,
 writes ``count`` recorded ``session.event`` / ``session.status`` notifications (from
-``shared/captures``, session ids rewritten to ``bench``) as fast as it can, then the response.
+``tests/captures``, session ids rewritten to ``bench``) as fast as it can, then the response.
 ``--raw COUNT`` writes the frames at once with no handshake (the bare-parsing floor).
 Standard library only, so the same process serves every client under test.
 """
@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
+CAPTURES = Path(__file__).resolve().parents[1] / "tests" / "captures"
 SOURCES = ("plain.jsonl", "bash.jsonl", "subagent.jsonl", "approval_allowed_once.jsonl")
 
 

@@ -26,44 +26,19 @@ import time
 from typing import Any
 
 import comm
-from comm.base_comm import BaseComm
 
 from dsh_notebook.kernel.pump import LiveView, UiPump
 from dsh_notebook.protocol import Notification
+from dsh_notebook.testing.comms import RecordingComm
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.widget import RunWidget, apply_ops
 
 SESSION = "bench"
 
 
-class CountingComm(BaseComm):
-    kernel = object()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.messages: list[dict[str, Any]] = []
-        self.sizes: list[int] = []
-        self.open_bytes = 0
-        super().__init__(*args, **kwargs)
-
-    def publish_msg(
-        self,
-        msg_type: str,
-        data: dict[str, Any] | None = None,
-        metadata: dict[str, Any] | None = None,
-        buffers: Any = None,
-        **keys: Any,
-    ) -> None:
-        size = len(json.dumps(data or {}, separators=(",", ":")))
-        if msg_type == "comm_msg":
-            self.messages.append(data or {})
-            self.sizes.append(size)
-        elif msg_type == "comm_open":
-            self.open_bytes = size
-
-
-def replay(c: CountingComm, initial: dict[str, Any]) -> dict[str, Any]:
+def replay(c: RecordingComm, initial: dict[str, Any]) -> dict[str, Any]:
     snap = initial
-    for data in c.messages:
+    for data in c.updates():
         if data.get("method") == "update" and "snapshot" in data.get("state", {}):
             snap = data["state"]["snapshot"]
         elif data.get("method") == "custom" and data["content"].get("type") == "delta":
@@ -134,11 +109,11 @@ def paced(notes: list[Notification], rate: float) -> Any:
         yield note
 
 
-def run_pump(notes: list[Notification], rate: float) -> tuple[CountingComm, dict[str, Any], float]:
+def run_pump(notes: list[Notification], rate: float) -> tuple[RecordingComm, dict[str, Any], float]:
     t = Transcript(SESSION, prompt="bench")
     widget = RunWidget(t.snapshot())
     c = widget.comm
-    assert isinstance(c, CountingComm)
+    assert isinstance(c, RecordingComm)
     initial = t.snapshot()
     pump = UiPump()
     holder: dict[str, WidgetView] = {}
@@ -165,11 +140,11 @@ def run_pump(notes: list[Notification], rate: float) -> tuple[CountingComm, dict
 
 def run_direct(
     notes: list[Notification], rate: float
-) -> tuple[CountingComm, dict[str, Any], float]:
+) -> tuple[RecordingComm, dict[str, Any], float]:
     t = Transcript(SESSION, prompt="bench")
     widget = RunWidget(t.snapshot())
     c = widget.comm
-    assert isinstance(c, CountingComm)
+    assert isinstance(c, RecordingComm)
     initial = t.snapshot()
     start = time.perf_counter()
     for note in paced(notes, rate):
@@ -185,8 +160,8 @@ def run_direct(
     return c, final, elapsed
 
 
-def report(name: str, path: str, c: CountingComm, final: dict[str, Any], elapsed: float) -> None:
-    n = len(c.messages)
+def report(name: str, path: str, c: RecordingComm, final: dict[str, Any], elapsed: float) -> None:
+    n = len(c.sizes)
     total = sum(c.sizes)
     snapshot_bytes = len(json.dumps(final, separators=(",", ":")))
     print(
@@ -203,7 +178,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=20_000)
     parser.add_argument("--rate", type=float, default=5000.0, help="events per second (0: unpaced)")
     args = parser.parse_args()
-    comm.create_comm = lambda *a, **k: CountingComm(*a, **k)
+    comm.create_comm = lambda *a, **k: RecordingComm(*a, **k)
     workloads = {"flood": flood_events(args.events), "stream": stream_chunks(args.chunks)}
     pace = f"{args.rate:g} events/s" if args.rate else "unpaced"
     print(f"widget path: {args.events} flood events, a {args.chunks}-chunk answer ({pace})")

@@ -1,4 +1,4 @@
-"""Shared fixtures. Async tests run under asyncio and trio (anyio's pytest plugin)."""
+"""Loads the project's fixtures (:mod:`dsh_notebook.testing.pytest_plugin`) and reads captures."""
 
 from __future__ import annotations
 
@@ -6,18 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
+pytest_plugins = ["dsh_notebook.testing.pytest_plugin"]
 
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
-
-
-@pytest.fixture(params=["asyncio", "trio"])
-def anyio_backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+#: Wire captures of the real runtime 0.2.1-rc.2, vendored so that no golden test depends on a
+#: directory outside the repository (see captures/README.md).
+CAPTURES = Path(__file__).resolve().parent / "captures"
 
 
 def load_capture(name: str) -> list[dict[str, Any]]:
+    """The records of ``tests/captures/<name>``; a missing file fails the test (never skips)."""
     path = CAPTURES / name
-    if not path.exists():
-        pytest.skip(f"capture {path} not available (shared/ is not beside the checkout)")
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shlex
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +22,11 @@ from dsh_notebook.protocol import (
     Notification,
     UserQuestionAsk,
 )
-from dsh_notebook.testing.model_scripts import Script, ScriptContext, Step, ToolCall
-from dsh_notebook.testing.model_server import ScriptedModelServer
-
-from .real import group_alive, real_harness, runtime_available
+from dsh_notebook.scripted_model import Script, ScriptContext, ScriptedModelServer, Step, ToolCall
+from dsh_notebook.testing.harnesses import group_alive, real_harness
 
 pytestmark = [
-    pytest.mark.real_runtime,
-    pytest.mark.skipif(not runtime_available(), reason="runtime wheel not installed"),
+    pytest.mark.real_runtime,  # skipped without the runtime wheel; asyncio only (the plugin)
     pytest.mark.anyio,
 ]
 
@@ -58,32 +54,24 @@ def _sandboxed_touch(ctx: ScriptContext) -> Step:
     return Step(tool_calls=(ToolCall("bash", {"description": "touch", "command": command}),))
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as srv:
-        for name, child in (("sub-escalate", "escalate"), ("sub-ask", "ask")):
-            srv.register(
-                name,
-                Script(
-                    steps=(
-                        _child_call(child),
-                        Step(text="Waiting for the child."),
-                        Step(text="The child has finished."),
-                    ),
-                    after_last=Step(text="The child has finished."),
-                ),
-            )
-        # control: the same touch without asking for a wider sandbox
-        srv.register(
-            "touch-sandboxed",
-            Script(steps=(_sandboxed_touch, Step(text="The touch attempt is finished."))),
+def scripted_model_scripts() -> dict[str, Script]:
+    scripts = {
+        name: Script(
+            steps=(
+                _child_call(child),
+                Step(text="Waiting for the child."),
+                Step(text="The child has finished."),
+            ),
+            after_last=Step(text="The child has finished."),
         )
-        yield srv
+        for name, child in (("sub-escalate", "escalate"), ("sub-ask", "ask"))
+    }
+    # control: the same touch without asking for a wider sandbox
+    scripts["touch-sandboxed"] = Script(
+        steps=(_sandboxed_touch, Step(text="The touch attempt is finished."))
+    )
+    return scripts
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -140,10 +128,10 @@ def outside_target(tmp_path: Path) -> Path:
 
 
 async def run_escalation(
-    tmp_path: Path, server: ScriptedModelServer, session_id: str, **fields: Any
+    tmp_path: Path, scripted_model: ScriptedModelServer, session_id: str, **fields: Any
 ) -> tuple[Any, Path]:
     target = outside_target(tmp_path)
-    async with real_harness(tmp_path, server, bridge=True, **fields) as harness:
+    async with real_harness(tmp_path, scripted_model, bridge=True, **fields) as harness:
         with anyio.fail_after(60):
             result = await harness.start_session(session_id).run(escalate_prompt(target))
     assert result.finish_reason == "completed"
@@ -172,7 +160,7 @@ def joined_text_deltas(frames: list[tuple[int, dict[str, Any]]]) -> str:
 
 
 async def test_escalation_allowed_once_runs_the_command(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     seen: list[ApprovalRequest] = []
 
@@ -180,7 +168,7 @@ async def test_escalation_allowed_once_runs_the_command(
         seen.append(request)
         return "allowed-once"
 
-    result, target = await run_escalation(tmp_path, server, "esc-allow", on_approval=allow)
+    result, target = await run_escalation(tmp_path, scripted_model, "esc-allow", on_approval=allow)
     assert target.exists(), "allowed-once must run the escalated command"
     assert decided(result) == ["allowed-once"]
     (request,) = seen
@@ -197,7 +185,7 @@ async def test_escalation_allowed_once_runs_the_command(
 
 
 async def test_control_the_sandbox_alone_cannot_write_outside(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     """Without escalation the target stays absent, so its presence proves an escalated run."""
     calls: list[ApprovalRequest] = []
@@ -207,7 +195,7 @@ async def test_control_the_sandbox_alone_cannot_write_outside(
         return "allowed-once"
 
     target = outside_target(tmp_path)
-    async with real_harness(tmp_path, server, bridge=True, on_approval=allow) as harness:
+    async with real_harness(tmp_path, scripted_model, bridge=True, on_approval=allow) as harness:
         with anyio.fail_after(60):
             result = await harness.start_session("control").run(
                 f"[[scenario:touch-sandboxed]] [[target:{target}]] touch"
@@ -219,26 +207,28 @@ async def test_control_the_sandbox_alone_cannot_write_outside(
 
 
 async def test_escalation_rejected_does_not_run(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     async def reject(request: ApprovalRequest) -> str:
         return "rejected"
 
-    result, target = await run_escalation(tmp_path, server, "esc-reject", on_approval=reject)
+    result, target = await run_escalation(
+        tmp_path, scripted_model, "esc-reject", on_approval=reject
+    )
     assert_not_run(result, target, "rejected")
     (tool,) = tool_results(result)
     assert "user rejected" in tool["text"]
 
 
 async def test_escalation_without_handler_is_rejected(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
-    result, target = await run_escalation(tmp_path, server, "esc-none", on_approval=None)
+    result, target = await run_escalation(tmp_path, scripted_model, "esc-none", on_approval=None)
     assert_not_run(result, target, "rejected")
 
 
 async def test_escalation_handler_error_is_rejected(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     calls = 0
 
@@ -247,13 +237,13 @@ async def test_escalation_handler_error_is_rejected(
         calls += 1
         raise RuntimeError("the approval widget crashed")
 
-    result, target = await run_escalation(tmp_path, server, "esc-raise", on_approval=broken)
+    result, target = await run_escalation(tmp_path, scripted_model, "esc-raise", on_approval=broken)
     assert calls == 1
     assert_not_run(result, target, "rejected")
 
 
 async def test_escalation_unanswered_handler_times_out_cancelled(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     cancelled = anyio.Event()
 
@@ -265,7 +255,7 @@ async def test_escalation_unanswered_handler_times_out_cancelled(
         return "allowed-once"  # pragma: no cover - unreachable
 
     result, target = await run_escalation(
-        tmp_path, server, "esc-timeout", on_approval=never, approval_timeout=1
+        tmp_path, scripted_model, "esc-timeout", on_approval=never, approval_timeout=1
     )
     assert cancelled.is_set()
     assert_not_run(result, target, "cancelled")
@@ -274,7 +264,7 @@ async def test_escalation_unanswered_handler_times_out_cancelled(
 
 
 async def test_close_while_approval_pending_does_not_run_or_hang(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     target = outside_target(tmp_path)
     asked = anyio.Event()
@@ -289,7 +279,7 @@ async def test_close_while_approval_pending_does_not_run_or_hang(
             handler_cancelled.set()
         return "allowed-once"  # pragma: no cover - unreachable
 
-    harness = real_harness(tmp_path, server, bridge=True, on_approval=blocked)
+    harness = real_harness(tmp_path, scripted_model, bridge=True, on_approval=blocked)
     with anyio.fail_after(30):
         async with anyio.create_task_group() as tg:
             await harness.start()  # the client's task group nests inside ours: close() is legal
@@ -323,7 +313,7 @@ async def test_close_while_approval_pending_does_not_run_or_hang(
 
 
 async def test_read_only_write_asks_and_writes_when_allowed(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     seen: list[ApprovalRequest] = []
 
@@ -333,7 +323,7 @@ async def test_read_only_write_asks_and_writes_when_allowed(
 
     written = tmp_path / "workspace" / "readonly-written.txt"
     async with real_harness(
-        tmp_path, server, bridge=True, on_approval=allow, permission_mode="read-only"
+        tmp_path, scripted_model, bridge=True, on_approval=allow, permission_mode="read-only"
     ) as harness:
         with anyio.fail_after(60):
             result = await harness.start_session("ro").run("[[scenario:readonly-write]] write")
@@ -346,23 +336,29 @@ async def test_read_only_write_asks_and_writes_when_allowed(
 
 
 async def run_question(
-    tmp_path: Path, server: ScriptedModelServer, handler: Any, session_id: str, **fields: Any
+    tmp_path: Path,
+    scripted_model: ScriptedModelServer,
+    handler: Any,
+    session_id: str,
+    **fields: Any,
 ) -> Any:
     async with real_harness(
-        tmp_path, server, bridge=True, on_user_question=handler, **fields
+        tmp_path, scripted_model, bridge=True, on_user_question=handler, **fields
     ) as harness:
         with anyio.fail_after(60):
             return await harness.start_session(session_id).run(ASK_PROMPT)
 
 
-async def test_question_answered_with_a_label(tmp_path: Path, server: ScriptedModelServer) -> None:
+async def test_question_answered_with_a_label(
+    tmp_path: Path, scripted_model: ScriptedModelServer
+) -> None:
     seen: list[UserQuestionAsk] = []
 
     async def answer(ask: UserQuestionAsk) -> Any:
         seen.append(ask)
         return [{"id": "color", "selected": ["Blue"]}]
 
-    result = await run_question(tmp_path, server, answer, "q-label")
+    result = await run_question(tmp_path, scripted_model, answer, "q-label")
     (ask,) = seen
     assert ask.session_id == "q-label"
     assert [q.id for q in ask.questions] == ["color"]
@@ -374,23 +370,23 @@ async def test_question_answered_with_a_label(tmp_path: Path, server: ScriptedMo
 
 
 async def test_question_answered_with_free_text(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     async def answer(ask: UserQuestionAsk) -> Any:
         return [{"id": "color", "selected": [], "custom": "Green, please"}]
 
-    result = await run_question(tmp_path, server, answer, "q-custom")
+    result = await run_question(tmp_path, scripted_model, answer, "q-custom")
     (tool,) = tool_results(result)
     assert json.loads(tool["text"]) == {
         "answers": [{"id": "color", "selected": [], "custom": "Green, please"}]
     }
 
 
-async def test_question_dismissed(tmp_path: Path, server: ScriptedModelServer) -> None:
+async def test_question_dismissed(tmp_path: Path, scripted_model: ScriptedModelServer) -> None:
     async def dismiss(ask: UserQuestionAsk) -> None:
         return None
 
-    result = await run_question(tmp_path, server, dismiss, "q-dismiss")
+    result = await run_question(tmp_path, scripted_model, dismiss, "q-dismiss")
     (tool,) = tool_results(result)
     assert tool["isError"]
     assert tool["error"] == {"name": "UserQuestionError", "code": "ASK_CANCELLED"}
@@ -398,7 +394,7 @@ async def test_question_dismissed(tmp_path: Path, server: ScriptedModelServer) -
 
 
 async def test_question_runtime_timeout_withdraws_the_handler(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     cancelled = anyio.Event()
     asked: list[UserQuestionAsk] = []
@@ -412,7 +408,7 @@ async def test_question_runtime_timeout_withdraws_the_handler(
 
     env = {"DSH_NOTEBOOK_QUESTION_TIMEOUT": "2"}
     async with real_harness(
-        tmp_path, server, bridge=True, on_user_question=forever, env=env
+        tmp_path, scripted_model, bridge=True, on_user_question=forever, env=env
     ) as harness:
         with anyio.fail_after(60):
             result = await harness.start_session("q-timeout").run(ASK_PROMPT)
@@ -434,11 +430,11 @@ async def test_question_runtime_timeout_withdraws_the_handler(
 
 @pytest.mark.parametrize("coalesce_ms", [0, 20])
 async def test_long_stream_precedes_the_message_and_equals_it(
-    tmp_path: Path, server: ScriptedModelServer, coalesce_ms: int
+    tmp_path: Path, scripted_model: ScriptedModelServer, coalesce_ms: int
 ) -> None:
     chunks = 2500
     env = {"DSH_NOTEBOOK_STREAM_COALESCE_MS": str(coalesce_ms)}
-    async with real_harness(tmp_path, server, bridge=True, env=env) as harness:
+    async with real_harness(tmp_path, scripted_model, bridge=True, env=env) as harness:
         with anyio.fail_after(60):
             result = await harness.start_session("long").run(
                 f"[[scenario:long]] [[chunks:{chunks}]] talk a lot"
@@ -479,7 +475,9 @@ async def test_long_stream_precedes_the_message_and_equals_it(
     assert joined_text_deltas(frames) == expected
 
 
-async def test_slow_stream_arrives_live(tmp_path: Path, server: ScriptedModelServer) -> None:
+async def test_slow_stream_arrives_live(
+    tmp_path: Path, scripted_model: ScriptedModelServer
+) -> None:
     first_delta: list[float] = []
     turn_end: list[float] = []
 
@@ -494,7 +492,7 @@ async def test_slow_stream_arrives_live(tmp_path: Path, server: ScriptedModelSer
         elif n.method == "session.event" and n.params["event"]["type"] == "turn/end":
             turn_end.append(time.monotonic())
 
-    async with real_harness(tmp_path, server, bridge=True) as harness:
+    async with real_harness(tmp_path, scripted_model, bridge=True) as harness:
         with anyio.fail_after(60):
             result = await harness.start_session("slow").run("[[scenario:slow]] slowly", clock)
     assert first_delta and len(turn_end) == 1
@@ -507,7 +505,7 @@ async def test_slow_stream_arrives_live(tmp_path: Path, server: ScriptedModelSer
 
 
 async def test_child_escalation_is_rejected_inside_the_runtime(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     calls: list[ApprovalRequest] = []
 
@@ -516,7 +514,7 @@ async def test_child_escalation_is_rejected_inside_the_runtime(
         return "allowed-once"
 
     target = outside_target(tmp_path)
-    async with real_harness(tmp_path, server, bridge=True, on_approval=allow) as harness:
+    async with real_harness(tmp_path, scripted_model, bridge=True, on_approval=allow) as harness:
         with anyio.fail_after(60):
             result = await harness.start_session("par-esc").run(
                 f"[[scenario:sub-escalate]] [[target:{target}]] delegate"
@@ -538,7 +536,7 @@ async def test_child_escalation_is_rejected_inside_the_runtime(
 
 
 async def test_child_question_fails_delegated_caller(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     calls: list[UserQuestionAsk] = []
 
@@ -546,7 +544,9 @@ async def test_child_question_fails_delegated_caller(
         calls.append(ask)
         return [{"id": "color", "selected": ["Blue"]}]
 
-    async with real_harness(tmp_path, server, bridge=True, on_user_question=answer) as harness:
+    async with real_harness(
+        tmp_path, scripted_model, bridge=True, on_user_question=answer
+    ) as harness:
         with anyio.fail_after(60):
             result = await harness.start_session("par-ask").run("[[scenario:sub-ask]] delegate")
     (started,) = [n for n in result.notifications if n.method == "subagent.started"]
@@ -561,10 +561,10 @@ async def test_child_question_fails_delegated_caller(
 
 
 async def test_events_are_exactly_the_runtime_events_and_ready_is_announced(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, scripted_model: ScriptedModelServer
 ) -> None:
     tapped: list[Notification] = []
-    harness = real_harness(tmp_path, server, bridge=True)
+    harness = real_harness(tmp_path, scripted_model, bridge=True)
     harness.client.router.add_tap(tapped.append)  # before start: sees the pre-initialize frame
     async with harness:
         with anyio.fail_after(60):

@@ -1,7 +1,9 @@
 """The async client end to end against the protocol-exact fake runtime (a real subprocess).
 
 These cover what the published runtime cannot produce on demand: seed-native approval and question
-requests, session/query, malformed frames, crashes, floods, a runtime that never answers.
+requests, session/query, malformed frames, crashes, floods, a runtime that never answers. What needs
+no process (local validation, query-support caching, routing of concurrent sessions) is in
+``test_client_inprocess.py``.
 """
 
 from __future__ import annotations
@@ -25,12 +27,9 @@ from dsh_notebook import (
     SessionNotFound,
     TransportClosed,
     UnknownSession,
-    UnsupportedByRuntime,
 )
-from dsh_notebook.errors import PromptError
 from dsh_notebook.protocol import ApprovalRequest, Notification, UserQuestionAsk
-
-from .fakes import FAKE_RUNTIME, alive, fake_harness
+from dsh_notebook.testing.harnesses import FAKE_RUNTIME, HarnessFactory, pid_alive
 
 pytestmark = pytest.mark.anyio
 
@@ -43,9 +42,9 @@ def tool_results(result: Any) -> list[str]:
     return texts
 
 
-async def test_plain_run_and_receipt(tmp_path: Path) -> None:
+async def test_plain_run_and_receipt(fake_harness: HarnessFactory) -> None:
     seen: list[Notification] = []
-    async with fake_harness(tmp_path) as harness:
+    async with fake_harness() as harness:
         session = harness.start_session("plain-1")
         result = await session.run("[[reply:Hi there]] hello", on_notification=seen.append)
     assert result.final_response == "Hi there"
@@ -60,7 +59,7 @@ async def test_plain_run_and_receipt(tmp_path: Path) -> None:
     assert harness.client.process is not None and harness.client.process.returncode == 0
 
 
-async def test_async_callback_and_second_turn(tmp_path: Path) -> None:
+async def test_async_callback_and_second_turn(fake_harness: HarnessFactory) -> None:
     count = 0
 
     async def on_notification(_: Notification) -> None:
@@ -68,15 +67,15 @@ async def test_async_callback_and_second_turn(tmp_path: Path) -> None:
         count += 1
         await anyio.lowlevel.checkpoint()
 
-    async with fake_harness(tmp_path) as harness:
+    async with fake_harness() as harness:
         session = harness.start_session()
         await session.run("first")
         second = await session.run("[[reply:again]] second", on_notification)
     assert second.final_response == "again" and count == len(second.notifications)
 
 
-async def test_subagent_result_is_the_answer_after_the_child(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path, "subagent") as harness:
+async def test_subagent_result_is_the_answer_after_the_child(fake_harness: HarnessFactory) -> None:
+    async with fake_harness("subagent") as harness:
         result = await harness.start_session("sub-1").run("delegate")
     methods = [n.method for n in result.notifications]
     assert result.final_response == "The child said hello."
@@ -103,7 +102,7 @@ async def test_subagent_result_is_the_answer_after_the_child(tmp_path: Path) -> 
     ],
 )
 async def test_seed_approval_requests_fail_closed(
-    tmp_path: Path, answer: Any, expected_outcome: str, ran: bool
+    fake_harness: HarnessFactory, answer: Any, expected_outcome: str, ran: bool
 ) -> None:
     asked: list[ApprovalRequest] = []
 
@@ -113,7 +112,7 @@ async def test_seed_approval_requests_fail_closed(
             raise answer
         return answer
 
-    async with fake_harness(tmp_path, "approval", on_approval=on_approval) as harness:
+    async with fake_harness("approval", on_approval=on_approval) as harness:
         result = await harness.start_session("ap").run("escalate")
     assert len(asked) == 1 and asked[0].session_id == "ap" and asked[0].tool_name == "bash"
     decided = [e.data["outcome"] for e in result.events if e.type == "approval/decided"]
@@ -121,22 +120,20 @@ async def test_seed_approval_requests_fail_closed(
     assert (tool_results(result)[0].strip() == "ran") is ran
 
 
-async def test_approval_without_handler_is_not_opted_in(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path, "approval") as harness:
+async def test_approval_without_handler_is_not_opted_in(fake_harness: HarnessFactory) -> None:
+    async with fake_harness("approval") as harness:
         result = await harness.start_session().run("escalate")
     assert [e.data["outcome"] for e in result.events if e.type == "approval/decided"] == [
         "unavailable"
     ]
 
 
-async def test_approval_handler_timeout_cancels(tmp_path: Path) -> None:
+async def test_approval_handler_timeout_cancels(fake_harness: HarnessFactory) -> None:
     async def never(_: ApprovalRequest) -> str:
         await anyio.sleep_forever()
         return "allowed-once"
 
-    async with fake_harness(
-        tmp_path, "approval", on_approval=never, approval_timeout=0.2
-    ) as harness:
+    async with fake_harness("approval", on_approval=never, approval_timeout=0.2) as harness:
         result = await harness.start_session().run("escalate")
     assert [e.data["outcome"] for e in result.events if e.type == "approval/decided"] == [
         "cancelled"
@@ -153,14 +150,14 @@ async def test_approval_handler_timeout_cancels(tmp_path: Path) -> None:
         ([{"id": "wrong", "selected": ["Blue"]}], "PROVIDER_ERROR"),
     ],
 )
-async def test_seed_questions(tmp_path: Path, answer: Any, expect: str) -> None:
+async def test_seed_questions(fake_harness: HarnessFactory, answer: Any, expect: str) -> None:
     asks: list[UserQuestionAsk] = []
 
     async def on_question(ask: UserQuestionAsk) -> Any:
         asks.append(ask)
         return answer
 
-    async with fake_harness(tmp_path, "question", on_user_question=on_question) as harness:
+    async with fake_harness("question", on_user_question=on_question) as harness:
         result = await harness.start_session("q").run("ask me")
     assert asks[0].questions[0].id == "color"
     assert [o.label for o in asks[0].questions[0].options or []] == ["Red", "Blue"]
@@ -168,7 +165,7 @@ async def test_seed_questions(tmp_path: Path, answer: Any, expect: str) -> None:
     assert expect in text, text
 
 
-async def test_question_withdrawn_by_runtime_cancels_callback(tmp_path: Path) -> None:
+async def test_question_withdrawn_by_runtime_cancels_callback(fake_harness: HarnessFactory) -> None:
     cancelled = anyio.Event()
 
     async def on_question(_: UserQuestionAsk) -> Any:
@@ -178,7 +175,7 @@ async def test_question_withdrawn_by_runtime_cancels_callback(tmp_path: Path) ->
             cancelled.set()
 
     async with fake_harness(
-        tmp_path, "question", on_user_question=on_question, scenario_args={"question_timeout": 0.3}
+        "question", on_user_question=on_question, scenario_args={"question_timeout": 0.3}
     ) as harness:
         result = await harness.start_session().run("ask me")
         assert cancelled.is_set()
@@ -187,19 +184,8 @@ async def test_question_withdrawn_by_runtime_cancels_callback(tmp_path: Path) ->
     assert "ASK_TIMED_OUT" in tool_results(result)[0]
 
 
-async def test_session_query_unsupported_is_detected_once(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path) as harness:
-        session = harness.start_session()
-        with pytest.raises(UnsupportedByRuntime):
-            await session.query("/help")
-        assert harness.client._query_supported is False
-        with pytest.raises(UnsupportedByRuntime, match="not served"):
-            await session.query("/help")
-        assert (await session.run("still usable")).finish_reason == "completed"
-
-
-async def test_session_query_served(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path, "serve-seed") as harness:
+async def test_session_query_served(fake_harness: HarnessFactory) -> None:
+    async with fake_harness("serve-seed") as harness:
         session = harness.start_session()
         prompt = await session.query("[[reply:queried]] hi")
         command = await session.query("/help")
@@ -208,8 +194,8 @@ async def test_session_query_served(tmp_path: Path) -> None:
     assert harness.server_info is not None and harness.server_info.capabilities
 
 
-async def test_malformed_frames_are_survived(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path, "malformed") as harness:
+async def test_malformed_frames_are_survived(fake_harness: HarnessFactory) -> None:
+    async with fake_harness("malformed") as harness:
         result = await harness.start_session().run("go")
         malformed = harness.client.transport.malformed_lines  # type: ignore[union-attr]
     assert result.finish_reason == "completed"
@@ -224,9 +210,9 @@ async def test_malformed_frames_are_survived(tmp_path: Path) -> None:
 
 
 async def test_crash_mid_turn_raises_transport_closed_with_status_and_stderr(
-    tmp_path: Path,
+    fake_harness: HarnessFactory,
 ) -> None:
-    harness = fake_harness(tmp_path, "crash")
+    harness = fake_harness("crash")
     async with harness:
         pid = harness.pid
         assert pid is not None
@@ -237,11 +223,11 @@ async def test_crash_mid_turn_raises_transport_closed_with_status_and_stderr(
         assert "crash" in info.value.stderr_tail
         with pytest.raises(TransportClosed):
             await harness.start_session().run("after the crash")
-    assert not alive(pid)
+    assert not pid_alive(pid)
 
 
-async def test_flood_is_delivered_in_order(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path, "flood", scenario_args={"count": 10000}) as harness:
+async def test_flood_is_delivered_in_order(fake_harness: HarnessFactory) -> None:
+    async with fake_harness("flood", scenario_args={"count": 10000}) as harness:
         result = await harness.start_session().run("flood")
     floods = [e for e in result.events if e.type == "plugin:flood"]
     assert len(floods) == 10000
@@ -249,12 +235,14 @@ async def test_flood_is_delivered_in_order(tmp_path: Path) -> None:
     assert seqs == sorted(seqs)
 
 
-async def test_flood_with_a_stalled_consumer_fails_fast_instead_of_growing(tmp_path: Path) -> None:
+async def test_flood_with_a_stalled_consumer_fails_fast_instead_of_growing(
+    fake_harness: HarnessFactory,
+) -> None:
     async def slow(_: Notification) -> None:
         await anyio.sleep(0.5)
 
     async with fake_harness(
-        tmp_path, "flood", subscription_buffer=500, scenario_args={"count": 5000}
+        "flood", subscription_buffer=500, scenario_args={"count": 5000}
     ) as harness:
         with anyio.fail_after(15), pytest.raises(SdkProtocolError, match="overflow"):
             await harness.start_session().run("flood", on_notification=slow)
@@ -264,18 +252,19 @@ async def test_flood_with_a_stalled_consumer_fails_fast_instead_of_growing(tmp_p
         ).finish_reason == "completed"
 
 
-async def test_runtime_that_never_initializes_times_out_and_is_reaped(tmp_path: Path) -> None:
-    harness = fake_harness(tmp_path, "no-initialize", initialize_timeout=0.5)
+async def test_runtime_that_never_initializes_times_out_and_is_reaped(
+    fake_harness: HarnessFactory,
+) -> None:
+    harness = fake_harness("no-initialize", initialize_timeout=0.5)
     with pytest.raises(RequestTimeout) as info:
         await harness.start()
     assert info.value.method == "initialize" and "'sdk'" in str(info.value)
     pid = harness.pid
-    assert pid is not None and not alive(pid)
+    assert pid is not None and not pid_alive(pid)
 
 
-async def test_close_ladder_escalates_to_sigkill(tmp_path: Path) -> None:
+async def test_close_ladder_escalates_to_sigkill(fake_harness: HarnessFactory) -> None:
     harness = fake_harness(
-        tmp_path,
         "ignore-sigterm",
         shutdown_timeout=0.2,
         close_grace=0.3,
@@ -283,16 +272,16 @@ async def test_close_ladder_escalates_to_sigkill(tmp_path: Path) -> None:
     )
     await harness.start()
     pid = harness.pid
-    assert pid is not None and alive(pid)
+    assert pid is not None and pid_alive(pid)
     started = time.monotonic()
     await harness.close()
     assert time.monotonic() - started < 5
-    assert not alive(pid)
+    assert not pid_alive(pid)
     assert harness.client.process is not None and harness.client.process.returncode == -9
 
 
-async def test_big_frame_and_error_turn(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path) as harness:
+async def test_big_frame_and_error_turn(fake_harness: HarnessFactory) -> None:
+    async with fake_harness() as harness:
         big = await harness.start_session().run("[[turn:big]] big")
         failed = await harness.start_session().run("[[turn:error]] fail")
     assert len(big.final_response) >= 300_000
@@ -301,14 +290,14 @@ async def test_big_frame_and_error_turn(tmp_path: Path) -> None:
     assert end.data["reason"]["error"]["code"] == "INVALID_REQUEST"
 
 
-async def test_resume_across_processes(tmp_path: Path) -> None:
+async def test_resume_across_processes(tmp_path: Path, fake_harness: HarnessFactory) -> None:
     home = tmp_path / "shared-home"
-    async with fake_harness(tmp_path, home=home) as first:
+    async with fake_harness(home=home) as first:
         await first.start_session("persist-1").run("remember me")
-    async with fake_harness(tmp_path, home=home) as second:
+    async with fake_harness(home=home) as second:
         with pytest.raises(SessionAlreadyExists):
             await second.start_session("persist-1").run("not resumed yet")
-    async with fake_harness(tmp_path, home=home) as third:
+    async with fake_harness(home=home) as third:
         with pytest.raises(SessionNotFound):
             await third.resume_session("no-such-session")
         session = await third.resume_session("persist-1")
@@ -316,8 +305,8 @@ async def test_resume_across_processes(tmp_path: Path) -> None:
     assert result.final_response == "continued"
 
 
-async def test_working_directory_and_wait(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path) as harness:
+async def test_working_directory_and_wait(fake_harness: HarnessFactory) -> None:
+    async with fake_harness() as harness:
         session = harness.start_session()
         origin = await session.get_working_directory()
         (Path(origin) / "sub").mkdir()
@@ -329,40 +318,18 @@ async def test_working_directory_and_wait(tmp_path: Path) -> None:
             await harness.start_session("never-opened").wait()
 
 
-async def test_concurrent_sessions_get_their_own_answers(tmp_path: Path) -> None:
-    results: dict[str, str] = {}
-    async with fake_harness(tmp_path) as harness:
-
-        async def one(name: str) -> None:
-            result = await harness.start_session(name).run(f"[[reply:answer {name}]] go")
-            results[name] = result.final_response
-
-        async with anyio.create_task_group() as tg:
-            for name in ("a", "b", "c"):
-                tg.start_soon(one, name)
-    assert results == {n: f"answer {n}" for n in "abc"}
-
-
-async def test_wrong_server_identity_is_a_protocol_error(tmp_path: Path) -> None:
-    harness = fake_harness(tmp_path, scenario_args={"server_name": "someone-else"})
+async def test_wrong_server_identity_is_a_protocol_error(fake_harness: HarnessFactory) -> None:
+    harness = fake_harness(scenario_args={"server_name": "someone-else"})
     with pytest.raises(SdkProtocolError, match="someone-else"):
         await harness.start()
-    assert harness.pid is not None and not alive(harness.pid)
-
-
-async def test_bad_prompt_is_rejected_locally_and_session_stays_usable(tmp_path: Path) -> None:
-    async with fake_harness(tmp_path) as harness:
-        session = harness.start_session()
-        with pytest.raises(PromptError):
-            await session.run([{"type": "audio", "data": "AAAA"}])
-        assert (await session.run("fine")).finish_reason == "completed"
+    assert harness.pid is not None and not pid_alive(harness.pid)
 
 
 def test_interpreter_exit_without_close_leaves_no_orphan(tmp_path: Path) -> None:
     script = f"""
 import anyio, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
-from tests.fakes import fake_harness
+from dsh_notebook.testing.harnesses import fake_harness
 from pathlib import Path
 
 async def main():
@@ -377,12 +344,15 @@ anyio.run(main)
     assert out.returncode == 0, out.stderr
     pid = int(out.stdout.split()[0])
     deadline = time.monotonic() + 5
-    while alive(pid) and time.monotonic() < deadline:
+    while pid_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not alive(pid)
+    assert not pid_alive(pid)
 
 
-def test_fake_runtime_is_runnable_as_a_module() -> None:
+@pytest.mark.parametrize("by", ["path", "module"])
+def test_fake_runtime_is_runnable_as_a_module(by: str) -> None:
+    # by path it must not import dsh_notebook (nor pydantic): an independent, fast oracle
+    launch = [str(FAKE_RUNTIME)] if by == "path" else ["-m", "dsh_notebook.testing.fake_runtime"]
     lines = [
         json.dumps(
             {"jsonrpc": "2.0", "id": 1, "method": "session/wait", "params": {"sessionId": "x"}}
@@ -390,7 +360,7 @@ def test_fake_runtime_is_runnable_as_a_module() -> None:
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
     ]
     out = subprocess.run(
-        [sys.executable, str(FAKE_RUNTIME), "--scenario", "normal"],
+        [sys.executable, "-X", "importtime", *launch, "--scenario", "normal"],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
@@ -400,13 +370,16 @@ def test_fake_runtime_is_runnable_as_a_module() -> None:
     assert frames[0]["error"]["message"] == "SDK server is not initialized"
     assert frames[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert out.returncode == 0
+    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in out.stderr.splitlines()}
+    assert ("dsh_notebook" in imported) is (by == "module")
+    assert "pydantic" not in imported or by == "module"
 
 
 async def test_missing_bridge_is_reported_once_and_runs_go_on(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    fake_harness: HarnessFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     # the fake runtime ignores --patch, like a runtime whose hooks the bridge cannot use
-    async with fake_harness(tmp_path, bridge=True) as harness:
+    async with fake_harness(bridge=True) as harness:
         assert harness.bridge_info is None
         assert any("notebook-bridge.patch.yml" in a for a in harness.client.launch_spec.argv)  # type: ignore[union-attr]
         assert (await harness.start_session().run("hi")).finish_reason == "completed"

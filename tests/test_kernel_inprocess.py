@@ -13,7 +13,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from .fakes import FAKE_RUNTIME
+from dsh_notebook.testing.harnesses import FAKE_RUNTIME
 
 
 @pytest.fixture

@@ -12,21 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from dsh_notebook.testing.model_server import ScriptedModelServer
+from dsh_notebook.scripted_model import ScriptedModelServer
+from dsh_notebook.testing.harnesses import group_alive
 
 from .kernels import Kernel, kernel_pythons
-from .real import group_alive, runtime_available
 
 pytestmark = [
-    pytest.mark.real_runtime,
-    pytest.mark.skipif(not runtime_available(), reason="runtime wheel not installed"),
+    pytest.mark.real_runtime,  # skipped without the runtime wheel (the plugin)
 ]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as srv:
-        yield srv
 
 
 @pytest.fixture(params=kernel_pythons())
@@ -35,14 +28,16 @@ def kernel_python(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def kernel(tmp_path: Path, server: ScriptedModelServer, kernel_python: str) -> Iterator[Kernel]:
+def kernel(
+    tmp_path: Path, scripted_model: ScriptedModelServer, kernel_python: str
+) -> Iterator[Kernel]:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     (tmp_path / "agents").mkdir()
     env = dict(os.environ)
     env.update(
         DSH_HOME=str(tmp_path / "dsh-home"),
-        DEEPSEEK_BASE_URL=server.base_url,
+        DEEPSEEK_BASE_URL=scripted_model.base_url,
         DEEPSEEK_API_KEY="dummy-key",
         DSH_TELEMETRY_MODE="DISABLED",
         DSH_AGENTS_HOME=str(tmp_path / "agents"),
@@ -184,12 +179,12 @@ def test_interrupt_stops_waiting_not_the_run(kernel: Kernel) -> None:
 
 
 def test_kernel_shutdown_leaves_no_runtime(
-    tmp_path: Path, server: ScriptedModelServer, kernel_python: str
+    tmp_path: Path, scripted_model: ScriptedModelServer, kernel_python: str
 ) -> None:
     env = dict(
         os.environ,
         DSH_HOME=str(tmp_path / "home"),
-        DEEPSEEK_BASE_URL=server.base_url,
+        DEEPSEEK_BASE_URL=scripted_model.base_url,
         DEEPSEEK_API_KEY="k",
     )
     k = Kernel(env=env, cwd=str(tmp_path), python=kernel_python)
@@ -213,7 +208,7 @@ def test_unload_closes_the_runtime(kernel: Kernel) -> None:
 
 
 def test_stop_restarts_the_runtime_and_keeps_the_session(
-    kernel: Kernel, server: ScriptedModelServer
+    kernel: Kernel, scripted_model: ScriptedModelServer
 ) -> None:
     kernel.execute("%%dsh --wait\n[[scenario:plain]] remember the word BANANA")
     pid = runtime_pid(kernel)
@@ -224,11 +219,11 @@ def test_stop_restarts_the_runtime_and_keeps_the_session(
     assert kernel.value("type(_dsh.exception()).__name__") == "'TransportClosed'"
     assert runtime_pid(kernel) != pid
     assert not group_alive(pid)
-    server.clear_requests()
+    scripted_model.clear_requests()
     after = kernel.execute("%%dsh --wait\n[[scenario:plain]] which word was it?")
     assert after.error is None, after.error
     assert kernel.value("_dsh.result().finish_reason") == "'completed'"
-    assert "BANANA" in str(server.requests[-1].body["messages"])  # the history was kept
+    assert "BANANA" in str(scripted_model.requests[-1].body["messages"])  # the history was kept
 
 
 def widget_comm_id(k: Kernel, deadline: float) -> str:

@@ -32,16 +32,13 @@ from dsh_notebook.kernel.mcp_server import (
     NotebookToolsSettings,
     public_tool_name,
 )
-from dsh_notebook.testing.model_scripts import Script, Step, ToolCall
-from dsh_notebook.testing.model_server import ScriptedModelServer
-
-from .real import real_harness, runtime_available
+from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
+from dsh_notebook.testing.harnesses import real_harness
 
 pd = pytest.importorskip("pandas")
 
 pytestmark = [
-    pytest.mark.real_runtime,
-    pytest.mark.skipif(not runtime_available(), reason="runtime wheel not installed"),
+    pytest.mark.real_runtime,  # skipped without the runtime wheel; asyncio only (the plugin)
     pytest.mark.anyio,
 ]
 
@@ -71,17 +68,9 @@ SCRIPTS = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
-def model() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as srv:
-        for name, script in SCRIPTS.items():
-            srv.register(name, script)
-        yield srv
+def scripted_model_scripts() -> dict[str, Script]:
+    return SCRIPTS
 
 
 def reset(sh: InteractiveShell) -> None:
@@ -134,7 +123,7 @@ class Notebook:
 
 
 async def open_notebook(
-    tmp_path: Path, model: ScriptedModelServer, shell: InteractiveShell, **settings: Any
+    tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell, **settings: Any
 ) -> tuple[Notebook, Any]:
     executor = MainThreadExecutor(loop=asyncio.get_running_loop())
     holder: dict[str, Notebook] = {}
@@ -149,7 +138,7 @@ async def open_notebook(
         settings=NotebookToolsSettings(max_chars=CAP, **settings),
     ).start()
     mount = write_mcp_patch(server.url, server.token, directory=tmp_path)
-    harness = real_harness(tmp_path, model, patches=[mount.patch_path], env=mount.env)
+    harness = real_harness(tmp_path, scripted_model, patches=[mount.patch_path], env=mount.env)
     notebook = Notebook(shell, server, harness)
     holder["nb"] = notebook
     return notebook, mount
@@ -157,9 +146,9 @@ async def open_notebook(
 
 @pytest.fixture
 async def notebook(
-    tmp_path: Path, model: ScriptedModelServer, shell: InteractiveShell
+    tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell
 ) -> AsyncIterator[Notebook]:
-    nb, mount = await open_notebook(tmp_path, model, shell)
+    nb, mount = await open_notebook(tmp_path, scripted_model, shell)
     try:
         async with nb.harness:
             yield nb
@@ -168,17 +157,19 @@ async def notebook(
         mount.remove()
 
 
-def tools_offered(model: ScriptedModelServer, scenario: str) -> list[str]:
-    bodies = [r.body for r in model.requests if r.scenario == scenario and r.body]
+def tools_offered(scripted_model: ScriptedModelServer, scenario: str) -> list[str]:
+    bodies = [r.body for r in scripted_model.requests if r.scenario == scenario and r.body]
     return [tool["name"] for tool in bodies[-1].get("tools", [])]
 
 
-async def test_variables_sees_the_dataframe(notebook: Notebook, model: ScriptedModelServer) -> None:
+async def test_variables_sees_the_dataframe(
+    notebook: Notebook, scripted_model: ScriptedModelServer
+) -> None:
     result = await notebook.prompt("vars")
     assert not result["isError"]
     assert "sales | DataFrame | (3, 3)" in result["text"]
     assert "revenue (float64)" in result["text"] and "| pd |" not in result["text"]
-    offered = tools_offered(model, "vars")
+    offered = tools_offered(scripted_model, "vars")
     assert {public_tool_name(t) for t in TOOL_NAMES} <= set(offered)
     assert notebook.asked == []
 
@@ -239,17 +230,17 @@ async def test_run_python_error_returns_traceback_and_the_shell_stays_healthy(
 
 
 async def test_run_python_off_is_not_offered(
-    tmp_path: Path, model: ScriptedModelServer, shell: InteractiveShell
+    tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell
 ) -> None:
-    model.clear_requests()
-    nb, mount = await open_notebook(tmp_path, model, shell, run_python=False)
+    scripted_model.clear_requests()
+    nb, mount = await open_notebook(tmp_path, scripted_model, shell, run_python=False)
     try:
         async with nb.harness:
             result = await nb.prompt("run-rejected")
     finally:
         nb.server.stop()
         mount.remove()
-    offered = tools_offered(model, "run-rejected")
+    offered = tools_offered(scripted_model, "run-rejected")
     assert public_tool_name("notebook_variables") in offered
     assert public_tool_name("run_python") not in offered
     assert result["isError"] and "MARKER" not in shell.user_ns and nb.asked == []
@@ -281,20 +272,20 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def kernel(tmp_path: Path, workspace: Path, model: ScriptedModelServer) -> Iterator[Any]:
+def kernel(tmp_path: Path, workspace: Path, scripted_model: ScriptedModelServer) -> Iterator[Any]:
     if not integration_applied():
         pytest.skip("DshMagics has no notebook_tools yet (apply /tmp/mcp-integration.patch)")
     from .kernels import Kernel
 
-    model.register("k-run", one_call("run_python", code=KERNEL_CODE))
-    model.register("k-long", one_call("run_python", code=LONG_CODE))
-    model.register(
+    scripted_model.register("k-run", one_call("run_python", code=KERNEL_CODE))
+    scripted_model.register("k-long", one_call("run_python", code=LONG_CODE))
+    scripted_model.register(
         "k-time", one_call("run_python", code="import time\nagent_ran_at = time.monotonic()")
     )
     env = dict(os.environ)
     env.update(
         DSH_HOME=str(tmp_path / "home"),
-        DEEPSEEK_BASE_URL=model.base_url,
+        DEEPSEEK_BASE_URL=scripted_model.base_url,
         DEEPSEEK_API_KEY="dummy-key",
         DSH_TELEMETRY_MODE="DISABLED",
         DSH_AGENTS_HOME=str(tmp_path / "agents"),

@@ -19,24 +19,27 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.testing.model_scripts import (
-    BASH_COMMAND,
+from dsh_notebook.scripted_model import (
     BUILTIN_SCRIPTS,
+    REDACTED,
+    HttpError,
+    Script,
+    ScriptContext,
+    ScriptedModelServer,
+    Step,
+    ToolCall,
+    analyze_request,
+    long_text_chunks,
+)
+from dsh_notebook.scripted_model.builtin import (
+    BASH_COMMAND,
     CHILD_ANSWER,
     CHILD_PROMPT,
     ESCALATE_DEFAULT_PREFIX,
     PLAIN_ANSWER,
     SUBAGENT_FINAL,
     SUBAGENT_INTERIM,
-    HttpError,
-    Script,
-    ScriptContext,
-    Step,
-    ToolCall,
-    analyze_request,
-    long_text_chunks,
 )
-from dsh_notebook.testing.model_server import REDACTED, ScriptedModelServer
 
 REPO = Path(__file__).resolve().parents[1]
 RUNTIME_CONTEXT = (
@@ -737,7 +740,7 @@ def test_step_validation() -> None:
 def spawn_cli(*args: str) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dsh_notebook.testing.model_server", *args],
+        [sys.executable, "-m", "dsh_notebook.scripted_model", *args],
         cwd=REPO,
         env=env,
         stdin=subprocess.PIPE,
@@ -780,3 +783,25 @@ def test_cli_exits_on_sigterm() -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_scripted_model_imports_only_the_stdlib_and_itself() -> None:
+    """The demo model is product code that must stay free of dsh_notebook's other layers."""
+    import ast
+
+    package = REPO / "dsh_notebook" / "scripted_model"
+    foreign: list[str] = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top != "__future__" and top not in sys.stdlib_module_names:
+                    foreign.append(f"{path.name}: {name}")
+    assert foreign == []
+    assert len(list(package.glob("*.py"))) >= 8

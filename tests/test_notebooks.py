@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from .real import runtime_available
+from dsh_notebook.testing.harnesses import runtime_available
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -21,27 +20,14 @@ from dsh_notebook import (
     UnknownSession,
     UnsupportedByRuntime,
 )
-from dsh_notebook.testing.model_scripts import BUILTIN_SCRIPTS, SUBAGENT_INTERIM, Script, Step
-from dsh_notebook.testing.model_server import ScriptedModelServer
-
-from .real import group_alive, real_harness, runtime_available
+from dsh_notebook.scripted_model import BUILTIN_SCRIPTS, Script, ScriptedModelServer, Step
+from dsh_notebook.scripted_model.builtin import SUBAGENT_INTERIM
+from dsh_notebook.testing.harnesses import HarnessFactory, group_alive
 
 pytestmark = [
-    pytest.mark.real_runtime,
-    pytest.mark.skipif(not runtime_available(), reason="runtime wheel not installed"),
+    pytest.mark.real_runtime,  # skipped without the runtime wheel; asyncio only (the plugin)
     pytest.mark.anyio,
 ]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as srv:
-        yield srv
 
 
 def tool_texts(result: object) -> list[str]:
@@ -52,8 +38,8 @@ def tool_texts(result: object) -> list[str]:
     return out
 
 
-async def test_handshake_and_clean_shutdown(tmp_path: Path, server: ScriptedModelServer) -> None:
-    harness = real_harness(tmp_path, server)
+async def test_handshake_and_clean_shutdown(tmp_path: Path, real_harness: HarnessFactory) -> None:
+    harness = real_harness()
     async with harness:
         assert harness.server_info is not None
         assert harness.server_info.server_info.name == "deepseek-harness-sdk-runtime"
@@ -65,10 +51,8 @@ async def test_handshake_and_clean_shutdown(tmp_path: Path, server: ScriptedMode
     assert not group_alive(pid)
 
 
-async def test_stdin_eof_closes_with_exit_status(
-    tmp_path: Path, server: ScriptedModelServer
-) -> None:
-    async with real_harness(tmp_path, server) as harness:
+async def test_stdin_eof_closes_with_exit_status(real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         process = harness.client.process
         assert process is not None
         transport = harness.client.transport
@@ -84,9 +68,9 @@ async def test_stdin_eof_closes_with_exit_status(
 
 
 async def test_sigkill_mid_turn_is_a_typed_error_and_leaves_nothing(
-    tmp_path: Path, server: ScriptedModelServer
+    real_harness: HarnessFactory,
 ) -> None:
-    async with real_harness(tmp_path, server) as harness:
+    async with real_harness() as harness:
         pid = harness.pid
         assert pid is not None
 
@@ -102,8 +86,8 @@ async def test_sigkill_mid_turn_is_a_typed_error_and_leaves_nothing(
     assert not group_alive(pid)
 
 
-async def test_plain_turn(tmp_path: Path, server: ScriptedModelServer) -> None:
-    async with real_harness(tmp_path, server) as harness:
+async def test_plain_turn(real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         result = await harness.start_session("plain-1").run("[[scenario:plain]] Say hello.")
     assert result.final_response == "Hello from the fake model!"
     assert result.finish_reason == "completed"
@@ -115,8 +99,8 @@ async def test_plain_turn(tmp_path: Path, server: ScriptedModelServer) -> None:
     assert result.notifications[-1].params == {"sessionId": "plain-1", "status": "idle"}
 
 
-async def test_bash_and_parallel_tool_calls(tmp_path: Path, server: ScriptedModelServer) -> None:
-    async with real_harness(tmp_path, server) as harness:
+async def test_bash_and_parallel_tool_calls(tmp_path: Path, real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         bash = await harness.start_session().run("[[scenario:bash]] run it")
         parallel = await harness.start_session().run("[[scenario:parallel]] two at once")
     assert any("hello-from-bash" in t for t in tool_texts(bash))
@@ -127,10 +111,8 @@ async def test_bash_and_parallel_tool_calls(tmp_path: Path, server: ScriptedMode
     assert len(tool_texts(parallel)) == 2
 
 
-async def test_subagent_answer_comes_after_the_child(
-    tmp_path: Path, server: ScriptedModelServer
-) -> None:
-    async with real_harness(tmp_path, server) as harness:
+async def test_subagent_answer_comes_after_the_child(real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         result = await harness.start_session("sub-1").run("[[scenario:subagent]] delegate")
     methods = [n.method for n in result.notifications]
     assert result.final_response == "The child said hello."
@@ -149,7 +131,7 @@ async def test_subagent_answer_comes_after_the_child(
 
 
 async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
-    tmp_path: Path, server: ScriptedModelServer
+    scripted_model: ScriptedModelServer, real_harness: HarnessFactory
 ) -> None:
     # The runtime steers a settled child's notice into the parent's running turn, or queues a
     # new turn when the parent is idle. The scripted child waits for its parent's reply, so a
@@ -159,14 +141,14 @@ async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
     slow = Script(
         steps=(builtin.steps[0], Step(text=SUBAGENT_INTERIM, delay=1.5), builtin.steps[2])
     )
-    server.register("subagent-slow-parent", slow)
+    scripted_model.register("subagent-slow-parent", slow)
     try:
-        async with real_harness(tmp_path, server) as harness:
+        async with real_harness() as harness:
             result = await harness.start_session("slow-1").run(
                 "[[scenario:subagent-slow-parent]] delegate"
             )
     finally:
-        server.unregister("subagent-slow-parent")
+        scripted_model.unregister("subagent-slow-parent")
     root_turns = [
         n
         for n in result.notifications
@@ -179,10 +161,10 @@ async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
 
 @pytest.mark.parametrize("how", ["shutdown", "sigkill"])
 async def test_resume_in_a_new_runtime(
-    tmp_path: Path, server: ScriptedModelServer, how: str
+    tmp_path: Path, scripted_model: ScriptedModelServer, real_harness: HarnessFactory, how: str
 ) -> None:
     home = tmp_path / "home"
-    first = real_harness(tmp_path, server, home=home)
+    first = real_harness(home=home)
     async with first:
         await first.start_session("persist-1").run(
             "[[scenario:plain]] Remember the word PINEAPPLE."
@@ -191,24 +173,24 @@ async def test_resume_in_a_new_runtime(
             assert first.pid is not None
             os.kill(first.pid, signal.SIGKILL)
             await anyio.sleep(0.3)
-    async with real_harness(tmp_path, server, home=home) as second:
+    async with real_harness(home=home) as second:
         with pytest.raises(SessionAlreadyExists):
             await second.start_session("persist-1").run("[[scenario:plain]] not resumed")
-    async with real_harness(tmp_path, server, home=home) as third:
+    async with real_harness(home=home) as third:
         with pytest.raises(SessionNotFound):
             await third.resume_session("does-not-exist")
         session = await third.resume_session("persist-1")
-        server.clear_requests()
+        scripted_model.clear_requests()
         result = await session.run("[[scenario:plain]] What was the word?")
     assert result.finish_reason == "completed"
-    body = json.dumps(server.requests[-1].body["messages"])
+    body = json.dumps(scripted_model.requests[-1].body["messages"])
     assert "PINEAPPLE" in body and "What was the word?" in body
 
 
 async def test_working_directory_wait_and_query(
-    tmp_path: Path, server: ScriptedModelServer
+    tmp_path: Path, real_harness: HarnessFactory
 ) -> None:
-    async with real_harness(tmp_path, server) as harness:
+    async with real_harness() as harness:
         session = harness.start_session("wd")
         origin = await session.get_working_directory()
         assert Path(origin) == (tmp_path / "workspace").resolve()
@@ -223,8 +205,8 @@ async def test_working_directory_wait_and_query(
             await session.query("/help")
 
 
-async def test_model_failures(tmp_path: Path, server: ScriptedModelServer) -> None:
-    async with real_harness(tmp_path, server) as harness:
+async def test_model_failures(real_harness: HarnessFactory) -> None:
+    async with real_harness() as harness:
         failed = await harness.start_session().run("[[scenario:http400]] fail please")
         session = harness.start_session()
         with pytest.raises(PromptError):
@@ -236,10 +218,8 @@ async def test_model_failures(tmp_path: Path, server: ScriptedModelServer) -> No
     assert ok.finish_reason == "completed"
 
 
-async def test_missing_key_is_a_clear_error_turn(
-    tmp_path: Path, server: ScriptedModelServer
-) -> None:
-    harness = real_harness(tmp_path, server, api_key=None)
+async def test_missing_key_is_a_clear_error_turn(real_harness: HarnessFactory) -> None:
+    harness = real_harness(api_key=None)
     async with harness:
         result = await harness.start_session().run("[[scenario:plain]] hi")
     assert result.finish_reason == "error"
@@ -247,9 +227,9 @@ async def test_missing_key_is_a_clear_error_turn(
     assert end.data["reason"]["error"]["code"] == "MISSING_CREDENTIAL"
 
 
-async def test_two_sessions_concurrently(tmp_path: Path, server: ScriptedModelServer) -> None:
+async def test_two_sessions_concurrently(real_harness: HarnessFactory) -> None:
     results = {}
-    async with real_harness(tmp_path, server) as harness:
+    async with real_harness() as harness:
 
         async def one(name: str, scenario: str) -> None:
             results[name] = await harness.start_session(name).run(f"[[scenario:{scenario}]] go")

@@ -20,10 +20,9 @@ import pytest
 
 pytest.importorskip("anywidget")
 
-import comm
-from comm.base_comm import BaseComm
 
 from dsh_notebook.protocol import Notification
+from dsh_notebook.testing.comms import RecordingComm
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.widget import GONE, RunWidget, apply_ops, diff_snapshots
 
@@ -37,60 +36,6 @@ from .test_transcript import (
 )
 
 FIXTURE = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures" / "deltas.json"
-
-
-class RecordingComm(BaseComm):
-    """A comm that records what the kernel would publish on IOPub."""
-
-    kernel = object()  # ipywidgets only sends when the comm has a kernel
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.published: list[tuple[str, dict[str, Any]]] = []
-        self.nbytes = 0
-        super().__init__(*args, **kwargs)
-
-    def publish_msg(
-        self,
-        msg_type: str,
-        data: dict[str, Any] | None = None,
-        metadata: dict[str, Any] | None = None,
-        buffers: Any = None,
-        **keys: Any,
-    ) -> None:
-        payload = data or {}
-        self.published.append((msg_type, payload))
-        if msg_type == "comm_msg":  # comm_open carries the bundled JavaScript, once
-            self.nbytes += len(json.dumps(payload, separators=(",", ":")))
-
-    # what the views receive after the comm was opened
-    def updates(self) -> list[dict[str, Any]]:
-        return [d for t, d in self.published if t == "comm_msg"]
-
-    def receive(self, content: dict[str, Any]) -> None:
-        """A message from a view, as the kernel's comm manager delivers it."""
-        self.handle_msg(
-            {
-                "header": {"msg_type": "comm_msg"},
-                "content": {
-                    "comm_id": self.comm_id,
-                    "data": {"method": "custom", "content": content},
-                },
-                "buffers": [],
-            }
-        )
-
-
-@pytest.fixture
-def comms(monkeypatch: pytest.MonkeyPatch) -> list[RecordingComm]:
-    made: list[RecordingComm] = []
-
-    def create(*args: Any, **kwargs: Any) -> RecordingComm:
-        c = RecordingComm(*args, **kwargs)
-        made.append(c)
-        return c
-
-    monkeypatch.setattr(comm, "create_comm", create)
-    return made
 
 
 def recorder() -> tuple[list[dict[str, Any]], Callable[[dict[str, Any]], str | None]]:
@@ -188,7 +133,7 @@ def test_the_dispatcher_is_not_overridden() -> None:
             assert "_handle_custom_msg" not in vars(cls)
 
 
-def test_an_approval_click_is_forwarded_exactly_once(comms: list[RecordingComm]) -> None:
+def test_an_approval_click_is_forwarded_exactly_once(recording_comms: list[RecordingComm]) -> None:
     calls, on_action = recorder()
     w = RunWidget(waiting_transcript().snapshot(), on_action=on_action)
     c = widget_of(w)
@@ -209,7 +154,7 @@ def test_an_approval_click_is_forwarded_exactly_once(comms: list[RecordingComm])
     assert not third["ok"]
 
 
-def test_reject_answer_dismiss_and_stop(comms: list[RecordingComm]) -> None:
+def test_reject_answer_dismiss_and_stop(recording_comms: list[RecordingComm]) -> None:
     calls, on_action = recorder()
     w = RunWidget(waiting_transcript().snapshot(), on_action=on_action)
     c = widget_of(w)
@@ -316,7 +261,7 @@ def test_a_decision_outside_the_outcomes_is_refused(
     ],
 )
 def test_bad_or_stale_clicks_do_nothing_and_say_so(
-    comms: list[RecordingComm], message: dict[str, Any], error: str
+    recording_comms: list[RecordingComm], message: dict[str, Any], error: str
 ) -> None:
     calls, on_action = recorder()
     w = RunWidget(waiting_transcript().snapshot(), on_action=on_action)
@@ -327,7 +272,7 @@ def test_bad_or_stale_clicks_do_nothing_and_say_so(
     assert not ack["ok"] and error in ack["error"]
 
 
-def test_a_decided_or_settled_request_is_gone(comms: list[RecordingComm]) -> None:
+def test_a_decided_or_settled_request_is_gone(recording_comms: list[RecordingComm]) -> None:
     t = waiting_transcript()
     calls, on_action = recorder()
     w = RunWidget(t.snapshot(), on_action=on_action)
@@ -344,7 +289,7 @@ def test_a_decided_or_settled_request_is_gone(comms: list[RecordingComm]) -> Non
     assert acks(c)[0]["error"] == GONE
 
 
-def test_on_action_errors_reach_the_card(comms: list[RecordingComm]) -> None:
+def test_on_action_errors_reach_the_card(recording_comms: list[RecordingComm]) -> None:
     answers = iter(["this request is no longer pending (kernel restarted)"])
     w = RunWidget(waiting_transcript().snapshot(), on_action=lambda a: next(answers))
     c = widget_of(w)
@@ -355,7 +300,9 @@ def test_on_action_errors_reach_the_card(comms: list[RecordingComm]) -> None:
     assert not second["ok"] and second["error"].startswith("could not deliver: StopIteration")
 
 
-def test_without_a_kernel_or_in_wait_mode_clicks_are_refused(comms: list[RecordingComm]) -> None:
+def test_without_a_kernel_or_in_wait_mode_clicks_are_refused(
+    recording_comms: list[RecordingComm],
+) -> None:
     c = widget_of(RunWidget(waiting_transcript().snapshot()))
     c.receive({"type": "approval", "request_id": "a1", "decision": "allow"})
     assert "not connected" in acks(c)[0]["error"]
@@ -369,7 +316,7 @@ def test_without_a_kernel_or_in_wait_mode_clicks_are_refused(comms: list[Recordi
     assert calls == [] and "prompt below the cell" in acks(widget_of(w))[0]["error"]
 
 
-def test_malformed_messages_are_ignored(comms: list[RecordingComm]) -> None:
+def test_malformed_messages_are_ignored(recording_comms: list[RecordingComm]) -> None:
     calls, on_action = recorder()
     w = RunWidget(waiting_transcript().snapshot(), on_action=on_action)
     c = widget_of(w)
@@ -406,7 +353,9 @@ def flood(n: int) -> list[Notification]:
     return out
 
 
-def test_ten_thousand_updates_stay_within_the_message_budget(comms: list[RecordingComm]) -> None:
+def test_ten_thousand_updates_stay_within_the_message_budget(
+    recording_comms: list[RecordingComm],
+) -> None:
     t = Transcript("s", prompt="flood")
     w = RunWidget(t.snapshot(), on_action=lambda a: None)
     c = widget_of(w)
@@ -433,7 +382,7 @@ def test_ten_thousand_updates_stay_within_the_message_budget(comms: list[Recordi
     assert c.updates()[-1]["method"] == "update"  # the final state is a full trait sync
 
 
-def test_a_throttled_update_is_sent_by_the_timer(comms: list[RecordingComm]) -> None:
+def test_a_throttled_update_is_sent_by_the_timer(recording_comms: list[RecordingComm]) -> None:
     t = Transcript("s")
     w = RunWidget(t.snapshot(), max_rate=10)
     c = widget_of(w)
@@ -450,7 +399,7 @@ def test_a_throttled_update_is_sent_by_the_timer(comms: list[RecordingComm]) -> 
     assert "items" in [d["op"] for d in view.deltas[-1]["ops"]]
 
 
-def test_streamed_text_travels_as_appends(comms: list[RecordingComm]) -> None:
+def test_streamed_text_travels_as_appends(recording_comms: list[RecordingComm]) -> None:
     t = Transcript("s")
     w = RunWidget(t.snapshot(), max_rate=1e9)
     c = widget_of(w)
@@ -465,7 +414,7 @@ def test_streamed_text_travels_as_appends(comms: list[RecordingComm]) -> None:
     assert c.nbytes < 200 * 400
 
 
-def test_resync_sends_the_whole_snapshot(comms: list[RecordingComm]) -> None:
+def test_resync_sends_the_whole_snapshot(recording_comms: list[RecordingComm]) -> None:
     t = Transcript("s")
     w = RunWidget(t.snapshot(), max_rate=1e9)
     c = widget_of(w)
@@ -484,7 +433,9 @@ def test_resync_sends_the_whole_snapshot(comms: list[RecordingComm]) -> None:
     assert c.updates()[-1]["content"]["base"] == last["state"]["seq"]
 
 
-def test_a_reconnecting_frontend_gets_the_newest_state(comms: list[RecordingComm]) -> None:
+def test_a_reconnecting_frontend_gets_the_newest_state(
+    recording_comms: list[RecordingComm],
+) -> None:
     t = Transcript("s")
     w = RunWidget(t.snapshot(), max_rate=1e9)
     t.apply(chunk_frame("s", "a", 0, {"type": "text-delta", "index": 0, "text": "hello"}))
@@ -495,7 +446,7 @@ def test_a_reconnecting_frontend_gets_the_newest_state(comms: list[RecordingComm
     assert state["elapsed"] >= 0.05
 
 
-def test_updates_from_another_thread(comms: list[RecordingComm]) -> None:
+def test_updates_from_another_thread(recording_comms: list[RecordingComm]) -> None:
     t = Transcript("s")
     w = RunWidget(t.snapshot())
     c = widget_of(w)
@@ -518,7 +469,7 @@ def test_updates_from_another_thread(comms: list[RecordingComm]) -> None:
     assert view.catch_up() == t.snapshot()
 
 
-def test_close_stops_everything(comms: list[RecordingComm]) -> None:
+def test_close_stops_everything(recording_comms: list[RecordingComm]) -> None:
     t = Transcript("s")
     w = RunWidget(t.snapshot())
     c = widget_of(w)
@@ -534,7 +485,7 @@ def test_close_stops_everything(comms: list[RecordingComm]) -> None:
     assert "0x" not in repr(w)
 
 
-def test_text_plain_is_a_one_line_summary(comms: list[RecordingComm]) -> None:
+def test_text_plain_is_a_one_line_summary(recording_comms: list[RecordingComm]) -> None:
     t = waiting_transcript()
     w = RunWidget(t.snapshot())
     data, _ = w._repr_mimebundle_()

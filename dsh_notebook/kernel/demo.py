@@ -46,7 +46,7 @@ class DemoModel:
         """The base URL, starting the server on first use."""
         with self._lock:
             if self._server is None:
-                from ..testing.model_server import ScriptedModelServer
+                from ..scripted_model import ScriptedModelServer
 
                 self._server = ScriptedModelServer().start()
             return str(self._server.base_url)

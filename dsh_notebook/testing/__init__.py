@@ -1,15 +1,32 @@
-"""Public test helpers: a scripted model endpoint for the real runtime, a protocol-exact fake
-runtime (``python -m dsh_notebook.testing.fake_runtime``), and in-memory stream pairs.
+"""Public test helpers (like ``trio.testing``).
 
-Importing this package is cheap; the submodules are imported on use.
+* The scripted model endpoint (re-exported from :mod:`dsh_notebook.scripted_model`, where it
+  lives because it is also the kernel's demo model).
+* :class:`MockRuntime`: an in-process runtime peer for ``HarnessClient(streams=…)``.
+* :func:`duplex` / :func:`memory_pipe`: in-memory byte stream pairs.
+* A protocol-exact fake runtime, a separate stdlib-only process:
+  ``python -m dsh_notebook.testing.fake_runtime --scenario NAME``.
+* pytest fixtures: ``pytest_plugins = ["dsh_notebook.testing.pytest_plugin"]`` (pytest is imported
+  only when that plugin is loaded, never by this package).
 """
 
-from .model_scripts import HttpError, Script, ScriptContext, Step, ToolCall
-from .model_server import RecordedRequest, ScriptedModelServer
+from ..scripted_model import (
+    HttpError,
+    RecordedRequest,
+    Script,
+    ScriptContext,
+    ScriptedModelServer,
+    Step,
+    ToolCall,
+)
+from .mock_runtime import SERVER_INFO, MockHandler, MockRuntime, standard_reply
 from .streams import duplex, memory_pipe
 
 __all__ = [
+    "SERVER_INFO",
     "HttpError",
+    "MockHandler",
+    "MockRuntime",
     "RecordedRequest",
     "Script",
     "ScriptContext",
@@ -18,4 +35,5 @@ __all__ = [
     "ToolCall",
     "duplex",
     "memory_pipe",
+    "standard_reply",
 ]

@@ -198,9 +198,9 @@ def test_widget_streams_is_safe_and_takes_clicks(browser: Any, lab: Lab, artifac
 
 MAGIC_SETUP = r"""
 import os, pathlib, stat, sys
-from dsh_notebook.testing import fake_runtime
+from dsh_notebook.testing.harnesses import FAKE_RUNTIME
 launcher = pathlib.Path("fake-dsh")
-launcher.write_text(f'#!/bin/sh\nexec {sys.executable} {fake_runtime.__file__} --scenario approval "$@"\n')
+launcher.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_RUNTIME} --scenario approval "$@"\n')
 launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR)
 %load_ext dsh_notebook
 get_ipython()._dsh_notebook_magics.dsh_bin = str(launcher.resolve())
