@@ -332,7 +332,7 @@ def test_a_run_that_cannot_start_settles_with_the_error(kernel: Kernel, tmp_path
 
 
 def test_the_next_prompt_after_a_runtime_crash_recovers_by_itself(
-    kernel: Kernel, server: ScriptedModelServer
+    kernel: Kernel, scripted_model: ScriptedModelServer
 ) -> None:
     kernel.execute("%%dsh --wait\n[[scenario:plain]] remember the word MANGO")
     pid = runtime_pid(kernel)
@@ -341,11 +341,11 @@ def test_the_next_prompt_after_a_runtime_crash_recovers_by_itself(
     while group_alive(pid):
         assert time.monotonic() < deadline
         time.sleep(0.1)
-    server.clear_requests()
+    scripted_model.clear_requests()
     after = kernel.execute("%%dsh --wait --format markdown\n[[scenario:plain]] which word?")
     assert after.error is None, after.error
     assert kernel.value("_dsh.result().finish_reason") == "'completed'"
     assert runtime_pid(kernel) != pid
-    assert "MANGO" in str(server.requests[-1].body["messages"])  # resumed with its history
+    assert "MANGO" in str(scripted_model.requests[-1].body["messages"])  # resumed with its history
     shown = "".join(str(m["content"].get("data", {})) for m in after.outputs)
     assert "a new one was started" in shown

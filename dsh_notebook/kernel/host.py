@@ -31,6 +31,7 @@ import atexit
 import concurrent.futures
 import contextlib
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -80,6 +81,8 @@ class RuntimeHost:
         self.started_at: float | None = None
         self._closed = False
         self._recovered = False
+        self._launches: queue.Queue[Callable[[], None]] = queue.Queue()
+        self._launcher: threading.Thread | None = None
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -295,19 +298,34 @@ class RuntimeHost:
                 if retry and isinstance(error, TransportClosed) and not accepted:
                     # the runtime died before it took the prompt (it was dead already and we
                     # had not noticed yet): replace it and send the prompt once more
-                    threading.Thread(target=launch, args=(False,), daemon=True).start()
+                    self._launch(lambda: launch(False))
                     return
                 _copy(done, result)
 
             inner.add_done_callback(finished)
 
-        if self.alive():
-            launch(True)
-        else:  # starting takes seconds: never on the kernel's thread
-            threading.Thread(
-                target=launch, args=(True,), name="dsh-runtime-start", daemon=True
-            ).start()
+        self._launch(lambda: launch(True))
         return result
+
+    def _launch(self, job: Callable[[], None]) -> None:
+        """Run ``job`` on the launcher thread: in submission order, never on the caller's
+        thread (starting a runtime takes seconds), so runs on one session start in the order
+        their cells ran."""
+        with self._lock:
+            if self._launcher is None or not self._launcher.is_alive():
+                self._launcher = threading.Thread(
+                    target=self._launch_loop, name="dsh-runtime-launcher", daemon=True
+                )
+                self._launcher.start()
+        self._launches.put(job)
+
+    def _launch_loop(self) -> None:
+        while True:
+            job = self._launches.get()
+            try:
+                job()
+            except Exception:  # a job reports its own failures; never stop the launcher
+                log.exception("dsh: launching a run failed")
 
     async def _open(self, session_id: str) -> Session:
         harness = self.harness
