@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dsh_notebook.kernel.context import ContextChunk, Interpolation, interpolate
+from dsh_notebook.context.interpolate import ContextChunk, Interpolation, interpolate
 
 
 class Node:

@@ -18,23 +18,25 @@ import httpx
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_notebook.kernel.mcp_patch import (
+from dsh_notebook.notebook_tools.executor import (
+    ExecutorClosed,
+    ExecutorFull,
+    ItemInterrupted,
+    MainThreadExecutor,
+)
+from dsh_notebook.notebook_tools.patch import (
     MCP_CLIENT_PLUGIN,
     MCP_TOKEN_ENV,
     render_mcp_patch,
     write_mcp_patch,
 )
-from dsh_notebook.kernel.mcp_server import (
+from dsh_notebook.notebook_tools.schemas import public_tool_name
+from dsh_notebook.notebook_tools.server import (
     REJECTED_MESSAGE,
-    ExecutorClosed,
-    ExecutorFull,
-    ItemInterrupted,
-    MainThreadExecutor,
     NotebookMcpServer,
     NotebookToolsSettings,
-    public_tool_name,
 )
-from dsh_notebook.kernel.notebook_tools import (
+from dsh_notebook.notebook_tools.tools import (
     describe_variable,
     notebook_history,
     notebook_variables,
@@ -166,6 +168,7 @@ def test_run_python_error_returns_traceback_and_shell_stays_healthy(
     assert "Traceback (most recent call last)" in result.error
     assert "ValueError: bad input" in result.error and "in f" in result.error
     assert "notebook_tools.py" not in result.error  # our own frame is not shown
+    assert "notebook_tools" not in result.error  # nor the package it lives in now
     syntax = run_python(shell, "x = (")
     assert syntax.error is not None and "SyntaxError" in syntax.error
     exited = run_python(shell, "raise SystemExit(3)")

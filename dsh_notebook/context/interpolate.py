@@ -35,7 +35,7 @@ Rules, in the order they apply:
    ``{1, 2}``, unbalanced braces) is not a reference: verbatim, not listed.
 
 Values: strings, cell inputs and error texts are inserted as they are, anything else as
-:func:`~dsh_notebook.kernel.describe.describe_value` text; values are not quoted. Each value is
+:func:`~dsh_notebook.context.describe.describe_value` text; values are not quoted. Each value is
 capped at ``max_chars_per_value``; all inserted values together at ``max_total_chars`` (the template
 text itself does not count). A value cut by either cap ends with ``… [truncated, N more chars]``;
 a value that does not fit in the last 100 characters of the total budget becomes an
