@@ -321,6 +321,27 @@ def test_short_summary_is_one_line() -> None:
     assert "\n" not in short_summary(_frame(3))
 
 
+# --- encodable text ----------------------------------------------------------------------------
+
+
+class SurrogateLlm:
+    def _repr_llm_(self) -> str:
+        return "name \udcff"
+
+
+class SurrogateRepr:
+    def __repr__(self) -> str:
+        return "\ud800 alone, \ud83d\ude00 paired"
+
+
+def test_descriptions_never_contain_surrogates() -> None:
+    assert describe_value(SurrogateLlm()) == "name \ufffd"
+    assert describe_value(SurrogateRepr()) == "\ufffd alone, \U0001f600 paired"
+    assert describe_value("\udcff") == "\ufffd"
+    series = pd.Series([1, 2], name=SurrogateRepr())
+    assert short_summary(series) == "Series \ufffd alone, \U0001f600 paired: 2 rows, int64"
+
+
 # --- import hygiene ----------------------------------------------------------------------------
 
 HEAVY = {"IPython", "pandas", "numpy", "polars", "matplotlib", "PIL", "ipykernel", "ipywidgets"}
