@@ -404,6 +404,29 @@ def test_server_read_tools(
     assert "## In [2]\nsales.rev.sum()" in text_of(history) and "## In [1]" not in text_of(history)
 
 
+class SpinningRepr:
+    def __repr__(self) -> str:
+        deadline = time.monotonic() + 10.0  # safety exit; the server gives up long before
+        while time.monotonic() < deadline:
+            pass
+        return "finished late"
+
+
+def test_server_read_tool_with_a_repr_that_never_returns_is_stopped_and_the_next_call_served(
+    shell: InteractiveShell, make_server: Callable[..., NotebookMcpServer]
+) -> None:
+    shell.user_ns["slow"] = SpinningRepr()
+    shell.user_ns["fine"] = [1, 2, 3]
+    server = make_server(settings=NotebookToolsSettings(read_timeout=0.5))
+    started = time.monotonic()
+    stopped = tool_call(server, "describe_variable", name="slow")
+    assert time.monotonic() - started < 5.0
+    assert stopped["isError"]
+    assert "describe_variable was stopped after 0.5 s" in text_of(stopped)
+    described = tool_call(server, "describe_variable", name="fine")
+    assert not described["isError"] and "[1, 2, 3]" in text_of(described)
+
+
 def test_server_run_python_approved_runs_on_the_pumping_thread(
     shell: InteractiveShell, make_server: Callable[..., NotebookMcpServer]
 ) -> None:

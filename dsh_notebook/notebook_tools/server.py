@@ -28,7 +28,10 @@ Guarantees:
 - **Approval.** Every ``run_python`` call first awaits ``approve(tool_name="run_python",
   reason=<the code>)`` (on the server loop). Anything but ``True`` — ``False``, an exception, a
   cancellation — means nothing runs and the model gets a tool error saying the user rejected it.
-- **Bounds.** Tool text is capped at ``settings.max_chars``; at most ``settings.max_pending``
+- **Bounds.** Tool text is capped at ``settings.max_chars``; a read-only tool that has not
+  finished after ``settings.read_timeout`` seconds (a variable's ``repr`` that never returns) is
+  given up on and reported, and the next call is served (the slow code is asked to stop, see
+  :mod:`dsh_notebook.context.time_limit`); at most ``settings.max_pending``
   approved calls wait for the main thread (more are refused with a clear message); a call that
   has not *started* within ``settings.start_timeout`` seconds (the kernel stayed busy) is
   withdrawn and reported. Once started, the code runs until it ends or is interrupted.
@@ -60,6 +63,7 @@ import uvicorn
 from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..context.time_limit import TimedOut, call_with_time_limit
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
 from .tools import describe_variable, notebook_history, notebook_variables, run_python
@@ -90,6 +94,8 @@ class NotebookToolsSettings:
     max_pending: int = 4
     start_timeout: float = 300.0
     """Seconds an approved ``run_python`` may wait for the kernel to become idle."""
+    read_timeout: float = 10.0
+    """Seconds a read-only tool may take (describing values runs the person's ``repr``s)."""
     stop_timeout: float = 3.0
 
 
@@ -296,10 +302,22 @@ class NotebookMcpServer:
                 n = 10
             return True, notebook_history(shell, n, errors=self.errors, max_chars=cap)
 
+        timeout = self.settings.read_timeout
+
+        def bounded() -> tuple[bool, str]:
+            outcome = call_with_time_limit(work, timeout)
+            if not isinstance(outcome, TimedOut):
+                return outcome
+            return False, (
+                f"{name} was stopped after {timeout:g} s: describing a value of the notebook took "
+                "too long (a repr, _repr_llm_ or property that is slow or never returns). Nothing "
+                "was changed. Ask the user which variable it is, or describe a different one."
+            )
+
         if self._read_lock is None:
             self._read_lock = anyio.Lock()
         async with self._read_lock:
-            ok, text = await anyio.to_thread.run_sync(work)
+            ok, text = await anyio.to_thread.run_sync(bounded)
         return _text(text, error=not ok)
 
     async def _run_python(self, code: Any) -> mt.CallToolResult:

@@ -9,8 +9,9 @@ Guarantees:
 
 - **Bounded output.** Every text result is at most ``max_chars`` characters (cut text ends with
   ``… [truncated, N more chars]``; tracebacks keep their tail, where the error is). Values are
-  described with :func:`~dsh_notebook.context.describe.describe_value`, so the work per value is bounded too (a
-  user-defined ``repr``/``_repr_llm_`` still costs what it costs). At most :data:`MAX_FIGURES`
+  described with :func:`~dsh_notebook.context.describe.describe_value`, so the work per value is
+  bounded too (a user-defined ``repr``/``_repr_llm_`` still costs what it costs; the server
+  bounds each read-only call in time). At most :data:`MAX_FIGURES`
   figures are returned per call.
 - **Read-only tools never change the namespace** and never raise for odd values; they read a
   snapshot (``list(ns.items())``) of the namespace, so a concurrent cell cannot break the
