@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import _thread
+import ast
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dsh_notebook.kernel.context import ContextChunk, Interpolation, interpolate
+from dsh_notebook.context.interpolate import ContextChunk, Interpolation, interpolate
+from dsh_notebook.context.time_limit import TimedOut, call_with_time_limit
 
 
 class Node:
@@ -339,3 +347,212 @@ def test_result_types(ns: dict[str, Any]) -> None:
     assert isinstance(result, Interpolation)
     with pytest.raises(AttributeError):
         result.text = "changed"  # type: ignore[misc]
+
+
+# --- text that can always be sent: no surrogates ---------------------------------------------
+
+
+class SurrogateRepr:
+    def __repr__(self) -> str:
+        return "bytes \udcff\udcfe read with surrogateescape"
+
+
+def test_lone_surrogates_in_values_become_replacement_characters() -> None:
+    namespace = {"x": "a\udcffb", "obj": SurrogateRepr(), "Err": {1: "OSError: '\udcff.csv'"}}
+    result = interpolate("{x} | {obj} | {Err[1]}", namespace)
+    assert (
+        result.text
+        == "a\ufffdb | bytes \ufffd\ufffd read with surrogateescape | OSError: '\ufffd.csv'"
+    )
+    assert result.text.encode("utf-8")  # what the transport does with the prompt
+    assert result.chunks[2].summary == "Err[1]: OSError: '\ufffd.csv'"
+    for chunk in result.chunks:
+        chunk.summary.encode("utf-8")
+
+
+def test_surrogate_pairs_become_the_character_and_the_template_is_made_valid_too() -> None:
+    result = interpolate("\udcff {face}", {"face": "\ud83d\ude00"})
+    assert result.text == "\ufffd \U0001f600"
+    assert result.chunks[0].chars == 1
+
+
+# --- time: a value that takes too long to describe ---------------------------------------------
+
+SAFETY = 10.0  # seconds after which the slow code below gives up by itself (never reached when
+# the time limit works; without it a broken limit would hang the test run)
+
+
+class SpinningRepr:
+    """A ``repr`` that never returns (busy loop), with a safety exit and a progress counter."""
+
+    def __init__(self) -> None:
+        self.spins = 0
+
+    def __repr__(self) -> str:
+        deadline = time.monotonic() + SAFETY
+        while time.monotonic() < deadline:
+            self.spins += 1
+        return "finished late"
+
+
+class SlowProperty:
+    @property
+    def rows(self) -> int:
+        deadline = time.monotonic() + SAFETY
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+        return 0
+
+
+def _describe_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "dsh-describe-value" and t.is_alive()]
+
+
+def _wait_for_describe_threads_to_end(seconds: float = 3.0) -> list[threading.Thread]:
+    deadline = time.monotonic() + seconds
+    while _describe_threads() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return _describe_threads()
+
+
+def test_a_repr_that_never_returns_is_given_up_on_with_a_placeholder_and_a_warning() -> None:
+    df = SpinningRepr()
+    started = time.monotonic()
+    result = interpolate("Look at {df} and {df}.", {"df": df}, describe_timeout=0.3)
+    assert time.monotonic() - started < 2.0  # one budget: the second {df} reuses the first
+    placeholder = (
+        "<value of df: describing it took longer than 0.3 s; pass a smaller object or define "
+        "_repr_llm_>"
+    )
+    assert result.text == f"Look at {placeholder} and {placeholder}."
+    assert [(c.timed_out, c.truncated, c.kind) for c in result.chunks] == [
+        (True, True, "variable")
+    ] * 2
+    assert result.warnings == [
+        "{df} was left out of the prompt: describing it took longer than 0.3 s (pass a smaller "
+        "object or define _repr_llm_)"
+    ]
+    assert _wait_for_describe_threads_to_end() == []  # the busy loop was stopped, not left spinning
+    spins = df.spins
+    time.sleep(0.1)
+    assert df.spins == spins
+
+
+def test_a_property_that_never_returns_is_bounded_by_the_default_of_two_seconds() -> None:
+    started = time.monotonic()
+    result = interpolate(
+        "n = {table.rows}; name = {name}", {"table": SlowProperty(), "name": "Ada"}
+    )
+    assert 1.9 < time.monotonic() - started < 5.0
+    assert result.text == (
+        "n = <value of table.rows: describing it took longer than 2 s; pass a smaller object or "
+        "define _repr_llm_>; name = Ada"
+    )
+    assert [c.timed_out for c in result.chunks] == [True, False]
+    assert result.chunks[0].kind == "attribute"
+    assert len(result.warnings) == 1 and "{table.rows}" in result.warnings[0]
+    assert _wait_for_describe_threads_to_end() == []
+
+
+def test_interrupt_kernel_stops_a_slow_description_at_once() -> None:
+    spinning = SpinningRepr()
+    timer = threading.Timer(0.3, _thread.interrupt_main)  # what "Interrupt kernel" does: SIGINT
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            interpolate("{v}", {"v": spinning}, describe_timeout=30)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 3.0
+    assert _wait_for_describe_threads_to_end() == []
+
+
+def test_a_call_blocked_in_c_is_abandoned_and_reports_nothing_when_it_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reported: list[Any] = []
+    monkeypatch.setattr(threading, "excepthook", reported.append)
+    started = time.monotonic()
+    assert call_with_time_limit(lambda: time.sleep(0.8), 0.1) == TimedOut(0.1)
+    assert time.monotonic() - started < 0.6
+    assert _wait_for_describe_threads_to_end() == []
+    assert reported == []  # the stop request landed inside the abandoned call, silently
+
+
+def test_call_with_time_limit_returns_results_and_reraises_errors() -> None:
+    assert call_with_time_limit(lambda: 42, 1.0) == 42
+
+    def fails() -> int:
+        raise ValueError("from the call")
+
+    with pytest.raises(ValueError, match="from the call"):
+        call_with_time_limit(fails, 1.0)
+    assert call_with_time_limit(threading.get_ident, None) == threading.get_ident()  # inline
+
+
+# --- the total budget, however many references ------------------------------------------------
+
+
+def test_ten_thousand_references_stay_within_the_budget_and_keep_the_prompt_text() -> None:
+    template = "\n".join(f"Row {i}: {{x}}" for i in range(10_000))
+    result = interpolate(template, {"x": "value " * 8}, max_total_chars=40_000)
+
+    assert len(result.text) <= len(template) + 40_000 + 2_500  # was 590 KB
+    lines = result.text.split("\n")
+    assert len(lines) == 10_000
+    for i, line in enumerate(lines):
+        assert line.startswith(f"Row {i}: ")  # the person's own text is all there
+    assert result.text.count("context limit was reached") == 21
+    assert result.text.count("later references are left as written") == 1
+    assert lines[-1] == "Row 9999: {x}"
+    assert len(result.chunks) <= 1_000 + 21
+    (warning,) = result.warnings
+    assert "40,000-character context limit" in warning and "left as written" in warning
+    assert "\n" not in warning
+
+
+def test_reaching_the_total_budget_is_reported_once() -> None:
+    result = interpolate("{big} {big}", {"big": "b" * 1000}, max_total_chars=1050)
+    assert result.warnings == [
+        "the interpolated values reached the 1,050-character context limit: 1 reference(s) were "
+        "replaced by an omission note"
+    ]
+    assert interpolate("{big}", {"big": "b"}).warnings == []
+
+
+# --- layer rule: context/ is pure --------------------------------------------------------------
+
+CONTEXT = Path(__file__).resolve().parents[1] / "dsh_notebook" / "context"
+ALLOWED_OWN = {"dsh_notebook.client.prompt", "dsh_notebook.errors"}
+
+
+def test_context_imports_only_the_stdlib_and_client_prompt() -> None:
+    for path in sorted(CONTEXT.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                if node.level == 2:  # ..x: outside context/
+                    assert f"dsh_notebook.{node.module}" in ALLOWED_OWN, (path.name, node.module)
+                continue
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or name in ALLOWED_OWN, (path.name, name)
+
+
+def test_using_context_never_imports_ipython() -> None:
+    code = (
+        "import sys\n"
+        "from dsh_notebook.context import describe_value, interpolate\n"
+        "interpolate('{x} {In[1]}', {'x': [1, 2], 'In': ['', 'x = 1']})\n"
+        "describe_value(object())\n"
+        "print('IPython' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

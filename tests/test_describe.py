@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dsh_notebook.kernel.describe import (
+from dsh_notebook.context.describe import (
     TRUNCATION_MARKER,
     describe_value,
     short_summary,
     truncate,
 )
 
-KERNEL = Path(__file__).resolve().parents[1] / "dsh_notebook" / "kernel"
+CONTEXT = Path(__file__).resolve().parents[1] / "dsh_notebook" / "context"
 MARKER_RE = re.compile(r"… \[truncated, (\d+) more chars\]$")
 
 
@@ -321,14 +321,35 @@ def test_short_summary_is_one_line() -> None:
     assert "\n" not in short_summary(_frame(3))
 
 
+# --- encodable text ----------------------------------------------------------------------------
+
+
+class SurrogateLlm:
+    def _repr_llm_(self) -> str:
+        return "name \udcff"
+
+
+class SurrogateRepr:
+    def __repr__(self) -> str:
+        return "\ud800 alone, \ud83d\ude00 paired"
+
+
+def test_descriptions_never_contain_surrogates() -> None:
+    assert describe_value(SurrogateLlm()) == "name \ufffd"
+    assert describe_value(SurrogateRepr()) == "\ufffd alone, \U0001f600 paired"
+    assert describe_value("\udcff") == "\ufffd"
+    series = pd.Series([1, 2], name=SurrogateRepr())
+    assert short_summary(series) == "Series \ufffd alone, \U0001f600 paired: 2 rows, int64"
+
+
 # --- import hygiene ----------------------------------------------------------------------------
 
 HEAVY = {"IPython", "pandas", "numpy", "polars", "matplotlib", "PIL", "ipykernel", "ipywidgets"}
 
 
-@pytest.mark.parametrize("module", ["describe.py", "context.py", "images.py"])
+@pytest.mark.parametrize("module", sorted(path.name for path in CONTEXT.glob("*.py")))
 def test_no_heavy_imports_at_module_level(module: str) -> None:
-    tree = ast.parse((KERNEL / module).read_text())
+    tree = ast.parse((CONTEXT / module).read_text())
     for node in tree.body:  # module level only; lazy imports inside functions are fine
         names: list[str] = []
         if isinstance(node, ast.Import):

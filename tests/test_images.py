@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 
 from dsh_notebook.client.prompt import normalize_input
+from dsh_notebook.context.images import to_image_block
 from dsh_notebook.errors import PromptError
-from dsh_notebook.kernel.images import to_image_block
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt

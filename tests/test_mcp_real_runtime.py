@@ -1,5 +1,5 @@
 """The notebook MCP tools through the real DeepSeek Harness runtime: the runtime mounts the
-in-kernel server from the patch written by ``mcp_patch`` (token in its environment), the scripted
+in-kernel server from the patch written by ``notebook_tools.patch`` (token in its environment), the scripted
 model calls ``mcp__notebook__*`` tools, and the checks look at the tool results the runtime hands
 back to the model and at the in-process shell's namespace.
 
@@ -23,14 +23,13 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook import DeepSeekHarness
-from dsh_notebook.kernel.mcp_patch import write_mcp_patch
-from dsh_notebook.kernel.mcp_server import (
+from dsh_notebook.notebook_tools.executor import MainThreadExecutor
+from dsh_notebook.notebook_tools.patch import write_mcp_patch
+from dsh_notebook.notebook_tools.schemas import TOOL_NAMES, public_tool_name
+from dsh_notebook.notebook_tools.server import (
     REJECTED_MESSAGE,
-    TOOL_NAMES,
-    MainThreadExecutor,
     NotebookMcpServer,
     NotebookToolsSettings,
-    public_tool_name,
 )
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 from dsh_notebook.testing.harnesses import real_harness

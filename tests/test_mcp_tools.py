@@ -18,23 +18,25 @@ import httpx
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_notebook.kernel.mcp_patch import (
+from dsh_notebook.notebook_tools.executor import (
+    ExecutorClosed,
+    ExecutorFull,
+    ItemInterrupted,
+    MainThreadExecutor,
+)
+from dsh_notebook.notebook_tools.patch import (
     MCP_CLIENT_PLUGIN,
     MCP_TOKEN_ENV,
     render_mcp_patch,
     write_mcp_patch,
 )
-from dsh_notebook.kernel.mcp_server import (
+from dsh_notebook.notebook_tools.schemas import public_tool_name
+from dsh_notebook.notebook_tools.server import (
     REJECTED_MESSAGE,
-    ExecutorClosed,
-    ExecutorFull,
-    ItemInterrupted,
-    MainThreadExecutor,
     NotebookMcpServer,
     NotebookToolsSettings,
-    public_tool_name,
 )
-from dsh_notebook.kernel.notebook_tools import (
+from dsh_notebook.notebook_tools.tools import (
     describe_variable,
     notebook_history,
     notebook_variables,
@@ -166,6 +168,7 @@ def test_run_python_error_returns_traceback_and_shell_stays_healthy(
     assert "Traceback (most recent call last)" in result.error
     assert "ValueError: bad input" in result.error and "in f" in result.error
     assert "notebook_tools.py" not in result.error  # our own frame is not shown
+    assert "notebook_tools" not in result.error  # nor the package it lives in now
     syntax = run_python(shell, "x = (")
     assert syntax.error is not None and "SyntaxError" in syntax.error
     exited = run_python(shell, "raise SystemExit(3)")
@@ -399,6 +402,29 @@ def test_server_read_tools(
     assert missing["isError"] and "Similar names: sales" in text_of(missing)
     history = tool_call(server, "notebook_history", n=1)
     assert "## In [2]\nsales.rev.sum()" in text_of(history) and "## In [1]" not in text_of(history)
+
+
+class SpinningRepr:
+    def __repr__(self) -> str:
+        deadline = time.monotonic() + 10.0  # safety exit; the server gives up long before
+        while time.monotonic() < deadline:
+            pass
+        return "finished late"
+
+
+def test_server_read_tool_with_a_repr_that_never_returns_is_stopped_and_the_next_call_served(
+    shell: InteractiveShell, make_server: Callable[..., NotebookMcpServer]
+) -> None:
+    shell.user_ns["slow"] = SpinningRepr()
+    shell.user_ns["fine"] = [1, 2, 3]
+    server = make_server(settings=NotebookToolsSettings(read_timeout=0.5))
+    started = time.monotonic()
+    stopped = tool_call(server, "describe_variable", name="slow")
+    assert time.monotonic() - started < 5.0
+    assert stopped["isError"]
+    assert "describe_variable was stopped after 0.5 s" in text_of(stopped)
+    described = tool_call(server, "describe_variable", name="fine")
+    assert not described["isError"] and "[1, 2, 3]" in text_of(described)
 
 
 def test_server_run_python_approved_runs_on_the_pumping_thread(

@@ -25,15 +25,14 @@ from typing import Any, Literal, Protocol
 
 from ..client import RunResult
 from ..client.prompt import normalize_input
+from ..context import interpolate, to_image_block
 from ..errors import DshError, TransportClosed
 from ..protocol import Notification
 from ..transcript import Transcript
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
-from .context import interpolate
 from .display import DisplayChoice, Format, open_view
 from .handle import RunHandle
 from .host import RuntimeHost
-from .images import to_image_block
 from .ledger import PromptLedger
 from .pump import LiveView, UiPump
 from .settings import KernelSettings

@@ -61,8 +61,9 @@ class NotebookToolsHost:
             self.stop()
             return None
         try:
-            from .mcp_patch import write_mcp_patch
-            from .mcp_server import MainThreadExecutor, NotebookMcpServer, NotebookToolsSettings
+            from ..notebook_tools.executor import MainThreadExecutor
+            from ..notebook_tools.patch import write_mcp_patch
+            from ..notebook_tools.server import NotebookMcpServer, NotebookToolsSettings
         except ImportError as exc:
             log.warning(
                 "dsh: notebook tools are off (%s); pip install 'dsh-notebook[jupyter]'", exc

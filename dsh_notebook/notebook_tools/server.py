@@ -10,8 +10,9 @@ Python SDK, low-level ``Server``, stateless JSON responses) on ``127.0.0.1`` at 
 ``run_python(code)``         run code in the kernel, **after the person approves that call**
 ============================ =================================================================
 
-The runtime mounts it with the patch written by :mod:`.mcp_patch`; the model sees the tools as
-``mcp__notebook__<tool>``.
+The tools themselves are plain functions in :mod:`.tools`; what the model reads about them is in
+:mod:`.schemas`. The runtime mounts the server with the patch written by :mod:`.patch`; the model
+sees the tools as ``mcp__notebook__<tool>``.
 
 Guarantees:
 
@@ -22,18 +23,20 @@ Guarantees:
 - **Threads.** The server runs uvicorn on its own daemon thread and event loop. Read-only tools
   run on a worker thread, one at a time, reading a snapshot of ``shell.user_ns`` (they may
   observe a value while a running cell changes it; they never change anything). ``run_python``
-  runs only on the thread that pumps the :class:`MainThreadExecutor` — in a kernel, the main
-  thread, between cells — never concurrently with a cell.
+  runs only on the thread that pumps the :class:`~.executor.MainThreadExecutor` — in a kernel,
+  the main thread, between cells — never concurrently with a cell.
 - **Approval.** Every ``run_python`` call first awaits ``approve(tool_name="run_python",
   reason=<the code>)`` (on the server loop). Anything but ``True`` — ``False``, an exception, a
   cancellation — means nothing runs and the model gets a tool error saying the user rejected it.
-- **Bounds.** Tool text is capped at ``settings.max_chars``; at most ``settings.max_pending``
+- **Bounds.** Tool text is capped at ``settings.max_chars``; a read-only tool that has not
+  finished after ``settings.read_timeout`` seconds (a variable's ``repr`` that never returns) is
+  given up on and reported, and the next call is served (the slow code is asked to stop, see
+  :mod:`dsh_notebook.context.time_limit`); at most ``settings.max_pending``
   approved calls wait for the main thread (more are refused with a clear message); a call that
   has not *started* within ``settings.start_timeout`` seconds (the kernel stayed busy) is
   withdrawn and reported. Once started, the code runs until it ends or is interrupted.
-- **Interrupt.** "Interrupt kernel" (SIGINT) raises ``KeyboardInterrupt`` in the running code:
-  the executor installs Python's default SIGINT handler while an item runs (ipykernel ignores
-  SIGINT while idle) and restores the previous one after. The model is told the user stopped it.
+- **Interrupt.** "Interrupt kernel" (SIGINT) raises ``KeyboardInterrupt`` in the running code
+  (how: :mod:`.executor`). The model is told the user stopped it.
 - **Lifecycle.** :meth:`NotebookMcpServer.start` returns once the socket accepts requests (or
   raises); :meth:`NotebookMcpServer.stop` is idempotent and bounded (graceful, then forced, then
   the daemon thread is abandoned) and withdraws every queued ``run_python`` call.
@@ -43,19 +46,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import collections
-import concurrent.futures
 import contextlib
 import hmac
 import logging
 import secrets
-import signal
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as mt
@@ -63,38 +63,19 @@ import uvicorn
 from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .notebook_tools import (
-    describe_variable,
-    notebook_history,
-    notebook_variables,
-    run_python,
-)
+from ..context.time_limit import TimedOut, call_with_time_limit
+from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
+from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
+from .tools import describe_variable, notebook_history, notebook_variables, run_python
 
 __all__ = [
-    "MCP_SERVER_NAME",
-    "TOOL_NAMES",
+    "REJECTED_MESSAGE",
     "Approver",
-    "ExecutorClosed",
-    "ExecutorFull",
-    "ItemInterrupted",
-    "MainThreadExecutor",
     "NotebookMcpServer",
     "NotebookToolsSettings",
-    "public_tool_name",
 ]
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
-
-MCP_SERVER_NAME = "notebook"
-"""The ``serverName`` in the runtime's patch: model-facing names are ``mcp__notebook__<tool>``."""
-
-TOOL_NAMES = ("notebook_variables", "describe_variable", "notebook_history", "run_python")
-
-
-def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
-    """The name the model sees (the runtime's ``mcp__<serverName>__<rawName>``, clean case)."""
-    return f"mcp__{server_name}__{tool}"
 
 
 class Approver(Protocol):
@@ -113,167 +94,9 @@ class NotebookToolsSettings:
     max_pending: int = 4
     start_timeout: float = 300.0
     """Seconds an approved ``run_python`` may wait for the kernel to become idle."""
+    read_timeout: float = 10.0
+    """Seconds a read-only tool may take (describing values runs the person's ``repr``s)."""
     stop_timeout: float = 3.0
-
-
-# -- the main-thread executor ------------------------------------------------------------------
-
-
-class ExecutorFull(RuntimeError):
-    """Too many calls are already waiting for the kernel."""
-
-
-class ExecutorClosed(RuntimeError):
-    """The executor was closed (kernel shutdown, extension unloaded)."""
-
-
-class ItemInterrupted(Exception):
-    """A queued item ended by ``KeyboardInterrupt`` (or another ``BaseException``) raised outside
-    its own handling; stored instead of the raw exception, which would break an event loop that
-    awaits the future."""
-
-
-class _Item:
-    __slots__ = ("fn", "future")
-
-    def __init__(self, fn: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
-        self.fn = fn
-        self.future = future
-
-
-class MainThreadExecutor:
-    """A bounded queue of callables that run on whichever thread pumps it — the kernel's main
-    thread — and never while a cell executes.
-
-    Pumping happens in three ways, all on the main thread:
-
-    - ``loop`` given (the kernel's asyncio loop, captured at extension load): every
-      :meth:`submit` schedules a drain with ``loop.call_soon_threadsafe``. The loop only runs
-      callbacks while no synchronous cell runs; for cells that ``await`` (the loop keeps going),
-      :meth:`cell_started` / :meth:`cell_finished` (``pre_execute`` / ``post_execute`` hooks)
-      hold draining back until the cell is done, then schedule it.
-    - no loop (terminal IPython, a non-asyncio kernel): :meth:`cell_finished` drains directly.
-    - explicitly: :meth:`pump` (a ``%%dsh --wait`` cell pumps while it waits for its run, which is
-      what keeps it from deadlocking on its own agent's ``run_python``; tests pump too).
-
-    Thread-safety: :meth:`submit`, :meth:`close` and the hooks may be called from any thread.
-    Items run one at a time, in submission order. A cancelled future (withdrawn before it
-    started) is skipped. While an item runs, SIGINT raises ``KeyboardInterrupt`` in it (see the
-    module docstring); the exception lands in the item's future, never in the loop.
-    """
-
-    def __init__(
-        self, *, max_pending: int = 4, loop: asyncio.AbstractEventLoop | None = None
-    ) -> None:
-        if max_pending < 1:
-            raise ValueError("max_pending must be at least 1")
-        self.max_pending = max_pending
-        self._loop = loop
-        self._queue: collections.deque[_Item] = collections.deque()
-        self._lock = threading.Lock()
-        self._cell_running = False
-        self._draining = False
-        self._closed = False
-
-    @property
-    def pending(self) -> int:
-        with self._lock:
-            return sum(1 for item in self._queue if not item.future.done())
-
-    def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
-        """Queue ``fn``; a future for its result. Raises :class:`ExecutorFull` or
-        :class:`ExecutorClosed` at once instead of queueing."""
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        with self._lock:
-            if self._closed:
-                raise ExecutorClosed("the notebook tools are shut down")
-            live = sum(1 for item in self._queue if not item.future.done())
-            if live >= self.max_pending:
-                raise ExecutorFull(
-                    f"{live} run_python call(s) are already waiting for the notebook kernel"
-                )
-            self._queue.append(_Item(fn, future))
-        self._schedule()
-        return future
-
-    def _schedule(self) -> None:
-        loop = self._loop
-        if loop is None:
-            return
-        with contextlib.suppress(RuntimeError):  # loop closed: cell_finished/pump still drain
-            loop.call_soon_threadsafe(self._drain_from_loop)
-
-    def _drain_from_loop(self) -> None:
-        if not self._cell_running:
-            self.pump()
-
-    def cell_started(self, *_: Any) -> None:
-        """``pre_execute`` hook: hold draining back while a cell runs."""
-        self._cell_running = True
-
-    def cell_finished(self, *_: Any) -> None:
-        """``post_execute`` hook: drain after the cell (via the loop when there is one)."""
-        self._cell_running = False
-        if self._loop is not None:
-            self._schedule()
-        else:
-            self.pump()
-
-    def pump(self) -> int:
-        """Run every queued item on the calling thread, in order; how many ran. Re-entrant calls
-        (an item pumping) return 0."""
-        if self._draining:
-            return 0
-        self._draining = True
-        ran = 0
-        try:
-            while True:
-                with self._lock:
-                    item = self._queue.popleft() if self._queue else None
-                if item is None:
-                    return ran
-                if not item.future.set_running_or_notify_cancel():
-                    continue  # withdrawn before it started
-                ran += 1
-                self._run(item)
-        finally:
-            self._draining = False
-
-    @staticmethod
-    def _run(item: _Item) -> None:
-        previous: Any = None
-        on_main = threading.current_thread() is threading.main_thread()
-        if on_main:
-            with contextlib.suppress(ValueError, OSError):
-                previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-        try:
-            result = item.fn()
-        except Exception as exc:
-            item.future.set_exception(exc)
-        except BaseException as exc:  # KeyboardInterrupt, SystemExit: they belong to this item
-            wrapped = ItemInterrupted(f"{type(exc).__name__} while running the item")
-            wrapped.__cause__ = exc
-            item.future.set_exception(wrapped)
-        else:
-            item.future.set_result(result)
-        finally:
-            if on_main and previous is not None:
-                with contextlib.suppress(ValueError, OSError):
-                    signal.signal(signal.SIGINT, previous)
-
-    def close(self) -> int:
-        """Refuse new items and withdraw queued ones (their futures get :class:`ExecutorClosed`).
-        Idempotent; returns how many were withdrawn. A running item finishes."""
-        with self._lock:
-            self._closed = True
-            items = list(self._queue)
-            self._queue.clear()
-        withdrawn = 0
-        for item in items:
-            if item.future.set_running_or_notify_cancel():
-                item.future.set_exception(ExecutorClosed("the notebook tools were shut down"))
-                withdrawn += 1
-        return withdrawn
 
 
 # -- HTTP authentication -------------------------------------------------------------------------
@@ -307,105 +130,7 @@ class _BearerAuth:
         await self._app(scope, receive, send)
 
 
-# -- tools ---------------------------------------------------------------------------------------
-
-_INSTRUCTIONS = (
-    "These tools see the user's live Jupyter notebook kernel (the Python process behind the "
-    "notebook). Prefer them over reading files when the question is about data the user has "
-    "already loaded: notebook_variables lists what exists, describe_variable shows one value in "
-    "detail, notebook_history shows the cells the user ran. run_python executes code in that "
-    "kernel only after the user approves each call."
-)
-
-
-def _tool_definitions(settings: NotebookToolsSettings) -> list[mt.Tool]:
-    cap = settings.max_chars
-    tools = [
-        mt.Tool(
-            name="notebook_variables",
-            description=(
-                "List the variables defined in the user's live Jupyter notebook kernel: name, "
-                "type, shape or length, memory size and a one-line preview. Modules, functions, "
-                "classes and names starting with _ are left out. Read-only. Call this first to "
-                "learn what data the user has loaded, then describe_variable for details."
-            ),
-            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
-        ),
-        mt.Tool(
-            name="describe_variable",
-            description=(
-                "Describe one variable of the user's live notebook kernel without changing it: "
-                "for a pandas/polars DataFrame its shape, column dtypes, first rows, null counts "
-                "and numeric summary; for an array its shape, dtype and statistics; for a "
-                f"container a sample of items; otherwise its repr. At most {cap} characters. "
-                "`name` is a name from notebook_variables; an attribute path such as df.columns "
-                "also works (no code is evaluated)."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "name": {
-                        "type": "string",
-                        "description": "Variable name, e.g. df or df.columns",
-                    }
-                },
-                "required": ["name"],
-                "additionalProperties": False,
-            },
-        ),
-        mt.Tool(
-            name="notebook_history",
-            description=(
-                "Show the last n cells the user executed in this notebook session, oldest first: "
-                "each cell's source, a short text form of its result (Out) and the error it "
-                "raised, if any. Read-only. Use it to see how the user's variables were made."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "n": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 50,
-                        "default": 10,
-                        "description": "How many recent cells (1-50).",
-                    }
-                },
-                "additionalProperties": False,
-            },
-        ),
-    ]
-    if settings.run_python:
-        tools.append(
-            mt.Tool(
-                name="run_python",
-                description=(
-                    "Run Python code in the user's live notebook kernel, in the notebook's global "
-                    "namespace: it can use the user's variables, and variables it assigns stay in "
-                    "the notebook. The user sees the code and must approve every call; if they "
-                    "reject it, nothing runs: do not retry the same code, explain instead. It "
-                    "runs when no notebook cell is executing. Returns captured stdout/stderr, the "
-                    "value of the last expression (described), the traceback if it raised, and "
-                    "matplotlib figures it created as PNG images (figures are closed afterwards). "
-                    f"Output is capped at {cap} characters: print summaries, not whole datasets. "
-                    "Keep each call short and quick; never call input(); do not install packages "
-                    "or modify files unless the user asked. The user can stop long code with "
-                    "Interrupt kernel."
-                ),
-                input_schema={
-                    "type": "object",
-                    "properties": {
-                        "code": {
-                            "type": "string",
-                            "description": "Python source; IPython magics such as %timeit work.",
-                        }
-                    },
-                    "required": ["code"],
-                    "additionalProperties": False,
-                },
-            )
-        )
-    return tools
+# -- tool results ----------------------------------------------------------------------------------
 
 
 def _text(text: str, *, error: bool = False) -> mt.CallToolResult:
@@ -423,7 +148,7 @@ REJECTED_MESSAGE = (
 
 class NotebookMcpServer:
     """One per kernel. Construct, :meth:`start`, hand :attr:`url` and :attr:`token` to the
-    runtime (see :mod:`.mcp_patch`), :meth:`stop` with the runtime host."""
+    runtime (see :mod:`.patch`), :meth:`stop` with the runtime host."""
 
     def __init__(
         self,
@@ -446,7 +171,9 @@ class NotebookMcpServer:
         self._uvicorn: uvicorn.Server | None = None
         self._port: int | None = None
         self._read_lock: anyio.Lock | None = None
-        self._tools = _tool_definitions(self.settings)
+        self._tools = tool_definitions(
+            run_python=self.settings.run_python, max_chars=self.settings.max_chars
+        )
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -532,7 +259,7 @@ class NotebookMcpServer:
         lowlevel: Server[Any] = Server(
             MCP_SERVER_NAME,
             version="1",
-            instructions=_INSTRUCTIONS,
+            instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
@@ -575,10 +302,22 @@ class NotebookMcpServer:
                 n = 10
             return True, notebook_history(shell, n, errors=self.errors, max_chars=cap)
 
+        timeout = self.settings.read_timeout
+
+        def bounded() -> tuple[bool, str]:
+            outcome = call_with_time_limit(work, timeout)
+            if not isinstance(outcome, TimedOut):
+                return outcome
+            return False, (
+                f"{name} was stopped after {timeout:g} s: describing a value of the notebook took "
+                "too long (a repr, _repr_llm_ or property that is slow or never returns). Nothing "
+                "was changed. Ask the user which variable it is, or describe a different one."
+            )
+
         if self._read_lock is None:
             self._read_lock = anyio.Lock()
         async with self._read_lock:
-            ok, text = await anyio.to_thread.run_sync(work)
+            ok, text = await anyio.to_thread.run_sync(bounded)
         return _text(text, error=not ok)
 
     async def _run_python(self, code: Any) -> mt.CallToolResult:

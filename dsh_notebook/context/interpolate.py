@@ -35,16 +35,30 @@ Rules, in the order they apply:
    ``{1, 2}``, unbalanced braces) is not a reference: verbatim, not listed.
 
 Values: strings, cell inputs and error texts are inserted as they are, anything else as
-:func:`~dsh_notebook.kernel.describe.describe_value` text; values are not quoted. Each value is
+:func:`~dsh_notebook.context.describe.describe_value` text; values are not quoted. Each value is
 capped at ``max_chars_per_value``; all inserted values together at ``max_total_chars`` (the template
 text itself does not count). A value cut by either cap ends with ``… [truncated, N more chars]``;
 a value that does not fit in the last 100 characters of the total budget becomes an
-``[… omitted: the N-character context limit was reached]`` marker instead. The inserted values
-therefore total at most ``max_total_chars``, plus under 100 characters per omitted value.
+``[… omitted: the N-character context limit was reached]`` marker instead. After 20 such markers
+the 21st says ``…; later references are left as written`` and every later reference stays verbatim
+(not resolved, not listed). The inserted values therefore total at most ``max_total_chars`` plus
+under 2,500 characters of markers, however many references the template holds; the template's own
+text is always kept whole, and :attr:`Interpolation.warnings` says that the limit was hit.
+
+Time: resolving and describing one value (a property, a ``repr``, a ``_repr_llm_`` may run) is
+bounded by ``describe_timeout`` seconds (default 2) with
+:func:`~dsh_notebook.context.time_limit.call_with_time_limit`. A value that takes longer is
+inserted as ``<value of df: describing it took longer than 2 s; pass a smaller object or define
+_repr_llm_>``, its chunk has ``timed_out=True`` and :attr:`Interpolation.warnings` has one line
+about it; the slow code is asked to stop (see that module for what can and cannot be stopped).
+
+Text: the result (template and values) never contains surrogate code points, so it always
+encodes as UTF-8: lone surrogates become U+FFFD (:mod:`~dsh_notebook.context.sanitize`).
 
 Guarantees: no code is evaluated (only mapping lookups and ``getattr``; exceptions from properties
-are caught and make the reference unresolved); :func:`interpolate` never raises for any namespace
-content; IPython is not imported.
+are caught and make the reference unresolved); :func:`interpolate` never raises an ``Exception``
+for any namespace content (a ``KeyboardInterrupt`` — "Interrupt kernel" — while a value is being
+described stops it and propagates); IPython is not imported.
 """
 
 from __future__ import annotations
@@ -56,6 +70,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .describe import render, short_summary, truncate
+from .sanitize import replace_lone_surrogates
+from .time_limit import TimedOut, call_with_time_limit
 
 __all__ = ["ContextChunk", "ContextKind", "Interpolation", "interpolate"]
 
@@ -68,6 +84,7 @@ _HISTORY = re.compile(r"(In|Out|Err)\[(-?[0-9]+)\]")
 _BLOCKING_PREFIX = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\\$^{")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _MIN_USEFUL = 100  # less total budget than this left: omit the value instead of a stub
+_MAX_OMISSION_MARKERS = 20  # then one last marker, and later references stay as written
 _HISTORY_KIND: dict[str, ContextKind] = {"In": "input", "Out": "output", "Err": "error"}
 
 
@@ -85,7 +102,10 @@ class ContextChunk:
     chars: int
     """Characters inserted in place of the token."""
     truncated: bool
-    """Whether the value was cut (per-value or total cap)."""
+    """Whether the value was cut (per-value or total cap) or left out (too slow to describe)."""
+    timed_out: bool = False
+    """Whether describing the value took longer than ``describe_timeout`` (a placeholder went
+    in instead of the value)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +118,9 @@ class Interpolation:
     """One entry per substituted occurrence, in text order."""
     unresolved: list[str] = field(default_factory=list)
     """References that did not resolve (left verbatim), each once, in text order."""
+    warnings: list[str] = field(default_factory=list)
+    """One line each, for the person: a value that was too slow to describe, the total limit
+    being reached. No prefix; the kernel adds its own."""
 
 
 class _Unresolved(Exception):
@@ -195,6 +218,7 @@ def interpolate(
     errors: Mapping[int, Any] | None = None,
     current_cell: int | None = None,
     max_rows: int = 10,
+    describe_timeout: float | None = 2.0,
 ) -> Interpolation:
     """Replace the references in ``template`` that resolve in ``namespace`` (rules: module doc).
 
@@ -210,15 +234,22 @@ def interpolate(
     back from ``len(In)`` (``{In[-1]}`` is the last entry of ``In``, as in Python). Indexes are
     execution counts in all three, so ``{In[-1]}`` and ``{Out[-1]}`` always name the same cell.
 
+    ``describe_timeout`` bounds resolving and describing each distinct reference, in seconds;
+    ``None`` turns the bound off (values are then described on the calling thread).
+
     Each occurrence is substituted; a value referenced twice is resolved and described once.
-    Never raises.
+    Never raises an ``Exception``; ``KeyboardInterrupt`` propagates.
     """
+    template = replace_lone_surrogates(template)
     resolver = _Resolver(namespace, errors, current_cell)
     out: list[str] = []
     chunks: list[ContextChunk] = []
     unresolved: list[str] = []
-    cache: dict[str, tuple[ContextKind, str, str] | None] = {}
+    warnings: list[str] = []
+    cache: dict[str, _Rendered | None] = {}
     used = 0
+    omitted = 0  # references replaced by an omission marker
+    left_as_written = 0  # references after the last marker
     pos = 0
     last_token_end = -1  # end of the last reference (a `}` there does not block the next one)
 
@@ -232,41 +263,65 @@ def interpolate(
             out.append("{" + escaped + "}")
             pos = last_token_end = end
             continue
+        if omitted > _MAX_OMISSION_MARKERS:
+            left_as_written += 1  # past the last marker: not even looked up
+            last_token_end = end
+            continue
+        token = match.group(0)
         if expression not in cache:
-            cache[expression] = _render(resolver, expression, max_chars_per_value, max_rows)
+            cache[expression] = _render_within(
+                resolver, expression, max_chars_per_value, max_rows, describe_timeout
+            )
+            rendered = cache[expression]
+            if rendered is not None and rendered.timed_out:
+                warnings.append(
+                    f"{token} was left out of the prompt: describing it took longer than "
+                    f"{describe_timeout:g} s (pass a smaller object or define _repr_llm_)"
+                )
         rendered = cache[expression]
         if rendered is None:
-            token = match.group(0)
             if token not in unresolved:
                 unresolved.append(token)
             last_token_end = end
             continue
-        kind, full, summary = rendered
         remaining = max_total_chars - used  # omitted-value markers do not count
-        if len(full) <= min(max_chars_per_value, remaining):
-            text, cut = full, False
+        if len(rendered.text) <= min(max_chars_per_value, remaining):
+            text, cut = rendered.text, False
             used += len(text)
         elif remaining < _MIN_USEFUL and remaining < max_chars_per_value:
-            text = f"[… omitted: the {max_total_chars:,}-character context limit was reached]"
+            omitted += 1
+            text = f"[… omitted: the {max_total_chars:,}-character context limit was reached"
+            if omitted > _MAX_OMISSION_MARKERS:
+                text += "; later references are left as written"
+            text += "]"
             cut = True
         else:
-            text, cut = truncate(full, min(max_chars_per_value, remaining))
+            text, cut = truncate(rendered.text, min(max_chars_per_value, remaining))
             used += len(text)
         out.append(template[pos:start])
         out.append(text)
         pos = last_token_end = end
         chunks.append(
             ContextChunk(
-                token=match.group(0),
+                token=token,
                 expression=expression,
-                kind=kind,
-                summary=summary,
+                kind=rendered.kind,
+                summary=rendered.summary,
                 chars=len(text),
-                truncated=cut,
+                truncated=cut or rendered.timed_out,
+                timed_out=rendered.timed_out,
             )
         )
     out.append(template[pos:])
-    return Interpolation(text="".join(out), chunks=chunks, unresolved=unresolved)
+    if omitted:
+        note = (
+            f"the interpolated values reached the {max_total_chars:,}-character context limit: "
+            f"{omitted:,} reference(s) were replaced by an omission note"
+        )
+        if left_as_written:
+            note += f" and {left_as_written:,} later one(s) were left as written"
+        warnings.append(note)
+    return Interpolation(text="".join(out), chunks=chunks, unresolved=unresolved, warnings=warnings)
 
 
 def _reference_position(text: str, start: int, end: int, last_token_end: int) -> bool:
@@ -279,9 +334,47 @@ def _reference_position(text: str, start: int, end: int, last_token_end: int) ->
     return not (end < len(text) and text[end] == "}")
 
 
+@dataclass(frozen=True)
+class _Rendered:
+    kind: ContextKind
+    text: str
+    """The full text (before any cap), free of surrogates."""
+    summary: str
+    timed_out: bool = False
+
+
+def _render_within(
+    resolver: _Resolver,
+    expression: str,
+    max_chars: int,
+    max_rows: int,
+    seconds: float | None,
+) -> _Rendered | None:
+    """:func:`_render` bounded by ``seconds``; a placeholder when it took longer."""
+    outcome = call_with_time_limit(
+        lambda: _render(resolver, expression, max_chars, max_rows), seconds
+    )
+    if not isinstance(outcome, TimedOut):
+        return outcome
+    text = (
+        f"<value of {expression}: describing it took longer than {outcome.seconds:g} s; "
+        "pass a smaller object or define _repr_llm_>"
+    )
+    summary = f"{expression}: describing it took longer than {outcome.seconds:g} s"
+    return _Rendered(_kind_of(expression), text, summary, timed_out=True)
+
+
+def _kind_of(expression: str) -> ContextKind:
+    """The kind a reference has by its spelling alone (for a value that was never resolved)."""
+    history = _HISTORY.fullmatch(expression)
+    if history:
+        return _HISTORY_KIND[history.group(1)]
+    return "attribute" if "." in expression else "variable"
+
+
 def _render(
     resolver: _Resolver, expression: str, max_chars: int, max_rows: int
-) -> tuple[ContextKind, str, str] | None:
+) -> _Rendered | None:
     try:
         kind, value, summary = resolver.resolve(expression)
     except _Unresolved:
@@ -294,7 +387,8 @@ def _render(
         text = value  # inserted as written (the caller caps it)
     else:
         text = render(value, max_rows=max_rows, max_chars=max_chars)
-    return kind, text, summary if summary is not None else short_summary(value)
+    summary = summary if summary is not None else short_summary(value)
+    return _Rendered(kind, replace_lone_surrogates(text), replace_lone_surrogates(summary))
 
 
 def _error_text(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""The runtime patch that mounts the kernel's notebook MCP server (:mod:`.mcp_server`).
+"""The runtime patch that mounts the kernel's notebook MCP server (:mod:`.server`).
 
 The published runtime (0.2.1-rc.2) ships the MCP client plugin ``@deepseek-ai/dsh-mcp-client``
 (not mounted by the ``sdk`` profile). Its config, read from the runtime's own schema::
@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .mcp_server import MCP_SERVER_NAME
+from .schemas import MCP_SERVER_NAME
 
 __all__ = [
     "MCP_CLIENT_PLUGIN",

@@ -2,15 +2,16 @@
 
 No MCP, no threads, no kernel needed: every function takes the namespace (``shell.user_ns``) or
 an IPython ``InteractiveShell`` and returns text (plus PNG bytes for :func:`run_python`), so they
-are testable with a bare ``InteractiveShell``. The server in :mod:`.mcp_server` decides *where*
+are testable with a bare ``InteractiveShell``. The server in :mod:`.server` decides *where*
 they run (read-only tools on a worker thread, :func:`run_python` on the kernel's main thread).
 
 Guarantees:
 
 - **Bounded output.** Every text result is at most ``max_chars`` characters (cut text ends with
   ``… [truncated, N more chars]``; tracebacks keep their tail, where the error is). Values are
-  described with :func:`.describe.describe_value`, so the work per value is bounded too (a
-  user-defined ``repr``/``_repr_llm_`` still costs what it costs). At most :data:`MAX_FIGURES`
+  described with :func:`~dsh_notebook.context.describe.describe_value`, so the work per value is
+  bounded too (a user-defined ``repr``/``_repr_llm_`` still costs what it costs; the server
+  bounds each read-only call in time). At most :data:`MAX_FIGURES`
   figures are returned per call.
 - **Read-only tools never change the namespace** and never raise for odd values; they read a
   snapshot (``list(ns.items())``) of the namespace, so a concurrent cell cannot break the
@@ -28,7 +29,7 @@ Guarantees:
   (``interrupted=True``), not re-raised. Any other ``BaseException`` from the code is reported
   too (``SystemExit`` included): the shell stays usable.
 - Not thread-safe by itself: call :func:`run_python` on the thread that owns the shell (the
-  kernel's main thread); see :class:`.mcp_server.MainThreadExecutor`.
+  kernel's main thread); see :class:`.executor.MainThreadExecutor`.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .describe import describe_value, short_summary, truncate
+from ..context.describe import describe_value, short_summary, truncate
 
 __all__ = [
     "HIDDEN_NAMES",

@@ -16,6 +16,8 @@ Guarantees:
   byte strings are sliced before ``repr``, generators and other iterators are never consumed, the
   pandas numeric summary is skipped for frames over 50 columns or 10 million numeric cells. A
   user-defined ``repr``/``_repr_llm_`` still costs what it costs.
+- **Encodable text**: results never contain surrogate code points (lone ones become U+FFFD), so
+  they always encode as UTF-8, whatever a ``repr`` or ``_repr_llm_`` returned.
 - **Stable text**: memory addresses (`` at 0x7f...``) are removed from everything but strings
   and ``_repr_llm_`` results, which are passed through as they are.
 - **No heavy imports**: pandas, numpy and polars are never imported here; values are recognized
@@ -35,6 +37,8 @@ import types
 import warnings
 from collections.abc import Callable
 from typing import Any
+
+from .sanitize import replace_lone_surrogates
 
 __all__ = [
     "TRUNCATION_MARKER",
@@ -87,7 +91,10 @@ def render(obj: Any, *, max_rows: int = 10, max_chars: int = 4000) -> str:
     For callers that cap themselves (see :func:`truncate`); :func:`describe_value` is this plus
     the cap. Never raises.
     """
-    max_rows = max(1, max_rows)
+    return replace_lone_surrogates(_render(obj, max(1, max_rows), max_chars))
+
+
+def _render(obj: Any, max_rows: int, max_chars: int) -> str:
     try:
         llm = _repr_llm(obj)
         if llm is not None:
@@ -109,7 +116,7 @@ def short_summary(obj: Any) -> str:
         text = _summary(obj)
     except Exception:
         text = _type_name(obj)
-    text = " ".join(text.split())
+    text = replace_lone_surrogates(" ".join(text.split()))
     return truncate(text, _SUMMARY_MAX)[0]
 
 

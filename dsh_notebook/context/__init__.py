@@ -1,0 +1,27 @@
+"""What the notebook tells the agent: interpolated values, descriptions of values, images.
+
+Pure and IPython-free (neither at import nor lazily): every function takes plain values — a
+namespace mapping, an object — so it is usable and testable without a kernel. It imports only the
+standard library, :mod:`dsh_notebook.client.prompt` and :mod:`dsh_notebook.errors`.
+
+- :mod:`.interpolate`: ``{name}`` / ``{In[n]}`` references in a ``%%dsh`` prompt
+  (:func:`interpolate`);
+- :mod:`.describe`: bounded, LLM-friendly text for any value (:func:`describe_value`);
+- :mod:`.images`: figures, PIL images, bytes and paths as prompt image blocks
+  (:func:`to_image_block`).
+"""
+
+from .describe import describe_value, short_summary, truncate
+from .images import to_image_block
+from .interpolate import ContextChunk, ContextKind, Interpolation, interpolate
+
+__all__ = [
+    "ContextChunk",
+    "ContextKind",
+    "Interpolation",
+    "describe_value",
+    "interpolate",
+    "short_summary",
+    "to_image_block",
+    "truncate",
+]

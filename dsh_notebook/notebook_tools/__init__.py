@@ -1,0 +1,13 @@
+"""The agent's window onto the kernel: notebook tools served over MCP on 127.0.0.1.
+
+- :mod:`.tools`: the tools as plain functions over a shell (no MCP, no threads);
+- :mod:`.executor`: :class:`~.executor.MainThreadExecutor`, which runs ``run_python`` on the
+  kernel's main thread between cells;
+- :mod:`.schemas`: the tools' names, descriptions and input schemas as the model sees them;
+- :mod:`.server`: :class:`~.server.NotebookMcpServer` (uvicorn thread, bearer auth, approval);
+- :mod:`.patch`: the runtime ``--patch`` file that mounts the server.
+
+This package deliberately re-exports nothing: importing it must not import ``mcp`` or
+``uvicorn`` (the ``jupyter`` extra), so the kernel can import the submodules lazily and turn the
+tools off when they are missing. IPython is imported only lazily, inside :func:`.tools.run_python`.
+"""

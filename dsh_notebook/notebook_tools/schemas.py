@@ -1,0 +1,125 @@
+"""What the model is told about the notebook tools: their names, descriptions and input schemas.
+
+Pure data (``mcp_types`` models only, no server): the server lists exactly
+:func:`tool_definitions`, and :mod:`.patch` mounts the server under :data:`MCP_SERVER_NAME`, so
+the model sees ``mcp__notebook__<tool>`` (:func:`public_tool_name`).
+"""
+
+from __future__ import annotations
+
+import mcp_types as mt
+
+__all__ = ["INSTRUCTIONS", "MCP_SERVER_NAME", "TOOL_NAMES", "public_tool_name", "tool_definitions"]
+
+MCP_SERVER_NAME = "notebook"
+"""The ``serverName`` in the runtime's patch: model-facing names are ``mcp__notebook__<tool>``."""
+
+TOOL_NAMES = ("notebook_variables", "describe_variable", "notebook_history", "run_python")
+
+
+def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
+    """The name the model sees (the runtime's ``mcp__<serverName>__<rawName>``, clean case)."""
+    return f"mcp__{server_name}__{tool}"
+
+
+INSTRUCTIONS = (
+    "These tools see the user's live Jupyter notebook kernel (the Python process behind the "
+    "notebook). Prefer them over reading files when the question is about data the user has "
+    "already loaded: notebook_variables lists what exists, describe_variable shows one value in "
+    "detail, notebook_history shows the cells the user ran. run_python executes code in that "
+    "kernel only after the user approves each call."
+)
+
+
+def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
+    """The tools, in the order they are listed; ``run_python`` only when it is enabled.
+
+    ``max_chars`` is the cap the descriptions promise (the server enforces it).
+    """
+    cap = max_chars
+    tools = [
+        mt.Tool(
+            name="notebook_variables",
+            description=(
+                "List the variables defined in the user's live Jupyter notebook kernel: name, "
+                "type, shape or length, memory size and a one-line preview. Modules, functions, "
+                "classes and names starting with _ are left out. Read-only. Call this first to "
+                "learn what data the user has loaded, then describe_variable for details."
+            ),
+            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        ),
+        mt.Tool(
+            name="describe_variable",
+            description=(
+                "Describe one variable of the user's live notebook kernel without changing it: "
+                "for a pandas/polars DataFrame its shape, column dtypes, first rows, null counts "
+                "and numeric summary; for an array its shape, dtype and statistics; for a "
+                f"container a sample of items; otherwise its repr. At most {cap} characters. "
+                "`name` is a name from notebook_variables; an attribute path such as df.columns "
+                "also works (no code is evaluated)."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "Variable name, e.g. df or df.columns",
+                    }
+                },
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+        ),
+        mt.Tool(
+            name="notebook_history",
+            description=(
+                "Show the last n cells the user executed in this notebook session, oldest first: "
+                "each cell's source, a short text form of its result (Out) and the error it "
+                "raised, if any. Read-only. Use it to see how the user's variables were made."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "n": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 50,
+                        "default": 10,
+                        "description": "How many recent cells (1-50).",
+                    }
+                },
+                "additionalProperties": False,
+            },
+        ),
+    ]
+    if run_python:
+        tools.append(
+            mt.Tool(
+                name="run_python",
+                description=(
+                    "Run Python code in the user's live notebook kernel, in the notebook's global "
+                    "namespace: it can use the user's variables, and variables it assigns stay in "
+                    "the notebook. The user sees the code and must approve every call; if they "
+                    "reject it, nothing runs: do not retry the same code, explain instead. It "
+                    "runs when no notebook cell is executing. Returns captured stdout/stderr, the "
+                    "value of the last expression (described), the traceback if it raised, and "
+                    "matplotlib figures it created as PNG images (figures are closed afterwards). "
+                    f"Output is capped at {cap} characters: print summaries, not whole datasets. "
+                    "Keep each call short and quick; never call input(); do not install packages "
+                    "or modify files unless the user asked. The user can stop long code with "
+                    "Interrupt kernel."
+                ),
+                input_schema={
+                    "type": "object",
+                    "properties": {
+                        "code": {
+                            "type": "string",
+                            "description": "Python source; IPython magics such as %timeit work.",
+                        }
+                    },
+                    "required": ["code"],
+                    "additionalProperties": False,
+                },
+            )
+        )
+    return tools
