@@ -1,4 +1,4 @@
-"""``Session`` and ``RunResult``: one conversation, and what one activity interval produced.
+"""``Session``: one conversation; ``run`` collects one activity interval into a ``RunResult``.
 
 ``Session.run`` follows the seed algorithm — subscribe to the session tree *before* writing, send
 ``session/prompt``, find the receipt (``agent/inbox/spliced`` whose ``inserted[].id`` is the returned
@@ -20,22 +20,18 @@ import inspect
 import uuid
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import anyio
 
 from ..errors import SdkProtocolError, TransportClosed
 from ..protocol import (
-    SESSION_EVENT,
     SESSION_QUERY_COMPLETED,
     Notification,
-    SessionEvent,
     SessionQueryCommandResult,
-    text_of,
 )
-from ..protocol.events import Message
 from .prompt import PromptInput, normalize_input
+from .results import RunResult, build_result, receipt_ids
 from .routing import END, Subscription
 
 if TYPE_CHECKING:
@@ -44,72 +40,6 @@ if TYPE_CHECKING:
 __all__ = ["NotificationCallback", "RunResult", "Session"]
 
 NotificationCallback = Callable[[Notification], "Awaitable[None] | None"]
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What one ``run`` observed. Exactly the seed's five fields.
-
-    ``final_response``: the text of the last root ``assistant/message`` of the interval (``""``
-    when none). ``finish_reason``: ``reason.kind`` of the last root ``turn/end`` (``None`` when no
-    turn ended), e.g. ``"completed"``, ``"error"``, ``"max-tokens"``.
-    """
-
-    session_id: str
-    final_response: str
-    finish_reason: str | None
-    events: list[SessionEvent] = field(repr=False)
-    notifications: list[Notification] = field(repr=False)
-
-    def __repr__(self) -> str:
-        text = (
-            self.final_response
-            if len(self.final_response) <= 60
-            else self.final_response[:57] + "..."
-        )
-        return (
-            f"RunResult(session_id={self.session_id!r}, finish_reason={self.finish_reason!r}, "
-            f"final_response={text!r}, events={len(self.events)}, notifications={len(self.notifications)})"
-        )
-
-
-def _receipt_id(notification: Notification) -> list[str]:
-    event = notification.params.get("event")
-    if not isinstance(event, dict) or event.get("type") != "agent/inbox/spliced":
-        return []
-    data = event.get("data")
-    inserted = data.get("inserted") if isinstance(data, dict) else None
-    if not isinstance(inserted, list):
-        return []
-    return [i["id"] for i in inserted if isinstance(i, dict) and isinstance(i.get("id"), str)]
-
-
-def build_result(session_id: str, collected: list[Notification]) -> RunResult:
-    """Derive the :class:`RunResult` of an interval from its notifications (pure)."""
-    events: list[SessionEvent] = []
-    final_response = ""
-    finish_reason: str | None = None
-    for n in collected:
-        if n.method != SESSION_EVENT or n.params.get("sessionId") != session_id:
-            continue
-        raw = n.params.get("event")
-        if not isinstance(raw, dict):
-            raise SdkProtocolError(f"session.event without an event object: {n.params!r:.200}")
-        event = SessionEvent.model_validate(raw)
-        events.append(event)
-        if event.type == "assistant/message":
-            message = event.data.get("message")
-            if isinstance(message, dict):
-                final_response = text_of(Message.model_validate(message).content)
-        elif event.type == "turn/end":
-            reason = event.data.get("reason")
-            kind = reason.get("kind") if isinstance(reason, dict) else None
-            if not isinstance(kind, str):
-                raise SdkProtocolError(
-                    f"turn/end without a string reason.kind: {event.data!r:.200}"
-                )
-            finish_reason = kind
-    return RunResult(session_id, final_response, finish_reason, events, collected)
 
 
 class Session:
@@ -200,7 +130,7 @@ class Session:
                         break
                     assert isinstance(item, Notification)
                     if not receipt_seen:
-                        if message_id not in _receipt_id(item):
+                        if message_id not in receipt_ids(item, self.id):
                             continue
                         receipt_seen = True
                     collected.append(item)
