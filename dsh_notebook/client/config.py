@@ -1,7 +1,8 @@
 """``HarnessConfig``: every launch and client option, validated before anything is spawned.
 
-The API key is a secret: it is excluded from ``repr`` and from :meth:`HarnessConfig.describe`;
-``env`` values whose names look secret are masked there too.
+The API key is a secret: it is held as a :class:`~dsh_notebook.runtime.Secret` (``repr``/``str``
+masked), excluded from ``repr`` and from :meth:`HarnessConfig.describe`; ``env`` values whose names
+look secret are held and masked the same way.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from typing import Any
 from ..errors import ConfigError
 from ..runtime import (
     LaunchSpec,
+    Secret,
     argv_for,
     compose_environment,
     describe_environment,
     ensure_dsh_home,
+    is_secret_name,
     resolve_dsh_bin,
     resolve_dsh_home,
 )
@@ -74,6 +77,16 @@ class HarnessConfig:
     bridge: bool = True
 
     def __post_init__(self) -> None:
+        # The key (and secret-looking env values) are held as ``Secret``: masked in repr/str/format
+        # wherever they travel, including a traceback's locals; the child receives the real value.
+        if self.api_key is not None and not isinstance(self.api_key, Secret):
+            object.__setattr__(self, "api_key", Secret(self.api_key))
+        if any(is_secret_name(k) and not isinstance(v, Secret) for k, v in self.env.items()):
+            object.__setattr__(
+                self,
+                "env",
+                {k: Secret(v) if is_secret_name(k) else v for k, v in self.env.items()},
+            )
         if not isinstance(self.profile, str) or not self.profile.strip():
             raise ConfigError("profile must be a non-empty name (default: 'sdk')")
         if self.permission_mode is not None and self.permission_mode not in PERMISSION_MODES:
