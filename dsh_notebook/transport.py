@@ -3,10 +3,16 @@
 This is the seed's ``JsonRpcLineTransport``, in Python:
 
 - One compact JSON object per ``\\n``-terminated UTF-8 line in both directions. ``\\r\\n`` and blank
-  lines are tolerated. There is **no line-length limit** (real frames reach hundreds of KB).
+  lines are tolerated. Lines are bounded by ``max_line_bytes`` (default
+  :data:`DEFAULT_MAX_LINE_BYTES`, 64 MiB — real frames reach hundreds of KB, never this): a longer
+  line closes the transport with a :class:`~dsh_notebook.errors.TransportClosed` that says so,
+  instead of growing without bound. Reading a long line costs linear time.
 - A frame with ``id`` and ``method`` is a request, ``id`` alone a response, ``method`` alone a
-  notification. Lines that are not JSON objects, or fit none of the three, are ignored: counted in
-  :attr:`JsonRpcLineTransport.malformed_lines` and logged at debug level, never fatal.
+  notification. Lines that cannot be parsed *for any reason* (not JSON, nested too deep for the
+  parser, not an object) or fit none of the three are ignored: counted in
+  :attr:`JsonRpcLineTransport.malformed_lines` and logged at debug level, never fatal. A
+  notification handler that raises is logged and counted in
+  :attr:`JsonRpcLineTransport.handler_errors`; reading goes on.
 - Incoming requests run concurrently, each in its own task: a request without a registered handler
   is answered ``-32601``; a handler that raises is answered ``-32603`` with the error text; a handler
   that raises :class:`NoResponse` is not answered at all (the peer cancelled the request).
@@ -44,7 +50,13 @@ from .errors import (
 )
 from .protocol.notifications import Notification
 
-__all__ = ["JsonRpcLineTransport", "NoResponse", "NotificationHandler", "RequestHandler"]
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "JsonRpcLineTransport",
+    "NoResponse",
+    "NotificationHandler",
+    "RequestHandler",
+]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +67,7 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
     _loads = json.loads
 
 _NO_ID: Any = object()
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 RequestHandler = Callable[[dict[str, Any], Any], Awaitable[Any]]
 """``async handler(params, request_id) -> result`` (a JSON value or an object with ``to_wire()``)."""
@@ -94,6 +107,7 @@ class JsonRpcLineTransport:
         *,
         on_notification: NotificationHandler | None = None,
         id_prefix: str = "c",
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ) -> None:
         self._receive = receive
         self._send = send
@@ -106,7 +120,9 @@ class JsonRpcLineTransport:
         self._closed: TransportClosed | None = None
         self._closed_event = anyio.Event()
         self._task_group: TaskGroup | None = None
+        self._max_line = max_line_bytes
         self.malformed_lines = 0
+        self.handler_errors = 0
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -148,25 +164,50 @@ class JsonRpcLineTransport:
             tg.cancel_scope.cancel()
 
     async def _read_loop(self) -> None:
-        buffer = b""
+        partial = bytearray()  # the unfinished line: appended in place, linear in its length
         receive = self._receive.receive
         dispatch = self._dispatch_line
+        limit = self._max_line
         while self._closed is None:
             try:
                 chunk = await receive()
             except anyio.EndOfStream:
-                if buffer.strip():
-                    dispatch(buffer)
+                if partial.strip():
+                    dispatch(bytes(partial))
                 return
             if b"\n" not in chunk:
-                buffer += chunk
+                partial += chunk
+                if len(partial) > limit:
+                    self._too_long(len(partial))
+                    return
                 continue
-            lines = (buffer + chunk).split(b"\n")
-            buffer = lines.pop()
+            if partial:
+                partial += chunk
+                data = bytes(partial)
+                partial.clear()
+            else:
+                data = chunk
+            lines = data.split(b"\n")
+            partial += lines.pop()
             for line in lines:
+                if len(line) > limit:
+                    self._too_long(len(line))
+                    return
                 dispatch(line)
                 if self._closed is not None:
                     return
+            if len(partial) > limit:
+                self._too_long(len(partial))
+                return
+
+    def _too_long(self, size: int) -> None:
+        self.close(
+            TransportClosed(
+                f"the runtime sent a line of more than {self._max_line} bytes (at least {size}) "
+                "without a newline; the transport is closed. A broken or hostile runtime, or "
+                "raise max_line_bytes if frames this large are expected"
+            )
+        )
 
     def _malformed(self, line: bytes, why: str) -> None:
         self.malformed_lines += 1
@@ -175,13 +216,13 @@ class JsonRpcLineTransport:
     def _dispatch_line(self, line: bytes) -> None:
         try:
             frame = _loads(line)
-        except ValueError:
+        except Exception:  # ValueError, and e.g. orjson's depth limit
             if not line.strip():
                 return
             try:  # what the fast parser refuses (e.g. integers past 64 bits) the stdlib may take
                 frame = json.loads(line)
-            except ValueError:
-                self._malformed(line, "not JSON")
+            except Exception:  # ValueError, RecursionError (deep nesting)
+                self._malformed(line, "not parseable JSON")
                 return
         if type(frame) is not dict:
             self._malformed(line, "not an object")
@@ -196,7 +237,11 @@ class JsonRpcLineTransport:
             if has_id:
                 self._start_request(frame_id, method, params)
             elif self._on_notification is not None:
-                self._on_notification(Notification(method, params))
+                try:
+                    self._on_notification(Notification(method, params))
+                except Exception as exc:  # a consumer bug must not kill the transport
+                    self.handler_errors += 1
+                    log.warning("notification handler failed on %s: %r", method, exc)
             return
         if has_id and ("result" in frame or "error" in frame):
             self._resolve(frame)
