@@ -17,7 +17,8 @@ This is the seed's ``JsonRpcLineTransport``, in Python:
   is answered ``-32601``; a handler that raises is answered ``-32603`` with the error text; a handler
   that raises :class:`NoResponse` is not answered at all (the peer cancelled the request).
 - An error response rejects its pending request with a :class:`~dsh_notebook.errors.JsonRpcError`
-  (the most specific subclass for its message) carrying ``code``, ``message`` and ``data``.
+  (the most specific subclass for its message) carrying ``code``, ``message`` and ``data``; it and
+  :class:`~dsh_notebook.errors.RequestTimeout` carry ``stderr_tail`` from ``diagnostics``.
 - Writes are serialized by a lock and each frame is one ``send`` call: frames never interleave.
 
 Ordering guarantee: frames are handled in arrival order. Notifications are delivered synchronously by
@@ -108,6 +109,7 @@ class JsonRpcLineTransport:
         on_notification: NotificationHandler | None = None,
         id_prefix: str = "c",
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        diagnostics: Callable[[], str] | None = None,
     ) -> None:
         self._receive = receive
         self._send = send
@@ -121,6 +123,7 @@ class JsonRpcLineTransport:
         self._closed_event = anyio.Event()
         self._task_group: TaskGroup | None = None
         self._max_line = max_line_bytes
+        self._diagnostics = diagnostics
         self.malformed_lines = 0
         self.handler_errors = 0
 
@@ -135,6 +138,15 @@ class JsonRpcLineTransport:
 
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         self._on_notification = handler
+
+    def stderr_tail(self) -> str:
+        """What ``diagnostics`` reports now (the runtime's bounded stderr tail), else ``""``."""
+        if self._diagnostics is None:
+            return ""
+        try:
+            return self._diagnostics()
+        except Exception:  # diagnostics must never replace the real error
+            return ""
 
     @property
     def closed(self) -> TransportClosed | None:
@@ -264,6 +276,7 @@ class JsonRpcLineTransport:
                 message if isinstance(message, str) else "error response without a message",
                 error.get("data"),
                 method=pending.method,
+                stderr_tail=self.stderr_tail(),
             )
         else:
             pending.result = frame.get("result")
@@ -356,7 +369,7 @@ class JsonRpcLineTransport:
                     with anyio.fail_after(timeout):
                         await pending.done.wait()
                 except TimeoutError:
-                    raise RequestTimeout(method, timeout) from None
+                    raise RequestTimeout(method, timeout, stderr_tail=self.stderr_tail()) from None
         finally:
             self._pending.pop(request_id, None)
         if pending.error is not None:

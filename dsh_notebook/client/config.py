@@ -25,6 +25,7 @@ from ..runtime import (
     resolve_dsh_bin,
     resolve_dsh_home,
 )
+from ..transport import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_PROVIDER", "PERMISSION_MODES", "HarnessConfig"]
 
@@ -75,6 +76,7 @@ class HarnessConfig:
     question_timeout: float | None = None
     subscription_buffer: int = 100_000
     bridge: bool = True
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def __post_init__(self) -> None:
         # The key (and secret-looking env values) are held as ``Secret``: masked in repr/str/format
@@ -105,6 +107,8 @@ class HarnessConfig:
             raise ConfigError("provider and model must be non-empty")
         if self.subscription_buffer < 1:
             raise ConfigError("subscription_buffer must be at least 1")
+        if self.max_line_bytes < 1024:
+            raise ConfigError("max_line_bytes must be at least 1024 (default 64 MiB)")
         for name in (
             "initialize_timeout",
             "request_timeout",
