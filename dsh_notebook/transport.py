@@ -69,6 +69,7 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
 
 _NO_ID: Any = object()
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+_SHARED_STRINGS = 4096
 
 RequestHandler = Callable[[dict[str, Any], Any], Awaitable[Any]]
 """``async handler(params, request_id) -> result`` (a JSON value or an object with ``to_wire()``)."""
@@ -124,6 +125,7 @@ class JsonRpcLineTransport:
         self._task_group: TaskGroup | None = None
         self._max_line = max_line_bytes
         self._diagnostics = diagnostics
+        self._strings: dict[str, str] = {}
         self.malformed_lines = 0
         self.handler_errors = 0
 
@@ -249,6 +251,7 @@ class JsonRpcLineTransport:
             if has_id:
                 self._start_request(frame_id, method, params)
             elif self._on_notification is not None:
+                method = self._compact(method, params)
                 try:
                     self._on_notification(Notification(method, params))
                 except Exception as exc:  # a consumer bug must not kill the transport
@@ -259,6 +262,29 @@ class JsonRpcLineTransport:
             self._resolve(frame)
             return
         self._malformed(line, "neither request, response nor notification")
+
+    def _share(self, text: str) -> str:
+        """One shared object per distinct short string (bounded cache): kept notifications of one
+        session then share their method, session id and event type instead of a copy each."""
+        strings = self._strings
+        shared = strings.get(text)
+        if shared is None:
+            if len(strings) >= _SHARED_STRINGS:
+                strings.clear()
+            shared = strings[text] = text
+        return shared
+
+    def _compact(self, method: str, params: dict[str, Any]) -> str:
+        """Share the repeated strings of a notification in place (values unchanged)."""
+        sid = params.get("sessionId")
+        if type(sid) is str and len(sid) <= 64:
+            params["sessionId"] = self._share(sid)
+        event = params.get("event")
+        if type(event) is dict:
+            etype = event.get("type")
+            if type(etype) is str and len(etype) <= 64:
+                event["type"] = self._share(etype)
+        return self._share(method) if len(method) <= 64 else method
 
     def _resolve(self, frame: dict[str, Any]) -> None:
         pending = self._pending.pop(str(frame["id"]), None)

@@ -13,8 +13,9 @@ short excerpt. No other exception type leaves :func:`build_result`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from pydantic import ValidationError
 
@@ -22,9 +23,52 @@ from ..errors import SdkProtocolError
 from ..protocol import SESSION_EVENT, Notification, SessionEvent
 from ..protocol.events import turn_end_problem
 
-__all__ = ["RunResult", "assistant_text", "build_result", "receipt_ids"]
+__all__ = ["EventList", "RunResult", "assistant_text", "build_result", "receipt_ids"]
 
 _EXCERPT = 160
+
+
+class EventList(Sequence[SessionEvent]):
+    """The root session's events of an interval: a read-only sequence of :class:`SessionEvent`.
+
+    Compact: it keeps only references to the event objects inside the result's notifications
+    (8 bytes each) and builds a fresh :class:`SessionEvent` on each access, instead of keeping a
+    pydantic model per event (about 0.8 KB each). Every event was validated when the result was
+    built, so access never fails. Keep a reference to an item you read repeatedly.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: list[dict[str, Any]]) -> None:
+        self._raw = raw
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    @overload
+    def __getitem__(self, index: int) -> SessionEvent: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[SessionEvent]: ...
+    def __getitem__(self, index: int | slice) -> SessionEvent | list[SessionEvent]:
+        if isinstance(index, slice):
+            return [SessionEvent.model_validate(raw) for raw in self._raw[index]]
+        return SessionEvent.model_validate(self._raw[index])
+
+    def __iter__(self) -> Iterator[SessionEvent]:
+        for raw in self._raw:
+            yield SessionEvent.model_validate(raw)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EventList):
+            return self._raw == other._raw
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EventList({len(self._raw)} events)"
 
 
 @dataclass(frozen=True)
@@ -33,13 +77,14 @@ class RunResult:
 
     ``final_response``: the text of the last root ``assistant/message`` of the interval (``""``
     when none). ``finish_reason``: ``reason.kind`` of the last root ``turn/end`` (``None`` when no
-    turn ended), e.g. ``"completed"``, ``"error"``, ``"max-tokens"``.
+    turn ended), e.g. ``"completed"``, ``"error"``, ``"max-tokens"``. ``events`` is a compact
+    :class:`EventList` (a sequence of :class:`SessionEvent`; a plain list is accepted too).
     """
 
     session_id: str
     final_response: str
     finish_reason: str | None
-    events: list[SessionEvent] = field(repr=False)
+    events: Sequence[SessionEvent] = field(repr=False)
     notifications: list[Notification] = field(repr=False)
 
     def __repr__(self) -> str:
@@ -140,17 +185,18 @@ def build_result(session_id: str, collected: list[Notification]) -> RunResult:
     Every root ``assistant/message`` and ``turn/end`` is checked, not only the last one, so a
     malformed frame fails the run whatever follows it.
     """
-    events: list[SessionEvent] = []
+    events: list[dict[str, Any]] = []
     final_response = ""
     finish_reason: str | None = None
     for n in collected:
         if n.method != SESSION_EVENT or n.params.get("sessionId") != session_id:
             continue
         raw = n.params.get("event")
-        event = parse_event(raw)
-        events.append(event)
+        event = parse_event(raw)  # validated once; the result keeps the raw dict only
+        assert isinstance(raw, dict)
+        events.append(raw)
         if event.type == "assistant/message":
-            if "data" not in raw:  # type: ignore[operator]
+            if "data" not in raw:
                 raise _malformed(event.type, "no data", raw)
             text = assistant_text(event.data)
             if text is None:
@@ -163,4 +209,4 @@ def build_result(session_id: str, collected: list[Notification]) -> RunResult:
                 raise _malformed(event.type, problem, raw)
             assert isinstance(reason, dict)
             finish_reason = reason["kind"]
-    return RunResult(session_id, final_response, finish_reason, events, collected)
+    return RunResult(session_id, final_response, finish_reason, EventList(events), collected)
