@@ -204,3 +204,11 @@ async def test_runtime_exit_with_a_grandchild_holding_stdout_fails_pending_work(
     assert time.monotonic() - started < 10
     assert info.value.exit_status == 5
     assert "worker lost" in info.value.stderr_tail
+
+
+async def test_a_run_timeout_is_a_typed_timeout_with_the_stderr_tail(tmp_path: Path) -> None:
+    async with peer(tmp_path, "prompt-hang", close_grace=0.3) as harness:
+        with pytest.raises(RequestTimeout) as info:
+            await harness.start_session().run("hi", timeout=0.3)
+    assert isinstance(info.value, TimeoutError)
+    assert "dead worker" in info.value.stderr_tail

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from ..errors import SdkProtocolError, TransportClosed
+from ..errors import DshError, RequestTimeout, SdkProtocolError, TransportClosed
 from ..protocol import (
     SESSION_QUERY_COMPLETED,
     Notification,
@@ -68,18 +68,29 @@ class Session:
 
         ``on_notification`` sees every notification of the result as it arrives, in order (sync or
         async; an exception it raises propagates and abandons the local wait).
-        Raises :class:`PromptError` before sending for invalid input, :class:`TimeoutError` when
-        ``timeout`` elapses, :class:`TransportClosed` if the runtime dies.
+        Raises :class:`PromptError` before sending for invalid input, :class:`RequestTimeout` (a
+        :class:`TimeoutError`, with the stderr tail) when ``timeout`` elapses,
+        :class:`TransportClosed` if the runtime dies, :class:`SdkProtocolError` for malformed
+        frames; no other exception type, except what ``on_notification`` itself raises.
         """
         blocks = normalize_input(input)
-        with (
-            self.client.subscribe([self.id]) as sub,
-            anyio.fail_after(timeout) if timeout is not None else nullcontext(),
-        ):
-            prompt = await self.client.session_prompt(self.id, blocks)
-            result = await self._observe(sub, prompt.message_id, on_notification)
+        try:
+            with (
+                self.client.subscribe([self.id]) as sub,
+                anyio.fail_after(timeout) if timeout is not None else nullcontext(),
+            ):
+                prompt = await self.client.session_prompt(self.id, blocks)
+                result = await self._observe(sub, prompt.message_id, on_notification)
+        except TimeoutError as exc:
+            raise self._typed_timeout(exc, timeout) from None
         self.last_result = result
         return result
+
+    def _typed_timeout(self, exc: TimeoutError, timeout: float | None) -> Exception:
+        """The local ``timeout`` as :class:`RequestTimeout`; a typed timeout stays as it is."""
+        if isinstance(exc, DshError) or timeout is None:
+            return exc
+        return RequestTimeout("session/wait", timeout, stderr_tail=self.client._stderr_tail())
 
     async def query(
         self,
@@ -94,15 +105,18 @@ class Session:
         (0.2.1-rc.2 does not); detected once per client.
         """
         blocks = normalize_input(input)
-        with (
-            self.client.subscribe([self.id]) as sub,
-            anyio.fail_after(timeout) if timeout is not None else nullcontext(),
-        ):
-            answer = await self.client.session_query(self.id, blocks)
-            if isinstance(answer, SessionQueryCommandResult):
-                result = await self._observe_command(sub, answer, on_notification)
-            else:
-                result = await self._observe(sub, answer.message_id, on_notification)
+        try:
+            with (
+                self.client.subscribe([self.id]) as sub,
+                anyio.fail_after(timeout) if timeout is not None else nullcontext(),
+            ):
+                answer = await self.client.session_query(self.id, blocks)
+                if isinstance(answer, SessionQueryCommandResult):
+                    result = await self._observe_command(sub, answer, on_notification)
+                else:
+                    result = await self._observe(sub, answer.message_id, on_notification)
+        except TimeoutError as exc:
+            raise self._typed_timeout(exc, timeout) from None
         self.last_result = result
         return result
 
@@ -151,7 +165,14 @@ class Session:
                 f"the session settled without the receipt of message {message_id} "
                 "(agent/inbox/spliced); the runtime broke the protocol"
             )
-        return build_result(self.id, collected)
+        try:
+            return build_result(self.id, collected)
+        except SdkProtocolError as exc:
+            tail = self.client._stderr_tail()
+            if exc.stderr_tail or not tail:
+                raise
+            error = SdkProtocolError(str(exc), stderr_tail=tail)
+        raise error
 
     async def _observe_command(
         self,
