@@ -165,7 +165,8 @@ class JsonRpcLineTransport:
 
         On EOF the transport closes with the error ``on_eof`` produces (default: a plain
         :class:`TransportClosed`); pending requests stay pending until then, so they fail with the
-        richer error (e.g. the runtime's exit status). Never raises on bad input.
+        richer error (e.g. the runtime's exit status). Never raises on bad input; an unexpected
+        error of the stream closes the transport with a :class:`TransportClosed` naming it.
         """
         async with anyio.create_task_group() as tg:
             self._task_group = tg
@@ -173,6 +174,13 @@ class JsonRpcLineTransport:
                 await self._read_loop()
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 pass
+            except Exception as exc:  # an unexpected stream error: fail pending work, typed
+                self.close(
+                    TransportClosed(
+                        f"reading from the runtime failed ({type(exc).__name__}: {exc})",
+                        stderr_tail=self.stderr_tail(),
+                    )
+                )
             if self._closed is None:
                 self.close(await on_eof() if on_eof is not None else TransportClosed())
             tg.cancel_scope.cancel()

@@ -144,3 +144,32 @@ async def test_a_small_bound_is_honoured_for_a_complete_line_too() -> None:
         with anyio.fail_after(5):
             await transport.wait_closed()
     assert transport.closed is not None and "1000 bytes" in str(transport.closed)
+
+
+class ExplodingStream:
+    """A receive stream that fails with an unexpected error after its first frame."""
+
+    def __init__(self, first: bytes) -> None:
+        self.first: bytes | None = first
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        if self.first is not None:
+            data, self.first = self.first, None
+            return data
+        await anyio.sleep(0.05)
+        raise RuntimeError("the pipe went strange")
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_a_failing_stream_fails_pending_requests_instead_of_hanging() -> None:
+    from dsh_notebook import HarnessClient
+
+    _client_side, (_peer_receive, peer_send) = duplex()
+    ready = line({"jsonrpc": "2.0", "method": "hello"})
+    client = HarnessClient(streams=(ExplodingStream(ready), peer_send))  # type: ignore[arg-type]
+    await client.start()
+    with anyio.fail_after(5), pytest.raises(TransportClosed, match="pipe went strange"):
+        await client.request("ping", timeout=None)
+    await client.aclose()

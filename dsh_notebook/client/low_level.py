@@ -169,6 +169,14 @@ class HarnessClient:
 
         try:
             await transport.run(on_eof=on_eof)
+        except Exception as exc:  # a broken stream or a bug: fail everything, never hang
+            log.error("the runtime reader failed: %r", exc)
+            transport.close(
+                TransportClosed(
+                    f"reading from the runtime failed ({type(exc).__name__}: {exc})",
+                    stderr_tail=transport.stderr_tail(),
+                )
+            )
         finally:
             self.router.fail_all(transport.closed or TransportClosed())
 
