@@ -227,7 +227,8 @@ class JsonRpcLineTransport:
             TransportClosed(
                 f"the runtime sent a line of more than {self._max_line} bytes (at least {size}) "
                 "without a newline; the transport is closed. A broken or hostile runtime, or "
-                "raise max_line_bytes if frames this large are expected"
+                "raise max_line_bytes if frames this large are expected",
+                stderr_tail=self.stderr_tail(),
             )
         )
 
@@ -362,7 +363,11 @@ class JsonRpcLineTransport:
             try:
                 await self._send.send(data)
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-                self.close(TransportClosed(f"writing to the runtime failed: {exc}"))
+                self.close(
+                    TransportClosed(
+                        f"writing to the runtime failed: {exc}", stderr_tail=self.stderr_tail()
+                    )
+                )
                 raise self._closed from exc  # type: ignore[misc]
 
     async def _write_safely(self, frame: dict[str, Any]) -> None:

@@ -173,3 +173,23 @@ async def test_a_failing_stream_fails_pending_requests_instead_of_hanging() -> N
     with anyio.fail_after(5), pytest.raises(TransportClosed, match="pipe went strange"):
         await client.request("ping", timeout=None)
     await client.aclose()
+
+
+async def test_write_failure_and_oversized_line_carry_the_stderr_tail() -> None:
+    client_side, (peer_receive, _peer_send) = duplex()
+    transport = JsonRpcLineTransport(*client_side, diagnostics=lambda: "runtime: out of memory")
+    await peer_receive.aclose()  # the runtime's stdin is gone
+    with pytest.raises(TransportClosed) as info:
+        await transport.request("ping")
+    assert info.value.stderr_tail == "runtime: out of memory"
+
+    client_side, (_peer_receive, peer_send) = duplex()
+    transport = JsonRpcLineTransport(
+        *client_side, max_line_bytes=1024, diagnostics=lambda: "runtime: dumping state"
+    )
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(transport.run)
+        await peer_send.send(b"x" * 5000)
+        with anyio.fail_after(5):
+            await transport.wait_closed()
+    assert transport.closed is not None and "dumping state" in str(transport.closed)
