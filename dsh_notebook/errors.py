@@ -7,7 +7,7 @@ Every exception this package raises on purpose derives from :class:`DshError`::
     ├── ConfigError            a launch option is invalid; raised before anything is spawned
     ├── TransportClosed        the runtime process or its pipes are gone (exit status + stderr tail)
     ├── RequestTimeout         a request got no response in time (names the method; for
-    │                          ``initialize`` also the profile)
+    │                          ``initialize`` also the profile; carries the stderr tail)
     ├── SdkProtocolError       the peer broke the protocol contract, or a bounded buffer overflowed
     ├── PromptError            prompt input that must never reach the runtime (validated locally)
     └── JsonRpcError           an error response (code, message, data), classified by message:
@@ -69,8 +69,21 @@ class ConfigError(DshError):
     """A configuration value is invalid. Raised before any process is spawned."""
 
 
+def _with_tail(text: str, stderr_tail: str) -> str:
+    if stderr_tail.strip():
+        text += "\n--- runtime stderr (tail) ---\n" + stderr_tail.rstrip()
+    return text
+
+
 class SdkProtocolError(DshError):
-    """The peer violated the SDK protocol, or a bounded buffer overflowed."""
+    """The peer violated the SDK protocol, or a bounded buffer overflowed.
+
+    ``stderr_tail``: the runtime's newest stderr lines when it is a spawned runtime (bounded).
+    """
+
+    def __init__(self, message: str = "", *, stderr_tail: str = "") -> None:
+        self.stderr_tail = stderr_tail
+        super().__init__(_with_tail(message, stderr_tail))
 
 
 class PromptError(DshError, ValueError):
@@ -96,44 +109,68 @@ class TransportClosed(DshError):
         detail = message
         if exit_status is not None:
             detail += f" (exit status {exit_status})"
-        if stderr_tail.strip():
-            detail += "\n--- runtime stderr (tail) ---\n" + stderr_tail.rstrip()
-        super().__init__(detail)
+        super().__init__(_with_tail(detail, stderr_tail))
 
 
 class RequestTimeout(DshError, TimeoutError):
-    """A request got no response within its bound. The runtime may still be working on it."""
+    """A request got no response within its bound. The runtime may still be working on it.
 
-    def __init__(self, method: str, timeout: float, *, profile: str | None = None) -> None:
+    ``stderr_tail``: what the runtime printed on stderr meanwhile (bounded), also in the message.
+    """
+
+    def __init__(
+        self, method: str, timeout: float, *, profile: str | None = None, stderr_tail: str = ""
+    ) -> None:
         self.method = method
         self.timeout = timeout
         self.profile = profile
+        self.stderr_tail = stderr_tail
         text = f"no response to {method!r} within {timeout:g} s"
         if profile is not None:
             text += (
                 f" (selected dsh profile {profile!r}); the runtime may still be booting: "
                 "raise initialize_timeout, or check that the profile exists"
             )
-        super().__init__(text)
+        super().__init__(_with_tail(text, stderr_tail))
 
 
 class JsonRpcError(DshError):
-    """An error response from the peer. ``code``, ``message`` and ``data`` are as on the wire."""
+    """An error response from the peer. ``code``, ``message`` and ``data`` are as on the wire.
+
+    ``stderr_tail``: the runtime's newest stderr lines when the peer is a spawned runtime
+    (bounded). It is part of the message for ``initialize`` (a start that failed), and an
+    attribute only for other methods, whose messages stay short.
+    """
 
     hint: str = ""
 
-    def __init__(self, code: int, message: str, data: Any = None, *, method: str = "") -> None:
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        method: str = "",
+        stderr_tail: str = "",
+    ) -> None:
         self.code = code
         self.message = message
         self.data = data
         self.method = method
+        self.stderr_tail = stderr_tail
         text = f"{method}: {message}" if method else message
         if self.hint:
             text += f" — {self.hint}"
+        if method == "initialize":
+            text = _with_tail(text, stderr_tail)
         super().__init__(text)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.code, self.message, self.data), {"method": self.method})
+        return (
+            type(self),
+            (self.code, self.message, self.data),
+            {"method": self.method, "stderr_tail": self.stderr_tail},
+        )
 
 
 class NotInitialized(JsonRpcError):
@@ -196,7 +233,7 @@ _CLASSIFIERS: tuple[tuple[re.Pattern[str], type[JsonRpcError]], ...] = (
 
 
 def classify_rpc_error(
-    code: int, message: str, data: Any = None, *, method: str = ""
+    code: int, message: str, data: Any = None, *, method: str = "", stderr_tail: str = ""
 ) -> JsonRpcError:
     """Build the most specific :class:`JsonRpcError` for an error response.
 
@@ -210,4 +247,4 @@ def classify_rpc_error(
         if pattern.search(message):
             cls = candidate
             break
-    return cls(code, message, data, method=method)
+    return cls(code, message, data, method=method, stderr_tail=stderr_tail)

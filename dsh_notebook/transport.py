@@ -3,15 +3,22 @@
 This is the seed's ``JsonRpcLineTransport``, in Python:
 
 - One compact JSON object per ``\\n``-terminated UTF-8 line in both directions. ``\\r\\n`` and blank
-  lines are tolerated. There is **no line-length limit** (real frames reach hundreds of KB).
+  lines are tolerated. Lines are bounded by ``max_line_bytes`` (default
+  :data:`DEFAULT_MAX_LINE_BYTES`, 64 MiB — real frames reach hundreds of KB, never this): a longer
+  line closes the transport with a :class:`~dsh_notebook.errors.TransportClosed` that says so,
+  instead of growing without bound. Reading a long line costs linear time.
 - A frame with ``id`` and ``method`` is a request, ``id`` alone a response, ``method`` alone a
-  notification. Lines that are not JSON objects, or fit none of the three, are ignored: counted in
-  :attr:`JsonRpcLineTransport.malformed_lines` and logged at debug level, never fatal.
+  notification. Lines that cannot be parsed *for any reason* (not JSON, nested too deep for the
+  parser, not an object) or fit none of the three are ignored: counted in
+  :attr:`JsonRpcLineTransport.malformed_lines` and logged at debug level, never fatal. A
+  notification handler that raises is logged and counted in
+  :attr:`JsonRpcLineTransport.handler_errors`; reading goes on.
 - Incoming requests run concurrently, each in its own task: a request without a registered handler
   is answered ``-32601``; a handler that raises is answered ``-32603`` with the error text; a handler
   that raises :class:`NoResponse` is not answered at all (the peer cancelled the request).
 - An error response rejects its pending request with a :class:`~dsh_notebook.errors.JsonRpcError`
-  (the most specific subclass for its message) carrying ``code``, ``message`` and ``data``.
+  (the most specific subclass for its message) carrying ``code``, ``message`` and ``data``; it and
+  :class:`~dsh_notebook.errors.RequestTimeout` carry ``stderr_tail`` from ``diagnostics``.
 - Writes are serialized by a lock and each frame is one ``send`` call: frames never interleave.
 
 Ordering guarantee: frames are handled in arrival order. Notifications are delivered synchronously by
@@ -44,7 +51,13 @@ from .errors import (
 )
 from .protocol.notifications import Notification
 
-__all__ = ["JsonRpcLineTransport", "NoResponse", "NotificationHandler", "RequestHandler"]
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "JsonRpcLineTransport",
+    "NoResponse",
+    "NotificationHandler",
+    "RequestHandler",
+]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +68,8 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
     _loads = json.loads
 
 _NO_ID: Any = object()
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+_SHARED_STRINGS = 4096
 
 RequestHandler = Callable[[dict[str, Any], Any], Awaitable[Any]]
 """``async handler(params, request_id) -> result`` (a JSON value or an object with ``to_wire()``)."""
@@ -94,6 +109,8 @@ class JsonRpcLineTransport:
         *,
         on_notification: NotificationHandler | None = None,
         id_prefix: str = "c",
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        diagnostics: Callable[[], str] | None = None,
     ) -> None:
         self._receive = receive
         self._send = send
@@ -106,7 +123,11 @@ class JsonRpcLineTransport:
         self._closed: TransportClosed | None = None
         self._closed_event = anyio.Event()
         self._task_group: TaskGroup | None = None
+        self._max_line = max_line_bytes
+        self._diagnostics = diagnostics
+        self._strings: dict[str, str] = {}
         self.malformed_lines = 0
+        self.handler_errors = 0
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -119,6 +140,15 @@ class JsonRpcLineTransport:
 
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         self._on_notification = handler
+
+    def stderr_tail(self) -> str:
+        """What ``diagnostics`` reports now (the runtime's bounded stderr tail), else ``""``."""
+        if self._diagnostics is None:
+            return ""
+        try:
+            return self._diagnostics()
+        except Exception:  # diagnostics must never replace the real error
+            return ""
 
     @property
     def closed(self) -> TransportClosed | None:
@@ -135,7 +165,8 @@ class JsonRpcLineTransport:
 
         On EOF the transport closes with the error ``on_eof`` produces (default: a plain
         :class:`TransportClosed`); pending requests stay pending until then, so they fail with the
-        richer error (e.g. the runtime's exit status). Never raises on bad input.
+        richer error (e.g. the runtime's exit status). Never raises on bad input; an unexpected
+        error of the stream closes the transport with a :class:`TransportClosed` naming it.
         """
         async with anyio.create_task_group() as tg:
             self._task_group = tg
@@ -143,30 +174,63 @@ class JsonRpcLineTransport:
                 await self._read_loop()
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 pass
+            except Exception as exc:  # an unexpected stream error: fail pending work, typed
+                self.close(
+                    TransportClosed(
+                        f"reading from the runtime failed ({type(exc).__name__}: {exc})",
+                        stderr_tail=self.stderr_tail(),
+                    )
+                )
             if self._closed is None:
                 self.close(await on_eof() if on_eof is not None else TransportClosed())
             tg.cancel_scope.cancel()
 
     async def _read_loop(self) -> None:
-        buffer = b""
+        partial = bytearray()  # the unfinished line: appended in place, linear in its length
         receive = self._receive.receive
         dispatch = self._dispatch_line
+        limit = self._max_line
         while self._closed is None:
             try:
                 chunk = await receive()
             except anyio.EndOfStream:
-                if buffer.strip():
-                    dispatch(buffer)
+                if partial.strip():
+                    dispatch(bytes(partial))
                 return
             if b"\n" not in chunk:
-                buffer += chunk
+                partial += chunk
+                if len(partial) > limit:
+                    self._too_long(len(partial))
+                    return
                 continue
-            lines = (buffer + chunk).split(b"\n")
-            buffer = lines.pop()
+            if partial:
+                partial += chunk
+                data = bytes(partial)
+                partial.clear()
+            else:
+                data = chunk
+            lines = data.split(b"\n")
+            partial += lines.pop()
             for line in lines:
+                if len(line) > limit:
+                    self._too_long(len(line))
+                    return
                 dispatch(line)
                 if self._closed is not None:
                     return
+            if len(partial) > limit:
+                self._too_long(len(partial))
+                return
+
+    def _too_long(self, size: int) -> None:
+        self.close(
+            TransportClosed(
+                f"the runtime sent a line of more than {self._max_line} bytes (at least {size}) "
+                "without a newline; the transport is closed. A broken or hostile runtime, or "
+                "raise max_line_bytes if frames this large are expected",
+                stderr_tail=self.stderr_tail(),
+            )
+        )
 
     def _malformed(self, line: bytes, why: str) -> None:
         self.malformed_lines += 1
@@ -175,13 +239,13 @@ class JsonRpcLineTransport:
     def _dispatch_line(self, line: bytes) -> None:
         try:
             frame = _loads(line)
-        except ValueError:
+        except Exception:  # ValueError, and e.g. orjson's depth limit
             if not line.strip():
                 return
             try:  # what the fast parser refuses (e.g. integers past 64 bits) the stdlib may take
                 frame = json.loads(line)
-            except ValueError:
-                self._malformed(line, "not JSON")
+            except Exception:  # ValueError, RecursionError (deep nesting)
+                self._malformed(line, "not parseable JSON")
                 return
         if type(frame) is not dict:
             self._malformed(line, "not an object")
@@ -196,12 +260,40 @@ class JsonRpcLineTransport:
             if has_id:
                 self._start_request(frame_id, method, params)
             elif self._on_notification is not None:
-                self._on_notification(Notification(method, params))
+                method = self._compact(method, params)
+                try:
+                    self._on_notification(Notification(method, params))
+                except Exception as exc:  # a consumer bug must not kill the transport
+                    self.handler_errors += 1
+                    log.warning("notification handler failed on %s: %r", method, exc)
             return
         if has_id and ("result" in frame or "error" in frame):
             self._resolve(frame)
             return
         self._malformed(line, "neither request, response nor notification")
+
+    def _share(self, text: str) -> str:
+        """One shared object per distinct short string (bounded cache): kept notifications of one
+        session then share their method, session id and event type instead of a copy each."""
+        strings = self._strings
+        shared = strings.get(text)
+        if shared is None:
+            if len(strings) >= _SHARED_STRINGS:
+                strings.clear()
+            shared = strings[text] = text
+        return shared
+
+    def _compact(self, method: str, params: dict[str, Any]) -> str:
+        """Share the repeated strings of a notification in place (values unchanged)."""
+        sid = params.get("sessionId")
+        if type(sid) is str and len(sid) <= 64:
+            params["sessionId"] = self._share(sid)
+        event = params.get("event")
+        if type(event) is dict:
+            etype = event.get("type")
+            if type(etype) is str and len(etype) <= 64:
+                event["type"] = self._share(etype)
+        return self._share(method) if len(method) <= 64 else method
 
     def _resolve(self, frame: dict[str, Any]) -> None:
         pending = self._pending.pop(str(frame["id"]), None)
@@ -219,6 +311,7 @@ class JsonRpcLineTransport:
                 message if isinstance(message, str) else "error response without a message",
                 error.get("data"),
                 method=pending.method,
+                stderr_tail=self.stderr_tail(),
             )
         else:
             pending.result = frame.get("result")
@@ -270,7 +363,11 @@ class JsonRpcLineTransport:
             try:
                 await self._send.send(data)
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-                self.close(TransportClosed(f"writing to the runtime failed: {exc}"))
+                self.close(
+                    TransportClosed(
+                        f"writing to the runtime failed: {exc}", stderr_tail=self.stderr_tail()
+                    )
+                )
                 raise self._closed from exc  # type: ignore[misc]
 
     async def _write_safely(self, frame: dict[str, Any]) -> None:
@@ -311,7 +408,7 @@ class JsonRpcLineTransport:
                     with anyio.fail_after(timeout):
                         await pending.done.wait()
                 except TimeoutError:
-                    raise RequestTimeout(method, timeout) from None
+                    raise RequestTimeout(method, timeout, stderr_tail=self.stderr_tail()) from None
         finally:
             self._pending.pop(request_id, None)
         if pending.error is not None:

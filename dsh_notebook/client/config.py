@@ -1,7 +1,8 @@
 """``HarnessConfig``: every launch and client option, validated before anything is spawned.
 
-The API key is a secret: it is excluded from ``repr`` and from :meth:`HarnessConfig.describe`;
-``env`` values whose names look secret are masked there too.
+The API key is a secret: it is held as a :class:`~dsh_notebook.runtime.Secret` (``repr``/``str``
+masked), excluded from ``repr`` and from :meth:`HarnessConfig.describe`; ``env`` values whose names
+look secret are held and masked the same way.
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ from typing import Any
 from ..errors import ConfigError
 from ..runtime import (
     LaunchSpec,
+    Secret,
     argv_for,
     compose_environment,
     describe_environment,
     ensure_dsh_home,
+    is_secret_name,
     resolve_dsh_bin,
     resolve_dsh_home,
 )
+from ..transport import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_PROVIDER", "PERMISSION_MODES", "HarnessConfig"]
 
@@ -72,8 +76,19 @@ class HarnessConfig:
     question_timeout: float | None = None
     subscription_buffer: int = 100_000
     bridge: bool = True
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def __post_init__(self) -> None:
+        # The key (and secret-looking env values) are held as ``Secret``: masked in repr/str/format
+        # wherever they travel, including a traceback's locals; the child receives the real value.
+        if self.api_key is not None and not isinstance(self.api_key, Secret):
+            object.__setattr__(self, "api_key", Secret(self.api_key))
+        if any(is_secret_name(k) and not isinstance(v, Secret) for k, v in self.env.items()):
+            object.__setattr__(
+                self,
+                "env",
+                {k: Secret(v) if is_secret_name(k) else v for k, v in self.env.items()},
+            )
         if not isinstance(self.profile, str) or not self.profile.strip():
             raise ConfigError("profile must be a non-empty name (default: 'sdk')")
         if self.permission_mode is not None and self.permission_mode not in PERMISSION_MODES:
@@ -92,6 +107,8 @@ class HarnessConfig:
             raise ConfigError("provider and model must be non-empty")
         if self.subscription_buffer < 1:
             raise ConfigError("subscription_buffer must be at least 1")
+        if self.max_line_bytes < 1024:
+            raise ConfigError("max_line_bytes must be at least 1024 (default 64 MiB)")
         for name in (
             "initialize_timeout",
             "request_timeout",

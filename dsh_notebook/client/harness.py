@@ -117,7 +117,13 @@ class DeepSeekHarness:
         await self.close()
 
     async def start(self) -> InitializeResult:
-        """Spawn and initialize. On any failure the child is closed and the error re-raised."""
+        """Spawn and initialize. On any failure the child is closed and the error re-raised.
+
+        A harness starts once: after a failed start (or a close) create a new one; a second
+        ``start()`` raises :class:`~dsh_notebook.errors.ConfigError` and spawns nothing. The
+        failed start's close ladder is bounded (about a second), so e.g. an
+        ``initialize_timeout=0.1`` surfaces after about 0.1 s plus that bound.
+        """
         try:
             await self.client.start()
             result = await self.client.initialize(
@@ -125,7 +131,7 @@ class DeepSeekHarness:
                 user_questions=self.on_user_question is not None,
             )
         except BaseException:
-            await self.client.aclose()
+            await self.client.aclose(fast=True)  # bounded: the error surfaces within ~1 s
             raise
         spec = self.client.launch_spec
         bridge_requested = spec is not None and any("notebook-bridge" in a for a in spec.argv)

@@ -2,25 +2,27 @@
 
 Lifecycle: ``async with HarnessClient(config) as client`` spawns the runtime (or, for tests, uses
 the byte streams you pass: the transport seam) and starts the reader; :meth:`initialize` performs
-the handshake; leaving the block runs the close ladder. The client must be entered and exited in the
-same task (anyio structured concurrency); every method must run on that event loop.
+the handshake; leaving the block runs the close ladder. A client starts once and closes once:
+start after close is refused, so no runtime is ever without an owner. ``aclose`` may be called
+from any task, concurrently and repeatedly. Every method must run on one event loop.
 
 What the client owns: request ids, the pending-request table, the session tree and subscriptions,
 the server→client request handlers. When the runtime dies, every pending request and every
 subscription fails with :class:`~dsh_notebook.errors.TransportClosed` carrying the exit status and
-the stderr tail, and nothing waits forever.
+the stderr tail, and nothing waits forever — also when the runtime exits while a process it
+started keeps its stdout open (the exit itself is watched). Timeouts, error responses and protocol
+errors of a spawned runtime carry its bounded stderr tail too (``stderr_tail``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
+from anyio.abc import ByteReceiveStream, ByteSendStream
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import (
@@ -42,7 +44,9 @@ from ..protocol import (
 )
 from ..runtime import LaunchSpec, RuntimeProcess
 from ..transport import JsonRpcLineTransport, RequestHandler
+from .background import Background
 from .config import HarnessConfig
+from .results import excerpt
 from .routing import Router, Subscription
 
 __all__ = ["SERVER_NAME", "HarnessClient"]
@@ -50,15 +54,28 @@ __all__ = ["SERVER_NAME", "HarnessClient"]
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "deepseek-harness-sdk-runtime"
+EXIT_EOF_GRACE = 1.0
+"""Seconds the reader may still drain stdout after the runtime exited before the client gives up
+on EOF (a grandchild in its own session can hold the pipe open forever)."""
+FAST_SHUTDOWN_TIMEOUT = 0.25
+FAST_GRACE = 0.3
 T = TypeVar("T")
 _UNSET: Any = object()
 
 
-def _parse(model: Any, value: Any, method: str) -> Any:
+def _parse(model: Any, value: Any, method: str, stderr_tail: str = "") -> Any:
     try:
         return TypeAdapter(model).validate_python(value)
     except ValidationError as exc:
-        raise SdkProtocolError(f"{method} returned an unexpected result: {exc}") from None
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ())) or 'result'}: {e.get('msg')}"
+            for e in exc.errors()[:3]
+        )
+        error = SdkProtocolError(
+            f"{method} returned an unexpected result ({problems}): {excerpt(value)}",
+            stderr_tail=stderr_tail,
+        )
+    raise error
 
 
 class HarnessClient:
@@ -78,10 +95,10 @@ class HarnessClient:
         self.launch_spec: LaunchSpec | None = None
         self.transport: JsonRpcLineTransport | None = None
         self.server_info: InitializeResult | None = None
-        self._stack: AsyncExitStack | None = None
+        self._background: Background | None = None
+        self._close_done: anyio.Event | None = None
         self._query_supported: bool | None = None
         self._handlers: dict[str, RequestHandler] = {}
-        self._task_group: TaskGroup | None = None
         self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -94,12 +111,23 @@ class HarnessClient:
         await self.aclose()
 
     async def start(self) -> None:
-        """Spawn the runtime (unless streams were given) and start reading. Does not initialize."""
-        if self._stack is not None:
+        """Spawn the runtime (unless streams were given) and start reading. Does not initialize.
+
+        A client starts once: a second ``start()``, or one after :meth:`aclose` (also after a
+        failed start), raises :class:`ConfigError` — create a new client instead, so no runtime
+        is ever left without an owner. On failure the child is closed before the error propagates.
+        The reader runs as a task owned by this client (see :mod:`.background`), not inside the
+        caller's cancel scope: any task may later call :meth:`aclose`.
+        """
+        if self._closed:
+            raise ConfigError(
+                "this client is closed and cannot start again: create a new HarnessClient "
+                "(or DeepSeekHarness)"
+            )
+        if self._background is not None:
             raise ConfigError("this client was already started")
-        stack = AsyncExitStack()
-        await stack.__aenter__()
-        self._stack = stack
+        background = Background()
+        self._background = background
         try:
             if self._streams is None:
                 self.launch_spec = self.config.launch_spec()
@@ -108,17 +136,23 @@ class HarnessClient:
                 send: ByteSendStream = self.process.stdin
             else:
                 receive, send = self._streams
-            transport = JsonRpcLineTransport(receive, send, on_notification=self._on_notification)
+            process = self.process
+            transport = JsonRpcLineTransport(
+                receive,
+                send,
+                on_notification=self._on_notification,
+                max_line_bytes=self.config.max_line_bytes,
+                diagnostics=(lambda: process.stderr_tail.text()) if process is not None else None,
+            )
             for method, handler in self._handlers.items():
                 transport.set_request_handler(method, handler)
             self.transport = transport
-            tg = await stack.enter_async_context(anyio.create_task_group())
-            self._task_group = tg
-            if self.process is not None:
-                tg.start_soon(self.process.drain_stderr)
-            tg.start_soon(self._read)
+            if process is not None:
+                background.start(process.drain_stderr, "dsh-runtime-stderr")
+                background.start(self._watch_exit, "dsh-runtime-exit")
+            background.start(self._read, "dsh-runtime-reader")
         except BaseException:
-            await self.aclose()
+            await self.aclose(fast=True)
             raise
 
     async def _read(self) -> None:
@@ -133,13 +167,38 @@ class HarnessClient:
                 return TransportClosed("the client was closed")
             return await process.closed_error("the runtime exited unexpectedly")
 
-        await transport.run(on_eof=on_eof)
-        self.router.fail_all(transport.closed or TransportClosed())
+        try:
+            await transport.run(on_eof=on_eof)
+        except Exception as exc:  # a broken stream or a bug: fail everything, never hang
+            log.error("the runtime reader failed: %r", exc)
+            transport.close(
+                TransportClosed(
+                    f"reading from the runtime failed ({type(exc).__name__}: {exc})",
+                    stderr_tail=transport.stderr_tail(),
+                )
+            )
+        finally:
+            self.router.fail_all(transport.closed or TransportClosed())
+
+    async def _watch_exit(self) -> None:
+        """Notice the runtime's exit itself: a process it started may keep its stdout open."""
+        process, transport = self.process, self.transport
+        assert process is not None and transport is not None
+        await process.wait()
+        with anyio.move_on_after(EXIT_EOF_GRACE):
+            await transport.wait_closed()  # normally EOF follows the exit at once
+        if transport.closed is None:
+            transport.close(
+                await process.closed_error(
+                    "the runtime exited, but something it started still holds its stdout open",
+                    wait=0,
+                )
+            )
 
     def _on_notification(self, notification: Notification) -> None:
         self.router.dispatch(notification)
 
-    async def _shutdown_process(self) -> None:
+    async def _shutdown_process(self, fast: bool) -> None:
         if self.process is None:
             return
         transport = self.transport
@@ -149,29 +208,45 @@ class HarnessClient:
                 return None
             return await transport.request("shutdown", None)
 
-        await self.process.close(
-            shutdown, shutdown_timeout=self.config.shutdown_timeout, grace=self.config.close_grace
-        )
+        cfg = self.config
+        if fast:  # a failed start: nothing durable to flush yet, bound the whole ladder tightly
+            await self.process.close(
+                shutdown if self.server_info is not None else None,
+                shutdown_timeout=min(cfg.shutdown_timeout, FAST_SHUTDOWN_TIMEOUT),
+                grace=min(cfg.close_grace, FAST_GRACE),
+            )
+        else:
+            await self.process.close(
+                shutdown, shutdown_timeout=cfg.shutdown_timeout, grace=cfg.close_grace
+            )
 
-    async def aclose(self) -> None:
-        """Close ladder, then stop reading. Idempotent; never raises for a dead runtime."""
-        if self._closed:
+    async def aclose(self, *, fast: bool = False) -> None:
+        """Close ladder, then stop reading. Never raises for a dead runtime.
+
+        Idempotent and safe from any task, concurrently: the first call closes, later and
+        concurrent calls wait until that close has finished. Shielded from cancellation; it
+        cancels nothing but this client's own tasks. ``fast`` (used after a failed start) bounds
+        the ladder to about a second: no ``shutdown`` request unless initialized, short graces.
+        """
+        if self._close_done is not None:
+            with anyio.CancelScope(shield=True):
+                await self._close_done.wait()
             return
         self._closed = True
-        stack, self._stack = self._stack, None
-        if stack is None:
-            return
+        done = self._close_done = anyio.Event()
         try:
             with anyio.CancelScope(shield=True):
-                await self._shutdown_process()
+                try:
+                    await self._shutdown_process(fast)
+                finally:
+                    closed = TransportClosed("the client was closed")
+                    if self.transport is not None:
+                        self.transport.close(closed)
+                    self.router.fail_all(closed)
+                    if self._background is not None:
+                        await self._background.aclose()
         finally:
-            closed = TransportClosed("the client was closed")
-            if self.transport is not None:
-                self.transport.close(closed)
-            self.router.fail_all(closed)
-            if self._task_group is not None:
-                self._task_group.cancel_scope.cancel()
-            await stack.aclose()
+            done.set()
 
     @property
     def closing(self) -> bool:
@@ -211,6 +286,9 @@ class HarnessClient:
 
     # -- requests ------------------------------------------------------------------------------
 
+    def _stderr_tail(self) -> str:
+        return self.transport.stderr_tail() if self.transport is not None else ""
+
     def _require_transport(self) -> JsonRpcLineTransport:
         if self.transport is None:
             raise TransportClosed("the client is not started")
@@ -249,12 +327,16 @@ class HarnessClient:
         try:
             raw = await self.request("initialize", wire, timeout=cfg.initialize_timeout)
         except RequestTimeout as exc:
-            raise RequestTimeout("initialize", exc.timeout, profile=cfg.profile) from None
-        result: InitializeResult = _parse(InitializeResult, raw, "initialize")
+            raise RequestTimeout(
+                "initialize", exc.timeout, profile=cfg.profile, stderr_tail=self._stderr_tail()
+            ) from None
+        result: InitializeResult = _parse(InitializeResult, raw, "initialize", self._stderr_tail())
         if result.server_info.name != SERVER_NAME:
             raise SdkProtocolError(
                 f"initialize: the server identifies as {result.server_info.name!r}, expected "
-                f"{SERVER_NAME!r}; is dsh_bin a DeepSeek Harness runtime started with an sdk profile?"
+                f"{SERVER_NAME!r}; is dsh_bin a DeepSeek Harness runtime started with an sdk "
+                "profile?",
+                stderr_tail=self._stderr_tail(),
             )
         self.server_info = result
         return result
@@ -265,7 +347,9 @@ class HarnessClient:
         raw = await self.request(
             "session/prompt", {"sessionId": session_id, "contentBlocks": blocks}
         )
-        result: SessionPromptResult = _parse(SessionPromptResult, raw, "session/prompt")
+        result: SessionPromptResult = _parse(
+            SessionPromptResult, raw, "session/prompt", self._stderr_tail()
+        )
         return result
 
     async def session_query(self, session_id: str, blocks: list[dict[str, Any]]) -> Any:
@@ -285,7 +369,7 @@ class HarnessClient:
             self._query_supported = False
             raise
         self._query_supported = True
-        return _parse(SessionQueryResult, raw, "session/query")
+        return _parse(SessionQueryResult, raw, "session/query", self._stderr_tail())
 
     async def session_resume(self, session_id: str) -> None:
         _parse(
@@ -297,7 +381,7 @@ class HarnessClient:
     async def session_wait(self, session_id: str) -> None:
         """Returns once the tree is idle; every notification of the wait was delivered before."""
         raw = await self.request("session/wait", {"sessionId": session_id}, timeout=None)
-        _parse(EmptyResult, raw, "session/wait")
+        _parse(EmptyResult, raw, "session/wait", self._stderr_tail())
 
     async def get_working_directory(self, session_id: str) -> str:
         raw = await self.request("session/working-directory/get", {"sessionId": session_id})

@@ -3,7 +3,9 @@
 The runtime sends ``session.event`` / ``session.status`` for **every** session in the process,
 subagent children included, and names only the child's own id. The :class:`Router` learns the
 tree from ``subagent.started`` and hands each notification to the subscriptions whose tree contains
-its session.
+its session. Parentage is the newest ``subagent.started``: a child started again under another
+parent leaves the old parent's tree (with its descendants), and a late ``subagent.*`` naming the
+old parent reaches only the old parent's tree.
 
 Guarantees:
 
@@ -41,9 +43,16 @@ END = _End()
 class Subscription:
     """A bounded, ordered queue of the notifications of one session tree (or of everything)."""
 
-    def __init__(self, router: Router, roots: set[str] | None, maxsize: int) -> None:
+    def __init__(
+        self,
+        router: Router,
+        sessions: set[str] | None,
+        maxsize: int,
+        roots: frozenset[str] | None = None,
+    ) -> None:
         self._router = router
-        self.sessions = roots  # None: every notification
+        self.roots = roots if roots is not None else frozenset(sessions or ())
+        self.sessions = sessions  # None: every notification
         self._maxsize = maxsize
         self._items: deque[Notification | _End] = deque()
         self._wakeup = anyio.Event()
@@ -163,13 +172,38 @@ class Router:
     ) -> Subscription:
         """A subscription to the trees of ``roots`` (children learned later join), or to all."""
         sessions: set[str] | None = None
+        chosen: frozenset[str] | None = None
         if roots is not None:
-            sessions = set()
-            for root in roots:
-                sessions |= self.descendants(root)
-        sub = Subscription(self, sessions, maxsize or self._default_maxsize)
+            chosen = frozenset(roots)
+            sessions = self._tree_of(chosen)
+        sub = Subscription(self, sessions, maxsize or self._default_maxsize, chosen)
         self._subscriptions.append(sub)
         return sub
+
+    def _tree_of(self, roots: frozenset[str]) -> set[str]:
+        sessions: set[str] = set()
+        for root in roots:
+            sessions |= self.descendants(root)
+        return sessions
+
+    def _adopt(self, parent: str, child: str) -> None:
+        """Record ``parent → child``; a child seen under another parent moves (newest wins)."""
+        old = self._parent.get(child)
+        if old == parent:
+            return
+        self._parent[child] = parent
+        self._children.setdefault(parent, set()).add(child)
+        if old is None:
+            for sub in self._subscriptions:
+                if sub.sessions is not None and parent in sub.sessions:
+                    sub.sessions |= self.descendants(child)
+            return
+        self._children.get(old, set()).discard(child)
+        # Re-parented: every tree is recomputed from its roots, so the old parent's
+        # subscriptions stop receiving the child (and its descendants) and the new one's start.
+        for sub in self._subscriptions:
+            if sub.sessions is not None:
+                sub.sessions = self._tree_of(sub.roots)
 
     def _remove(self, sub: Subscription) -> None:
         try:
@@ -187,14 +221,12 @@ class Router:
             parent = params.get("parentSessionId")
             child = params.get("childSessionId")
             if isinstance(parent, str) and isinstance(child, str) and method == SUBAGENT_STARTED:
-                self._parent[child] = parent
-                self._children.setdefault(parent, set()).add(child)
-                for sub in self._subscriptions:
-                    if sub.sessions is not None and parent in sub.sessions:
-                        sub.sessions.add(child)
+                self._adopt(parent, child)
+            current = self._parent.get(child) if isinstance(child, str) else None
             ids: tuple[str | None, ...] = (
                 parent if isinstance(parent, str) else None,
-                child if isinstance(child, str) else None,
+                # a late notification of a former parent goes to that parent's tree only
+                child if isinstance(child, str) and current in (None, parent) else None,
             )
         else:
             sid = params.get("sessionId")

@@ -1,4 +1,4 @@
-"""``Session`` and ``RunResult``: one conversation, and what one activity interval produced.
+"""``Session``: one conversation; ``run`` collects one activity interval into a ``RunResult``.
 
 ``Session.run`` follows the seed algorithm — subscribe to the session tree *before* writing, send
 ``session/prompt``, find the receipt (``agent/inbox/spliced`` whose ``inserted[].id`` is the returned
@@ -20,22 +20,18 @@ import inspect
 import uuid
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import anyio
 
-from ..errors import SdkProtocolError, TransportClosed
+from ..errors import DshError, RequestTimeout, SdkProtocolError, TransportClosed
 from ..protocol import (
-    SESSION_EVENT,
     SESSION_QUERY_COMPLETED,
     Notification,
-    SessionEvent,
     SessionQueryCommandResult,
-    text_of,
 )
-from ..protocol.events import Message
 from .prompt import PromptInput, normalize_input
+from .results import RunResult, build_result, receipt_ids
 from .routing import END, Subscription
 
 if TYPE_CHECKING:
@@ -44,72 +40,6 @@ if TYPE_CHECKING:
 __all__ = ["NotificationCallback", "RunResult", "Session"]
 
 NotificationCallback = Callable[[Notification], "Awaitable[None] | None"]
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What one ``run`` observed. Exactly the seed's five fields.
-
-    ``final_response``: the text of the last root ``assistant/message`` of the interval (``""``
-    when none). ``finish_reason``: ``reason.kind`` of the last root ``turn/end`` (``None`` when no
-    turn ended), e.g. ``"completed"``, ``"error"``, ``"max-tokens"``.
-    """
-
-    session_id: str
-    final_response: str
-    finish_reason: str | None
-    events: list[SessionEvent] = field(repr=False)
-    notifications: list[Notification] = field(repr=False)
-
-    def __repr__(self) -> str:
-        text = (
-            self.final_response
-            if len(self.final_response) <= 60
-            else self.final_response[:57] + "..."
-        )
-        return (
-            f"RunResult(session_id={self.session_id!r}, finish_reason={self.finish_reason!r}, "
-            f"final_response={text!r}, events={len(self.events)}, notifications={len(self.notifications)})"
-        )
-
-
-def _receipt_id(notification: Notification) -> list[str]:
-    event = notification.params.get("event")
-    if not isinstance(event, dict) or event.get("type") != "agent/inbox/spliced":
-        return []
-    data = event.get("data")
-    inserted = data.get("inserted") if isinstance(data, dict) else None
-    if not isinstance(inserted, list):
-        return []
-    return [i["id"] for i in inserted if isinstance(i, dict) and isinstance(i.get("id"), str)]
-
-
-def build_result(session_id: str, collected: list[Notification]) -> RunResult:
-    """Derive the :class:`RunResult` of an interval from its notifications (pure)."""
-    events: list[SessionEvent] = []
-    final_response = ""
-    finish_reason: str | None = None
-    for n in collected:
-        if n.method != SESSION_EVENT or n.params.get("sessionId") != session_id:
-            continue
-        raw = n.params.get("event")
-        if not isinstance(raw, dict):
-            raise SdkProtocolError(f"session.event without an event object: {n.params!r:.200}")
-        event = SessionEvent.model_validate(raw)
-        events.append(event)
-        if event.type == "assistant/message":
-            message = event.data.get("message")
-            if isinstance(message, dict):
-                final_response = text_of(Message.model_validate(message).content)
-        elif event.type == "turn/end":
-            reason = event.data.get("reason")
-            kind = reason.get("kind") if isinstance(reason, dict) else None
-            if not isinstance(kind, str):
-                raise SdkProtocolError(
-                    f"turn/end without a string reason.kind: {event.data!r:.200}"
-                )
-            finish_reason = kind
-    return RunResult(session_id, final_response, finish_reason, events, collected)
 
 
 class Session:
@@ -138,18 +68,29 @@ class Session:
 
         ``on_notification`` sees every notification of the result as it arrives, in order (sync or
         async; an exception it raises propagates and abandons the local wait).
-        Raises :class:`PromptError` before sending for invalid input, :class:`TimeoutError` when
-        ``timeout`` elapses, :class:`TransportClosed` if the runtime dies.
+        Raises :class:`PromptError` before sending for invalid input, :class:`RequestTimeout` (a
+        :class:`TimeoutError`, with the stderr tail) when ``timeout`` elapses,
+        :class:`TransportClosed` if the runtime dies, :class:`SdkProtocolError` for malformed
+        frames; no other exception type, except what ``on_notification`` itself raises.
         """
         blocks = normalize_input(input)
-        with (
-            self.client.subscribe([self.id]) as sub,
-            anyio.fail_after(timeout) if timeout is not None else nullcontext(),
-        ):
-            prompt = await self.client.session_prompt(self.id, blocks)
-            result = await self._observe(sub, prompt.message_id, on_notification)
+        try:
+            with (
+                self.client.subscribe([self.id]) as sub,
+                anyio.fail_after(timeout) if timeout is not None else nullcontext(),
+            ):
+                prompt = await self.client.session_prompt(self.id, blocks)
+                result = await self._observe(sub, prompt.message_id, on_notification)
+        except TimeoutError as exc:
+            raise self._typed_timeout(exc, timeout) from None
         self.last_result = result
         return result
+
+    def _typed_timeout(self, exc: TimeoutError, timeout: float | None) -> Exception:
+        """The local ``timeout`` as :class:`RequestTimeout`; a typed timeout stays as it is."""
+        if isinstance(exc, DshError) or timeout is None:
+            return exc
+        return RequestTimeout("session/wait", timeout, stderr_tail=self.client._stderr_tail())
 
     async def query(
         self,
@@ -164,15 +105,18 @@ class Session:
         (0.2.1-rc.2 does not); detected once per client.
         """
         blocks = normalize_input(input)
-        with (
-            self.client.subscribe([self.id]) as sub,
-            anyio.fail_after(timeout) if timeout is not None else nullcontext(),
-        ):
-            answer = await self.client.session_query(self.id, blocks)
-            if isinstance(answer, SessionQueryCommandResult):
-                result = await self._observe_command(sub, answer, on_notification)
-            else:
-                result = await self._observe(sub, answer.message_id, on_notification)
+        try:
+            with (
+                self.client.subscribe([self.id]) as sub,
+                anyio.fail_after(timeout) if timeout is not None else nullcontext(),
+            ):
+                answer = await self.client.session_query(self.id, blocks)
+                if isinstance(answer, SessionQueryCommandResult):
+                    result = await self._observe_command(sub, answer, on_notification)
+                else:
+                    result = await self._observe(sub, answer.message_id, on_notification)
+        except TimeoutError as exc:
+            raise self._typed_timeout(exc, timeout) from None
         self.last_result = result
         return result
 
@@ -200,7 +144,7 @@ class Session:
                         break
                     assert isinstance(item, Notification)
                     if not receipt_seen:
-                        if message_id not in _receipt_id(item):
+                        if message_id not in receipt_ids(item, self.id):
                             continue
                         receipt_seen = True
                     collected.append(item)
@@ -221,7 +165,14 @@ class Session:
                 f"the session settled without the receipt of message {message_id} "
                 "(agent/inbox/spliced); the runtime broke the protocol"
             )
-        return build_result(self.id, collected)
+        try:
+            return build_result(self.id, collected)
+        except SdkProtocolError as exc:
+            tail = self.client._stderr_tail()
+            if exc.stderr_tail or not tail:
+                raise
+            error = SdkProtocolError(str(exc), stderr_tail=tail)
+        raise error
 
     async def _observe_command(
         self,

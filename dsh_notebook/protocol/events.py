@@ -32,9 +32,11 @@ __all__ = [
     "TurnEndData",
     "TurnEndReason",
     "TurnFailure",
+    "TURN_END_KINDS",
     "TurnStartData",
     "Usage",
     "WorkingDirectoryChangeData",
+    "turn_end_problem",
 ]
 
 
@@ -51,7 +53,7 @@ class Message(WireModel):
     """A model-visible message. ``source`` says where it came from (``source["kind"]``)."""
 
     id: str | None = None
-    role: str
+    role: str | None = None
     content: list[ContentBlock] = []
     source: dict[str, Any] | None = None
     tool_call_id: str | None = None
@@ -92,6 +94,39 @@ class TurnFailure(WireModel):
     message: str | None = None
     code: str | None = None
     status: int | None = None
+
+
+TURN_END_KINDS: frozenset[str] = frozenset(
+    {"completed", "aborted", "blocked", "error", "max-tokens", "interrupted", "forked"}
+)
+"""The runtime's ``TurnEndReasonMap`` kinds (0.2.1): the TypeScript client accepts these only."""
+
+
+def turn_end_problem(reason: Any) -> str | None:
+    """Why ``data.reason`` of a ``turn/end`` is malformed, or ``None`` when it is well formed.
+
+    Follows the runtime's ``TurnEndReasonMap``: ``kind`` is one of :data:`TURN_END_KINDS`;
+    ``error`` requires ``error: {message: str, code: str}``; ``aborted`` requires
+    ``reason: {kind: str}``. Other fields are allowed (the map is merge-extensible).
+    """
+    if not isinstance(reason, dict):
+        return "data.reason is not an object"
+    kind = reason.get("kind")
+    if not isinstance(kind, str):
+        return "data.reason.kind is not a string"
+    if kind not in TURN_END_KINDS:
+        return f"unknown data.reason.kind {kind!r}"
+    if kind == "error":
+        error = reason.get("error")
+        if not isinstance(error, dict) or not all(
+            isinstance(error.get(key), str) for key in ("message", "code")
+        ):
+            return "an error reason requires error.message and error.code strings"
+    elif kind == "aborted":
+        cause = reason.get("reason")
+        if not isinstance(cause, dict) or not isinstance(cause.get("kind"), str):
+            return "an aborted reason requires reason.kind (its cause)"
+    return None
 
 
 class TurnEndReason(WireModel):
@@ -178,11 +213,15 @@ EVENT_DATA_MODELS: dict[str, type[WireModel]] = {
 
 
 class SessionEvent(WireModel):
-    """One durable session-log event. ``seq`` is per session; gaps on the wire are normal."""
+    """One durable session-log event. ``seq`` is per session; gaps on the wire are normal.
+
+    ``seq`` and ``time`` are optional here: peer runtimes omit them and the official SDKs never read
+    them, so their absence must not fail a run.
+    """
 
     type: str
-    seq: int
-    time: int | float
+    seq: int | None = None
+    time: int | float | None = None
     data: dict[str, Any] = {}
     ignorable: bool | None = None
     surface_op: Any = None

@@ -54,7 +54,11 @@ SUBAGENT_FINISHED = "subagent.finished"
 
 @dataclass(frozen=True, slots=True)
 class Notification:
-    """One notification as received, in transport order. ``params`` is the wire dict, unmodified."""
+    """One notification as received, in transport order. ``params`` is the wire dict, unmodified.
+
+    (The transport may replace repeated short strings — method, ``sessionId``, event ``type`` — by
+    one shared equal object, so kept notifications stay compact; values never change.)
+    """
 
     method: str
     params: dict[str, Any]

@@ -3,25 +3,30 @@
 from .environment import (
     INHERITED_NAMES,
     INHERITED_PREFIXES,
+    REMOVED_NAMES,
     compose_environment,
     describe_environment,
     is_secret_name,
 )
 from .process import LaunchSpec, RuntimeProcess, StderrTail, argv_for
 from .resolve import RUNTIME_WHEEL, ensure_dsh_home, resolve_dsh_bin, resolve_dsh_home
+from .secret import Secret, redact
 
 __all__ = [
     "INHERITED_NAMES",
     "INHERITED_PREFIXES",
+    "REMOVED_NAMES",
     "RUNTIME_WHEEL",
     "LaunchSpec",
     "RuntimeProcess",
+    "Secret",
     "StderrTail",
     "argv_for",
     "compose_environment",
     "describe_environment",
     "ensure_dsh_home",
     "is_secret_name",
+    "redact",
     "resolve_dsh_bin",
     "resolve_dsh_home",
 ]

@@ -31,6 +31,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from ..errors import ConfigError, TransportClosed
+from .secret import Secret, redact
 
 __all__ = ["LaunchSpec", "RuntimeProcess", "StderrTail"]
 
@@ -48,10 +49,14 @@ class LaunchSpec:
 
 
 class StderrTail:
-    """The newest stderr lines, at most ``max_bytes`` in total (older lines are dropped)."""
+    """The newest stderr lines, at most ``max_bytes`` in total (older lines are dropped).
 
-    def __init__(self, max_bytes: int = 8192) -> None:
+    :meth:`text` replaces every occurrence of the given ``secrets`` (the configured key) by ``***``.
+    """
+
+    def __init__(self, max_bytes: int = 8192, secrets: tuple[str, ...] = ()) -> None:
         self._max = max_bytes
+        self._secrets = secrets
         self._lines: deque[str] = deque()
         self._size = 0
         self._partial = ""
@@ -76,7 +81,7 @@ class StderrTail:
         lines = list(self._lines)
         if self._partial:
             lines.append(self._partial)
-        return "\n".join(lines)
+        return redact("\n".join(lines), self._secrets)
 
 
 def _signal_group(pid: int, sig: int) -> bool:
@@ -116,7 +121,8 @@ class RuntimeProcess:
     def __init__(self, process: Process, spec: LaunchSpec, stderr_tail_bytes: int = 8192) -> None:
         self._process = process
         self.spec = spec
-        self.stderr_tail = StderrTail(stderr_tail_bytes)
+        secrets = tuple(v for v in spec.env.values() if isinstance(v, Secret))
+        self.stderr_tail = StderrTail(stderr_tail_bytes, secrets)
         self._stderr_done = anyio.Event()
         self._closing: anyio.Event | None = None
         self._finalizer = weakref.finalize(self, _emergency_kill, process.pid)
@@ -125,20 +131,27 @@ class RuntimeProcess:
     async def spawn(cls, spec: LaunchSpec) -> RuntimeProcess:
         if not spec.argv:
             raise ConfigError("empty runtime argv")
+        failure: ConfigError | None = None
         try:
             process = await anyio.open_process(
                 list(spec.argv),
                 cwd=spec.cwd,
-                env=dict(spec.env),
+                env=dict(spec.env),  # Secret values: masked in any frame, encoded for real
                 start_new_session=True,
             )
-        except FileNotFoundError as exc:
-            raise ConfigError(
+        except FileNotFoundError:
+            failure = ConfigError(
                 f"cannot start the runtime {spec.argv[0]!r}: not found. Check dsh_bin / "
                 "DSH_RUNTIME_BIN, or install the runtime wheel."
-            ) from exc
-        except PermissionError as exc:
-            raise ConfigError(f"cannot start the runtime {spec.argv[0]!r}: {exc}") from exc
+            )
+        except OSError as exc:  # permissions, a missing cwd, ...
+            failure = ConfigError(
+                f"cannot start the runtime {spec.argv[0]!r}: {exc.strerror or type(exc).__name__}"
+            )
+        if failure is not None:
+            # raised outside the handler: no __context__ keeps subprocess's frames (whose locals
+            # hold the encoded environment, key included) alive in the traceback
+            raise failure
         return cls(process, spec)
 
     @property

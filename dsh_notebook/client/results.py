@@ -1,0 +1,212 @@
+"""``RunResult`` and how it is derived from an interval's notifications (pure, no IO).
+
+Tolerance follows the official SDKs, which read events as dicts: fields the protocol does not
+require (``seq``, ``time``, ``message.role``) may be absent, and an ``assistant/message`` whose
+content sits in ``data.content`` (no ``data.message``) counts, as in the official Python SDK.
+Where a root frame really is malformed — an event that is not an object, a ``data`` that is not
+an object, an ``assistant/message`` without content blocks, a ``turn/end`` whose reason the runtime
+could not have sent (see :func:`~dsh_notebook.protocol.events.turn_end_problem`) — the result is
+:class:`~dsh_notebook.errors.SdkProtocolError` naming the frame's method, the event type and a
+short excerpt. No other exception type leaves :func:`build_result`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+from pydantic import ValidationError
+
+from ..errors import SdkProtocolError
+from ..protocol import SESSION_EVENT, Notification, SessionEvent
+from ..protocol.events import turn_end_problem
+
+__all__ = ["EventList", "RunResult", "assistant_text", "build_result", "receipt_ids"]
+
+_EXCERPT = 160
+
+
+class EventList(Sequence[SessionEvent]):
+    """The root session's events of an interval: a read-only sequence of :class:`SessionEvent`.
+
+    Compact: it keeps only references to the event objects inside the result's notifications
+    (8 bytes each) and builds a fresh :class:`SessionEvent` on each access, instead of keeping a
+    pydantic model per event (about 0.8 KB each). Every event was validated when the result was
+    built, so access never fails. Keep a reference to an item you read repeatedly.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: list[dict[str, Any]]) -> None:
+        self._raw = raw
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    @overload
+    def __getitem__(self, index: int) -> SessionEvent: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[SessionEvent]: ...
+    def __getitem__(self, index: int | slice) -> SessionEvent | list[SessionEvent]:
+        if isinstance(index, slice):
+            return [SessionEvent.model_validate(raw) for raw in self._raw[index]]
+        return SessionEvent.model_validate(self._raw[index])
+
+    def __iter__(self) -> Iterator[SessionEvent]:
+        for raw in self._raw:
+            yield SessionEvent.model_validate(raw)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EventList):
+            return self._raw == other._raw
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EventList({len(self._raw)} events)"
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one ``run`` observed. Exactly the seed's five fields.
+
+    ``final_response``: the text of the last root ``assistant/message`` of the interval (``""``
+    when none). ``finish_reason``: ``reason.kind`` of the last root ``turn/end`` (``None`` when no
+    turn ended), e.g. ``"completed"``, ``"error"``, ``"max-tokens"``. ``events`` is a compact
+    :class:`EventList` (a sequence of :class:`SessionEvent`; a plain list is accepted too).
+    """
+
+    session_id: str
+    final_response: str
+    finish_reason: str | None
+    events: Sequence[SessionEvent] = field(repr=False)
+    notifications: list[Notification] = field(repr=False)
+
+    def __repr__(self) -> str:
+        text = (
+            self.final_response
+            if len(self.final_response) <= 60
+            else self.final_response[:57] + "..."
+        )
+        return (
+            f"RunResult(session_id={self.session_id!r}, finish_reason={self.finish_reason!r}, "
+            f"final_response={text!r}, events={len(self.events)}, notifications={len(self.notifications)})"
+        )
+
+
+def excerpt(value: Any, limit: int = _EXCERPT) -> str:
+    """A short, printable excerpt of a wire value (never raises)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (ValueError, RecursionError):
+        text = repr(type(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _malformed(etype: Any, problem: str, raw: Any) -> SdkProtocolError:
+    what = f"session.event ({etype})" if isinstance(etype, str) else "session.event"
+    return SdkProtocolError(f"malformed {what} from the runtime: {problem}: {excerpt(raw)}")
+
+
+def receipt_ids(notification: Notification, session_id: str) -> list[str]:
+    """The message ids a root ``agent/inbox/spliced`` of ``session_id`` inserts, else ``[]``.
+
+    The receipt must be the root session's own splice (the official SDK requires
+    ``sessionId == root``): a child's splice of the same id never opens the run window.
+    """
+    params = notification.params
+    if notification.method != SESSION_EVENT or params.get("sessionId") != session_id:
+        return []
+    event = params.get("event")
+    if not isinstance(event, dict) or event.get("type") != "agent/inbox/spliced":
+        return []
+    data = event.get("data")
+    inserted = data.get("inserted") if isinstance(data, dict) else None
+    if not isinstance(inserted, list):
+        return []
+    return [i["id"] for i in inserted if isinstance(i, dict) and isinstance(i.get("id"), str)]
+
+
+def assistant_text(data: Any) -> str | None:
+    """The text of an ``assistant/message``'s ``data``, or ``None`` when it is malformed.
+
+    Content is ``data.message.content``, or ``data.content`` when there is no ``message``. Only
+    ``text`` blocks count; every block must be an object with a string ``type``.
+    """
+    if not isinstance(data, dict):
+        return None
+    message = data.get("message")
+    if message is None:
+        owner: Any = data
+    elif isinstance(message, dict):
+        owner = message
+    else:
+        return None
+    content = owner.get("content")
+    if not isinstance(content, list):
+        return None
+    parts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            return None
+        if block["type"] == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+    return "".join(parts)
+
+
+def parse_event(raw: Any) -> SessionEvent:
+    """A root event's envelope as :class:`SessionEvent`; :class:`SdkProtocolError` when malformed."""
+    if not isinstance(raw, dict):
+        raise _malformed(None, "the event is not an object", raw)
+    etype = raw.get("type")
+    if not isinstance(etype, str):
+        raise _malformed(None, "the event has no string type", raw)
+    if "data" in raw and not isinstance(raw["data"], dict):
+        raise _malformed(etype, "data is not an object", raw)
+    try:
+        return SessionEvent.model_validate(raw)
+    except (ValidationError, ValueError, TypeError, RecursionError) as exc:
+        problem = "the envelope does not fit"
+        if isinstance(exc, ValidationError) and exc.errors():
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            problem = f"{where}: {first.get('msg', 'invalid')}"
+        raise _malformed(etype, problem, raw) from None
+
+
+def build_result(session_id: str, collected: list[Notification]) -> RunResult:
+    """Derive the :class:`RunResult` of an interval from its notifications (pure).
+
+    Every root ``assistant/message`` and ``turn/end`` is checked, not only the last one, so a
+    malformed frame fails the run whatever follows it.
+    """
+    events: list[dict[str, Any]] = []
+    final_response = ""
+    finish_reason: str | None = None
+    for n in collected:
+        if n.method != SESSION_EVENT or n.params.get("sessionId") != session_id:
+            continue
+        raw = n.params.get("event")
+        event = parse_event(raw)  # validated once; the result keeps the raw dict only
+        assert isinstance(raw, dict)
+        events.append(raw)
+        if event.type == "assistant/message":
+            if "data" not in raw:
+                raise _malformed(event.type, "no data", raw)
+            text = assistant_text(event.data)
+            if text is None:
+                raise _malformed(event.type, "message content is not a list of content blocks", raw)
+            final_response = text
+        elif event.type == "turn/end":
+            reason = event.data.get("reason")
+            problem = turn_end_problem(reason)
+            if problem is not None:
+                raise _malformed(event.type, problem, raw)
+            assert isinstance(reason, dict)
+            finish_reason = reason["kind"]
+    return RunResult(session_id, final_response, finish_reason, EventList(events), collected)
