@@ -1,13 +1,24 @@
 """The plain-text transcript and the one-line summary (rendered from a snapshot, schema 1).
 
-Plain text needs no escaping (``text/plain`` is never interpreted); it is deterministic (no times)
-and its first line is always :func:`summary_line`.
+Plain text needs no escaping (``text/plain`` is never interpreted); it is deterministic (the
+elapsed time comes from the snapshot's event times, not a clock) and its first line is always
+:func:`summary_line`. Code (a ``run_python`` or ``bash`` call's, a ``run_python`` approval's) is
+shown as it was written, line breaks kept.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from .display import (
+    ToolCode,
+    approval_code,
+    elapsed_words,
+    mark_waiting_tools,
+    run_state_word,
+    tool_code,
+)
 
 __all__ = [
     "OUTCOME_WORDS",
@@ -90,7 +101,8 @@ def usage_words(usage: dict[str, Any]) -> str:
 def summary_line(snapshot: dict[str, Any]) -> str:
     """``dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens``."""
     h = snapshot["header"]
-    parts = ["dsh", f"session {h['session_id']}", h["state"], plural(h.get("turns", 0), "turn")]
+    parts = ["dsh", f"session {h['session_id']}", run_state_word(h)]
+    parts.append(plural(h.get("turns", 0), "turn"))
     parts.append(plural(h.get("tool_calls", 0), "tool call"))
     if h.get("subagents"):
         parts.append(plural(h["subagents"], "subagent"))
@@ -117,7 +129,10 @@ def render_text(snapshot: dict[str, Any]) -> str:
         lines += ["", f"({snapshot['items_omitted']} earlier items omitted)"]
     for block in _items(snapshot.get("items") or []):
         lines += ["", block]
-    end = [f"State: {h['state']}"]
+    end = [f"State: {run_state_word(h)}"]
+    elapsed = elapsed_words(h)
+    if elapsed:
+        end.append(elapsed)
     if h.get("finish_reason"):
         end.append(f"finish reason: {h['finish_reason']}")
     usage = usage_words(h.get("usage") or {})
@@ -158,7 +173,7 @@ def _chip(chip: Any) -> str:
 
 
 def _items(items: list[dict[str, Any]]) -> list[str]:
-    return [block for block in (_item(item) for item in items) if block]
+    return [block for block in (_item(item) for item in mark_waiting_tools(items)) if block]
 
 
 def _item(item: dict[str, Any]) -> str:
@@ -204,6 +219,8 @@ def _tool(item: dict[str, Any]) -> str:
     lines = [head]
     if item.get("question"):
         lines.append(_indent(_question(item["question"])))
+    elif (code := tool_code(item)) is not None:
+        lines += _code_lines(code)
     else:
         args = item.get("args")
         raw = (
@@ -227,6 +244,17 @@ def _tool(item: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _code_lines(code: ToolCode) -> list[str]:
+    lines = [
+        f"{_INDENT}{code.argument} ({code.language}):",
+        _indent(code.code.rstrip("\n"), _INDENT * 2),
+    ]
+    if code.other_args:
+        raw = json.dumps(code.other_args, indent=2, ensure_ascii=False)
+        lines += [f"{_INDENT}other arguments:", _indent(raw, _INDENT * 2)]
+    return lines
+
+
 def _approval(item: dict[str, Any]) -> str:
     if item.get("state") in ("pending", "undecided"):
         wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
@@ -235,7 +263,10 @@ def _approval(item: dict[str, Any]) -> str:
         outcome = OUTCOME_WORDS.get(item.get("outcome") or "", item.get("outcome") or "decided")
         who = decided_by_words(item.get("decided_by"))
         out = f"approval for {item.get('tool_name')}: {outcome}" + (f" ({who})" if who else "")
-    if item.get("reason"):
+    code = approval_code(item)
+    if code is not None:
+        out += "\n" + _indent(code.rstrip("\n"))
+    elif item.get("reason"):
         out += f" — {item['reason']}"
     return out
 
