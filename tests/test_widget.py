@@ -198,7 +198,7 @@ def test_reject_answer_dismiss_and_stop(recording_comms: list[RecordingComm]) ->
     ],
 )
 def test_the_callback_receives_the_protocol_outcome(
-    comms: list[RecordingComm], decision: str, outcome: str
+    recording_comms: list[RecordingComm], decision: str, outcome: str
 ) -> None:
     calls, on_action = recorder()
     c = widget_of(RunWidget(waiting_transcript().snapshot(), on_action=on_action))
@@ -209,7 +209,7 @@ def test_the_callback_receives_the_protocol_outcome(
 
 @pytest.mark.parametrize("decision", ["unavailable", "always", True, None, "Allowed-once"])
 def test_a_decision_outside_the_outcomes_is_refused(
-    comms: list[RecordingComm], decision: object
+    recording_comms: list[RecordingComm], decision: object
 ) -> None:
     calls, on_action = recorder()
     c = widget_of(RunWidget(waiting_transcript().snapshot(), on_action=on_action))
@@ -566,7 +566,9 @@ def test_js_delta_fixture_is_current() -> None:
     )
 
 
-def test_sent_messages_have_exactly_the_keys_of_their_types(comms: list[RecordingComm]) -> None:
+def test_sent_messages_have_exactly_the_keys_of_their_types(
+    recording_comms: list[RecordingComm],
+) -> None:
     """``widget/_messages.py`` describes what is sent: same keys, ``type`` as the discriminator."""
     from typing import get_type_hints
 
