@@ -566,7 +566,9 @@ def test_js_delta_fixture_is_current() -> None:
     )
 
 
-def test_sent_messages_have_exactly_the_keys_of_their_types(recording_comms: list[RecordingComm]) -> None:
+def test_sent_messages_have_exactly_the_keys_of_their_types(
+    recording_comms: list[RecordingComm],
+) -> None:
     """``widget/_messages.py`` describes what is sent: same keys, ``type`` as the discriminator."""
     from typing import get_type_hints
 

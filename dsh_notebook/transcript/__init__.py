@@ -17,6 +17,9 @@ by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
     header: {session_id, title: str|None, model: str|None,
              state: "starting"|"running"|"waiting"|"settled"|"error", turns: int,
              finish_reason: str|None, tool_calls: int, subagents: int, errors: int,
+             started_at, ended_at: float|None (epoch ms of the root session's first and
+             latest event that changed the transcript), stopped: bool (the person stopped
+             the run: state "settled", a ``stopped`` note, no error),
              usage: {input_tokens, output_tokens, total_tokens, cache_read_tokens,
                      cache_write_tokens, reasoning_tokens}}   (summed over the whole tree;
              a subagent's own ``usage`` covers its subtree)
@@ -44,7 +47,8 @@ by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
       subagent:  child_id, label, description, mode, prompt, state: running|done|failed, status,
                  stop_reason, result, turns, usage, items: [item], items_omitted
       error:     source: turn|client, message, code, status, hint, detail
-      note:      note: retry|compaction|turn-end|subagent|question-reply|block, text, count
+      note:      note: retry|compaction|turn-end|subagent|question-reply|block|client|stopped,
+                 text, count
 
 Approval, question and subagent cards nest inside the tool call they belong to when it is known,
 else they are items of their own at the point they appeared. Bounds: :mod:`.bounds`. Escaping and

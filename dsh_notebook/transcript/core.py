@@ -59,6 +59,12 @@ class Header:
     turns: int = 0
     finish_reason: str | None = None
     usage: UsageTotals = field(default_factory=UsageTotals)
+    started_at: float | None = None
+    """Event time (epoch ms) of the root session's first event."""
+    ended_at: float | None = None
+    """Event time (epoch ms) of the root session's latest event that changed the transcript."""
+    stopped: bool = False
+    """The person stopped the run (the ``stopped`` local fact)."""
 
 
 @dataclass(eq=False)

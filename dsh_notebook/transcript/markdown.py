@@ -7,14 +7,27 @@ Rendered from a snapshot (schema 1). Guarantees:
   results inside :func:`fence` blocks that their content cannot close. No raw HTML, no
   ``javascript:``/``vbscript:``/``data:`` link target can come out, so the result is safe as
   *trusted* ``text/markdown`` (JupyterLab, VS Code, nbconvert, GitHub).
-- Deterministic: no times or durations; the same snapshot gives the same text.
+- Deterministic: no clock; the elapsed time comes from the snapshot's event times, so the same
+  snapshot gives the same text.
+- Code stays code: a ``run_python`` or ``bash`` call's code (and a ``run_python`` approval's)
+  is a fenced block in its language, line breaks kept. Long tool results show their first
+  :data:`.display.RESULT_LINES` lines and say how many more there are.
 - Plain CommonMark + tables only (no ``<details>``, no HTML), readable as source too.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
+from .display import (
+    approval_code,
+    elapsed_words,
+    fold_lines,
+    mark_waiting_tools,
+    run_state_word,
+    tool_code,
+)
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
 from .schema import (
     ApprovalItem,
@@ -46,7 +59,9 @@ _TOOL_STATES = {
     "done": "done",
     "failed": "failed",
     "rejected": "rejected",
+    "waiting": "waiting for you",
 }
+_HINT_CODE = re.compile(r"`([^`\n]+)`")
 
 
 def render_markdown(snapshot: Snapshot) -> str:
@@ -85,7 +100,10 @@ def _chip(chip: object) -> str:
 
 
 def _footer(h: Header, unknown: dict[str, int]) -> str:
-    parts = [f"**{h['state']}**"]
+    parts = [f"**{run_state_word(h)}**"]
+    elapsed = elapsed_words(h)
+    if elapsed:
+        parts.append(elapsed)
     if h["finish_reason"]:
         parts.append("finish reason " + code_span(h["finish_reason"]))
     parts.append(plural(h["turns"], "turn"))
@@ -103,7 +121,7 @@ def _footer(h: Header, unknown: dict[str, int]) -> str:
 
 def _items(items: list[Item], depth: int) -> list[str]:
     out: list[str] = []
-    for item in items:
+    for item in mark_waiting_tools(items):
         block = _item(item, depth)
         if block:
             out.append(block)
@@ -164,13 +182,25 @@ def _tool(item: ToolItem, depth: int) -> str:
         if item["is_error"]:
             code = f" {code_span(item['error_code'])}" if item["error_code"] else ""
             label += f" (error{code})"
-        blocks.append(f"{label}:\n\n{fence(result, 'text')}")
+        blocks.append(f"{label}:\n\n{_folded_result(result)}")
     if item["subagent"]:
         blocks.append(_subagent(item["subagent"], depth, standalone=False))
     return "\n\n".join(blocks)
 
 
+def _folded_result(result: str) -> str:
+    shown, hidden = fold_lines(result)
+    block = fence(shown, "text")
+    return block + f"\n\n_… {plural(hidden, 'more line')} not shown_" if hidden else block
+
+
 def _arguments(item: ToolItem) -> str:
+    code = tool_code(item)
+    if code is not None:
+        blocks = [fence(code.code, code.language)]
+        if code.other_args:
+            blocks.append(fence(json.dumps(code.other_args, indent=2, ensure_ascii=False), "json"))
+        return "\n\n".join(blocks)
     args = item["args"]
     if isinstance(args, dict) and not args:
         return ""
@@ -191,6 +221,9 @@ def _approval(item: ApprovalItem) -> str:
         who = decided_by_words(item["decided_by"])
         if who:
             line += f" ({escape_inline(who)})"
+    code = approval_code(item)
+    if code is not None:
+        return line + "\n\n" + fence(code, "python")
     if item["reason"]:
         line += " — " + escape_inline(item["reason"])
     return line
@@ -263,7 +296,28 @@ def _error(item: ErrorItem) -> str:
     line += ": " + escape_inline(item["message"])
     blocks = [line]
     if item["hint"]:
-        blocks.append("_Hint:_ " + escape_inline(item["hint"]))
+        blocks.append("_Hint:_ " + _hint(item["hint"]))
     if item["detail"]:
         blocks.append(fence(item["detail"], "text"))
     return "\n\n".join(blocks)
+
+
+def _hint(hint: str) -> str:
+    """A hint is our own text: its `code` spans show as code, the rest is escaped as usual."""
+    out: list[str] = []
+    last = 0
+    for match in _HINT_CODE.finditer(hint):
+        out.append(_escape_keeping_edges(hint[last : match.start()]))
+        out.append(code_span(match.group(1)))
+        last = match.end()
+    out.append(_escape_keeping_edges(hint[last:]))
+    return "".join(out)
+
+
+def _escape_keeping_edges(text: str) -> str:
+    """:func:`escape_inline`, keeping one space where ``text`` began or ended with whitespace."""
+    if not text.strip():
+        return " " if text else ""
+    lead = " " if text[0].isspace() else ""
+    trail = " " if text[-1].isspace() else ""
+    return lead + escape_inline(text) + trail

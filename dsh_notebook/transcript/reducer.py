@@ -69,6 +69,8 @@ from .text import render_text, summary_line
 
 __all__ = ["APPROVAL_CANCELLED", "LOCAL_KINDS", "Transcript"]
 
+_STOPPED_NOTE = "Stopped by you."
+
 LOCAL_KINDS = (
     "approval-requested",
     "approval-decided",
@@ -79,6 +81,7 @@ LOCAL_KINDS = (
     "note",
     "settled",
     "status",
+    "stopped",
 )
 
 
@@ -155,6 +158,7 @@ class Transcript:
             "note": self._note,
             "settled": self._settled,
             "status": self._status,
+            "stopped": self._stopped,
         }
         handler = handlers.get(kind)
         if handler is None:
@@ -188,6 +192,9 @@ class Transcript:
                 "tool_calls": sum(isinstance(n, ToolNode) for n in nodes),
                 "subagents": sum(isinstance(n, SubagentNode) for n in nodes),
                 "errors": sum(isinstance(n, ErrorNode) for n in nodes),
+                "started_at": h.started_at,
+                "ended_at": h.ended_at,
+                "stopped": h.stopped,
             },
             "prompt": core.prompt,
             "context": json_copy(core.context),
@@ -227,7 +234,10 @@ class Transcript:
         )
         if method == SESSION_EVENT:
             if ctx is not None and isinstance(params.get("event"), dict):
-                handle_event(core, ctx, SessionEvent.model_validate(params["event"]))
+                event = SessionEvent.model_validate(params["event"])
+                handle_event(core, ctx, event)
+                if ctx is core.root:
+                    self._note_event_time(event.time)
         elif method == ASSISTANT_STREAM:
             if ctx is not None and isinstance(params.get("frame"), dict):
                 handle_frame(core, ctx, params["frame"])
@@ -278,6 +288,19 @@ class Transcript:
         if isinstance(last, list):
             text = text_of_blocks(last)
             core.set(node, "result", cap(text, RESULT_MAX) if text else None)
+
+    def _note_event_time(self, time: float) -> None:
+        """The run's span from event times (the reducer has no clock of its own).
+
+        Only events that changed the transcript anyway count, so ``seq`` still moves only on a
+        visible change.
+        """
+        core = self._core
+        if not core.changes.changed:
+            return
+        if core.header.started_at is None:
+            core.set_header("started_at", time)
+        core.set_header("ended_at", time)
 
     def _commit(self) -> bool:
         changes = self._core.changes
@@ -364,6 +387,8 @@ class Transcript:
         code: str | None = None,
     ) -> None:
         core = self._core
+        if core.header.stopped:
+            return  # the runtime exiting because the person stopped it is no error
         node = ErrorNode(
             id=core.new_id(),
             source="client",
@@ -391,6 +416,19 @@ class Transcript:
         core.add_item(
             core.root, NoteNode(id=core.new_id(), note="client", text=cap(text, LINE_MAX))
         )
+
+    def _stopped(self) -> None:
+        """The person stopped the run (Stop, ``%dsh stop``): settled, said so, not an error.
+
+        Send it before the runtime is restarted: a client ``error`` fact after it (the runtime
+        exited because of the stop) is then ignored.
+        """
+        core = self._core
+        if core.header.stopped:
+            return
+        core.set_header("stopped", True)
+        core.add_item(core.root, NoteNode(id=core.new_id(), note="stopped", text=_STOPPED_NOTE))
+        self._settled()
 
     def _status(self, *, state: str) -> None:
         if state not in STATES:

@@ -74,6 +74,9 @@ class Header(TypedDict):
     tool_calls: int
     subagents: int
     errors: int
+    started_at: float | None  # epoch ms of the root session's first event that changed the view
+    ended_at: float | None  # epoch ms of its latest such event
+    stopped: bool  # the person stopped the run (state settled, a "stopped" note, no error)
 
 
 class Pending(TypedDict):
@@ -242,7 +245,8 @@ class ErrorItem(TypedDict):
 
 
 class NoteItem(TypedDict):
-    """A small marker: ``retry``, ``compaction``, ``turn-end``, ``subagent``, ``block``…"""
+    """A small marker: ``retry``, ``compaction``, ``turn-end``, ``subagent``, ``block``, ``client``,
+    ``stopped``…"""
 
     kind: Literal["note"]
     id: str

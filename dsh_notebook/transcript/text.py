@@ -1,13 +1,23 @@
 """The plain-text transcript and the one-line summary (rendered from a snapshot, schema 1).
 
-Plain text needs no escaping (``text/plain`` is never interpreted); it is deterministic (no times)
-and its first line is always :func:`summary_line`.
+Plain text needs no escaping (``text/plain`` is never interpreted); it is deterministic (the
+elapsed time comes from the snapshot's event times, not a clock) and its first line is always
+:func:`summary_line`. Code (a ``run_python`` or ``bash`` call's, a ``run_python`` approval's) is
+shown as it was written, line breaks kept.
 """
 
 from __future__ import annotations
 
 import json
 
+from .display import (
+    ToolCode,
+    approval_code,
+    elapsed_words,
+    mark_waiting_tools,
+    run_state_word,
+    tool_code,
+)
 from .schema import (
     ApprovalItem,
     ErrorItem,
@@ -97,7 +107,8 @@ def usage_words(usage: Usage) -> str:
 def summary_line(snapshot: Snapshot) -> str:
     """``dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens``."""
     h = snapshot["header"]
-    parts = ["dsh", f"session {h['session_id']}", h["state"], plural(h.get("turns", 0), "turn")]
+    parts = ["dsh", f"session {h['session_id']}", run_state_word(h)]
+    parts.append(plural(h.get("turns", 0), "turn"))
     parts.append(plural(h.get("tool_calls", 0), "tool call"))
     if h.get("subagents"):
         parts.append(plural(h["subagents"], "subagent"))
@@ -126,7 +137,10 @@ def render_text(snapshot: Snapshot) -> str:
         lines += ["", f"({snapshot['items_omitted']} earlier items omitted)"]
     for block in _items(snapshot["items"]):
         lines += ["", block]
-    end = [f"State: {h['state']}"]
+    end = [f"State: {run_state_word(h)}"]
+    elapsed = elapsed_words(h)
+    if elapsed:
+        end.append(elapsed)
     if h["finish_reason"]:
         end.append(f"finish reason: {h['finish_reason']}")
     usage = usage_words(h["usage"])
@@ -167,7 +181,7 @@ def _chip(chip: object) -> str:
 
 
 def _items(items: list[Item]) -> list[str]:
-    return [block for block in (_item(item) for item in items) if block]
+    return [block for block in (_item(item) for item in mark_waiting_tools(items)) if block]
 
 
 def _item(item: Item) -> str:
@@ -217,6 +231,8 @@ def _tool(item: ToolItem) -> str:
     question = item["question"]
     if question:
         lines.append(_indent(_question(question)))
+    elif (code := tool_code(item)) is not None:
+        lines += _code_lines(code)
     else:
         args = item["args"]
         raw = (
@@ -241,6 +257,17 @@ def _tool(item: ToolItem) -> str:
     return "\n".join(lines)
 
 
+def _code_lines(code: ToolCode) -> list[str]:
+    lines = [
+        f"{_INDENT}{code.argument} ({code.language}):",
+        _indent(code.code.rstrip("\n"), _INDENT * 2),
+    ]
+    if code.other_args:
+        raw = json.dumps(code.other_args, indent=2, ensure_ascii=False)
+        lines += [f"{_INDENT}other arguments:", _indent(raw, _INDENT * 2)]
+    return lines
+
+
 def _approval(item: ApprovalItem) -> str:
     if item["state"] in ("pending", "undecided"):
         wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
@@ -249,7 +276,10 @@ def _approval(item: ApprovalItem) -> str:
         outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
         who = decided_by_words(item["decided_by"])
         out = f"approval for {item['tool_name']}: {outcome}" + (f" ({who})" if who else "")
-    if item["reason"]:
+    code = approval_code(item)
+    if code is not None:
+        out += "\n" + _indent(code.rstrip("\n"))
+    elif item["reason"]:
         out += f" — {item['reason']}"
     return out
 

@@ -2,7 +2,13 @@
 // tokens, and the Stop button.
 import { button, formatElapsed, formatTokens, h, plural } from "./dom";
 import type { Ctx } from "./context";
-import { STATE_WORDS, isOver } from "./cards/words";
+import { STATE_WORDS, isOver, runState } from "./cards/words";
+
+/** Text that may be cut with an ellipsis by the stylesheet: the whole of it stays on hover. */
+function setTruncated(el: HTMLElement, text: string): void {
+  el.textContent = text;
+  el.title = text;
+}
 
 export class HeaderView {
   readonly title = h("span", { class: "dsh-title" });
@@ -32,14 +38,17 @@ export class HeaderView {
     const key = JSON.stringify([header, stop?.status, stop?.error, store.interactive]);
     if (key === this.lastKey) return;
     this.lastKey = key;
-    this.title.textContent = header.title || (header.session_id ? `session ${header.session_id}` : "dsh run");
-    this.model.textContent = header.model ?? "";
+    setTruncated(this.title, header.title || (header.session_id ? `session ${header.session_id}` : "dsh run"));
+    setTruncated(this.model, header.model ?? "");
     this.model.hidden = !header.model;
     const state = header.state || "starting";
-    this.state.textContent = STATE_WORDS[state] ?? state;
-    this.state.className = `dsh-state dsh-run-${state}`;
+    const shown = runState(header);
+    this.state.textContent = STATE_WORDS[shown] ?? shown;
+    this.state.className = `dsh-state dsh-run-${shown}`;
     this.turns.textContent = plural(header.turns || 0, "turn");
     const usage = header.usage;
+    // usage arrives with a model call's end: "0 tokens" while the first answer streams is wrong
+    this.tokens.hidden = !usage?.total_tokens;
     this.tokens.textContent = `${formatTokens(usage?.total_tokens || 0)} tokens`;
     this.tokens.title = usage
       ? `${usage.input_tokens} input · ${usage.output_tokens} output · ${usage.cache_read_tokens} cache read · ${usage.cache_write_tokens} cache write · ${usage.reasoning_tokens} reasoning`

@@ -1,6 +1,6 @@
 // Sanitized markdown that grows live. Blocks that are complete are rendered once and kept; each
 // update re-parses only the text from the start of the last block (the one still being written).
-// Code blocks are highlighted once their closing fence has arrived, and get a Copy button.
+// Code blocks are highlighted, and get a Copy button, once their closing fence has arrived.
 import MarkdownIt from "markdown-it";
 import { button, h } from "./dom";
 import { highlight } from "./highlight";
@@ -52,12 +52,14 @@ function fenceClosed(block: Token[], source: string, start: number): boolean {
   return closing.length >= fence.markup.length && closing === marker.repeat(closing.length);
 }
 
-function decorateCode(fragment: DocumentFragment, highlightIt: boolean): void {
+/** Wrap code blocks with a language bar; a ``complete`` block (its closing fence has arrived) is
+ * highlighted and gets Copy: copying a block still being written would copy half of it. */
+function decorateCode(fragment: DocumentFragment, complete: boolean): void {
   for (const pre of [...fragment.querySelectorAll("pre")]) {
     const code = pre.querySelector("code");
     const text = (code ?? pre).textContent ?? "";
     const lang = /language-([\w+#.-]+)/.exec(code?.className ?? "")?.[1] ?? "";
-    if (highlightIt && code && lang) {
+    if (complete && code && lang) {
       const html = highlight(text, lang);
       if (html !== null) {
         code.textContent = "";
@@ -65,11 +67,16 @@ function decorateCode(fragment: DocumentFragment, highlightIt: boolean): void {
         code.classList.add("hljs");
       }
     }
-    const copy = button("Copy", `Copy code${lang ? ` (${lang})` : ""}`, () => copyText(text, copy), "dsh-btn dsh-copy");
+    const copy = complete ? copyButton(text, lang) : null;
     const wrapper = h("div", { class: "dsh-code" }, h("div", { class: "dsh-code-bar" }, h("span", { class: "dsh-code-lang" }, lang), copy));
     pre.parentNode?.insertBefore(wrapper, pre);
     wrapper.appendChild(pre);
   }
+}
+
+function copyButton(text: string, lang: string): HTMLButtonElement {
+  const copy = button("Copy", `Copy code${lang ? ` (${lang})` : ""}`, () => copyText(text, copy), "dsh-btn dsh-copy");
+  return copy;
 }
 
 export function copyText(text: string, source?: HTMLElement): void {
@@ -102,10 +109,10 @@ function fallbackCopy(text: string): boolean {
   return ok;
 }
 
-function renderTokens(tokens: Token[], highlightIt: boolean): DocumentFragment {
+function renderTokens(tokens: Token[], complete: boolean): DocumentFragment {
   const html = md.renderer.render(tokens, md.options, {});
   const fragment = htmlToFragment(html);
-  decorateCode(fragment, highlightIt);
+  decorateCode(fragment, complete);
   return fragment;
 }
 

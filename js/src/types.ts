@@ -21,6 +21,11 @@ export interface Header {
   tool_calls: number;
   subagents: number;
   errors: number;
+  /** Epoch ms of the root session's first and latest events that changed the transcript. */
+  started_at?: number | null;
+  ended_at?: number | null;
+  /** The person stopped the run (state "settled", a "stopped" note, no error). */
+  stopped?: boolean;
 }
 
 export interface Pending {

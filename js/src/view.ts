@@ -1,6 +1,7 @@
 // One view of a run widget: renders the model's store on animation frames.
 import { h } from "./dom";
 import { UiState, type Ctx } from "./context";
+import { answersACard, returnFocusToNotebook } from "./focus";
 import { HeaderView } from "./header";
 import { ItemList } from "./list";
 import { PromptView } from "./prompt";
@@ -28,6 +29,8 @@ export class RunView {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private ticker: ReturnType<typeof setInterval> | null = null;
   private pending = false;
+  /** A card was answered here: once it re-rendered, focus goes back to the notebook cell. */
+  private returnFocus = false;
   private disposed = false;
   private readonly unsubscribe: () => void;
   private readonly frame: (fn: () => void) => void;
@@ -61,6 +64,12 @@ export class RunView {
     this.el = h("div", { class: "dsh-root", role: "region", "aria-label": "DeepSeek Harness run" },
       this.header.el, this.prompt.el, this.items.el, this.footer);
     host.appendChild(this.el);
+    // capture: the buttons stop their clicks from bubbling
+    for (const type of ["click", "keydown"]) {
+      this.el.addEventListener(type, (event) => {
+        if (answersACard(event)) this.returnFocus = true;
+      }, true);
+    }
     this.unsubscribe = this.store.subscribe(() => this.schedule());
     this.render();
   }
@@ -86,6 +95,10 @@ export class RunView {
       ? `Not shown: ${unknown.map(([k, n]) => `${k} ×${n}`).join(", ")}`
       : "";
     this.footer.hidden = unknown.length === 0;
+    if (this.returnFocus) {
+      this.returnFocus = false;
+      returnFocusToNotebook(this.el);
+    }
     this.el.classList.toggle("dsh-live", !isOver(snap.header.state));
     // the elapsed time ticks while the run is live
     if (!isOver(snap.header.state) && this.ticker === null) {

@@ -93,7 +93,7 @@ describe("clicks", () => {
     const error = el.querySelector(".dsh-approval .dsh-card-error")!;
     expect(error.getAttribute("role")).toBe("alert");
     expect(error.textContent).toContain("no longer pending");
-    expect(el.querySelector(".dsh-approval button")).toBeNull();
+    expect(el.querySelector(".dsh-approval button:not(.dsh-copy)")).toBeNull();
     expect(error.textContent).toContain("Reject was not delivered");
     expect(decisions(model)).toEqual([{ type: "approval", request_id: "a1", decision: "rejected" }]);
   });

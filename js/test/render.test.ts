@@ -135,12 +135,14 @@ describe("rendering a snapshot", () => {
     expect(card.querySelector(".dsh-badge")!.textContent).toBe("done");
     expect(card.classList.contains("dsh-state-done")).toBe(true);
     expect(card.querySelector(".dsh-job")!.textContent).toContain("j1 (bash): running — pid 42");
-    // arguments: collapsed behind a button, then pretty JSON with the long value folded
+    // arguments: collapsed behind a button, then the command as code and the other arguments as
+    // pretty JSON with the long value folded
     expect(card.querySelector(".dsh-json")).toBeNull();
     card.querySelector<HTMLButtonElement>(".dsh-args-toggle")!.click();
     flush();
+    expect(el.querySelector('[data-id="i3"] .dsh-code-pre')!.textContent).toBe("ls -la");
     const json = el.querySelector('[data-id="i3"] .dsh-json')!;
-    expect(json.textContent).toContain('"command": "ls -la"');
+    expect(json.textContent).not.toContain('"command"');
     expect(json.textContent).not.toContain("x".repeat(200));
     json.querySelector<HTMLButtonElement>("button")!.click();
     flush();
@@ -199,7 +201,7 @@ describe("rendering a snapshot", () => {
     const { el } = mount(new FakeModel(s));
     const card = el.querySelector(".dsh-approval")!;
     expect(card.textContent).toContain("writes outside the workspace");
-    expect(card.querySelector(".dsh-command")!.textContent).toBe("ls");
+    expect(card.querySelector(".dsh-code-pre")!.textContent).toBe("ls");
     expect(card.querySelector(".dsh-allow")!.getAttribute("aria-label")).toBe("Allow once: bash");
     expect(card.querySelector(".dsh-reject")!.getAttribute("aria-label")).toBe("Reject: bash");
     const q = el.querySelector(".dsh-question")!;

@@ -2,6 +2,7 @@
 // appears, sent once; the decision (and who made it) recorded on the card.
 import { button, containKeys, h } from "../dom";
 import { Keyed, type Ctx } from "../context";
+import { approvalCode, codeBlock, toolCode } from "../code";
 import type { ApprovalItem, ToolItem } from "../types";
 import { DECIDED_BY_WORDS, OUTCOME_WORDS, isOver } from "./words";
 
@@ -20,6 +21,22 @@ function commandOf(host: ToolItem | null): string | null {
   if (args && typeof args === "object" && typeof args.command === "string") return args.command;
   if (host.arguments && host.arguments.length <= 2000) return host.arguments;
   return host.summary;
+}
+
+/** What is to be approved: the reason, and the code or command (as code, lines kept). */
+function subjectOf(node: ApprovalItem, host: ToolItem | null): HTMLElement[] {
+  const code = approvalCode(node);
+  if (code !== null) return [codeBlock(code, "python", "the code to run")];
+  const parts: HTMLElement[] = [];
+  if (node.reason) parts.push(h("div", { class: "dsh-reason" }, node.reason));
+  const hostCode = host ? toolCode(host) : null;
+  if (hostCode) {
+    parts.push(codeBlock(hostCode.code, hostCode.language, `the ${hostCode.argument} to run`));
+    return parts;
+  }
+  const command = commandOf(host);
+  if (command) parts.push(h("pre", { class: "dsh-pre dsh-command", "aria-label": "Command or arguments" }, command));
+  return parts;
 }
 
 export class ApprovalCard extends Keyed {
@@ -52,9 +69,7 @@ export class ApprovalCard extends Keyed {
     el.appendChild(
       h("div", { class: "dsh-card-title" }, "Approval needed: ", h("code", { class: "dsh-tool-name" }, node.tool_name || "tool")),
     );
-    if (node.reason) el.appendChild(h("div", { class: "dsh-reason" }, node.reason));
-    const command = commandOf(this.host);
-    if (command) el.appendChild(h("pre", { class: "dsh-pre dsh-command", "aria-label": "Command or arguments" }, command));
+    for (const part of subjectOf(node, this.host)) el.appendChild(part);
 
     const local = node.request_id ? ctx.store.decisions.get(node.request_id) : undefined;
     if (node.state === "decided" || node.outcome) {

@@ -37,6 +37,19 @@ export class UserCard extends Keyed {
   }
 }
 
+/** A hint is our own text: its `code` spans show as code (text nodes all the same). */
+export function hintParts(hint: string): (string | HTMLElement)[] {
+  const parts: (string | HTMLElement)[] = [];
+  let last = 0;
+  for (const match of hint.matchAll(/`([^`\n]+)`/g)) {
+    parts.push(hint.slice(last, match.index));
+    parts.push(h("code", { class: "dsh-hint-code" }, match[1]));
+    last = (match.index ?? 0) + match[0].length;
+  }
+  parts.push(hint.slice(last));
+  return parts.filter((p) => p !== "");
+}
+
 export class ErrorCard extends Keyed {
   readonly el = h("div", { class: "dsh-banner dsh-banner-error", role: "alert" });
 
@@ -46,7 +59,7 @@ export class ErrorCard extends Keyed {
     el.appendChild(h("div", { class: "dsh-banner-title" }, node.source === "client" ? "Error: " : "The turn failed: ", node.message));
     const facts = [node.code ? `code ${node.code}` : "", node.status ? `HTTP ${node.status}` : ""].filter(Boolean);
     if (facts.length) el.appendChild(h("div", { class: "dsh-muted" }, facts.join(" · ")));
-    if (node.hint) el.appendChild(h("div", { class: "dsh-hint" }, "What to do: ", node.hint));
+    if (node.hint) el.appendChild(h("div", { class: "dsh-hint" }, "What to do: ", hintParts(node.hint)));
     if (node.detail) {
       const details = h("details", { class: "dsh-error-detail" },
         h("summary", null, "Details"),

@@ -3,10 +3,12 @@
 import { button, h } from "../dom";
 import { Keyed, type Component, type Ctx } from "../context";
 import { foldedText, prettyJson } from "../fold";
-import type { ToolItem } from "../types";
+import { codeBlock, isTool, toolCode } from "../code";
+import type { Item, Snapshot, ToolItem } from "../types";
 import { ApprovalCard } from "./approval";
 import { QuestionCard } from "./question";
 import { SubagentCard } from "./subagent";
+import { isOver } from "./words";
 
 const STATE_LABEL: Record<string, string> = {
   streaming: "preparing",
@@ -15,7 +17,39 @@ const STATE_LABEL: Record<string, string> = {
   done: "done",
   failed: "failed",
   rejected: "rejected",
+  waiting: "waiting for you",
 };
+
+const OPEN_STATES = new Set(["pending", "running"]);
+
+/** Tool names of the approvals still open anywhere in ``items`` (subagents included). */
+function pendingApprovalTools(items: Item[], out: string[] = []): string[] {
+  for (const item of items) {
+    if (item.kind === "approval" && item.state === "pending") out.push(item.tool_name);
+    if (item.kind === "subagent") pendingApprovalTools(item.items, out);
+    if (item.kind === "tool" && item.subagent) pendingApprovalTools(item.subagent.items, out);
+  }
+  return out;
+}
+
+/** An open call waits for the person when its approval or question is open, or when an open
+ * approval of the same tool stands on its own (run_python's approval is a card of its own). */
+export function waitsForYou(node: ToolItem, snapshot: Snapshot): boolean {
+  if (!OPEN_STATES.has(node.state) || isOver(snapshot.header.state)) return false;
+  if (node.approval?.state === "pending" || node.question?.state === "pending") return true;
+  return pendingApprovalTools(snapshot.items).some((tool) => tool !== "" && isTool(node.name || "", tool));
+}
+
+function argumentsView(node: ToolItem, key: string, ctx: Ctx): HTMLElement {
+  const code = toolCode(node);
+  if (code) {
+    const others = Object.keys(code.otherArgs).length ? prettyJson(code.otherArgs, key, node.id, ctx) : null;
+    return h("div", { class: "dsh-args" }, codeBlock(code.code, code.language, `the ${code.argument}`), others);
+  }
+  return node.args !== null && node.args !== undefined
+    ? prettyJson(node.args, key, node.id, ctx)
+    : foldedText(node.arguments, `${key}:raw`, node.id, ctx, { label: "the arguments" });
+}
 
 export class ToolCard extends Keyed {
   readonly el = h("div", { class: "dsh-card dsh-tool" });
@@ -41,10 +75,11 @@ export class ToolCard extends Keyed {
   protected render(node: ToolItem, ctx: Ctx): void {
     const el = this.el;
     el.textContent = "";
-    el.className = `dsh-card dsh-tool dsh-state-${node.state}`;
-    el.setAttribute("aria-label", `Tool call ${node.name || "(unnamed)"}: ${STATE_LABEL[node.state] ?? node.state}`);
+    const state = waitsForYou(node, ctx.store.snapshot) ? "waiting" : node.state;
+    el.className = `dsh-card dsh-tool dsh-state-${state}`;
+    el.setAttribute("aria-label", `Tool call ${node.name || "(unnamed)"}: ${STATE_LABEL[state] ?? state}`);
     const head = h("div", { class: "dsh-tool-head" },
-      h("span", { class: `dsh-badge dsh-badge-${node.state}` }, STATE_LABEL[node.state] ?? node.state),
+      h("span", { class: `dsh-badge dsh-badge-${state}` }, STATE_LABEL[state] ?? state),
       h("code", { class: "dsh-tool-name" }, node.name || "tool"),
       node.description || node.summary ? h("span", { class: "dsh-tool-desc" }, node.description || node.summary || "") : null,
     );
@@ -60,13 +95,7 @@ export class ToolCard extends Keyed {
         ctx.ui.toggle(argsKey, node.id);
         ctx.schedule();
       }, "dsh-link dsh-args-toggle"));
-      if (argsOpen) {
-        el.appendChild(
-          node.args !== null && node.args !== undefined
-            ? prettyJson(node.args, argsKey, node.id, ctx)
-            : foldedText(node.arguments, `${argsKey}:raw`, node.id, ctx, { label: "the arguments" }),
-        );
-      }
+      if (argsOpen) el.appendChild(argumentsView(node, argsKey, ctx));
     }
     if (node.job) {
       const job = node.job;

@@ -20,7 +20,13 @@ export const STATE_WORDS: Record<string, string> = {
   waiting: "waiting for you",
   settled: "settled",
   error: "error",
+  stopped: "stopped by you",
 };
+
+/** The state a person reads: "stopped" (by you) for a run that was stopped, else the state. */
+export function runState(header: { state: string; stopped?: boolean }): string {
+  return header.stopped ? "stopped" : header.state || "starting";
+}
 
 export function isOver(state: string): boolean {
   return state === "settled" || state === "error";

@@ -1,0 +1,133 @@
+"""What the renderings show beyond a snapshot's raw fields (shared by markdown and plain text).
+
+- The code of a tool call (``run_python``'s ``code``, ``bash``'s ``command``) and of a
+  ``run_python`` approval (its reason is the code), so it is shown as code: exact text, line
+  breaks kept, with its language.
+- The run's state word (``stopped`` when the person stopped it) and its elapsed time (from the
+  header's event times; empty when unknown).
+- The tool calls that wait for the person (an approval or a question still open).
+- Long output folded to its first lines.
+
+Everything here is a pure function of the snapshot: the renderings stay deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .schema import ApprovalItem, Header, Item, ToolItem
+
+__all__ = [
+    "RESULT_LINES",
+    "ToolCode",
+    "approval_code",
+    "elapsed_words",
+    "fold_lines",
+    "mark_waiting_tools",
+    "run_state_word",
+    "tool_code",
+]
+
+RESULT_LINES = 20
+"""Lines of a tool result the static transcript shows; the rest is counted, not shown."""
+
+# (tool, argument holding the code, language of the code)
+_CODE_ARGUMENTS = (("run_python", "code", "python"), ("bash", "command", "bash"))
+_OPEN_TOOL_STATES = ("pending", "running")
+
+
+@dataclass(frozen=True)
+class ToolCode:
+    code: str
+    argument: str
+    """The argument that holds the code (``code``, ``command``)."""
+    language: str
+    other_args: dict[str, Any]
+    """The call's remaining arguments (without the code, and without a description that the
+    heading already shows)."""
+
+
+def _is_tool(name: str, tool: str) -> bool:
+    """``run_python`` is also ``mcp__notebook__run_python`` (an MCP server's tool)."""
+    return name == tool or name.endswith("__" + tool)
+
+
+def tool_code(item: ToolItem) -> ToolCode | None:
+    """The code a tool call runs, when it is one of the code tools and its code is a string."""
+    name = item["name"] or ""
+    args = item["args"]
+    if not isinstance(args, dict):
+        return None
+    for tool, key, language in _CODE_ARGUMENTS:
+        code = args.get(key)
+        if _is_tool(name, tool) and isinstance(code, str):
+            shown = (item["description"], item["summary"])
+            rest = {
+                k: v
+                for k, v in args.items()
+                if k != key and not (k == "description" and v in shown)
+            }
+            return ToolCode(code, key, language, rest)
+    return None
+
+
+def approval_code(item: ApprovalItem) -> str | None:
+    """The code of a ``run_python`` approval: the notebook server sends the code as the reason."""
+    reason = item["reason"]
+    if _is_tool(item["tool_name"] or "", "run_python") and isinstance(reason, str):
+        return reason if reason.strip() else None
+    return None
+
+
+def run_state_word(header: Header) -> str:
+    """``stopped`` for a run the person stopped, else the header's state."""
+    return "stopped" if header.get("stopped") else header["state"]
+
+
+def elapsed_words(header: Header) -> str:
+    """``12 s``, ``3 min 05 s``, ``1 h 02 min`` between the header's event times; ``""`` if unknown."""
+    start, end = header.get("started_at"), header.get("ended_at")
+    if not isinstance(start, (int, float)) or not isinstance(end, (int, float)):
+        return ""
+    seconds = max(0, int((end - start) // 1000))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min {seconds % 60:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def fold_lines(text: str, keep: int = RESULT_LINES) -> tuple[str, int]:
+    """The first ``keep`` lines of ``text`` and how many lines were left out."""
+    lines = text.rstrip("\n").split("\n")
+    if len(lines) <= keep:
+        return text, 0
+    return "\n".join(lines[:keep]), len(lines) - keep
+
+
+def _waits_on_own_card(tool: ToolItem) -> bool:
+    cards = (tool["approval"], tool["question"])
+    return any(c is not None and c["state"] == "pending" for c in cards)
+
+
+def mark_waiting_tools(items: list[Item]) -> list[Item]:
+    """``items`` with each open tool call that waits for the person in state ``waiting``.
+
+    A call waits when its own approval or question is pending, or when a pending approval of
+    the same tool stands next to it (``run_python``'s approval is a card of its own).
+    """
+    asked = [
+        i["tool_name"] or "" for i in items if i["kind"] == "approval" and i["state"] == "pending"
+    ]
+    out: list[Item] = []
+    for item in items:
+        if item["kind"] == "tool" and item["state"] in _OPEN_TOOL_STATES:
+            name = item["name"] or ""
+            if _waits_on_own_card(item) or any(_is_tool(name, tool) for tool in asked if tool):
+                waiting = item.copy()
+                waiting["state"] = "waiting"
+                item = waiting
+        out.append(item)
+    return out
