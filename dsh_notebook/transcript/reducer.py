@@ -236,7 +236,7 @@ class Transcript:
             if ctx is not None and isinstance(params.get("event"), dict):
                 event = SessionEvent.model_validate(params["event"])
                 handle_event(core, ctx, event)
-                if ctx is core.root:
+                if ctx is core.root and event.time is not None:
                     self._note_event_time(event.time)
         elif method == ASSISTANT_STREAM:
             if ctx is not None and isinstance(params.get("frame"), dict):
