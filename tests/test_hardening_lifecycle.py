@@ -22,8 +22,8 @@ from dsh_notebook.errors import (
     SdkProtocolError,
     TransportClosed,
 )
-
-from .fakes import alive, fake_harness
+from dsh_notebook.testing.harnesses import fake_harness
+from dsh_notebook.testing.harnesses import pid_alive as alive
 
 pytestmark = pytest.mark.anyio
 

@@ -165,13 +165,41 @@ def test_wait_mode_asks_on_stdin_when_offered(kernel: Kernel, tmp_path: Path) ->
     assert target.exists()
 
 
-def test_interrupt_stops_waiting_not_the_run(kernel: Kernel) -> None:
+def test_interrupt_in_a_wait_cell_stops_the_run(kernel: Kernel) -> None:
+    """Interrupt is what a Jupyter user presses first: in a --wait cell it stops the run (the
+    runtime restarts, history kept) and the output says "stopped by you", not an error."""
     kernel.execute("%%dsh --wait\n[[scenario:plain]] warm up")
     pid = runtime_pid(kernel)
     timer = threading.Timer(1.0, kernel.manager.interrupt_kernel)
     cell = kernel.execute(
-        "%%dsh --wait\n[[scenario:slow]] [[chunk-delay:0.2]] take your time", on_started=timer.start
+        "%%dsh --wait --format markdown\n[[scenario:slow]] [[chunk-delay:0.2]] take your time",
+        on_started=timer.start,
     )
+    assert "stopped by you" in cell.stderr
+    wait_done(kernel)
+    assert kernel.value("type(_dsh.exception()).__name__") == "'TransportClosed'"
+    deadline = time.monotonic() + 20
+    while runtime_pid(kernel) == pid:
+        assert time.monotonic() < deadline, "the runtime was not restarted"
+        time.sleep(0.2)
+    time.sleep(0.5)
+    kernel.drain_iopub()
+    shown = [
+        m["content"]["data"]["text/markdown"] for m in kernel.iopub
+        if m["msg_type"] in ("display_data", "update_display_data") and "data" in m["content"]
+        and "text/markdown" in m["content"]["data"]
+    ]  # fmt: skip
+    assert shown and "stopped" in shown[-1] and "the runtime exited" not in shown[-1]
+    after = kernel.execute("%%dsh --wait\n[[scenario:plain]] still there?")
+    assert after.error is None, after.error
+
+
+def test_interrupt_during_dsh_wait_stops_only_the_waiting(kernel: Kernel) -> None:
+    kernel.execute("%%dsh --wait\n[[scenario:plain]] warm up")
+    pid = runtime_pid(kernel)
+    kernel.execute("%%dsh\n[[scenario:slow]] [[chunk-delay:0.2]] take your time", allow_stdin=True)
+    timer = threading.Timer(1.0, kernel.manager.interrupt_kernel)
+    cell = kernel.execute("%dsh wait", on_started=timer.start)
     assert "stopped waiting" in cell.stderr
     assert kernel.value("_dsh.done()") == "False"  # the run goes on
     assert kernel.value("_dsh.result(30).finish_reason") == "'completed'"

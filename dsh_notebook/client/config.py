@@ -190,7 +190,10 @@ class HarnessConfig:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "api_key":
-                value = "<set>" if value else None
+                if value:
+                    value = "<set>"
+                elif os.environ.get("DEEPSEEK_API_KEY"):
+                    value = "<set> (DEEPSEEK_API_KEY)"  # read by the launch from the environment
             elif f.name == "env":
                 value = describe_environment(value)
             out[f.name] = value

@@ -23,12 +23,13 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..client import HarnessConfig, RunResult
 from ..protocol import ApprovalOutcome
-from ..runtime import resolve_dsh_home
+from ..runtime import Secret, resolve_dsh_home
 from ..transcript import Transcript
 from .broker import Broker
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
@@ -63,7 +64,9 @@ class NotebookAgent:
 
     def __init__(self, shell: Any, settings: Callable[[], KernelSettings]) -> None:
         self.shell = shell
-        self.settings = settings
+        self._settings = settings
+        self.typed_key: Secret | None = None
+        """A key typed with ``%dsh key``: in memory only, for this kernel's life."""
         self.broker = Broker()
         self.host = RuntimeHost(
             self.harness_config, on_approval=self.broker.approve, on_user_question=self.broker.ask
@@ -86,6 +89,16 @@ class NotebookAgent:
         self._ledger: PromptLedger | None = None
 
     # -- configuration -------------------------------------------------------------------------
+
+    def settings(self) -> KernelSettings:
+        """The effective settings: ``%config DshMagics``, and a key typed with ``%dsh key``."""
+        current = self._settings()
+        return replace(current, api_key=self.typed_key) if self.typed_key else current
+
+    def secrets(self) -> tuple[str, ...]:
+        """The keys that must never be shown: configured, typed, or in the environment."""
+        found = [self.settings().api_key, os.environ.get("DEEPSEEK_API_KEY")]
+        return tuple(k for k in found if k and k != DEMO_API_KEY)
 
     def demo_active(self) -> bool:
         """Whether runs go to the scripted demo model instead of DeepSeek."""
@@ -194,7 +207,11 @@ class NotebookAgent:
 
     def stop(self) -> list[str]:
         """Stop the runs in flight: there is no cancel on the wire, so the runtime restarts and
-        every live session is resumed with its history; pending requests are rejected."""
+        every live session is resumed with its history; pending requests are rejected. Each
+        stopped run's output says "stopped by you" (not an error)."""
+        for run in self.runs:
+            if not run.handle.done():
+                self.pump.local(run.view, "stopped", {})
         self.broker.reject_all("you")
         return self.host.restart()
 

@@ -18,6 +18,7 @@ from IPython.core.error import UsageError
 
 from ..errors import DshError, UnsupportedByRuntime
 from ..protocol import ApprovalOutcome
+from ..runtime import Secret, redact
 from ..transcript import Transcript
 from .agent import NotebookAgent
 from .naming import validate_session_name
@@ -41,6 +42,8 @@ HELP = """%dsh commands:
   export [ID] [--format md|json] [--to FILE]
                          the last run of a session as markdown or JSON
   config                 the effective settings (the API key shows as <set>)
+  key                    type the API key at a hidden prompt: kept in memory for this kernel
+                         only, never in the notebook (the environment works too)
   /command ...           a runtime slash command (needs a runtime that serves session/query)"""
 
 
@@ -114,7 +117,7 @@ def _wait(m: NotebookAgent, args: list[str]) -> None:
     if run is None:
         print("dsh: no run to wait for")
         return
-    if wait_for_run(m, run) == "settled":
+    if wait_for_run(m, run, interrupt_stops=False) == "settled":
         print(repr(run.handle))
 
 
@@ -208,6 +211,7 @@ def _export(m: NotebookAgent, args: list[str]) -> None:
         text = transcript.to_markdown()
     else:
         raise UsageError("--format must be md or json")
+    text = redact(text, m.secrets())  # a provider error may repeat the key
     if target:
         Path(target).write_text(text)
         print(f"dsh: wrote {target}")
@@ -218,6 +222,30 @@ def _export(m: NotebookAgent, args: list[str]) -> None:
 def _config(m: NotebookAgent, args: list[str]) -> None:
     for key, value in m.harness_config().describe().items():
         print(f"{key:20s} {value!r}")
+
+
+def _key(m: NotebookAgent, args: list[str]) -> None:
+    if args:
+        raise UsageError(
+            "usage: %dsh key   (you are asked at a hidden prompt; never type the key into a cell)"
+        )
+    import getpass
+
+    try:
+        typed = getpass.getpass("DeepSeek API key (hidden; empty keeps the current one): ")
+    except (EOFError, RuntimeError, KeyboardInterrupt) as exc:  # no stdin: nbclient, nbconvert
+        raise UsageError(
+            "this frontend cannot ask for input; set DEEPSEEK_API_KEY in the environment of "
+            "Jupyter instead"
+        ) from exc
+    if not typed.strip():
+        print("dsh: key unchanged")
+        return
+    m.typed_key = Secret(typed.strip())
+    del typed
+    if m.host.running:
+        m.host.restart()  # the key is read when the runtime starts
+    print("dsh: key set for this kernel (in memory only; it is not saved anywhere)")
 
 
 def _help(m: NotebookAgent, args: list[str]) -> None:
@@ -239,7 +267,7 @@ COMMANDS: dict[str, Callable[[NotebookAgent, list[str]], None]] = {
     "status": _status, "sessions": _sessions, "new": _new, "resume": _resume, "cwd": _cwd,
     "wait": _wait, "stop": _stop, "restart": _stop, "allow": _decide("allow", "allowed-once"),
     "reject": _decide("reject", "rejected"), "answer": _answer, "dismiss": _dismiss,
-    "pending": _pending, "export": _export, "config": _config, "help": _help,
+    "pending": _pending, "export": _export, "config": _config, "key": _key, "help": _help,
 }  # fmt: skip
 
 

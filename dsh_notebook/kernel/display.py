@@ -142,7 +142,13 @@ class ViewPublisher:
             send_update(self._shell, self.handle, bundle, view.parent)
 
 
-def open_view(shell: Any, transcript: Transcript, choice: DisplayChoice, widget: Any) -> LiveView:
+def open_view(
+    shell: Any,
+    transcript: Transcript,
+    choice: DisplayChoice,
+    widget: Any,
+    secrets: tuple[str, ...] = (),
+) -> LiveView:
     """Display a run's live output in the current cell; the view the pump keeps updating.
 
     ``widget`` is the live run widget for ``fmt == "widget"`` (None otherwise).
@@ -154,7 +160,7 @@ def open_view(shell: Any, transcript: Transcript, choice: DisplayChoice, widget:
     if fmt == "widget" and widget is None:
         fmt = "markdown"
     publisher = ViewPublisher(shell, choice, widget)
-    view = LiveView(transcript, fmt, publisher, parent=current_parent(shell))
+    view = LiveView(transcript, fmt, publisher, parent=current_parent(shell), secrets=secrets)
     publisher.view = view
     if not terminal and not choice.deferred:
         if widget is not None:

@@ -28,6 +28,7 @@ from traitlets import Bool, Enum, Int, Unicode
 
 from ..client import HarnessConfig
 from ..errors import DshError, PromptError
+from ..runtime import Secret
 from .agent import NotebookAgent
 from .commands import run_line_command
 from .naming import validate_session_name
@@ -35,6 +36,15 @@ from .run import PromptSkipped, RunOptions, plan_run, start_run, wait_for_run
 from .settings import DemoChoice, FormatChoice, HeadlessAnswer, KernelSettings, Mode, Rerun
 
 __all__ = ["DshMagics", "PromptSkipped"]
+
+
+class SecretUnicode(Unicode):  # type: ignore[type-arg]
+    """A string trait held as a :class:`~dsh_notebook.runtime.Secret`: ``%config DshMagics``,
+    ``%config DshMagics.api_key`` and tracebacks show ``***``, never the value."""
+
+    def validate(self, obj: Any, value: Any) -> Any:
+        value = super().validate(obj, value)
+        return Secret(value) if isinstance(value, str) and value else value
 
 
 @magics_class
@@ -65,8 +75,11 @@ class DshMagics(Magics):
     base_url = Unicode(
         None, allow_none=True, help="Model endpoint (default: $DEEPSEEK_BASE_URL)."
     ).tag(config=True)
-    api_key = Unicode(
-        None, allow_none=True, help="API key (default: $DEEPSEEK_API_KEY). Never echoed."
+    api_key = SecretUnicode(
+        None,
+        allow_none=True,
+        help="API key (default: $DEEPSEEK_API_KEY). Never echoed; prefer the environment or "
+        "%dsh key, since cells are saved.",
     ).tag(config=True)
     prewarm = Bool(False, help="Start the runtime when the extension loads.").tag(config=True)
     bridge = Bool(True, help="Load the bridge plugin (approvals, questions, live text).").tag(
@@ -196,7 +209,7 @@ class DshMagics(Magics):
             agent.host.call(session.set_working_directory, args.cwd)
         run = start_run(agent, plan, args.out)
         if run is not None and plan.wait:
-            wait_for_run(agent, run)
+            wait_for_run(agent, run, interrupt_stops=True)
 
     def _apply_route_overrides(self, args: Any) -> None:
         changed = False

@@ -21,6 +21,7 @@ Guarantees:
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import queue
 import threading
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocol import Notification
+from ..runtime import redact
 from ..transcript import Transcript
 
 __all__ = ["LiveView", "UiPump"]
@@ -51,14 +53,33 @@ class LiveView:
     done: threading.Event = field(default_factory=threading.Event)
     """Set once the settled output has been published."""
     view_id: int = field(default_factory=itertools.count(1).__next__)
+    secrets: tuple[str, ...] = ()
+    """Texts never shown (the API key): replaced by ``***`` wherever agent output repeats them."""
 
     def bundle(self) -> dict[str, Any]:
+        """What is published now: the widget's snapshot while live, else markdown and text."""
         if self.fmt == "widget" and not self.settled:
-            return {"snapshot": self.transcript.snapshot()}
-        text = self.transcript.to_text()
+            return {"snapshot": _redacted(self.transcript.snapshot(), self.secrets)}
+        text = redact(self.transcript.to_text(), self.secrets)
         if self.fmt == "text":
             return {"text/plain": text}
-        return {"text/markdown": self.transcript.to_markdown(), "text/plain": text}
+        return {
+            "text/markdown": redact(self.transcript.to_markdown(), self.secrets),
+            "text/plain": text,
+        }
+
+
+def _redacted(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``value`` with the secrets masked in every string (a copy only where one occurs)."""
+    if not secrets or not any(s in json.dumps(value, ensure_ascii=False) for s in secrets):
+        return value
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {k: _redacted(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, secrets) for v in value]
+    return value
 
 
 _STOP = object()

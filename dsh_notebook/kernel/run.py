@@ -19,6 +19,7 @@ from __future__ import annotations
 import concurrent.futures
 import queue
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -178,7 +179,7 @@ def plan_run(
         keep_widget=options.keep_widget,
         deferred=wait and not frontend.stdin and options.format is None,
     )
-    warnings = []
+    warnings = list(interpolation.warnings)
     if options.on_approval == "allow":
         warnings.append(
             "--on-approval allow: every approval of this run is granted without asking."
@@ -218,6 +219,10 @@ class RunContext(Protocol):
 
     def make_widget(self, transcript: Transcript, interactive: bool) -> Any: ...
 
+    def secrets(self) -> tuple[str, ...]: ...
+
+    def stop(self) -> list[str]: ...
+
 
 @dataclass
 class ActiveRun:
@@ -241,12 +246,16 @@ def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | 
     for warning in plan.warnings:
         print(f"dsh: {warning}", file=sys.stderr)
     transcript = Transcript(
-        plan.session_id, prompt=plan.prompt, context=plan.context, model=agent.model_label()
+        plan.session_id,
+        prompt=plan.prompt,
+        context=plan.context,
+        model=agent.model_label(),
+        full_prompt_at=f"{out or '_dsh'}.prompt",
     )
     widget = None
     if plan.display.fmt == "widget":
         widget = agent.make_widget(transcript, plan.display.interactive)
-    view = open_view(shell, transcript, plan.display, widget)
+    view = open_view(shell, transcript, plan.display, widget, agent.secrets())
     agent.pump.add(view)
     prompts: queue.Queue[MainThreadPrompt] = queue.Queue()
     settings = agent.settings()
@@ -316,11 +325,15 @@ def settle_run(
 WaitOutcome = Literal["settled", "interrupted"]
 
 
-def wait_for_run(agent: RunContext, run: ActiveRun) -> WaitOutcome:
+def wait_for_run(agent: RunContext, run: ActiveRun, *, interrupt_stops: bool) -> WaitOutcome:
     """Block the calling (main) thread until ``run`` settled and its output is published.
 
     Meanwhile it runs approved ``run_python`` calls (they would wait for this cell) and asks the
-    run's stdin prompts. "Interrupt kernel" stops the waiting, never the run.
+    run's stdin prompts. "Interrupt kernel" ends the waiting; with ``interrupt_stops`` (a
+    ``--wait`` cell: what a Jupyter user presses first) it also stops the run, in the
+    background, and the output says "stopped by you". Without it (``%dsh wait``) the run goes
+    on, and requests it asks from now on are decided by the headless policy (nobody answers
+    stdin any more), so nothing waits for a cell that has returned.
     """
     try:
         while not run.handle.done():
@@ -334,13 +347,32 @@ def wait_for_run(agent: RunContext, run: ActiveRun) -> WaitOutcome:
             finally:
                 prompt.done.set()
     except KeyboardInterrupt:
-        print(
-            "dsh: stopped waiting — the run goes on and its output keeps updating; "
-            "`await _dsh` or `%dsh wait` to wait again, `%dsh stop` to stop it.",
-            file=sys.stderr,
-        )
+        _release_prompts(run)
+        if interrupt_stops:
+            threading.Thread(target=agent.stop, name="dsh-stop", daemon=True).start()
+            print("dsh: stopped by you (Interrupt) — the runtime restarts, history is kept.",
+                  file=sys.stderr)  # fmt: skip
+        else:
+            print(
+                "dsh: stopped waiting — the run goes on and its output keeps updating; "
+                "`await _dsh` or `%dsh wait` to wait again, `%dsh stop` to stop it.",
+                file=sys.stderr,
+            )
         return "interrupted"
     # the settle callback runs on the host thread right after the future completes: wait
     # until the pump has published the settled output, so it belongs to this cell
     run.view.done.wait(timeout=10)
     return "settled"
+
+
+def _release_prompts(run: ActiveRun) -> None:
+    """Nobody answers stdin any more: later requests go to the headless policy, and a prompt
+    already queued is answered as nobody would (rejected / dismissed)."""
+    run.policy.stdin = False
+    while True:
+        try:
+            prompt = run.prompts.get_nowait()
+        except queue.Empty:
+            return
+        prompt.answer = "rejected" if prompt.kind == "approval" else None
+        prompt.done.set()

@@ -15,14 +15,45 @@ import time
 import uuid
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 from .analysis import analyze_request
+from .recording import RecordedRequest
+from .registry import ScriptRegistry
 from .sse import encode_sse, iter_sse_events
-from .steps import HttpError, ScriptContext, Step
+from .steps import AfterReply, HttpError, ScriptContext, Step
 
-if TYPE_CHECKING:
-    from .server import ScriptedModelServer
+
+class ModelServerOwner(Protocol):
+    """What the handler needs of its owner (:class:`~.server.ScriptedModelServer`)."""
+
+    default_scenario: str
+    _registry: ScriptRegistry
+    _stopping: threading.Event
+
+    def scenarios(self) -> list[str]: ...
+
+    def _track(self, conn: Any, *, add: bool) -> None: ...
+
+    def _add_worker(self, worker: threading.Thread) -> None: ...
+
+    def _remove_worker(self, worker: threading.Thread) -> None: ...
+
+    def _await_reply(self, hold: AfterReply) -> None: ...
+
+    def _reply_sent(self, entry: RecordedRequest) -> None: ...
+
+    def _record(
+        self,
+        handler: BaseHTTPRequestHandler,
+        body: Any,
+        scenario: str | None,
+        step_index: int,
+        attempt: int,
+        status: int,
+        received: float,
+    ) -> RecordedRequest: ...
+
 
 __all__ = ["HOST", "Aborted", "ModelHTTPServer", "ModelRequestHandler"]
 
@@ -41,7 +72,7 @@ class ModelHTTPServer(ThreadingHTTPServer):
     allow_reuse_address = False
     request_queue_size = 128  # listen backlog; the default 5 drops bursts of connections
 
-    def __init__(self, owner: ScriptedModelServer, port: int) -> None:
+    def __init__(self, owner: ModelServerOwner, port: int) -> None:
         self.owner = owner
         super().__init__((HOST, port), ModelRequestHandler)
 

@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .records import PROVIDER, now_ms
-from .wire import Json
+from .wire import Json, Wire
 
-if TYPE_CHECKING:
-    from .runtime import RuntimeCore
+
+class SessionHost(Protocol):
+    """What a session needs of its runtime (:class:`~.runtime.RuntimeCore`)."""
+
+    lock: threading.RLock
+    mode: str
+    wire: Wire
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ class Item:
 
 @dataclass(eq=False)
 class Session:
-    rt: RuntimeCore
+    rt: SessionHost
     id: str
     route: Route
     origin: str
