@@ -379,3 +379,24 @@ def test_kernel_dsh_wait_runs_approved_code_like_a_waiting_cell(kernel: Any) -> 
     assert waited.error is None, waited.error
     assert "settled" in waited.stdout
     assert kernel.value("(agent_thread, agent_rows)") == "('MainThread', 3)"
+
+
+def test_restart_and_run_all_shows_the_kept_transcript_and_the_variables_not_recreated(
+    kernel: Any,
+) -> None:
+    cell = "%%dsh --wait --on-approval allow\n[[scenario:k-run]] go"
+    first = kernel.execute(cell)
+    assert first.error is None, first.error
+    # a restarted kernel, as far as the extension knows: a new agent on the same DSH_HOME
+    kernel.execute("%unload_ext dsh_notebook\n%load_ext dsh_notebook")
+    kernel.execute("%config DshMagics.default_format = 'text'")
+    again = kernel.execute(cell)
+    assert again.error is None, again.error
+    shown = again.stdout + "".join(
+        str(m["content"]["data"].get("text/plain", ""))
+        for m in again.outputs
+        if m["msg_type"] == "display_data"
+    )
+    assert "not sent again" in shown
+    assert "agent_thread" in shown and "were not recreated" in shown
+    assert "settled" in shown  # the transcript it had, not only a note

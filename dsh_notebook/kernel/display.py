@@ -29,6 +29,7 @@ __all__ = [
     "open_view",
     "send_display",
     "send_update",
+    "show_bundle",
     "stdin_available",
 ]
 
@@ -91,6 +92,13 @@ def send_display(shell: Any, bundle: dict[str, Any], parent: dict[str, Any] | No
         "display_data", {"data": bundle, "metadata": {}, "transient": {}}, parent=parent
     )
     session.send(socket, message, ident=getattr(pub, "topic", None))
+
+
+def show_bundle(bundle: dict[str, Any]) -> None:
+    """Display a static bundle in the cell executing now (the main thread)."""
+    from IPython.display import display
+
+    display(bundle, raw=True)
 
 
 @dataclass(frozen=True)

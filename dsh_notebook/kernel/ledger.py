@@ -6,8 +6,12 @@ prompt whose answer is already in the saved notebook. The ledger (``<DSH_HOME>/d
 ledger/<session>.json``) remembers the hash of each prompt sent per session; a prompt found there
 that this kernel has not sent yet is skipped with a visible note, unless the policy is ``always``.
 
-The ledger stores hashes only, never prompt text. Concurrent writers may lose an entry: the cost is
-one resend, never a skip of something new.
+The index stores hashes only. Next to it, each answered prompt keeps the static transcript its
+cell showed (``ledger/<session>/<hash>.json``: markdown, text, and the variables its approved
+``run_python`` calls made), so a skipped cell shows that transcript again and a notebook saved
+after Restart & Run All holds the same transcripts as before. Those files hold agent output, as
+the session files in ``DSH_HOME`` already do; the API key is masked before anything is written.
+Concurrent writers may lose an entry: the cost is one resend, never a skip of something new.
 """
 
 from __future__ import annotations
@@ -47,6 +51,35 @@ class PromptLedger:
         if (session_id, key) in self._sent_here:
             return False
         return key in self._load(session_id)
+
+    def keep_transcript(
+        self, session_id: str, prompt: str, bundle: dict[str, str], variables: list[str]
+    ) -> None:
+        """Keep the settled transcript of an answered prompt (best effort, never raises)."""
+        record = {"bundle": bundle, "variables": variables, "time": time.time()}
+        path = self._transcript_path(session_id, prompt)
+        with contextlib.suppress(OSError, TypeError, ValueError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(record, ensure_ascii=False))
+            tmp.replace(path)
+
+    def kept_transcript(
+        self, session_id: str, prompt: str
+    ) -> tuple[dict[str, str], list[str]] | None:
+        """The kept transcript bundle and variables of an answered prompt, or None."""
+        try:
+            record = json.loads(self._transcript_path(session_id, prompt).read_text())
+        except (OSError, ValueError):
+            return None
+        bundle, variables = record.get("bundle"), record.get("variables")
+        if not isinstance(bundle, dict) or not all(isinstance(v, str) for v in bundle.values()):
+            return None
+        names = [v for v in variables if isinstance(v, str)] if isinstance(variables, list) else []
+        return bundle, names
+
+    def _transcript_path(self, session_id: str, prompt: str) -> Path:
+        return self._path(session_id).with_suffix("") / f"{self.digest(prompt)}.json"
 
     def record(self, session_id: str, prompt: str) -> None:
         key = self.digest(prompt)

@@ -112,6 +112,11 @@ class UiPump:
     ) -> None:
         self._queue.put(("settle", view, (finish_reason, error)))
 
+    def after(self, view: LiveView, callback: Callable[[LiveView], None]) -> None:
+        """Run ``callback(view)`` on the pump thread once everything posted before it has been
+        applied (e.g. once the view is settled). A failing callback is logged, never raised."""
+        self._queue.put(("call", view, callback))
+
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything posted so far has been applied and published."""
         done = threading.Event()
@@ -170,6 +175,9 @@ class UiPump:
         elif kind == "local":
             local_kind, data = payload
             changed = view.transcript.apply_local(local_kind, **data)
+        elif kind == "call":
+            payload(view)
+            return
         elif kind == "settle":
             finish_reason, error = payload
             if error is not None:

@@ -31,9 +31,10 @@ from ..errors import DshError, TransportClosed
 from ..protocol import Notification
 from ..transcript import Transcript
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
-from .display import DisplayChoice, Format, open_view
+from .display import DisplayChoice, Format, open_view, show_bundle
 from .handle import RunHandle
 from .host import RuntimeHost
+from .kept import made_variables, skipped_bundle
 from .ledger import PromptLedger
 from .pump import LiveView, UiPump
 from .settings import KernelSettings
@@ -238,7 +239,7 @@ def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | 
     """Show and send a planned cell; returns at once (None when the prompt is skipped)."""
     shell = agent.shell
     if plan.skipped is not None:
-        print(f"dsh: {plan.skipped}", file=sys.stderr)
+        _show_skipped(agent, plan)
         skipped: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
         skipped.set_exception(PromptSkipped(plan.skipped))
         _bind(shell, RunHandle(skipped, session=plan.session_id, prompt=plan.prompt), out)
@@ -296,6 +297,19 @@ def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | 
     return run
 
 
+def _show_skipped(agent: RunContext, plan: RunPlan) -> None:
+    """A skipped cell shows the transcript it had (kept with the ledger), else the note alone."""
+    kept = agent.ledger.kept_transcript(plan.session_id, plan.prompt)
+    if kept is None or not kept[0].get("text/plain"):
+        print(f"dsh: {plan.skipped}", file=sys.stderr)
+        return
+    bundle, variables = kept
+    if plan.display.fmt == "text" or agent.frontend().terminal:
+        print(skipped_bundle(bundle, variables, plan.session_id)["text/plain"])
+        return
+    show_bundle(skipped_bundle(bundle, variables, plan.session_id))
+
+
 def _bind(shell: Any, handle: RunHandle, out: str | None) -> None:
     shell.user_ns["_dsh"] = handle
     if out:
@@ -320,6 +334,16 @@ def settle_run(
         agent.results[run.handle.session] = result
         finish_reason = result.finish_reason
     agent.pump.settle(run.view, finish_reason, error)
+    if error is None:
+        agent.pump.after(run.view, lambda view: _keep(agent, run, view))
+
+
+def _keep(agent: RunContext, run: ActiveRun, view: LiveView) -> None:
+    """Keep the settled transcript for Restart & Run All (pump thread, once it is settled)."""
+    static = LiveView(view.transcript, "markdown", lambda bundle: None, secrets=view.secrets)
+    static.settled = True
+    variables = made_variables(view.transcript.snapshot())
+    agent.ledger.keep_transcript(run.handle.session, run.handle.prompt, static.bundle(), variables)
 
 
 WaitOutcome = Literal["settled", "interrupted"]

@@ -1,0 +1,100 @@
+"""What a settled run leaves for Restart & Run All: its static transcript and the variables it made.
+
+When a prompt is skipped because it was answered before (see :mod:`.ledger`), its cell shows the
+transcript it had, with a one-line note that it was not sent again, and, when its approved
+``run_python`` calls had changed the kernel, which variables they made (those are not recreated:
+the kernel is new). The variables are read from the code that ran: top-level assignments,
+imports, functions and classes of each approved ``run_python`` call.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from typing import Any
+
+from ..transcript.schema import Item, Snapshot
+
+__all__ = ["made_variables", "skipped_bundle"]
+
+_RUN_PYTHON = "run_python"
+_REJECTED_PREFIX = "The user rejected running this code"
+
+
+def _names(code: str) -> list[str]:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[str] = []
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out += [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
+        for target in targets:
+            for leaf in ast.walk(target):
+                if isinstance(leaf, ast.Name):
+                    out.append(leaf.id)
+    return out
+
+
+def _tools(items: list[Item]) -> list[Item]:
+    out: list[Item] = []
+    for item in items:
+        if item["kind"] == "tool":
+            out.append(item)
+            if item["subagent"] is not None:
+                out += _tools(item["subagent"]["items"])
+        elif item["kind"] == "subagent":
+            out += _tools(item["items"])
+    return out
+
+
+def made_variables(snapshot: Snapshot) -> list[str]:
+    """Names the run's approved, successful ``run_python`` calls bound in the kernel, in order."""
+    names: list[str] = []
+    for item in _tools(snapshot["items"]):
+        if item["kind"] != "tool" or not item["name"].endswith(_RUN_PYTHON):
+            continue
+        if (
+            item["state"] != "done"
+            or item["is_error"]
+            or (item["result"] or "").startswith(_REJECTED_PREFIX)
+        ):
+            continue
+        args: Any = item["args"]
+        if not isinstance(args, dict):
+            try:
+                args = json.loads(item["arguments"])
+            except ValueError:
+                continue
+        code = args.get("code") if isinstance(args, dict) else None
+        if isinstance(code, str):
+            names += [n for n in _names(code) if n not in names]
+    return names
+
+
+def skipped_bundle(bundle: dict[str, str], variables: list[str], session_id: str) -> dict[str, str]:
+    """The kept transcript with a note on top: not sent again, and what was not recreated."""
+    note = (
+        f"not sent again: this prompt was answered in session `{session_id}` before; this is its "
+        "transcript. Re-run with `--force` to send it again."
+    )
+    if variables:
+        shown = ", ".join(f"`{v}`" for v in variables[:12]) + (" …" if len(variables) > 12 else "")
+        note += (
+            f" Its approved run_python code had made {shown} in the kernel; they were not "
+            "recreated in this kernel."
+        )
+    plain = note.replace("`", "")
+    out = dict(bundle)
+    if "text/markdown" in out:
+        out["text/markdown"] = f"> **dsh** {note}\n\n" + out["text/markdown"]
+    out["text/plain"] = f"dsh: {plain}\n\n" + out.get("text/plain", "")
+    return out
