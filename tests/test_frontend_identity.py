@@ -4,6 +4,7 @@ comm protocol exactly as the extension sees it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import time
@@ -161,6 +162,27 @@ def test_frontend_link_over_a_real_comm(kernel: Kernel) -> None:
     assert kernel.value("(link.present, sorted(link.capabilities))") == (
         "(True, ['identity', 'waiting'])"
     )
+    # from another thread (the UI pump's), as the kernel integration calls it
+    threaded = send_execute(
+        kernel,
+        "import threading\n"
+        "cell = {'cell_id': 'c2', 'kind': 'question', 'label': 'Which color?'}\n"
+        "t = threading.Thread(target=lambda: print(link.send_waiting([cell])))\n"
+        "t.start(); t.join()",
+        {},
+    )
+    got = collect(kernel, [threaded])[threaded]
+    deadline = time.monotonic() + 10
+    sent = [m["content"]["data"] for m in got if m["msg_type"] == "comm_msg"]
+    while not sent and time.monotonic() < deadline:  # ipykernel 7: no parent from a thread
+        with contextlib.suppress(queue.Empty):
+            msg = kernel.client.get_iopub_msg(timeout=0.2)
+            if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == comm_id:
+                sent.append(msg["content"]["data"])
+    assert sent == [
+        {"v": 1, "type": "waiting", "count": 1,
+         "cells": [{"cell_id": "c2", "kind": "question", "label": "Which color?"}]}
+    ]  # fmt: skip
     cleared = send_execute(kernel, "print(link.send_waiting([]))", {})
     messages = collect(kernel, [cleared])[cleared]
     assert stdout(messages) == "True"

@@ -137,3 +137,16 @@ def test_both_sides_name_the_same_protocol() -> None:
     assert constant("COMM_TARGET") == protocol.COMM_TARGET
     assert set(constant("RESERVED_TYPES")) == protocol.RESERVED_TYPES
     assert "waiting" in constant("CAPABILITIES")
+
+
+def test_extension_versions_agree() -> None:
+    """hello_reply's version, the npm package, its build and the Python package: one version."""
+    pyproject = (REPO / "pyproject.toml").read_text()
+    python = re.search(r'^version = "([^"]+)"', pyproject, re.MULTILINE).group(1)  # type: ignore[union-attr]
+    npm = json.loads((REPO / "js" / "labextension" / "package.json").read_text())["version"]
+    built = json.loads((REPO / "dsh_notebook" / "labextension" / "package.json").read_text())
+    index = (REPO / "js" / "labextension" / "src" / "index.ts").read_text()
+    found = re.search(r"export const VERSION = '([^']+)';", index)
+    assert found is not None
+    assert python == npm == built["version"] == found.group(1)
+    assert built["name"] == "dsh-notebook"  # the folder name under share/jupyter/labextensions
