@@ -9,8 +9,8 @@ The server finds this checkout's committed build (``dsh_notebook/labextension``)
   and reopening, is saved in the file's metadata with the path, and a copy of ``a`` gets a fresh
   id with ``forked_from``.
 - Waiting: a kernel cell opens the comm with ``FrontendLink`` and sends ``waiting``; the status
-  bar item, the toolbar button and the tab badge show it, a click goes to the waiting cell, and
-  ``[]`` clears all three.
+  bar item, the toolbar button and the tab badge show it, a click goes to the waiting cell, it
+  comes back after a page reload, and ``[]`` clears all three.
 """
 
 from __future__ import annotations
@@ -264,6 +264,18 @@ def test_waiting_signal_shows_and_clears(browser: Any, extlab: Lab, artifacts: P
         ".classList.contains('jp-mod-active')",
         timeout=10_000,
     )
+
+    # a page reload: the kernel's comm is unknown to the new page; the extension finds it
+    # (comm_info_request), answers hello_reply again and the kernel re-sends what waits
+    page.keyboard.press("Control+s")
+    page.locator(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)").wait_for(timeout=30_000)
+    open_lab(page, extlab, "/tree/waiting.ipynb")
+    page.locator(".lm-TabBar-tab.jp-mod-current:has-text('waiting.ipynb')").wait_for()
+    panel = current_panel(page)
+    cells = panel.locator(".jp-Cell")
+    status.wait_for(state="visible", timeout=30_000)
+    assert status.inner_text() == "dsh: 1 waiting"
+    panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
 
     cells.nth(3).click()
     page.keyboard.press("Control+a")
