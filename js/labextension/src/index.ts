@@ -3,7 +3,7 @@
  *
  * For every notebook: a stable identity in its metadata, sent with each execute request; the
  * `dsh_notebook.frontend` comm target on its kernel; the waiting signal (tab badge, toolbar
- * button, and in JupyterLab a status-bar item for the current notebook).
+ * button, the page title, and in JupyterLab a status-bar item for the current notebook).
  */
 
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -13,6 +13,7 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 
 import { contentsLookup } from './identity';
 import { NotebookBinding } from './notebook';
+import { PageTitleBadge } from './pagetitle';
 import { WaitingState, WaitingStatus } from './waiting';
 
 /** Sent in `hello_reply`; kept equal to the Python package's version. */
@@ -28,12 +29,27 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const lookup = contentsLookup(app.serviceManager.contents);
     const bindings = new WeakMap<DocumentRegistry.IContext<INotebookModel>, NotebookBinding>();
     const views = new WeakMap<NotebookPanel, WaitingState>();
+    const live = new Set<NotebookBinding>();
+    const pageTitle = new PageTitleBadge();
+    const retitle = (): void => {
+      let count = 0;
+      for (const binding of live) {
+        count += binding.waitingCount;
+      }
+      pageTitle.set(count);
+    };
 
     tracker.widgetAdded.connect((_, panel) => {
       let binding = bindings.get(panel.context);
       if (binding === undefined) {
-        binding = new NotebookBinding(panel, lookup, VERSION);
-        bindings.set(panel.context, binding);
+        const created = new NotebookBinding(panel, lookup, VERSION, retitle);
+        bindings.set(panel.context, created);
+        live.add(created);
+        panel.context.disposed.connect(() => {
+          live.delete(created);
+          retitle();
+        });
+        binding = created;
       }
       views.set(panel, binding.addView(panel));
     });

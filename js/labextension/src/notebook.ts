@@ -22,7 +22,8 @@ export class NotebookBinding {
   constructor(
     panel: NotebookPanel,
     private readonly _lookup: Lookup,
-    private readonly _version: string
+    private readonly _version: string,
+    private readonly _onWaiting: () => void = () => undefined
   ) {
     const context = (this._context = panel.context);
     void context.ready.then(() => this._resolve(context.path));
@@ -45,6 +46,11 @@ export class NotebookBinding {
     return state;
   }
 
+  /** How many approvals and questions wait in this notebook now. */
+  get waitingCount(): number {
+    return this._waiting?.count ?? 0;
+  }
+
   /** The identity to send with a request from cell `cellId`; `null` while resolving. */
   identityFor(cellId: string | null): IIdentityMetadata | null {
     if (this._pending > 0 || this._context.isDisposed) {
@@ -59,6 +65,7 @@ export class NotebookBinding {
     for (const view of this._views) {
       view.update(waiting);
     }
+    this._onWaiting();
   }
 
   private _attach(kernel: Kernel.IKernelConnection | null): void {

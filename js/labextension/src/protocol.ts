@@ -84,9 +84,16 @@ export function isId(value: unknown): value is string {
   return typeof value === 'string' && ID.test(value);
 }
 
-/** A fresh notebook id: a uuid4 as 32 lowercase hex digits. */
+/**
+ * A fresh notebook id: a uuid4 as 32 lowercase hex digits. Uses `crypto.getRandomValues`, not
+ * `crypto.randomUUID`: the latter exists only in secure contexts, and JupyterLab is often served
+ * over plain http on a LAN address.
+ */
 export function newId(): string {
-  return crypto.randomUUID().replace(/-/g, '');
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40; // version 4
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80; // RFC 4122 variant
+  return Array.from(bytes, b => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** The identity stored in a notebook's metadata, or `null` when absent or malformed. */

@@ -21,6 +21,10 @@ test('fresh ids are uuid4 hex and distinct', () => {
   assert.ok(isId(a), a);
   assert.equal(a[12], '4');
   assert.notEqual(a, newId());
+  for (let i = 0; i < 200; i++) {
+    const id = newId();
+    assert.ok(isId(id) && id[12] === '4' && '89ab'.includes(id[16] ?? ''), id);
+  }
 });
 
 test('waiting and hello parse', () => {
