@@ -9,8 +9,8 @@ The server finds this checkout's committed build (``dsh_notebook/labextension``)
   and reopening, is saved in the file's metadata with the path, and a copy of ``a`` gets a fresh
   id with ``forked_from``.
 - Waiting: a kernel cell opens the comm with ``FrontendLink`` and sends ``waiting``; the status
-  bar item, the toolbar button and the tab badge show it, a click goes to the waiting cell, it
-  comes back after a page reload, and ``[]`` clears all three.
+  bar item, the toolbar button, the tab badge and the page title show it, a click goes to the
+  waiting cell, it comes back after a page reload, and ``[]`` clears them all.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import contextlib
 import os
 import re
 import time
+import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,12 @@ def new_notebook_from_launcher(page: Any, lab: Lab) -> str:
     page.locator(".jp-Launcher-section:has-text('Notebook') .jp-LauncherCard").first.click()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        new = [s["path"] for s in lab.api("/api/sessions") if s["path"] not in before]
+        # a new session's path can be a placeholder uuid until the document's path is set
+        new = [
+            s["path"]
+            for s in lab.api("/api/sessions")
+            if s["path"] not in before and s["path"].endswith(".ipynb")
+        ]
         if new:
             wait_kernel_idle(lab, new[0])
             current_panel(page).locator(
@@ -130,8 +136,12 @@ def run_in_new_cell(page: Any, code: str, marker: str) -> str:
     return str(output.inner_text()).strip()
 
 
-def read_identity(page: Any, marker: str) -> re.Match[str]:
+def read_identity(page: Any, run: str) -> re.Match[str]:
+    """Run the identity cell as a new cell; ``run`` names this run. The marker has letters that
+    are not hex, so no id in an earlier output (a copy keeps its original's) can match it."""
+    marker = f"run-{run}:"
     text = run_in_new_cell(page, READ_IDENTITY.format(marker=marker), marker)
+    assert text.startswith(marker), text
     found = IDENTITY.search(text)
     assert found, text
     return found
@@ -143,7 +153,10 @@ def save_current(page: Any, lab: Lab, name: str, notebook_id: str) -> dict[str, 
     page.keyboard.press("Control+s")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        meta = lab.api(f"/api/contents/{name}")["content"]["metadata"].get("dsh_notebook")
+        try:
+            meta = lab.api(f"/api/contents/{name}")["content"]["metadata"].get("dsh_notebook")
+        except urllib.error.HTTPError:  # read while the server writes it: empty, not JSON
+            meta = None
         if meta and meta.get("id") == notebook_id:
             return dict(meta)
         time.sleep(0.3)
@@ -252,6 +265,7 @@ def test_waiting_signal_shows_and_clears(browser: Any, extlab: Lab, artifacts: P
     assert panel.locator(".dsh-waiting-toolbar").inner_text() == "dsh: 1 waiting"
     tab = page.locator(".lm-TabBar-tab.dsh-mod-waiting[data-dsh-waiting='1']")
     assert tab.inner_text().strip().startswith("waiting.ipynb")
+    assert page.title().startswith("(1 waiting) "), page.title()
     page.screenshot(path=str(artifacts / "labextension-waiting.png"))
 
     # the active cell is the last one; a click goes to the waiting (first) cell
@@ -285,6 +299,7 @@ def test_waiting_signal_shows_and_clears(browser: Any, extlab: Lab, artifacts: P
     status.wait_for(state="hidden", timeout=10_000)
     assert panel.locator(".dsh-waiting-toolbar").is_hidden()
     assert page.locator(".lm-TabBar-tab.dsh-mod-waiting").count() == 0
+    assert page.title().startswith("waiting.ipynb"), page.title()  # the prefix is gone
     page.close()
 
 
@@ -297,7 +312,7 @@ def test_notebook7_identity_and_waiting_toolbar(
         write_notebook(
             server.root / "n7.ipynb",
             [
-                READ_IDENTITY.format(marker="n7") + "\n" + WAITING_SETUP,
+                READ_IDENTITY.format(marker="run-n7:") + "\n" + WAITING_SETUP,
                 "print('sent', link.send_waiting([{'cell_id': first_cell, 'kind': 'question', "
                 "'label': 'Which color?'}]))",
             ],
@@ -321,4 +336,5 @@ def test_notebook7_identity_and_waiting_toolbar(
         button.wait_for(state="visible", timeout=10_000)
         assert button.inner_text() == "dsh: 1 waiting"
         assert "question: Which color?" in (button.get_attribute("title") or "")
+        assert page.title().startswith("(1 waiting) n7"), page.title()  # the browser tab
         page.close()
