@@ -28,6 +28,24 @@ echo "== widget: npm install against the committed lock, vitest, and a bundle th
 )
 git diff --exit-code dsh_notebook/widget/static || { echo "!! the widget bundle is stale: run (cd js && npm run build) and commit it" >&2; exit 1; }
 
+echo "== labextension: npm install against the committed lock, node tests, and a build that is up to date"
+(
+  cd js/labextension
+  npm install --no-audit --no-fund --loglevel=error
+  git diff --exit-code package-lock.json || { echo "!! js/labextension/package-lock.json changed: commit it" >&2; exit 1; }
+  npm test --silent
+  npm run build --silent >/dev/null
+)
+# git status, not git diff: a rebuilt chunk with a new content hash is a new, untracked file
+if [ -n "$(git status --porcelain -- dsh_notebook/labextension)" ]; then
+  git status --short -- dsh_notebook/labextension >&2
+  echo "!! the labextension build is stale: run (cd js/labextension && npm run build) and commit it" >&2
+  exit 1
+fi
+# the installed package (pip install -e: hatch copies shared-data) exposes the extension
+.venv/bin/jupyter labextension list 2>&1 | grep -E "dsh-notebook v[0-9.]+ .*enabled.*OK" >/dev/null \
+  || { echo "!! jupyter labextension list does not show dsh-notebook: reinstall (pip install -e .)" >&2; exit 1; }
+
 echo "== ruff"
 .venv/bin/ruff check dsh_notebook tests bench
 .venv/bin/ruff format --check dsh_notebook

@@ -1,0 +1,128 @@
+"""The kernel's end of the ``dsh_notebook.frontend`` comm (see :mod:`.protocol`).
+
+:class:`FrontendLink` opens the comm lazily, says ``hello`` and learns from ``hello_reply``
+whether the ``dsh-notebook`` extension is present and what it can do. Until a reply arrives
+(and for good, where no extension runs: VS Code, nbclient, a terminal) every method is a cheap
+no-op that reports ``False``; nothing raises into the caller.
+
+Threads: :meth:`open` touches the kernel's comm manager and must run on the kernel's main
+thread (from a cell or magic). :meth:`send_waiting` may be called from any thread: the state
+is kept under a lock and sent over the kernel's IOPub socket, which ipykernel makes thread-safe.
+The reply is handled on the main thread between requests, so a link opened in a cell learns of
+the extension when that cell has finished, and a ``waiting`` state sent before that is kept and
+sent as soon as the reply arrives (latest state wins). When a page reloads, the extension finds
+the open comm (``comm_info_request``) and answers ``hello_reply`` again; the state is re-sent.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from .protocol import COMM_TARGET, WaitingCell, hello, parse_frontend_message, waiting
+
+
+class CommLike(Protocol):
+    """The part of a ``comm`` package comm this module uses."""
+
+    def send(self, data: Any = None) -> None: ...
+    def on_msg(self, callback: Callable[[Mapping[str, Any]], None]) -> None: ...
+    def on_close(self, callback: Callable[[Mapping[str, Any]], None]) -> None: ...
+
+
+CommFactory = Callable[[str, Mapping[str, Any]], CommLike]
+
+
+def _default_factory(target_name: str, data: Mapping[str, Any]) -> CommLike:
+    from comm import create_comm  # lazy: only in a kernel
+
+    created: CommLike = create_comm(target_name=target_name, data=dict(data))
+    return created
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("dsh-notebook")
+    except Exception:
+        return "0"
+
+
+class FrontendLink:
+    """One link per kernel. ``present`` tells whether the extension answered."""
+
+    def __init__(self, create_comm: CommFactory | None = None) -> None:
+        self._create_comm = create_comm or _default_factory
+        self._lock = threading.Lock()
+        self._comm: CommLike | None = None
+        self._capabilities: frozenset[str] | None = None
+        self._frontend_version: str | None = None
+        self._waiting: list[WaitingCell] = []
+
+    @property
+    def present(self) -> bool:
+        """``True`` once the extension has answered ``hello`` on the open comm."""
+        return self._capabilities is not None
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the extension announced (empty until it answered)."""
+        return self._capabilities or frozenset()
+
+    @property
+    def frontend_version(self) -> str | None:
+        return self._frontend_version
+
+    def open(self) -> bool:
+        """Open the comm and send ``hello`` unless it is open already (main thread only).
+        Returns whether a comm is open; ``False`` when none can be made (not in a kernel)."""
+        with self._lock:
+            if self._comm is not None:
+                return True
+        try:
+            comm = self._create_comm(COMM_TARGET, hello(_package_version()))
+            comm.on_msg(self._on_msg)
+            comm.on_close(self._on_close)
+        except Exception:
+            return False
+        with self._lock:
+            self._comm = comm
+        return True
+
+    def send_waiting(self, cells: Sequence[WaitingCell]) -> bool:
+        """Publish what waits for the user now (``[]`` clears it); any thread. Returns whether
+        it was sent now; otherwise it is kept and sent when the extension answers."""
+        with self._lock:
+            self._waiting = list(cells)
+            return self._flush_locked()
+
+    def _flush_locked(self) -> bool:
+        comm = self._comm
+        if comm is None or self._capabilities is None or "waiting" not in self._capabilities:
+            return False
+        try:
+            comm.send(dict(waiting(self._waiting)))
+        except Exception:
+            return False
+        return True
+
+    def _on_msg(self, msg: Mapping[str, Any]) -> None:
+        content = msg.get("content")
+        reply = parse_frontend_message(
+            content.get("data") if isinstance(content, Mapping) else None
+        )
+        if reply is None:
+            return  # unknown or malformed: ignored
+        with self._lock:
+            self._capabilities = frozenset(reply["capabilities"])
+            self._frontend_version = reply["version"]
+            if self._waiting:
+                self._flush_locked()
+
+    def _on_close(self, msg: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._comm = None
+            self._capabilities = None
+            self._frontend_version = None

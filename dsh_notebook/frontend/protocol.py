@@ -1,0 +1,197 @@
+"""The kernel <-> frontend-extension protocol, version 1 (mirror: ``js/labextension/src/protocol.ts``).
+
+Every message between the kernel and the ``dsh-notebook`` JupyterLab extension is named here.
+Two carriers:
+
+``identity`` (frontend -> kernel, on every ``execute_request``)
+    The extension adds ``metadata.dsh_notebook`` to each execute request a notebook sends::
+
+        {"v": 1, "id": "<32 hex>", "path": "dir/a.ipynb", "cell_id": "<cell id>" | null,
+         "forked_from": "<32 hex>"}        # forked_from only on a copy
+
+    It travels with the request itself, so the kernel knows the notebook of every cell with no
+    race (a comm reply would queue behind the execute requests of a Run All).
+
+Comm ``dsh_notebook.frontend`` (the extension registers this target on every notebook kernel)
+    The kernel opens it; ``data`` of every message is one JSON object with ``v`` and ``type``:
+
+    - ``hello`` (kernel -> frontend, the comm_open data): ``{"v": 1, "type": "hello",
+      "kernel_version": "0.1.0"}``.
+    - ``hello_reply`` (frontend -> kernel): ``{"v": 1, "type": "hello_reply", "version":
+      "0.1.0", "capabilities": ["waiting"]}``. This is how the kernel learns that the extension
+      is present; without a reply it assumes it is absent.
+    - ``waiting`` (kernel -> frontend): ``{"v": 1, "type": "waiting", "count": 1, "cells":
+      [{"cell_id": "...", "kind": "approval" | "question", "label": "bash"}]}``. The whole
+      current state (latest wins); ``count == 0`` clears the signal.
+
+    Reserved for later (named so no one reuses them, not implemented on either side):
+    ``insert_cell`` (kernel -> frontend: insert a cell as source text, never HTML) and
+    ``read_notebook`` / ``read_notebook_reply`` (kernel asks for the cells' sources). A side that
+    does not announce the matching capability in ``hello_reply`` never receives them.
+
+Guarantee: the ``parse_*`` functions never raise. They return ``None`` for anything that is not
+a well-formed message of this version (unknown ``type``, other ``v``, wrong field types), and
+the caller ignores it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Final, Literal, TypedDict
+
+PROTOCOL_VERSION: Final = 1
+METADATA_KEY: Final = "dsh_notebook"
+COMM_TARGET: Final = "dsh_notebook.frontend"
+RESERVED_TYPES: Final = frozenset({"insert_cell", "read_notebook", "read_notebook_reply"})
+
+WaitingKind = Literal["approval", "question"]
+
+_ID = re.compile(r"[0-9a-f]{32}")
+_MAX_TEXT = 4096
+_MAX_CELLS = 1000
+
+
+class _IdentityRequired(TypedDict):
+    v: Literal[1]
+    id: str
+    path: str
+    cell_id: str | None
+
+
+class IdentityMetadata(_IdentityRequired, total=False):
+    """``metadata.dsh_notebook`` of an ``execute_request``."""
+
+    forked_from: str
+
+
+class Hello(TypedDict):
+    v: Literal[1]
+    type: Literal["hello"]
+    kernel_version: str
+
+
+class HelloReply(TypedDict):
+    v: Literal[1]
+    type: Literal["hello_reply"]
+    version: str
+    capabilities: list[str]
+
+
+class WaitingCell(TypedDict):
+    cell_id: str
+    kind: WaitingKind
+    label: str
+
+
+class Waiting(TypedDict):
+    v: Literal[1]
+    type: Literal["waiting"]
+    count: int
+    cells: list[WaitingCell]
+
+
+def _text(value: object, *, empty: bool = True) -> str | None:
+    if isinstance(value, str) and len(value) <= _MAX_TEXT and (empty or value):
+        return value
+    return None
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str) and _ID.fullmatch(value) is not None
+
+
+def parse_identity(metadata: object) -> IdentityMetadata | None:
+    """The identity in an execute request's ``metadata`` (the whole metadata mapping), or
+    ``None`` when it is absent, of another version or malformed."""
+    if not isinstance(metadata, Mapping):
+        return None
+    raw = metadata.get(METADATA_KEY)
+    if not isinstance(raw, Mapping) or raw.get("v") != PROTOCOL_VERSION:
+        return None
+    notebook_id, path, cell_id = raw.get("id"), _text(raw.get("path")), raw.get("cell_id")
+    if not _is_id(notebook_id) or path is None:
+        return None
+    if cell_id is not None and not _text(cell_id, empty=False):
+        return None
+    assert isinstance(notebook_id, str)
+    assert cell_id is None or isinstance(cell_id, str)
+    result: IdentityMetadata = {"v": 1, "id": notebook_id, "path": path, "cell_id": cell_id}
+    forked_from = raw.get("forked_from")
+    if forked_from is not None:
+        if not _is_id(forked_from):
+            return None
+        assert isinstance(forked_from, str)
+        result["forked_from"] = forked_from
+    return result
+
+
+def _head(data: object) -> str | None:
+    if not isinstance(data, Mapping) or data.get("v") != PROTOCOL_VERSION:
+        return None
+    kind = data.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def parse_frontend_message(data: object) -> HelloReply | None:
+    """A comm message the kernel received from the extension, or ``None`` (ignore it)."""
+    if _head(data) != "hello_reply":
+        return None
+    assert isinstance(data, Mapping)
+    version, capabilities = _text(data.get("version")), data.get("capabilities")
+    if version is None or not isinstance(capabilities, list):
+        return None
+    if not all(_text(c, empty=False) for c in capabilities):
+        return None
+    return {"v": 1, "type": "hello_reply", "version": version, "capabilities": list(capabilities)}
+
+
+def _waiting_cell(raw: object) -> WaitingCell | None:
+    if not isinstance(raw, Mapping):
+        return None
+    cell_id, kind, label = _text(raw.get("cell_id"), empty=False), raw.get("kind"), raw.get("label")
+    label_text = _text(label)
+    if cell_id is None or label_text is None:
+        return None
+    if kind == "approval":
+        return {"cell_id": cell_id, "kind": "approval", "label": label_text}
+    if kind == "question":
+        return {"cell_id": cell_id, "kind": "question", "label": label_text}
+    return None
+
+
+def parse_kernel_message(data: object) -> Hello | Waiting | None:
+    """A comm message the extension receives from the kernel, or ``None`` (ignore it). The
+    frontend's ``parseKernelMessage`` applies the same rules; this one serves tests and tools."""
+    kind = _head(data)
+    if kind is None:
+        return None
+    assert isinstance(data, Mapping)
+    if kind == "hello":
+        kernel_version = _text(data.get("kernel_version"))
+        if kernel_version is None:
+            return None
+        return {"v": 1, "type": "hello", "kernel_version": kernel_version}
+    if kind == "waiting":
+        count, raw_cells = data.get("count"), data.get("cells")
+        if type(count) is not int or count < 0 or not isinstance(raw_cells, list):
+            return None
+        if len(raw_cells) > _MAX_CELLS:
+            return None
+        cells = [_waiting_cell(c) for c in raw_cells]
+        if any(c is None for c in cells):
+            return None
+        return {"v": 1, "type": "waiting", "count": count, "cells": [c for c in cells if c]}
+    return None
+
+
+def hello(kernel_version: str) -> Hello:
+    return {"v": 1, "type": "hello", "kernel_version": kernel_version}
+
+
+def waiting(cells: Sequence[WaitingCell]) -> Waiting:
+    """The ``waiting`` message for ``cells`` (the whole current state; ``[]`` clears it)."""
+    listed = [
+        WaitingCell(cell_id=c["cell_id"], kind=c["kind"], label=c["label"][:200]) for c in cells
+    ]
+    return {"v": 1, "type": "waiting", "count": len(listed), "cells": listed}

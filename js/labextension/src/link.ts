@@ -1,0 +1,77 @@
+/**
+ * The frontend's end of the `dsh_notebook.frontend` comm, on one kernel connection.
+ *
+ * Registers the comm target (the registry lives on the connection object, so it survives kernel
+ * restarts) and answers the kernel's `hello` with `hello_reply`. After a page reload the kernel's
+ * comm is still open but unknown to this page: `comm_info_request` finds it and the link adopts
+ * it and answers `hello_reply` again, so the kernel re-sends its state. `waiting` messages go to
+ * `onWaiting`; a closed comm, a restart or a dead kernel report `null` (nothing waits).
+ * Unknown and malformed messages are ignored, never thrown.
+ */
+
+import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import type { JSONObject } from '@lumino/coreutils';
+
+import { COMM_TARGET, IWaiting, helloReply, parseKernelMessage } from './protocol';
+
+export type WaitingListener = (waiting: IWaiting | null) => void;
+
+const linked = new WeakSet<Kernel.IKernelConnection>();
+
+export function linkKernel(kernel: Kernel.IKernelConnection, version: string, onWaiting: WaitingListener): void {
+  if (linked.has(kernel)) {
+    return;
+  }
+  linked.add(kernel);
+  const reply = helloReply(version) as unknown as JSONObject;
+
+  const wire = (comm: Kernel.IComm): void => {
+    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => {
+      const message = parseKernelMessage(msg.content.data);
+      if (message?.type === 'waiting') {
+        onWaiting(message);
+      } else if (message?.type === 'hello') {
+        comm.send(reply);
+      }
+    };
+    comm.onClose = () => onWaiting(null);
+  };
+
+  kernel.registerCommTarget(COMM_TARGET, (comm, msg) => {
+    wire(comm);
+    if (parseKernelMessage(msg.content.data)?.type === 'hello') {
+      comm.send(reply);
+    }
+  });
+
+  kernel.statusChanged.connect((_, status) => {
+    if (status === 'restarting' || status === 'autorestarting' || status === 'dead') {
+      onWaiting(null);
+    }
+  });
+
+  void adoptOpenComms(kernel, wire, reply);
+}
+
+async function adoptOpenComms(
+  kernel: Kernel.IKernelConnection,
+  wire: (comm: Kernel.IComm) => void,
+  reply: JSONObject
+): Promise<void> {
+  try {
+    const info = await kernel.requestCommInfo({ target_name: COMM_TARGET });
+    if (info.content.status !== 'ok') {
+      return;
+    }
+    for (const [commId, { target_name }] of Object.entries(info.content.comms)) {
+      if (target_name !== COMM_TARGET || kernel.hasComm(commId)) {
+        continue;
+      }
+      const comm = kernel.createComm(COMM_TARGET, commId);
+      wire(comm);
+      comm.send(reply);
+    }
+  } catch (error) {
+    console.debug('dsh-notebook: no open comms to adopt', error);
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Binds one open notebook document (one context, however many views): its identity (resolved on open and on every path change, see
+ * `identity.ts`), the identity on its execute requests, the comm link on its kernel connection
+ * (re-applied on every kernel change; a restart keeps the connection) and its waiting signal.
+ *
+ * While the identity is being resolved (one contents request, only when the stored path differs
+ * from the file's path) execute requests carry no identity rather than a possibly wrong one.
+ * Each view (panel) has its own `WaitingState`; all show the same kernel state.
+ */
+
+import type { DocumentRegistry } from '@jupyterlab/docregistry';
+import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
+import type { Kernel } from '@jupyterlab/services';
+
+import { addIdentityToExecutes } from './executehook';
+import { Lookup, resolveIdentity } from './identity';
+import { linkKernel } from './link';
+import { IIdentityMetadata, IStoredIdentity, IWaiting, METADATA_KEY, identityMetadata, parseStoredIdentity } from './protocol';
+import { WaitingState } from './waiting';
+
+export class NotebookBinding {
+  constructor(
+    panel: NotebookPanel,
+    private readonly _lookup: Lookup,
+    private readonly _version: string,
+    private readonly _onWaiting: () => void = () => undefined
+  ) {
+    const context = (this._context = panel.context);
+    void context.ready.then(() => this._resolve(context.path));
+    context.pathChanged.connect((_, path) => {
+      if (context.isReady) {
+        void this._resolve(path);
+      }
+    });
+    const sessionContext = panel.sessionContext;
+    sessionContext.kernelChanged.connect((_, change) => this._attach(change.newValue));
+    this._attach(sessionContext.session?.kernel ?? null);
+  }
+
+  /** Show the waiting signal on `panel` too (a view of this document); returns its state. */
+  addView(panel: NotebookPanel): WaitingState {
+    const state = new WaitingState(panel);
+    state.update(this._waiting);
+    this._views.add(state);
+    panel.disposed.connect(() => this._views.delete(state));
+    return state;
+  }
+
+  /** How many approvals and questions wait in this notebook now. */
+  get waitingCount(): number {
+    return this._waiting?.count ?? 0;
+  }
+
+  /** The identity to send with a request from cell `cellId`; `null` while resolving. */
+  identityFor(cellId: string | null): IIdentityMetadata | null {
+    if (this._pending > 0 || this._context.isDisposed) {
+      return null;
+    }
+    const stored = parseStoredIdentity(this._context.model.getMetadata(METADATA_KEY));
+    return stored === null ? null : identityMetadata(stored, cellId);
+  }
+
+  private _setWaiting(waiting: IWaiting | null): void {
+    this._waiting = waiting;
+    for (const view of this._views) {
+      view.update(waiting);
+    }
+    this._onWaiting();
+  }
+
+  private _attach(kernel: Kernel.IKernelConnection | null): void {
+    this._setWaiting(null);
+    if (kernel === null) {
+      return;
+    }
+    addIdentityToExecutes(kernel, cellId => this.identityFor(cellId));
+    linkKernel(kernel, this._version, waiting => this._setWaiting(waiting));
+  }
+
+  private async _resolve(path: string): Promise<void> {
+    this._pending += 1;
+    try {
+      const model = this._context.model;
+      const resolution = await resolveIdentity(model.getMetadata(METADATA_KEY), path, this._lookup);
+      if (resolution.verdict !== 'kept' && !this._context.isDisposed) {
+        model.setMetadata(METADATA_KEY, { ...resolution.identity } satisfies IStoredIdentity);
+      }
+    } catch (error) {
+      console.error('dsh-notebook: could not resolve the notebook identity', error);
+    } finally {
+      this._pending -= 1;
+    }
+  }
+
+  private readonly _context: DocumentRegistry.IContext<INotebookModel>;
+  private readonly _views = new Set<WaitingState>();
+  private _waiting: IWaiting | null = null;
+  private _pending = 0;
+}

@@ -1,0 +1,108 @@
+"""FrontendLink with a fake comm: no-ops until the extension answers, then latest state wins."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from dsh_notebook.frontend.link import FrontendLink
+
+REPLY = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": ["waiting"]}
+CELL = {"cell_id": "c1", "kind": "approval", "label": "bash"}
+
+
+class FakeComm:
+    def __init__(self, target: str, data: Mapping[str, Any]) -> None:
+        self.target, self.open_data = target, dict(data)
+        self.sent: list[Any] = []
+        self.msg: Callable[[Mapping[str, Any]], None] | None = None
+        self.close: Callable[[Mapping[str, Any]], None] | None = None
+
+    def send(self, data: Any = None) -> None:
+        self.sent.append(data)
+
+    def on_msg(self, callback: Callable[[Mapping[str, Any]], None]) -> None:
+        self.msg = callback
+
+    def on_close(self, callback: Callable[[Mapping[str, Any]], None]) -> None:
+        self.close = callback
+
+    def receive(self, data: Any) -> None:
+        assert self.msg is not None
+        self.msg({"content": {"comm_id": "x", "data": data}})
+
+
+def make() -> tuple[FrontendLink, list[FakeComm]]:
+    comms: list[FakeComm] = []
+
+    def factory(target: str, data: Mapping[str, Any]) -> FakeComm:
+        comms.append(FakeComm(target, data))
+        return comms[-1]
+
+    return FrontendLink(create_comm=factory), comms
+
+
+def test_hello_then_reply_records_capabilities() -> None:
+    link, comms = make()
+    assert not link.present and link.capabilities == frozenset()
+    assert link.open() and link.open()
+    assert len(comms) == 1  # opened once
+    comm = comms[0]
+    assert comm.target == "dsh_notebook.frontend"
+    assert comm.open_data["type"] == "hello" and comm.open_data["v"] == 1
+    comm.receive({"v": 1, "type": "surprise"})  # unknown: ignored
+    comm.receive("garbage")
+    assert not link.present
+    comm.receive(REPLY)
+    assert link.present and link.capabilities == {"waiting"}
+    assert link.frontend_version == "0.1.0"
+
+
+def test_waiting_is_kept_until_the_reply_and_latest_wins() -> None:
+    link, comms = make()
+    assert link.send_waiting([CELL]) is False  # no comm: a no-op
+    link.open()
+    assert link.send_waiting([CELL, {**CELL, "cell_id": "c2"}]) is False
+    assert link.send_waiting([CELL]) is False
+    assert comms[0].sent == []
+    comms[0].receive(REPLY)
+    assert comms[0].sent == [{"v": 1, "type": "waiting", "count": 1, "cells": [CELL]}]
+    assert link.send_waiting([]) is True
+    assert comms[0].sent[-1]["count"] == 0
+
+
+def test_close_forgets_the_frontend() -> None:
+    link, comms = make()
+    link.open()
+    comms[0].receive(REPLY)
+    assert comms[0].close is not None
+    comms[0].close({})
+    assert not link.present
+    assert link.send_waiting([CELL]) is False
+    assert link.open() and len(comms) == 2
+
+
+def test_without_a_kernel_everything_is_a_no_op() -> None:
+    def broken(target: str, data: Mapping[str, Any]) -> FakeComm:
+        raise RuntimeError("no kernel")
+
+    link = FrontendLink(create_comm=broken)
+    assert link.open() is False
+    assert link.send_waiting([CELL]) is False and not link.present
+
+
+def test_send_waiting_from_threads() -> None:
+    link, comms = make()
+    link.open()
+    comms[0].receive(REPLY)
+    threads = [
+        threading.Thread(target=lambda i=i: link.send_waiting([{**CELL, "label": str(i)}]))
+        for i in range(20)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(comms[0].sent) == 20
+    assert all(m["count"] == 1 for m in comms[0].sent)

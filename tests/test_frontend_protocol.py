@@ -1,0 +1,152 @@
+"""The kernel <-> extension protocol (v1): well-formed messages parse, everything else is None."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.frontend import protocol
+from dsh_notebook.frontend.identity import identity_from_metadata
+
+ID = "0123456789abcdef0123456789abcdef"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def meta(**fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"v": 1, "id": ID, "path": "dir/a.ipynb", "cell_id": "c1"}
+    base.update(fields)
+    return {"cellId": "c1", "dsh_notebook": {k: v for k, v in base.items() if v is not ...}}
+
+
+def test_identity_round_trip() -> None:
+    assert protocol.parse_identity(meta()) == {
+        "v": 1,
+        "id": ID,
+        "path": "dir/a.ipynb",
+        "cell_id": "c1",
+    }
+    forked = protocol.parse_identity(meta(forked_from="f" * 32))
+    assert forked is not None and forked["forked_from"] == "f" * 32
+    assert protocol.parse_identity(meta(cell_id=None)) is not None
+    identity = identity_from_metadata(meta())
+    assert identity is not None and identity.session_name == "nb-0123456789ab"
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        None,
+        [],
+        "dsh_notebook",
+        {},
+        {"dsh_notebook": None},
+        {"dsh_notebook": "x"},
+        meta(v=2),
+        meta(v="1"),
+        meta(v=...),
+        meta(id="0123"),
+        meta(id=ID.upper()),
+        meta(id=ID + "0"),
+        meta(id=None),
+        meta(path=None),
+        meta(path=7),
+        meta(path="p" * 5000),
+        meta(cell_id=3),
+        meta(cell_id=""),
+        meta(forked_from="nope"),
+        meta(forked_from=5),
+    ],
+)
+def test_malformed_identity_is_none(metadata: object) -> None:
+    assert protocol.parse_identity(metadata) is None
+    assert identity_from_metadata(metadata) is None
+
+
+def test_hello_reply() -> None:
+    reply = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": ["waiting"]}
+    assert protocol.parse_frontend_message(reply) == reply
+    for bad in (
+        {**reply, "v": 2},
+        {**reply, "type": "hello"},
+        {**reply, "type": "insert_cell"},
+        {**reply, "capabilities": "waiting"},
+        {**reply, "capabilities": [1]},
+        {**reply, "capabilities": [""]},
+        {**reply, "version": None},
+        {"v": 1},
+        None,
+        "hello_reply",
+    ):
+        assert protocol.parse_frontend_message(bad) is None, bad
+
+
+def test_waiting_messages() -> None:
+    cells: list[protocol.WaitingCell] = [
+        {"cell_id": "c1", "kind": "approval", "label": "bash"},
+        {"cell_id": "c2", "kind": "question", "label": "Which color?"},
+    ]
+    message = protocol.waiting(cells)
+    assert message == {"v": 1, "type": "waiting", "count": 2, "cells": cells}
+    assert protocol.parse_kernel_message(message) == message
+    assert protocol.parse_kernel_message(protocol.waiting([]))["count"] == 0  # type: ignore[index]
+    assert (
+        protocol.waiting([{"cell_id": "c", "kind": "approval", "label": "x" * 500}])["cells"][0][
+            "label"
+        ]
+        == "x" * 200
+    )
+    for bad in (
+        {**message, "count": -1},
+        {**message, "count": True},
+        {**message, "count": 1.5},
+        {**message, "cells": None},
+        {**message, "cells": [{"cell_id": "c1", "kind": "other", "label": ""}]},
+        {**message, "cells": [{"cell_id": "", "kind": "approval", "label": ""}]},
+        {**message, "cells": [{"kind": "approval", "label": ""}]},
+        {**message, "cells": ["c1"]},
+        {**message, "v": 0},
+    ):
+        assert protocol.parse_kernel_message(bad) is None, bad
+
+
+def test_hello_and_unknown_types() -> None:
+    assert protocol.parse_kernel_message(protocol.hello("0.1.0")) == {
+        "v": 1,
+        "type": "hello",
+        "kernel_version": "0.1.0",
+    }
+    for kind in (*protocol.RESERVED_TYPES, "hello_reply", "surprise"):
+        assert protocol.parse_kernel_message({"v": 1, "type": kind}) is None
+
+
+def test_both_sides_name_the_same_protocol() -> None:
+    """protocol.ts mirrors protocol.py: same version, metadata key, comm target, reserved types."""
+    ts = (REPO / "js" / "labextension" / "src" / "protocol.ts").read_text()
+
+    def constant(name: str) -> Any:
+        found = re.search(rf"export const {name}(?:: [^=]+)? = (.+);", ts)
+        assert found, name
+        return json.loads(found.group(1).replace("'", '"'))
+
+    assert constant("PROTOCOL_VERSION") == protocol.PROTOCOL_VERSION
+    assert constant("METADATA_KEY") == protocol.METADATA_KEY
+    assert constant("COMM_TARGET") == protocol.COMM_TARGET
+    assert set(constant("RESERVED_TYPES")) == protocol.RESERVED_TYPES
+    assert "waiting" in constant("CAPABILITIES")
+
+
+def test_extension_versions_agree() -> None:
+    """hello_reply's version, the npm package, its build and the Python package: one version."""
+    pyproject = (REPO / "pyproject.toml").read_text()
+    python = re.search(r'^version = "([^"]+)"', pyproject, re.MULTILINE).group(1)  # type: ignore[union-attr]
+    npm = json.loads((REPO / "js" / "labextension" / "package.json").read_text())["version"]
+    built = json.loads((REPO / "dsh_notebook" / "labextension" / "package.json").read_text())
+    index = (REPO / "js" / "labextension" / "src" / "index.ts").read_text()
+    found = re.search(r"export const VERSION = '([^']+)';", index)
+    assert found is not None
+    assert python == npm == built["version"] == found.group(1)
+    assert built["name"] == "dsh-notebook"  # the folder name under share/jupyter/labextensions
