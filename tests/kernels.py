@@ -102,8 +102,16 @@ class Kernel:
         stdin_answers: list[str] | None = None,
         timeout: float = 120,
         on_started: Any = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Execution:
-        msg_id = self.client.execute(code, allow_stdin=allow_stdin)
+        if metadata is None:
+            msg_id = self.client.execute(code, allow_stdin=allow_stdin)
+        else:  # what a frontend with the dsh-notebook extension sends (request metadata)
+            content = {"code": code, "silent": False, "store_history": True,
+                       "user_expressions": {}, "allow_stdin": allow_stdin, "stop_on_error": True}  # fmt: skip
+            msg = self.client.session.msg("execute_request", content, metadata=metadata)
+            self.client.shell_channel.send(msg)
+            msg_id = msg["header"]["msg_id"]
         execution = Execution(reply={})
         answers = list(stdin_answers or [])
         deadline = time.monotonic() + timeout

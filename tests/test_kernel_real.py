@@ -27,6 +27,28 @@ def kernel_python(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+def start_kernel(
+    tmp_path: Path, scripted_model: ScriptedModelServer, python: str, **extra_env: str
+) -> Kernel:
+    """A real kernel with the extension loaded; kernels of one ``tmp_path`` share DSH_HOME."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir(exist_ok=True)
+    (tmp_path / "agents").mkdir(exist_ok=True)
+    env = dict(os.environ)
+    env.update(
+        DSH_HOME=str(tmp_path / "dsh-home"),
+        DEEPSEEK_BASE_URL=scripted_model.base_url,
+        DEEPSEEK_API_KEY="dummy-key",
+        DSH_TELEMETRY_MODE="DISABLED",
+        DSH_AGENTS_HOME=str(tmp_path / "agents"),
+        **extra_env,
+    )
+    k = Kernel(env=env, cwd=str(workspace), python=python)
+    loaded = k.execute("%load_ext dsh_notebook")
+    assert loaded.error is None, loaded.error
+    return k
+
+
 @pytest.fixture
 def kernel(
     tmp_path: Path, scripted_model: ScriptedModelServer, kernel_python: str
@@ -377,3 +399,55 @@ def test_the_next_prompt_after_a_runtime_crash_recovers_by_itself(
     assert "MANGO" in str(scripted_model.requests[-1].body["messages"])  # resumed with its history
     shown = "".join(str(m["content"].get("data", {})) for m in after.outputs)
     assert "a new one was started" in shown
+
+
+def identity(notebook_id: str, cell_id: str = "c1") -> dict[str, object]:
+    """The execute metadata the dsh-notebook frontend extension sends with every cell."""
+    return {"dsh_notebook": {"v": 1, "id": notebook_id, "path": "x.ipynb", "cell_id": cell_id}}
+
+
+def test_each_notebook_has_its_own_conversation_and_one_session_one_kernel(
+    kernel: Kernel, tmp_path: Path, scripted_model: ScriptedModelServer, kernel_python: str
+) -> None:
+    """Two notebooks (two kernels, one DSH_HOME) that a Launcher would both have named
+    Untitled.ipynb: each gets its own session from its id; a session written by one kernel is
+    refused to the other with one line that says how to go on."""
+    a_id, b_id = "a" * 32, "b" * 32
+    first = kernel.execute("%%dsh --wait\n[[scenario:plain]] hi from A", metadata=identity(a_id))
+    assert first.error is None, first.error
+    assert kernel.value("_dsh.session") == f"'nb-{a_id[:12]}'"
+    other = start_kernel(tmp_path, scripted_model, kernel_python)
+    try:
+        second = other.execute(
+            "%%dsh --wait\n[[scenario:plain]] hi from B", metadata=identity(b_id)
+        )
+        assert second.error is None, second.error
+        assert other.value("_dsh.session") == f"'nb-{b_id[:12]}'"
+        # the same notebook id again in this kernel (e.g. a later cell): same conversation
+        again = other.execute(
+            "%%dsh --wait\n[[scenario:plain]] again", metadata=identity(b_id, "c2")
+        )
+        assert again.error is None and other.value("_dsh.session") == f"'nb-{b_id[:12]}'"
+        # B's kernel may not write A's session while A's kernel holds it
+        stolen = other.execute(f"%%dsh --wait -s nb-{a_id[:12]}\n[[scenario:plain]] peek")
+        assert stolen.reply["status"] == "error" and "in use by another kernel" in stolen.stderr
+        assert "--new" in stolen.stderr and "Traceback" not in stolen.stderr
+    finally:
+        other.shutdown()
+
+
+def test_without_the_extension_two_kernels_never_share_a_default_session(
+    tmp_path: Path, scripted_model: ScriptedModelServer, kernel_python: str
+) -> None:
+    # what jupyter_server tells two kernels of two notebooks made from the Launcher
+    untitled = {"JPY_SESSION_NAME": str(tmp_path / "Untitled.ipynb")}
+    kernel = start_kernel(tmp_path, scripted_model, kernel_python, **untitled)
+    other = start_kernel(tmp_path, scripted_model, kernel_python, **untitled)
+    try:
+        kernel.execute("%%dsh --wait\n[[scenario:plain]] hi")
+        other.execute("%%dsh --wait\n[[scenario:plain]] hi")
+        assert other.value("_dsh.session") != kernel.value("_dsh.session")
+        assert other.value("_dsh.exception()") == "None"
+    finally:
+        other.shutdown()
+        kernel.shutdown()

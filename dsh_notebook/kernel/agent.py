@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ..client import HarnessConfig, RunResult
+from ..frontend import FrontendLink, current_identity
+from ..frontend.protocol import WaitingCell
 from ..protocol import ApprovalOutcome
 from ..runtime import Secret, resolve_dsh_home
 from ..transcript import Transcript
@@ -39,6 +41,7 @@ from .ledger import PromptLedger
 from .naming import SessionNames, default_session_id
 from .pump import UiPump
 from .run import ActiveRun, Frontend
+from .session_lock import SessionLocks
 from .settings import KernelSettings
 from .tools_host import NotebookToolsHost
 
@@ -73,7 +76,10 @@ class NotebookAgent:
         )
         self.broker.tree = self.host  # requests from child sessions find their root's run
         self.pump = UiPump()
-        self.sessions = SessionNames(default_session_id(shell.user_ns if shell else {}))
+        self.sessions = SessionNames(default_session_id())
+        self.frontend_link = FrontendLink()
+        self.broker.on_change = self._waiting_changed
+        self._locks: SessionLocks | None = None
         self.errors: dict[int, str] = {}
         self.results: dict[str, RunResult] = {}
         self.runs: list[ActiveRun] = []
@@ -157,6 +163,49 @@ class NotebookAgent:
             self.session_id,
         )
 
+    def adopt_notebook(self) -> str | None:
+        """Learn which notebook the executing cell belongs to (main thread, inside the cell):
+        its identity makes the notebook's own session the default. Returns the cell's id."""
+        self.frontend_link.open()  # the waiting signal; a no-op without the extension
+        identity = current_identity(kernel_of(self.shell))
+        if identity is None:
+            return None
+        self.sessions.adopt(identity.session_name)
+        return identity.cell_id
+
+    def claim(self, session_id: str) -> None:
+        """This kernel writes ``session_id`` from now on; :class:`SessionInUse` when another
+        kernel does."""
+        if self._locks is None:
+            self._locks = SessionLocks(self.resolved_home(), owner=f"kernel pid {os.getpid()}")
+        self._locks.claim(session_id)
+
+    def _waiting_changed(self) -> None:
+        """Tell the frontend which cells wait for the person (host loop; thread-safe send)."""
+        cells: list[WaitingCell] = []
+        for pending in self.broker.pending.values():
+            run = self._run_of(pending.request.session_id)
+            if run is None or run.cell_id is None:
+                continue
+            if pending.kind == "approval":
+                label = str(pending.request.tool_name)
+            else:
+                questions = pending.request.questions
+                label = questions[0].question[:80] if questions else "a question"
+            cells.append({"cell_id": run.cell_id, "kind": pending.kind, "label": label})
+        self.frontend_link.send_waiting(cells)
+
+    def _run_of(self, session_id: str) -> ActiveRun | None:
+        seen: set[str] = set()
+        current: str | None = session_id
+        while current is not None and current not in seen:
+            seen.add(current)
+            for run in reversed(self.runs):
+                if run.handle.session == current and not run.handle.done():
+                    return run
+            current = self.host.parent_of(current)
+        return None
+
     def last_run(self) -> ActiveRun | None:
         return self.runs[-1] if self.runs else None
 
@@ -221,6 +270,8 @@ class NotebookAgent:
         self.host.close()
         self.tools.stop()
         self.demo.stop()
+        if self._locks is not None:
+            self._locks.release_all()
         deadline = time.monotonic() + 2
         while time.monotonic() < deadline and not self.pump.flush(timeout=0.5):
             pass

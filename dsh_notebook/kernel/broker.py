@@ -118,6 +118,8 @@ class Broker:
         self._policies: dict[str, RunPolicy] = {}
         self._pending: dict[str, Pending] = {}
         self._ids = itertools.count(1)
+        self.on_change: Callable[[], None] = lambda: None
+        """Called (on the host loop) whenever an item starts or stops waiting for the person."""
 
     # -- runs ----------------------------------------------------------------------------------
 
@@ -208,6 +210,7 @@ class Broker:
     ) -> Pending:
         pending = Pending(key, kind, request, anyio.Event(), asyncio.get_running_loop())
         self._pending[key] = pending
+        self._changed()
         try:
             await pending.event.wait()
         except BaseException:
@@ -223,7 +226,14 @@ class Broker:
             raise
         finally:
             self._pending.pop(key, None)
+            self._changed()
         return pending
+
+    def _changed(self) -> None:
+        try:
+            self.on_change()
+        except Exception:  # a signal, never a reason to lose the request
+            log.exception("dsh: the pending-change callback failed")
 
     async def _ask_main_thread(
         self,

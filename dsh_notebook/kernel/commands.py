@@ -99,12 +99,14 @@ def _new(m: NotebookAgent, args: list[str]) -> None:
 def _resume(m: NotebookAgent, args: list[str]) -> None:
     if len(args) != 1:
         raise UsageError("usage: %dsh resume ID   (see %dsh sessions)")
-    m.host.open_session(validate_session_name(args[0]))
+    m.claim(validate_session_name(args[0]))
+    m.host.open_session(args[0])
     m.sessions.use(args[0])
     print(f"dsh: session {args[0]} resumed; the next %%dsh cells continue it")
 
 
 def _cwd(m: NotebookAgent, args: list[str]) -> None:
+    m.claim(m.session_id)
     session = m.host.open_session(m.session_id)
     if args:
         print(m.host.call(session.set_working_directory, args[0]))

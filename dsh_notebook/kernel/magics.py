@@ -181,6 +181,7 @@ class DshMagics(Magics):
 
     def _run_cell(self, args: Any, cell: str) -> None:
         agent = self.agent
+        cell_id = agent.adopt_notebook()  # the notebook's own session, when the frontend says
         self._apply_route_overrides(args)
         if args.new:
             agent.sessions.fresh()
@@ -205,9 +206,10 @@ class DshMagics(Magics):
             answered_before=agent.ledger.answered_elsewhere,
         )
         if args.cwd:
+            agent.claim(session_id)
             session = agent.host.open_session(session_id)
             agent.host.call(session.set_working_directory, args.cwd)
-        run = start_run(agent, plan, args.out)
+        run = start_run(agent, plan, args.out, cell_id)
         if run is not None and plan.wait:
             wait_for_run(agent, run, interrupt_stops=True)
 

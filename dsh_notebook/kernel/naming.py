@@ -1,54 +1,34 @@
 """Session names: the notebook's default session, fresh sessions, and what a name may be.
 
-The default id is derived from the notebook's path when the kernel can learn it
-(``JPY_SESSION_NAME`` set by jupyter_server 2+, ``__vsc_ipynb_file__`` set by VS Code); otherwise
-from a per-process random id (terminal IPython, unknown frontends), which then lasts only as long
-as the process. ``%%dsh --new`` and ``%dsh new`` make the same kind of fresh id: the default id
-plus ``-<6 hex>``.
+A notebook's conversation belongs to that notebook alone. With the ``dsh-notebook`` frontend
+extension (JupyterLab, Notebook 7) the default session is named after the notebook's own id,
+which lives in its metadata: ``nb-<12 hex>``, stable across rename, move, kernel restart and
+reopening; a copy of the file gets a fresh id, hence a fresh conversation (see
+:mod:`dsh_notebook.frontend.identity`). Without the extension (VS Code, Colab, nbclient, a
+terminal) nothing identifies the notebook safely — a name such as ``Untitled.ipynb`` is reused —
+so each kernel gets a fresh session ``nb-<random 12 hex>`` unless ``-s NAME`` names one.
+``%%dsh --new`` and ``%dsh new`` make the same kind of fresh id: the default id plus ``-<6 hex>``.
 
 A session name becomes a directory name in ``DSH_HOME`` and a file name in the ledger, so it is
 validated: letters, digits, ``-``, ``_``, ``.`` and ``:``, 1-128 characters, not starting with a
-dot — no path separator, no ``..``.
+dot - no path separator, no ``..``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 import uuid
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-__all__ = ["SessionNames", "default_session_id", "notebook_path", "validate_session_name"]
+__all__ = ["SessionNames", "default_session_id", "validate_session_name"]
 
 _PROCESS_ID = uuid.uuid4().hex[:12]
 _VALID: Final = re.compile(r"^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,127}$")
 
 
-def notebook_path(
-    user_ns: Mapping[str, Any], environ: Mapping[str, str] | None = None
-) -> str | None:
-    """The notebook's path as the kernel can learn it, or None."""
-    env = os.environ if environ is None else environ
-    vscode = user_ns.get("__vsc_ipynb_file__")
-    if isinstance(vscode, str) and vscode:
-        return vscode
-    name = env.get("JPY_SESSION_NAME")
-    if name:
-        return name
-    return None
-
-
-def default_session_id(user_ns: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> str:
-    """``nb-<stem>-<hash of the path>``, or ``nb-<process id>`` when the path is unknown."""
-    path = notebook_path(user_ns, environ)
-    if path is None:
-        return f"nb-{_PROCESS_ID}"
-    stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in Path(path).stem)[:40]
-    digest = hashlib.sha256(str(Path(path)).encode()).hexdigest()[:10]
-    return f"nb-{stem}-{digest}"
+def default_session_id() -> str:
+    """The fallback default session of this kernel process: ``nb-<random 12 hex>``."""
+    return f"nb-{_PROCESS_ID}"
 
 
 def validate_session_name(name: str) -> str:
@@ -67,6 +47,15 @@ class SessionNames:
     def __init__(self, default: str) -> None:
         self.default = default
         self.current = default
+
+    def adopt(self, notebook_default: str) -> None:
+        """The notebook's own default (from its identity) replaces the kernel's fallback; a
+        session chosen with ``%dsh new`` / ``resume`` or ``--new`` stays current."""
+        if notebook_default == self.default:
+            return
+        if self.current == self.default:
+            self.current = notebook_default
+        self.default = notebook_default
 
     def fresh(self) -> str:
         """Make a new session current: the default id plus ``-<6 hex>``; returns it."""

@@ -224,19 +224,28 @@ class RunContext(Protocol):
 
     def stop(self) -> list[str]: ...
 
+    def claim(self, session_id: str) -> None: ...
+
 
 @dataclass
 class ActiveRun:
-    """A run the kernel started: its handle, view, policy and stdin prompts."""
+    """A run the kernel started: its handle, view, policy, stdin prompts and cell."""
 
     handle: RunHandle
     view: LiveView
     policy: RunPolicy
     prompts: queue.Queue[MainThreadPrompt]
+    cell_id: str | None = None
+    """The notebook cell that started it (known with the frontend extension)."""
 
 
-def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | None:
-    """Show and send a planned cell; returns at once (None when the prompt is skipped)."""
+def start_run(
+    agent: RunContext, plan: RunPlan, out: str | None, cell_id: str | None = None
+) -> ActiveRun | None:
+    """Show and send a planned cell; returns at once (None when the prompt is skipped).
+
+    Raises :class:`~dsh_notebook.kernel.session_lock.SessionInUse` (before anything is shown)
+    when another kernel writes the session."""
     shell = agent.shell
     if plan.skipped is not None:
         _show_skipped(agent, plan)
@@ -244,6 +253,7 @@ def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | 
         skipped.set_exception(PromptSkipped(plan.skipped))
         _bind(shell, RunHandle(skipped, session=plan.session_id, prompt=plan.prompt), out)
         return None
+    agent.claim(plan.session_id)
     for warning in plan.warnings:
         print(f"dsh: {warning}", file=sys.stderr)
     transcript = Transcript(
@@ -290,7 +300,7 @@ def start_run(agent: RunContext, plan: RunPlan, out: str | None) -> ActiveRun | 
         plan.session_id, plan.blocks, on_notification, on_start=on_start, on_note=on_note
     )
     handle = RunHandle(future, session=plan.session_id, prompt=plan.prompt, context=plan.context)
-    run = ActiveRun(handle, view, policy, prompts)
+    run = ActiveRun(handle, view, policy, prompts, cell_id)
     future.add_done_callback(lambda f: settle_run(agent, run, f))
     agent.runs.append(run)
     _bind(shell, handle, out)
