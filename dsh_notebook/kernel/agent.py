@@ -166,7 +166,8 @@ class NotebookAgent:
     def adopt_notebook(self) -> str | None:
         """Learn which notebook the executing cell belongs to (main thread, inside the cell):
         its identity makes the notebook's own session the default. Returns the cell's id."""
-        self.frontend_link.open()  # the waiting signal; a no-op without the extension
+        if stdin_available(self.shell):  # a live frontend (nbclient has no extension to answer)
+            self.frontend_link.open()  # the waiting signal; a no-op without the extension
         identity = current_identity(kernel_of(self.shell))
         if identity is None:
             return None
