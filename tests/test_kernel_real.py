@@ -53,20 +53,7 @@ def start_kernel(
 def kernel(
     tmp_path: Path, scripted_model: ScriptedModelServer, kernel_python: str
 ) -> Iterator[Kernel]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    (tmp_path / "agents").mkdir()
-    env = dict(os.environ)
-    env.update(
-        DSH_HOME=str(tmp_path / "dsh-home"),
-        DEEPSEEK_BASE_URL=scripted_model.base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        DSH_TELEMETRY_MODE="DISABLED",
-        DSH_AGENTS_HOME=str(tmp_path / "agents"),
-    )
-    k = Kernel(env=env, cwd=str(workspace), python=kernel_python)
-    loaded = k.execute("%load_ext dsh_notebook")
-    assert loaded.error is None, loaded.error
+    k = start_kernel(tmp_path, scripted_model, kernel_python)
     try:
         yield k
     finally:

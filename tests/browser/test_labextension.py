@@ -338,3 +338,41 @@ def test_notebook7_identity_and_waiting_toolbar(
         assert "question: Which color?" in (button.get_attribute("title") or "")
         assert page.title().startswith("(1 waiting) n7"), page.title()  # the browser tab
         page.close()
+
+
+def test_a_real_pending_approval_is_signalled_outside_the_cell(
+    browser: Any, extlab: Lab, artifacts: Path, tmp_path: Path
+) -> None:
+    """The kernel side wired end to end: a %%dsh run that waits for an approval (the demo model's
+    escalate reply) shows "dsh: 1 waiting" in the status bar and on the tab; Allow clears it."""
+    target = tmp_path / "approved.txt"
+    write_notebook(
+        extlab.root / "signal.ipynb",
+        ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] do it"],
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    open_lab(page, extlab, "/tree/signal.ipynb")
+    page.locator(".lm-TabBar-tab.jp-mod-current:has-text('signal.ipynb')").wait_for()
+    wait_kernel_idle(extlab, "signal.ipynb")
+    panel = current_panel(page)
+    panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+    cells = panel.locator(".jp-Cell")
+    for i in range(2):
+        cells.nth(i).click()
+        page.keyboard.press("Escape")
+        page.keyboard.press("Shift+Enter")
+        wait_kernel_idle(extlab, "signal.ipynb")
+    status = page.locator(".jp-StatusBar-Widget .dsh-waiting-status")
+    status.wait_for(state="visible", timeout=90_000)
+    assert status.inner_text() == "dsh: 1 waiting"
+    assert page.locator(".lm-TabBar-tab.dsh-mod-waiting[data-dsh-waiting='1']").count() == 1
+    page.screenshot(path=str(artifacts / "labextension-real-approval-waiting.png"))
+    allow = panel.locator(".dsh-allow")
+    allow.wait_for(timeout=30_000)
+    page.wait_for_timeout(700)  # the card's buttons are inert for half a second
+    allow.click()
+    status.wait_for(state="hidden", timeout=60_000)
+    deadline = time.monotonic() + 60
+    while not target.exists():
+        assert time.monotonic() < deadline, "the approved command never ran"
+        time.sleep(0.3)
