@@ -116,3 +116,10 @@ def test_stderr_tail_redacts_the_key() -> None:
     tail = StderrTail(secrets=(Secret(KEY),))
     tail.feed(f"auth failed for {KEY}\n".encode())
     assert KEY not in tail.text() and "***" in tail.text()
+
+
+def test_a_secret_wrapped_again_keeps_its_value_not_the_mask() -> None:
+    from dsh_notebook.runtime import Secret
+
+    twice = Secret(Secret("sk-value-123"))
+    assert twice.reveal() == "sk-value-123" and str(twice) == "***"

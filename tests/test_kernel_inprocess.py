@@ -189,3 +189,51 @@ def test_config_and_prewarm_apply_at_load(ip: InteractiveShell) -> None:
     finally:
         ip.config.DshMagics.prewarm = False
         ip.config.DshMagics.pop("model", None)
+
+
+def test_a_prompt_that_failed_to_send_is_not_recorded_as_answered(
+    ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+    magics.dsh_bin = str(tmp_path / "no-such-runtime")
+    run_cell(ip, "-s failed-once", "[[reply:ok]] the question")
+    assert ip.user_ns["_dsh"].exception() is not None  # nothing reached a runtime
+    # a restarted kernel with a working runtime: the prompt is sent, not "already answered"
+    ip.run_line_magic("unload_ext", "dsh_notebook")
+    ip.run_line_magic("load_ext", "dsh_notebook")
+    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+    magics.dsh_bin = ip.user_ns["__dsh_launcher__"]
+    magics.bridge = False
+    capsys.readouterr()
+    run_cell(ip, "-s failed-once", "[[reply:ok]] the question")
+    assert ip.user_ns["_dsh"].result().final_response == "ok"
+
+
+def test_bad_cell_options_and_session_names_are_one_line_errors(ip: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="cannot parse the %%dsh options"):
+        run_cell(ip, '-s "unterminated', "hi")
+    with pytest.raises(UsageError, match="invalid session name"):
+        run_cell(ip, "-s ../../etc", "hi")
+    with pytest.raises(UsageError, match="invalid session name"):
+        ip.run_line_magic("dsh", "resume a/b")
+    with pytest.raises(UsageError, match="--effort must be one of"):
+        run_cell(ip, "--effort ultra", "hi")
+    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+    assert magics.reasoning_effort is None  # a refused route does not stick
+    run_cell(ip, "", "[[reply:still fine]] hi")
+    assert ip.user_ns["_dsh"].result().final_response == "still fine"
+
+
+def test_the_key_is_never_printed(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    canary = "sk-canary-0123456789abcdef"
+    ip.run_line_magic("config", f"DshMagics.api_key = {canary!r}")
+    ip.run_line_magic("config", "DshMagics")
+    shown = ip.run_line_magic("config", "DshMagics.api_key")
+    ip.run_line_magic("dsh", "config")
+    ip.run_line_magic("dsh", "status")
+    captured = capsys.readouterr()
+    assert canary not in captured.out + captured.err + repr(shown) + str(shown)
+    assert "***" in repr(shown)
+    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
+    assert magics.api_key == canary  # still the key where it is used
+    assert canary not in repr(magics.settings()) and canary not in repr(magics.harness_config())

@@ -37,6 +37,8 @@ from .settings import DemoChoice, FormatChoice, HeadlessAnswer, KernelSettings, 
 
 __all__ = ["DshMagics", "PromptSkipped"]
 
+EFFORTS = ("off", "low", "high", "max")
+
 
 class SecretUnicode(Unicode):  # type: ignore[type-arg]
     """A string trait held as a :class:`~dsh_notebook.runtime.Secret`: ``%config DshMagics``,
@@ -214,6 +216,15 @@ class DshMagics(Magics):
             wait_for_run(agent, run, interrupt_stops=True)
 
     def _apply_route_overrides(self, args: Any) -> None:
+        """``--model`` / ``--effort``: the route is fixed per runtime process (initialize), so a
+        change restarts a running runtime. A route that is refused (an unknown effort, or a
+        runtime that does not start with it) does not stick: the last working one is kept."""
+        if args.effort and args.effort not in EFFORTS:
+            raise UsageError(
+                f"--effort must be one of {', '.join(EFFORTS)} (got {args.effort!r}); the route "
+                f"stays {self.reasoning_effort or 'the default'}"
+            )
+        before = (self.model, self.reasoning_effort)
         changed = False
         if args.model and args.model != self.model:
             self.model = args.model
@@ -221,8 +232,18 @@ class DshMagics(Magics):
         if args.effort and args.effort != self.reasoning_effort:
             self.reasoning_effort = args.effort
             changed = True
-        if changed and self.agent.host.running:
-            self.agent.host.restart()  # the route is fixed per runtime process (initialize)
+        if not (changed and self.agent.host.running):
+            return
+        try:
+            self.agent.host.restart()
+        except Exception as exc:
+            self.model, self.reasoning_effort = before
+            raise UsageError(
+                f"the runtime did not start with that route ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''}); kept model "
+                f"{before[0] or 'default'} and effort {before[1] or 'default'}: `%dsh restart` "
+                "to start again"
+            ) from None
 
     # -- hooks (registered by the extension) ---------------------------------------------------
 

@@ -20,7 +20,14 @@ import re
 import uuid
 from typing import Final
 
-__all__ = ["SessionNames", "default_session_id", "validate_session_name"]
+from ..errors import DshError
+
+__all__ = ["InvalidSessionName", "SessionNames", "default_session_id", "validate_session_name"]
+
+
+class InvalidSessionName(DshError, ValueError):
+    """A session name that could reach outside ``DSH_HOME`` or is not a name at all."""
+
 
 _PROCESS_ID = uuid.uuid4().hex[:12]
 _VALID: Final = re.compile(r"^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,127}$")
@@ -32,9 +39,9 @@ def default_session_id() -> str:
 
 
 def validate_session_name(name: str) -> str:
-    """``name`` when it is a valid session name, else ``ValueError`` with a one-line reason."""
+    """``name`` when it is a valid session name, else :class:`InvalidSessionName` (one line)."""
     if not _VALID.match(name) or ".." in name:
-        raise ValueError(
+        raise InvalidSessionName(
             f"invalid session name {name!r}: use 1-128 letters, digits, '-', '_', '.' or ':' "
             "(no path separators, no '..', not starting with '.')"
         )

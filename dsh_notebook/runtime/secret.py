@@ -21,6 +21,11 @@ class Secret(str):
 
     __slots__ = ()
 
+    def __new__(cls, value: str = "") -> Secret:
+        # str(Secret) is the mask: wrapping a Secret again must keep its value, not the mask
+        plain = str.__str__(value) if isinstance(value, Secret) else value
+        return super().__new__(cls, plain)
+
     def __repr__(self) -> str:
         return f"Secret({MASK!r})"
 
