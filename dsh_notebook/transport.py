@@ -45,7 +45,6 @@ from .errors import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
     RequestTimeout,
-    SdkProtocolError,
     TransportClosed,
     classify_rpc_error,
 )
@@ -429,10 +428,3 @@ class JsonRpcLineTransport:
         self._closed_event.set()
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
-
-
-def require_object(value: Any, method: str) -> dict[str, Any]:
-    """The result of ``method`` as a dict, or :class:`SdkProtocolError` when it is not one."""
-    if not isinstance(value, dict):
-        raise SdkProtocolError(f"{method} returned {type(value).__name__}, expected an object")
-    return value
