@@ -85,3 +85,11 @@ def test_sniffing() -> None:
     assert sniff_image_type(b"%PDF") is None
     with pytest.raises(PromptError, match="not PNG"):
         image_block(b"%PDF-1.4")
+
+
+def test_validated_blocks_are_not_validated_twice() -> None:
+    from dsh_notebook.client.prompt import ValidatedBlocks, normalize_input
+
+    blocks = normalize_input([{"type": "text", "text": "hi"}])
+    assert isinstance(blocks, ValidatedBlocks)
+    assert normalize_input(blocks) is blocks  # Session.run passes the notebook's blocks through

@@ -29,6 +29,7 @@ __all__ = [
     "MAX_IMAGE_BYTES",
     "PromptInput",
     "image_block",
+    "ValidatedBlocks",
     "normalize_input",
     "sniff_image_type",
 ]
@@ -96,15 +97,23 @@ def _validate_image(block: Mapping[str, Any], index: int) -> int:
     return len(raw)
 
 
+class ValidatedBlocks(list[dict[str, Any]]):
+    """Wire blocks :func:`normalize_input` has already validated: passing them again (e.g. the
+    notebook validates a cell, then ``Session.run`` sends it) validates nothing twice."""
+
+
 def normalize_input(value: PromptInput) -> list[dict[str, Any]]:
     """The validated wire blocks for ``value`` (a string or a sequence of blocks).
 
     Raises :class:`~dsh_notebook.errors.PromptError` naming the offending block and what to do.
+    Returns :class:`ValidatedBlocks`; given those, returns them as they are.
     """
+    if isinstance(value, ValidatedBlocks):
+        return value
     if isinstance(value, str):
         if not value.strip():
             raise PromptError("the prompt is empty; write something to send")
-        return [{"type": "text", "text": value}]
+        return ValidatedBlocks([{"type": "text", "text": value}])
     if isinstance(value, (bytes, bytearray)) or not isinstance(value, Sequence):
         raise PromptError("input must be a string or a list of content blocks")
     blocks: list[dict[str, Any]] = []
@@ -141,4 +150,4 @@ def normalize_input(value: PromptInput) -> list[dict[str, Any]]:
         raise PromptError("images exceed 200 MiB in one message")
     if images == 0 and not any(b["text"].strip() for b in blocks):
         raise PromptError("the prompt has only blank text; write something to send")
-    return blocks
+    return ValidatedBlocks(blocks)
