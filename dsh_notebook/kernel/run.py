@@ -266,7 +266,10 @@ def start_run(
     widget = None
     if plan.display.fmt == "widget":
         widget = agent.make_widget(transcript, plan.display.interactive)
-    view = open_view(shell, transcript, plan.display, widget, agent.secrets())
+    link = getattr(agent, "frontend_link", None)  # the page extension's comm, when there is one
+    view = open_view(
+        shell, transcript, plan.display, widget, agent.secrets(), link=link, cell_id=cell_id
+    )
     agent.pump.add(view)
     prompts: queue.Queue[MainThreadPrompt] = queue.Queue()
     settings = agent.settings()
