@@ -49,8 +49,24 @@ def text(transcript: Transcript, i: int, chunk: str) -> None:
         "chunk": {"type": "text-delta", "index": 0, "text": chunk}}}))  # fmt: skip
 
 
+class FakeTimer:
+    made: list[FakeTimer] = []
+
+    def __init__(self, delay: float, fn: Any, args: tuple[Any, ...]) -> None:
+        self.delay, self.fn, self.args, self.daemon = delay, fn, args, False
+        FakeTimer.made.append(self)
+
+    def start(self) -> None:
+        pass
+
+    def fire(self) -> None:
+        self.fn(*self.args)
+
+
 def make(monkeypatch: pytest.MonkeyPatch) -> tuple[Recorder, LiveView, list[float]]:
     now = [100.0]
+    FakeTimer.made = []
+    monkeypatch.setattr("dsh_notebook.kernel.display.threading.Timer", FakeTimer)
     monkeypatch.setattr("dsh_notebook.kernel.display.time.monotonic", lambda: now[0])
     rec = Recorder()
 
@@ -79,7 +95,12 @@ def test_live_is_rate_limited_and_only_on_change(monkeypatch: pytest.MonkeyPatch
     text(view.transcript, 1, "two ")
     now[0] += 1.0
     view.publish(view.bundle())
-    assert len(sent(rec)) == 1  # within 2 s: not yet
+    assert len(sent(rec)) == 1  # within 2 s: not yet, but the view is published again later
+    view.publish(view.bundle())
+    assert len(FakeTimer.made) == 1 and FakeTimer.made[0].delay == pytest.approx(1.05)
+    view.dirty = False
+    FakeTimer.made[0].fire()
+    assert view.dirty  # the pump publishes it again
     now[0] += 1.5
     view.publish(view.bundle())
     assert len(sent(rec)) == 2 and "two" in sent(rec)[1][4]["text/markdown"]

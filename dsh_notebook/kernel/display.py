@@ -23,6 +23,7 @@ extension recognizes it.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -145,12 +146,29 @@ class ViewPublisher:
         self._cell_id = cell_id
         self._live_at = float("-inf")
         self._live_sent: str | None = None
+        self._live_timer: threading.Timer | None = None
         self.view: LiveView | None = None
         self.handle: Any = None
 
     def _model_id(self) -> str | None:
         model_id = getattr(self._widget, "model_id", None)
         return model_id if isinstance(model_id, str) and model_id else None
+
+    def _send_later(self, view: LiveView, delay: float) -> None:
+        """A change came too soon after the last live send: have the pump publish the view again
+        once it may be sent, so the last change of a burst (a card that then waits for minutes)
+        is not left out of what a save keeps."""
+        if self._live_timer is not None:
+            return
+        timer = threading.Timer(delay + 0.05, self._wake, args=(view,))
+        timer.daemon = True
+        self._live_timer = timer
+        timer.start()
+
+    def _wake(self, view: LiveView) -> None:  # the timer's thread: only flags the view
+        self._live_timer = None
+        if not view.settled:
+            view.dirty = True
 
     def _send_run_output(self, view: LiveView, settled: bool) -> None:
         """The static transcript to the page extension: ``live`` rate-limited and only when it
@@ -160,6 +178,7 @@ class ViewPublisher:
             return
         now = time.monotonic()
         if not settled and now - self._live_at < LIVE_EVERY:
+            self._send_later(view, LIVE_EVERY - (now - self._live_at))
             return
         try:
             markdown = redact(view.transcript.to_markdown(), view.secrets)
