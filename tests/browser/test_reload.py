@@ -183,6 +183,8 @@ def test_saved_mid_run_and_reopened_without_the_kernel_reads_interrupted(
         extlab, name, 1, lambda o: "slow8" in json.dumps(o), "no transcript saved with the widget"
     )
     assert "slow39" not in json.dumps(saved)
+    page.wait_for_timeout(500)
+    assert page.locator(".dsh-root").count() == 1, "the save re-rendered the live widget"
     page.close()
     for session in extlab.api("/api/sessions"):
         if session["path"] == name:  # the kernel is gone, with the run and its widget model
