@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from dsh_notebook.frontend.link import FrontendLink
+from dsh_notebook.frontend.link import KEPT_RUN_OUTPUTS, FrontendLink
 
 REPLY = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": ["waiting"]}
 CELL = {"cell_id": "c1", "kind": "approval", "label": "bash"}
@@ -106,3 +106,44 @@ def test_send_waiting_from_threads() -> None:
         t.join()
     assert len(comms[0].sent) == 20
     assert all(m["count"] == 1 for m in comms[0].sent)
+
+
+def test_run_output_is_kept_per_run_and_sent_again_to_every_page() -> None:
+    link, comms = make()
+    bundle = {"text/markdown": "**a**", "text/plain": "a"}
+    assert link.send_run_output("m1", "c1", "live", bundle) is False  # no comm: kept
+    link.open()
+    assert link.send_run_output("m1", "c1", "live", {**bundle, "text/plain": "a2"}) is False
+    assert link.send_run_output("m2", None, "settled", bundle) is False
+    comms[0].receive(REPLY)  # no run_output capability: nothing of it is sent
+    assert comms[0].sent == []
+    assert link.send_run_output("m1", "c1", "live", bundle) is False
+    comms[0].receive({**REPLY, "capabilities": ["waiting", "run_output"]})
+    sent = [(m["model_id"], m["state"], m["bundle"]["text/plain"]) for m in comms[0].sent]
+    assert sent == [("m2", "settled", "a"), ("m1", "live", "a")]  # latest per run, in order
+    assert link.send_run_output("m1", "c1", "settled", bundle) is True
+    comms[0].sent.clear()
+    comms[0].receive({**REPLY, "capabilities": ["run_output"]})  # a reloaded page answers again
+    assert [(m["model_id"], m["state"]) for m in comms[0].sent] == [
+        ("m2", "settled"),
+        ("m1", "settled"),
+    ]
+
+
+def test_run_outputs_kept_are_bounded_and_sent_from_any_thread() -> None:
+    link, comms = make()
+    link.open()
+    comms[0].receive({**REPLY, "capabilities": ["run_output"]})
+    bundle = {"text/markdown": "x", "text/plain": "x"}
+    threads = [
+        threading.Thread(target=link.send_run_output, args=(f"m{i}", None, "live", bundle))
+        for i in range(KEPT_RUN_OUTPUTS + 8)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(comms[0].sent) == KEPT_RUN_OUTPUTS + 8
+    comms[0].sent.clear()
+    comms[0].receive({**REPLY, "capabilities": ["run_output"]})
+    assert len(comms[0].sent) == KEPT_RUN_OUTPUTS

@@ -113,6 +113,43 @@ def test_waiting_messages() -> None:
         assert protocol.parse_kernel_message(bad) is None, bad
 
 
+def test_run_output_messages() -> None:
+    message = protocol.run_output("m1", "c1", "live", "**slow1**", "slow1")
+    assert message == {
+        "v": 1,
+        "type": "run_output",
+        "model_id": "m1",
+        "cell_id": "c1",
+        "state": "live",
+        "bundle": {"text/markdown": "**slow1**", "text/plain": "slow1"},
+    }
+    assert protocol.parse_kernel_message(message) == message
+    settled = protocol.run_output("m1", None, "settled", "a", "b")
+    assert protocol.parse_kernel_message(settled) == settled
+    long = protocol.run_output("m", None, "live", "x" * 300_000, "y" * 10, limit=1000)
+    assert len(long["bundle"]["text/markdown"]) == 1000
+    assert "cut: 299,0" in long["bundle"]["text/markdown"]
+    assert long["bundle"]["text/plain"] == "y" * 10
+    assert (
+        len(protocol.run_output("m", None, "live", "x" * 300_000, "")["bundle"]["text/markdown"])
+        == protocol.MAX_BUNDLE_TEXT
+    )
+    bundle = message["bundle"]
+    for bad in (
+        {**message, "state": "done"},
+        {**message, "model_id": ""},
+        {**message, "model_id": 3},
+        {**message, "cell_id": ""},
+        {**message, "cell_id": 1},
+        {**message, "bundle": None},
+        {**message, "bundle": {"text/plain": "x"}},
+        {**message, "bundle": {**bundle, "text/markdown": 1}},
+        {**message, "bundle": {**bundle, "text/plain": "x" * (protocol.MAX_BUNDLE_TEXT + 1)}},
+        {**message, "v": 2},
+    ):
+        assert protocol.parse_kernel_message(bad) is None, bad
+
+
 def test_hello_and_unknown_types() -> None:
     assert protocol.parse_kernel_message(protocol.hello("0.1.0")) == {
         "v": 1,
@@ -136,7 +173,8 @@ def test_both_sides_name_the_same_protocol() -> None:
     assert constant("METADATA_KEY") == protocol.METADATA_KEY
     assert constant("COMM_TARGET") == protocol.COMM_TARGET
     assert set(constant("RESERVED_TYPES")) == protocol.RESERVED_TYPES
-    assert "waiting" in constant("CAPABILITIES")
+    assert {"waiting", "run_output"} <= set(constant("CAPABILITIES"))
+    assert constant("MAX_BUNDLE_TEXT") == protocol.MAX_BUNDLE_TEXT
 
 
 def test_extension_versions_agree() -> None:

@@ -6,7 +6,8 @@ whether the ``dsh-notebook`` extension is present and what it can do. Until a re
 no-op that reports ``False``; nothing raises into the caller.
 
 Threads: :meth:`open` touches the kernel's comm manager and must run on the kernel's main
-thread (from a cell or magic). :meth:`send_waiting` may be called from any thread: the state
+thread (from a cell or magic). :meth:`send_waiting` and :meth:`send_run_output` may be called
+from any thread: the state
 is kept under a lock and sent over the kernel's IOPub socket, which ipykernel makes thread-safe.
 The reply is handled on the main thread between requests, so a link opened in a cell learns of
 the extension when that cell has finished, and a ``waiting`` state sent before that is kept and
@@ -20,7 +21,19 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from .protocol import COMM_TARGET, WaitingCell, hello, parse_frontend_message, waiting
+from .protocol import (
+    COMM_TARGET,
+    RunOutput,
+    RunOutputState,
+    WaitingCell,
+    hello,
+    parse_frontend_message,
+    run_output,
+    waiting,
+)
+
+KEPT_RUN_OUTPUTS = 32
+"""How many runs' latest ``run_output`` the link keeps to re-send to a page that (re)connects."""
 
 
 class CommLike(Protocol):
@@ -60,6 +73,7 @@ class FrontendLink:
         self._capabilities: frozenset[str] | None = None
         self._frontend_version: str | None = None
         self._waiting: list[WaitingCell] = []
+        self._outputs: dict[str, RunOutput] = {}  # model id -> latest, oldest first
 
     @property
     def present(self) -> bool:
@@ -98,6 +112,37 @@ class FrontendLink:
             self._waiting = list(cells)
             return self._flush_locked()
 
+    def send_run_output(
+        self,
+        model_id: str,
+        cell_id: str | None,
+        state: RunOutputState,
+        bundle: Mapping[str, str],
+    ) -> bool:
+        """Publish the static transcript of the run shown by widget ``model_id`` (any thread).
+        Returns whether it was sent now. The latest per run is kept (the last
+        :data:`KEPT_RUN_OUTPUTS` runs) and sent again whenever a page answers ``hello``: a
+        reloaded page, or a second one, replaces a settled run's widget it still shows."""
+        message = run_output(
+            model_id, cell_id, state, bundle.get("text/markdown", ""), bundle.get("text/plain", "")
+        )
+        with self._lock:
+            self._outputs.pop(model_id, None)
+            self._outputs[model_id] = message
+            while len(self._outputs) > KEPT_RUN_OUTPUTS:
+                del self._outputs[next(iter(self._outputs))]
+            return self._send_locked(message)
+
+    def _send_locked(self, message: RunOutput) -> bool:
+        comm = self._comm
+        if comm is None or self._capabilities is None or "run_output" not in self._capabilities:
+            return False
+        try:
+            comm.send(dict(message))
+        except Exception:
+            return False
+        return True
+
     def _flush_locked(self) -> bool:
         comm = self._comm
         if comm is None or self._capabilities is None or "waiting" not in self._capabilities:
@@ -120,6 +165,8 @@ class FrontendLink:
             self._frontend_version = reply["version"]
             if self._waiting:
                 self._flush_locked()
+            for message in self._outputs.values():
+                self._send_locked(message)
 
     def _on_close(self, msg: Mapping[str, Any]) -> None:
         with self._lock:

@@ -23,6 +23,14 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
     - ``waiting`` (kernel -> frontend): ``{"v": 1, "type": "waiting", "count": 1, "cells":
       [{"cell_id": "...", "kind": "approval" | "question", "label": "bash"}]}``. The whole
       current state (latest wins); ``count == 0`` clears the signal.
+    - ``run_output`` (kernel -> frontend, capability ``run_output``): ``{"v": 1, "type":
+      "run_output", "model_id": "<widget model id>", "cell_id": "..." | null, "state": "live" |
+      "settled", "bundle": {"text/markdown": "...", "text/plain": "..."}}``. The static
+      transcript of the run shown by that widget: ``live`` now and then while it runs (what a
+      save keeps if the kernel is gone when the notebook is reopened), ``settled`` once, before
+      the widget is closed (the page replaces the widget output with it, also when it no longer
+      knows the output's ``display_id``: after a reload, or in a second page). Each text is at
+      most :data:`MAX_BUNDLE_TEXT` characters (the kernel cuts longer ones with a note).
 
     Reserved for later (named so no one reuses them, not implemented on either side):
     ``insert_cell`` (kernel -> frontend: insert a cell as source text, never HTML) and
@@ -50,6 +58,10 @@ WaitingKind = Literal["approval", "question"]
 _ID = re.compile(r"[0-9a-f]{32}")
 _MAX_TEXT = 4096
 _MAX_CELLS = 1000
+MAX_BUNDLE_TEXT: Final = 256 * 1024
+"""The longest ``text/markdown`` or ``text/plain`` of a ``run_output`` bundle."""
+RUN_OUTPUT_STATES: Final = ("live", "settled")
+RunOutputState = Literal["live", "settled"]
 
 
 class _IdentityRequired(TypedDict):
@@ -89,6 +101,19 @@ class Waiting(TypedDict):
     type: Literal["waiting"]
     count: int
     cells: list[WaitingCell]
+
+
+# keys with "/" need the functional form
+RunOutputBundle = TypedDict("RunOutputBundle", {"text/markdown": str, "text/plain": str})
+
+
+class RunOutput(TypedDict):
+    v: Literal[1]
+    type: Literal["run_output"]
+    model_id: str
+    cell_id: str | None
+    state: RunOutputState
+    bundle: RunOutputBundle
 
 
 def _text(value: object, *, empty: bool = True) -> str | None:
@@ -160,7 +185,36 @@ def _waiting_cell(raw: object) -> WaitingCell | None:
     return None
 
 
-def parse_kernel_message(data: object) -> Hello | Waiting | None:
+def _bundle_text(value: object) -> str | None:
+    return value if isinstance(value, str) and len(value) <= MAX_BUNDLE_TEXT else None
+
+
+def _run_output(data: Mapping[str, object]) -> RunOutput | None:
+    model_id, cell_id, state = (
+        _text(data.get("model_id"), empty=False),
+        data.get("cell_id"),
+        data.get("state"),
+    )
+    raw = data.get("bundle")
+    if model_id is None or not isinstance(raw, Mapping):
+        return None
+    if cell_id is not None and not _text(cell_id, empty=False):
+        return None
+    markdown, plain = _bundle_text(raw.get("text/markdown")), _bundle_text(raw.get("text/plain"))
+    if markdown is None or plain is None:
+        return None
+    assert cell_id is None or isinstance(cell_id, str)
+    bundle: RunOutputBundle = {"text/markdown": markdown, "text/plain": plain}
+    if state == "live":
+        return {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
+                "state": "live", "bundle": bundle}  # fmt: skip
+    if state == "settled":
+        return {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
+                "state": "settled", "bundle": bundle}  # fmt: skip
+    return None
+
+
+def parse_kernel_message(data: object) -> Hello | Waiting | RunOutput | None:
     """A comm message the extension receives from the kernel, or ``None`` (ignore it). The
     frontend's ``parseKernelMessage`` applies the same rules; this one serves tests and tools."""
     kind = _head(data)
@@ -182,6 +236,8 @@ def parse_kernel_message(data: object) -> Hello | Waiting | None:
         if any(c is None for c in cells):
             return None
         return {"v": 1, "type": "waiting", "count": count, "cells": [c for c in cells if c]}
+    if kind == "run_output":
+        return _run_output(data)
     return None
 
 
@@ -195,3 +251,28 @@ def waiting(cells: Sequence[WaitingCell]) -> Waiting:
         WaitingCell(cell_id=c["cell_id"], kind=c["kind"], label=c["label"][:200]) for c in cells
     ]
     return {"v": 1, "type": "waiting", "count": len(listed), "cells": listed}
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    note = f"\n\n… (cut: {len(text) - limit:,} more characters; the whole run is in the kernel)"
+    return text[: limit - len(note)] + note
+
+
+def run_output(
+    model_id: str,
+    cell_id: str | None,
+    state: RunOutputState,
+    markdown: str,
+    plain: str,
+    *,
+    limit: int = MAX_BUNDLE_TEXT,
+) -> RunOutput:
+    """The ``run_output`` message; a text longer than ``limit`` is cut with a note."""
+    bundle: RunOutputBundle = {
+        "text/markdown": _cut(markdown, limit),
+        "text/plain": _cut(plain, limit),
+    }
+    return {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
+            "state": state, "bundle": bundle}  # fmt: skip

@@ -10,14 +10,27 @@ Guarantees: :class:`ViewPublisher` is called by the pump thread only; a widget v
 by the static transcript (markdown + text) when the run settles and then closed, unless
 ``keep_widget``; a *deferred* view (waiting with nobody watching: nbclient, nbconvert, papermill)
 shows nothing until the run settles, then the static transcript once, as one ``display_data``.
+
+A widget view also tells the ``dsh-notebook`` page extension (``FrontendLink.send_run_output``)
+its static transcript: ``live`` at most every :data:`LIVE_EVERY` seconds while it changes (what a
+save keeps for a reopen without the kernel) and ``settled`` right after the update that freezes
+it and before the widget is closed (a reloaded or second page does not know the output's
+``display_id``, so the update alone would leave it a dead widget). The widget is displayed with
+output metadata :data:`RUN_METADATA_KEY` ``{"run": true, "model_id": ...}`` by which the
+extension recognizes it.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..frontend import FrontendLink
+from ..frontend.protocol import RunOutputState
+from ..runtime import redact
 from ..transcript import Transcript
 from .pump import LiveView
 
@@ -36,6 +49,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Format = Literal["widget", "markdown", "text"]
+
+LIVE_EVERY = 2.0
+"""Seconds between two ``live`` run outputs sent to the page extension (at most)."""
+RUN_METADATA_KEY = "dsh_notebook"
 
 
 def kernel_of(shell: Any) -> Any:
@@ -115,13 +132,69 @@ class DisplayChoice:
 class ViewPublisher:
     """Publishes a view's bundles (pump thread): first display, updates, the frozen transcript."""
 
-    def __init__(self, shell: Any, choice: DisplayChoice, widget: Any) -> None:
+    def __init__(
+        self,
+        shell: Any,
+        choice: DisplayChoice,
+        widget: Any,
+        link: FrontendLink | None = None,
+        cell_id: str | None = None,
+    ) -> None:
         self._shell = shell
         self._choice = choice
         self._widget = widget
         self._terminal = kernel_of(shell) is None
+        self._link = link
+        self._cell_id = cell_id
+        self._live_at = float("-inf")
+        self._live_sent: str | None = None
+        self._live_timer: threading.Timer | None = None
         self.view: LiveView | None = None
         self.handle: Any = None
+
+    def _model_id(self) -> str | None:
+        model_id = getattr(self._widget, "model_id", None)
+        return model_id if isinstance(model_id, str) and model_id else None
+
+    def _send_later(self, view: LiveView, delay: float) -> None:
+        """A change came too soon after the last live send: have the pump publish the view again
+        once it may be sent, so the last change of a burst (a card that then waits for minutes)
+        is not left out of what a save keeps."""
+        if self._live_timer is not None:
+            return
+        timer = threading.Timer(delay + 0.05, self._wake, args=(view,))
+        timer.daemon = True
+        self._live_timer = timer
+        timer.start()
+
+    def _wake(self, view: LiveView) -> None:  # the timer's thread: only flags the view
+        self._live_timer = None
+        if not view.settled:
+            view.dirty = True
+
+    def _send_run_output(self, view: LiveView, settled: bool) -> None:
+        """The static transcript to the page extension: ``live`` rate-limited and only when it
+        changed, ``settled`` always. Never raises into the pump."""
+        model_id = self._model_id()
+        if self._link is None or model_id is None:
+            return
+        now = time.monotonic()
+        if not settled and now - self._live_at < LIVE_EVERY:
+            self._send_later(view, LIVE_EVERY - (now - self._live_at))
+            return
+        try:
+            markdown = redact(view.transcript.to_markdown(), view.secrets)
+            if not settled:
+                self._live_at = now
+                if markdown == self._live_sent:
+                    return
+                self._live_sent = markdown
+            plain = redact(view.transcript.to_text(), view.secrets)
+            bundle = {"text/markdown": markdown, "text/plain": plain}
+            state: RunOutputState = "settled" if settled else "live"
+            self._link.send_run_output(model_id, self._cell_id, state, bundle)
+        except Exception:
+            log.exception("dsh: could not send the run output to the page")
 
     def __call__(self, bundle: dict[str, Any]) -> None:
         view = self.view
@@ -135,11 +208,13 @@ class ViewPublisher:
         if widget is not None:
             if not view.settled:
                 widget.update(bundle["snapshot"])
+                self._send_run_output(view, settled=False)
             elif self._choice.keep_widget:
                 widget.update(view.transcript.snapshot(), final=True)
             else:
                 if self.handle is not None:  # freeze: the static transcript replaces the widget
                     send_update(self._shell, self.handle, bundle, view.parent)
+                self._send_run_output(view, settled=True)  # pages that lost the display_id
                 widget.close()
             return
         if self._choice.deferred:
@@ -156,10 +231,15 @@ def open_view(
     choice: DisplayChoice,
     widget: Any,
     secrets: tuple[str, ...] = (),
+    *,
+    link: FrontendLink | None = None,
+    cell_id: str | None = None,
 ) -> LiveView:
     """Display a run's live output in the current cell; the view the pump keeps updating.
 
-    ``widget`` is the live run widget for ``fmt == "widget"`` (None otherwise).
+    ``widget`` is the live run widget for ``fmt == "widget"`` (None otherwise); ``link`` (the
+    kernel's ``FrontendLink``) and ``cell_id`` (the starting cell) let the page extension
+    replace a widget it can no longer update (see the module docstring).
     """
     from IPython.display import display
 
@@ -167,12 +247,13 @@ def open_view(
     fmt: Format = "text" if terminal else ("widget" if widget is not None else choice.fmt)
     if fmt == "widget" and widget is None:
         fmt = "markdown"
-    publisher = ViewPublisher(shell, choice, widget)
+    publisher = ViewPublisher(shell, choice, widget, link, cell_id)
     view = LiveView(transcript, fmt, publisher, parent=current_parent(shell), secrets=secrets)
     publisher.view = view
     if not terminal and not choice.deferred:
         if widget is not None:
-            publisher.handle = display(widget, display_id=True)
+            marker = {"run": True, "model_id": publisher._model_id()}
+            publisher.handle = display(widget, display_id=True, metadata={RUN_METADATA_KEY: marker})
         else:
             publisher.handle = display(view.bundle(), raw=True, display_id=True)
     return view

@@ -28,6 +28,7 @@ from ..client import RunResult
 from ..client.prompt import normalize_input
 from ..context import interpolate, to_image_block
 from ..errors import DshError, TransportClosed
+from ..frontend import FrontendLink
 from ..protocol import Notification
 from ..transcript import Transcript
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
@@ -208,6 +209,7 @@ class RunContext(Protocol):
     tools: NotebookToolsHost
     results: dict[str, RunResult]
     runs: list[ActiveRun]
+    frontend_link: FrontendLink
 
     @property
     def ledger(self) -> PromptLedger: ...
@@ -266,7 +268,15 @@ def start_run(
     widget = None
     if plan.display.fmt == "widget":
         widget = agent.make_widget(transcript, plan.display.interactive)
-    view = open_view(shell, transcript, plan.display, widget, agent.secrets())
+    view = open_view(
+        shell,
+        transcript,
+        plan.display,
+        widget,
+        agent.secrets(),
+        link=agent.frontend_link,  # the page extension's comm (a no-op without one)
+        cell_id=cell_id,
+    )
     agent.pump.add(view)
     prompts: queue.Queue[MainThreadPrompt] = queue.Queue()
     settings = agent.settings()

@@ -5,20 +5,27 @@
  * restarts) and answers the kernel's `hello` with `hello_reply`. After a page reload the kernel's
  * comm is still open but unknown to this page: `comm_info_request` finds it and the link adopts
  * it and answers `hello_reply` again, so the kernel re-sends its state. `waiting` messages go to
- * `onWaiting`; a closed comm, a restart or a dead kernel report `null` (nothing waits).
+ * `onWaiting`, `run_output` messages to `onRunOutput`; a closed comm, a restart or a dead kernel
+ * report `null` to `onWaiting` (nothing waits).
  * Unknown and malformed messages are ignored, never thrown.
  */
 
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { JSONObject } from '@lumino/coreutils';
 
-import { COMM_TARGET, IWaiting, helloReply, parseKernelMessage } from './protocol';
+import { COMM_TARGET, IRunOutput, IWaiting, helloReply, parseKernelMessage } from './protocol';
 
 export type WaitingListener = (waiting: IWaiting | null) => void;
+export type RunOutputListener = (output: IRunOutput) => void;
 
 const linked = new WeakSet<Kernel.IKernelConnection>();
 
-export function linkKernel(kernel: Kernel.IKernelConnection, version: string, onWaiting: WaitingListener): void {
+export function linkKernel(
+  kernel: Kernel.IKernelConnection,
+  version: string,
+  onWaiting: WaitingListener,
+  onRunOutput: RunOutputListener = () => undefined
+): void {
   if (linked.has(kernel)) {
     return;
   }
@@ -30,6 +37,8 @@ export function linkKernel(kernel: Kernel.IKernelConnection, version: string, on
       const message = parseKernelMessage(msg.content.data);
       if (message?.type === 'waiting') {
         onWaiting(message);
+      } else if (message?.type === 'run_output') {
+        onRunOutput(message);
       } else if (message?.type === 'hello') {
         comm.send(reply);
       }

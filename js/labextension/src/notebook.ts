@@ -5,9 +5,12 @@
  *
  * While the identity is being resolved (one contents request, only when the stored path differs
  * from the file's path) execute requests carry no identity rather than a possibly wrong one.
- * Each view (panel) has its own `WaitingState`; all show the same kernel state.
+ * Each view (panel) has its own `WaitingState`; all show the same kernel state. The outputs of
+ * its dsh runs are kept readable by `RunOutputs` (a reload, a second page, a reopen without the
+ * kernel).
  */
 
+import type { ISessionContext } from '@jupyterlab/apputils';
 import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel } from '@jupyterlab/services';
@@ -16,6 +19,7 @@ import { addIdentityToExecutes } from './executehook';
 import { Lookup, resolveIdentity } from './identity';
 import { linkKernel } from './link';
 import { IIdentityMetadata, IStoredIdentity, IWaiting, METADATA_KEY, identityMetadata, parseStoredIdentity } from './protocol';
+import { RunOutputs } from './runoutputs';
 import { WaitingState } from './waiting';
 
 export class NotebookBinding {
@@ -26,13 +30,14 @@ export class NotebookBinding {
     private readonly _onWaiting: () => void = () => undefined
   ) {
     const context = (this._context = panel.context);
+    this._runs = new RunOutputs(context);
     void context.ready.then(() => this._resolve(context.path));
     context.pathChanged.connect((_, path) => {
       if (context.isReady) {
         void this._resolve(path);
       }
     });
-    const sessionContext = panel.sessionContext;
+    const sessionContext = (this._sessionContext = panel.sessionContext);
     sessionContext.kernelChanged.connect((_, change) => this._attach(change.newValue));
     this._attach(sessionContext.session?.kernel ?? null);
   }
@@ -70,11 +75,27 @@ export class NotebookBinding {
 
   private _attach(kernel: Kernel.IKernelConnection | null): void {
     this._setWaiting(null);
+    void this._restoreInterrupted();
     if (kernel === null) {
       return;
     }
     addIdentityToExecutes(kernel, cellId => this.identityFor(cellId));
-    linkKernel(kernel, this._version, waiting => this._setWaiting(waiting));
+    linkKernel(
+      kernel,
+      this._version,
+      waiting => this._setWaiting(waiting),
+      output => void this._runs.onMessage(output)
+    );
+  }
+
+  /** Once the session has its kernel (or none): run widgets of models it lacks read "interrupted". */
+  private async _restoreInterrupted(): Promise<void> {
+    try {
+      await this._sessionContext.ready;
+      await this._runs.restoreInterrupted(this._sessionContext.session?.kernel ?? null);
+    } catch (error) {
+      console.error('dsh-notebook: could not restore interrupted runs', error);
+    }
   }
 
   private async _resolve(path: string): Promise<void> {
@@ -93,6 +114,8 @@ export class NotebookBinding {
   }
 
   private readonly _context: DocumentRegistry.IContext<INotebookModel>;
+  private readonly _runs: RunOutputs;
+  private readonly _sessionContext: ISessionContext;
   private readonly _views = new Set<WaitingState>();
   private _waiting: IWaiting | null = null;
   private _pending = 0;

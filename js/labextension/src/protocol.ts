@@ -7,7 +7,9 @@
  *   with no race.
  * - comm target `dsh_notebook.frontend`, opened by the kernel:
  *   `hello` (kernel, in comm_open) -> `hello_reply` (frontend: version, capabilities);
- *   `waiting` (kernel: `{count, cells: [{cell_id, kind, label}]}`, the whole current state).
+ *   `waiting` (kernel: `{count, cells: [{cell_id, kind, label}]}`, the whole current state);
+ *   `run_output` (kernel: `{model_id, cell_id, state: 'live' | 'settled', bundle: {'text/markdown',
+ *   'text/plain'}}`: the static transcript of the run a widget shows; see `runoutput.ts`).
  * - reserved, not implemented: `insert_cell`, `read_notebook`, `read_notebook_reply`; only sent
  *   to a side that announced the capability.
  *
@@ -20,7 +22,9 @@ export const METADATA_KEY = 'dsh_notebook';
 export const COMM_TARGET = 'dsh_notebook.frontend';
 export const RESERVED_TYPES: readonly string[] = ['insert_cell', 'read_notebook', 'read_notebook_reply'];
 /** What this extension implements; announced in `hello_reply`. */
-export const CAPABILITIES: readonly string[] = ['identity', 'waiting'];
+export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output'];
+/** The longest `text/markdown` or `text/plain` of a `run_output` bundle. */
+export const MAX_BUNDLE_TEXT = 262144;
 
 const MAX_TEXT = 4096;
 const MAX_CELLS = 1000;
@@ -70,7 +74,23 @@ export interface IWaiting {
   cells: IWaitingCell[];
 }
 
-export type KernelMessage = IHello | IWaiting;
+export interface IRunBundle {
+  'text/markdown': string;
+  'text/plain': string;
+}
+
+export type RunOutputState = 'live' | 'settled';
+
+export interface IRunOutput {
+  v: 1;
+  type: 'run_output';
+  model_id: string;
+  cell_id: string | null;
+  state: RunOutputState;
+  bundle: IRunBundle;
+}
+
+export type KernelMessage = IHello | IWaiting | IRunOutput;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -152,5 +172,35 @@ export function parseKernelMessage(data: unknown): KernelMessage | null {
     }
     return { v: 1, type: 'waiting', count, cells: parsed as IWaitingCell[] };
   }
+  if (data.type === 'run_output') {
+    return parseRunOutput(data);
+  }
   return null;
+}
+
+function isBundleText(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_BUNDLE_TEXT;
+}
+
+function parseRunOutput(data: Record<string, unknown>): IRunOutput | null {
+  const { model_id, cell_id, state, bundle } = data;
+  if (!isText(model_id, false) || !(cell_id === null || isText(cell_id, false))) {
+    return null;
+  }
+  if ((state !== 'live' && state !== 'settled') || !isRecord(bundle)) {
+    return null;
+  }
+  const markdown = bundle['text/markdown'];
+  const plain = bundle['text/plain'];
+  if (!isBundleText(markdown) || !isBundleText(plain)) {
+    return null;
+  }
+  return {
+    v: 1,
+    type: 'run_output',
+    model_id,
+    cell_id,
+    state,
+    bundle: { 'text/markdown': markdown, 'text/plain': plain }
+  };
 }

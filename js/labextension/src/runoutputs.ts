@@ -1,0 +1,129 @@
+/**
+ * The outputs of dsh runs in one open notebook document (see `runoutput.ts` for the rules).
+ *
+ * - `run_output` settled: the run's widget output (in the cell that started it, else anywhere)
+ *   becomes the static transcript. A page that still knows the output's display_id has had it
+ *   replaced by `update_display_data` already (then nothing is found: a no-op); a reloaded or a
+ *   second page has not, and without this would keep a closed widget.
+ * - `run_output` live: the latest transcript per run is kept, and the document's `toJSON` (what
+ *   a save writes, autosave included) adds it to each still-live run widget. Only the saved copy
+ *   changes: the widget on the page is not touched, so it is not re-rendered (the widget
+ *   renderer's `renderModel` would add a second view of the same model to the output).
+ * - on open and on every kernel change: a run widget whose model the kernel does not have (a new
+ *   kernel after the old one was shut down, or no kernel) becomes its saved transcript, marked
+ *   interrupted, never "Error displaying widget: model not found".
+ */
+
+import type { ICodeCellModel } from '@jupyterlab/cells';
+import type { DocumentRegistry } from '@jupyterlab/docregistry';
+import type { INotebookModel } from '@jupyterlab/notebook';
+import type { Kernel } from '@jupyterlab/services';
+
+import type { IRunBundle, IRunOutput } from './protocol';
+import {
+  IOutputJSON,
+  interruptedOutput,
+  isRunWidget,
+  notebookForSave,
+  showsRun,
+  staticRunOutput,
+  widgetModelId
+} from './runoutput';
+
+const WIDGET_TARGET = 'jupyter.widget';
+
+export class RunOutputs {
+  constructor(private readonly _context: DocumentRegistry.IContext<INotebookModel>) {
+    const model = _context.model;
+    const toJSON = model.toJSON.bind(model);
+    model.toJSON = () => notebookForSave(toJSON(), this._live);
+  }
+
+  /** A `run_output` from this notebook's kernel. */
+  async onMessage(message: IRunOutput): Promise<void> {
+    if (message.state === 'live') {
+      this._live.set(message.model_id, message.bundle);
+      return;
+    }
+    this._live.delete(message.model_id);
+    await this._context.ready;
+    this._replace(message.cell_id, message.model_id, message.bundle);
+  }
+
+  /** Turn run widgets whose model `kernel` does not have into their interrupted transcript. */
+  async restoreInterrupted(kernel: Kernel.IKernelConnection | null): Promise<void> {
+    await this._context.ready;
+    if (!this._anyRunWidget()) {
+      return;
+    }
+    let alive = new Set<string>();
+    if (kernel !== null) {
+      try {
+        const info = await kernel.requestCommInfo({ target_name: WIDGET_TARGET });
+        if (info.content.status !== 'ok') {
+          return;
+        }
+        alive = new Set(Object.keys(info.content.comms));
+      } catch (error) {
+        console.debug('dsh-notebook: cannot list the kernel widgets', error);
+        return;
+      }
+    }
+    this._each((output, set) => {
+      const modelId = widgetModelId(output);
+      if (modelId === null || alive.has(modelId) || !isRunWidget(output)) {
+        return;
+      }
+      const replacement = interruptedOutput(output);
+      if (replacement !== null) {
+        set(replacement);
+      }
+    });
+  }
+
+  private _anyRunWidget(): boolean {
+    let found = false;
+    this._each(output => {
+      found = found || isRunWidget(output);
+    });
+    return found;
+  }
+
+  private _replace(cellId: string | null, modelId: string, bundle: IRunBundle): void {
+    const replacement = staticRunOutput(bundle, modelId, false);
+    let done = false;
+    const visit = (output: IOutputJSON, set: (value: IOutputJSON) => void): void => {
+      if (showsRun(output, modelId)) {
+        set(replacement);
+        done = true;
+      }
+    };
+    if (cellId !== null) {
+      this._each(visit, cellId);
+    }
+    if (!done) {
+      this._each(visit);
+    }
+  }
+
+  /** `visit` every output (of cell `cellId` only, when given); `set` replaces that output. */
+  private _each(visit: (output: IOutputJSON, set: (value: IOutputJSON) => void) => void, cellId?: string): void {
+    if (this._context.isDisposed) {
+      return;
+    }
+    const cells = this._context.model.cells;
+    for (let i = 0; i < cells.length; i++) {
+      const cell = cells.get(i);
+      if (cell.type !== 'code' || (cellId !== undefined && cell.id !== cellId)) {
+        continue;
+      }
+      const outputs = (cell as ICodeCellModel).outputs;
+      for (let j = 0; j < outputs.length; j++) {
+        const output = outputs.get(j).toJSON() as unknown as IOutputJSON;
+        visit(output, value => outputs.set(j, value as unknown as Parameters<typeof outputs.set>[1]));
+      }
+    }
+  }
+
+  private readonly _live = new Map<string, IRunBundle>();
+}

@@ -1,0 +1,202 @@
+"""A run's output survives the page: reloads, a second page, a reopen after the kernel is gone.
+
+JupyterLab 4 with this checkout's extension build, a real kernel and the scripted demo model (no
+key: the kernel starts it itself).
+
+- Reloaded twice mid-stream (and a second page opened on the same notebook): when the run
+  settles every page shows the transcript, and the saved file holds it. A reloaded page does not
+  know the output's display_id, so only the extension (``run_output`` settled) can freeze it.
+- A pending approval card comes back after a reload and still takes the click.
+- Saved mid-run, the kernel shut down, the notebook reopened: the output reads the transcript so
+  far, marked interrupted, never "Error displaying widget: model not found".
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Lab, write_notebook
+from .test_labextension import BUILD, lab_with_extension
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+SLOW = "%%dsh\n[[scenario:slow]] [[chunks:40]] [[chunk-delay:0.2]] tell me slowly"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture(scope="module")
+def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    if not (BUILD / "package.json").exists():
+        pytest.fail("the extension is not built: (cd js/labextension && npm run build)")
+    with lab_with_extension(tmp_path_factory.mktemp("reload")) as server:
+        yield server
+
+
+def new_page(browser: Any) -> Any:
+    page = browser.new_page(viewport={"width": 1280, "height": 1200})
+    page.on("dialog", lambda dialog: dialog.accept())  # "leave the page?" on a reload
+    return page
+
+
+def open_notebook(page: Any, lab: Lab, name: str) -> None:
+    workspace = f"{name.replace('.', '-')}-{time.monotonic_ns()}"
+    page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
+    wait_notebook(page, lab, name)
+
+
+def wait_notebook(page: Any, lab: Lab, name: str) -> None:
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        sessions = [s for s in lab.api("/api/sessions") if s["path"] == name]
+        if sessions and sessions[0].get("kernel", {}).get("execution_state") in ("idle", "busy"):
+            break
+        time.sleep(0.3)
+    else:
+        raise AssertionError(f"the kernel of {name} never started")
+
+
+def run_all(page: Any) -> None:
+    page.click(".jp-Notebook")
+    page.keyboard.press("Escape")
+    page.click("li.lm-MenuBar-item:has-text('Run')")
+    page.click(".lm-Menu-item:has-text('Run All Cells')")
+
+
+def wait_live_text(page: Any, needle: str, timeout: float = 90_000) -> None:
+    page.wait_for_function(
+        "(needle) => [...document.querySelectorAll('.dsh-root .dsh-text')]"
+        ".some(t => t.textContent.includes(needle))",
+        arg=needle,
+        timeout=timeout,
+    )
+
+
+def save(page: Any) -> None:
+    page.click(".jp-Notebook")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    page.locator(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)").wait_for(timeout=30_000)
+
+
+def saved_outputs(lab: Lab, name: str, cell: int) -> list[dict[str, Any]]:
+    content = lab.api(f"/api/contents/{name}?content=1")["content"]
+    return list(content["cells"][cell]["outputs"])
+
+
+def wait_saved(lab: Lab, name: str, cell: int, check: Any, what: str) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            outputs = saved_outputs(lab, name, cell)
+        except Exception:  # read while the server writes it
+            outputs = []
+        if check(outputs):
+            return outputs
+        assert time.monotonic() < deadline, f"{what}: {json.dumps(outputs)[:2000]}"
+        time.sleep(0.3)
+
+
+def test_reloads_and_a_second_page_end_with_the_transcript(browser: Any, extlab: Lab) -> None:
+    name = "reload.ipynb"
+    write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW])
+    page = new_page(browser)
+    open_notebook(page, extlab, name)
+    run_all(page)
+    wait_live_text(page, "slow2")
+    save(page)  # what a reload finds on disk: the widget output (autosave does the same)
+    wait_saved(
+        extlab,
+        name,
+        1,
+        lambda o: any(WIDGET_MIME in x.get("data", {}) for x in o),
+        "no widget saved",
+    )
+
+    page.reload()
+    wait_notebook(page, extlab, name)
+    wait_live_text(page, "slow1")  # the widget reconnects and streams
+    second = new_page(browser)  # another page on the same notebook, opened mid-run
+    open_notebook(second, extlab, name)
+    page.reload()
+    wait_notebook(page, extlab, name)
+
+    for p in (page, second):
+        p.locator(".jp-RenderedMarkdown:has-text('slow39')").wait_for(timeout=90_000)
+        assert p.locator(".dsh-root").count() == 0, "a closed widget is left in the cell"
+        assert "model not found" not in p.locator(".jp-Notebook").inner_text()
+    second.close()
+    save(page)
+    outputs = wait_saved(
+        extlab, name, 1, lambda o: "slow39" in json.dumps(o), "the transcript was not saved"
+    )
+    assert not any(WIDGET_MIME in x.get("data", {}) for x in outputs), outputs
+    assert "in progress" not in json.dumps(outputs)  # settled: no interrupted note
+    page.close()
+
+
+def test_a_pending_approval_comes_back_after_a_reload(
+    browser: Any, extlab: Lab, tmp_path: Path
+) -> None:
+    name = "approve.ipynb"
+    target = tmp_path / "allowed.txt"
+    write_notebook(
+        extlab.root / name,
+        ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
+    )
+    page = new_page(browser)
+    open_notebook(page, extlab, name)
+    run_all(page)
+    page.locator(".dsh-allow").wait_for(timeout=90_000)
+    save(page)
+    page.reload()
+    wait_notebook(page, extlab, name)
+    allow = page.locator(".dsh-allow")
+    allow.wait_for(timeout=60_000)  # the card is back
+    page.wait_for_timeout(600)  # inert for 0.5 s after appearing
+    assert not target.exists()
+    allow.click()
+    page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+    assert target.exists()
+    assert page.locator(".dsh-root").count() == 0
+    page.close()
+
+
+def test_saved_mid_run_and_reopened_without_the_kernel_reads_interrupted(
+    browser: Any, extlab: Lab
+) -> None:
+    name = "interrupted.ipynb"
+    write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW])
+    page = new_page(browser)
+    open_notebook(page, extlab, name)
+    run_all(page)
+    wait_live_text(page, "slow8")
+    page.wait_for_timeout(2500)  # a live transcript reaches the page at most every 2 s
+    save(page)
+    saved = wait_saved(
+        extlab, name, 1, lambda o: "slow8" in json.dumps(o), "no transcript saved with the widget"
+    )
+    assert "slow39" not in json.dumps(saved)
+    page.wait_for_timeout(500)
+    assert page.locator(".dsh-root").count() == 1, "the save re-rendered the live widget"
+    page.close()
+    for session in extlab.api("/api/sessions"):
+        if session["path"] == name:  # the kernel is gone, with the run and its widget model
+            extlab.api(f"/api/sessions/{session['id']}", method="DELETE")
+
+    page = new_page(browser)
+    open_notebook(page, extlab, name)
+    note = page.locator(".jp-RenderedMarkdown:has-text('saved while the run was in progress')")
+    note.wait_for(timeout=60_000)
+    assert "slow8" in note.inner_text()
+    page.wait_for_timeout(1000)
+    text = page.locator(".jp-Notebook").inner_text()
+    assert "model not found" not in text, text
+    assert page.locator(".dsh-root").count() == 0
+    page.close()
