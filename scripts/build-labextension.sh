@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the JupyterLab extension (js/labextension -> dsh_notebook/labextension) in a fixed folder.
+#
+# Why a fixed folder: the module federation container's module identifier holds absolute paths,
+# and webpack/rspack ids are hashes of identifiers, so a build in another checkout folder names
+# its files differently. Building from a copy at one path makes the output depend on the sources
+# and the lock only, so CI can rebuild on a clean clone and compare with the committed build.
+# The copy gets its own node_modules (npm install against the committed lock).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+stage=${DSH_LABEXTENSION_STAGE:-/tmp/dsh-notebook-labextension-build}
+rm -rf "$stage/dsh_notebook" "$stage/js/labextension/src" "$stage/js/labextension/style"
+mkdir -p "$stage/js/labextension" "$stage/dsh_notebook"
+tar -C js/labextension --exclude=node_modules --exclude=lib --exclude=lib-test -cf - . \
+  | tar -C "$stage/js/labextension" -xf -
+(
+  cd "$stage/js/labextension"
+  npm install --no-audit --no-fund --loglevel=error >/dev/null
+  npm run build --silent >/dev/null
+)
+rm -rf "$repo/dsh_notebook/labextension"
+cp -r "$stage/dsh_notebook/labextension" "$repo/dsh_notebook/labextension"
+echo "built dsh_notebook/labextension (from $stage)"
