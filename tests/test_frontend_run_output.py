@@ -23,6 +23,7 @@ class Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[Any, ...]] = []
         self.model_id = "m1"
+        self.present = True  # the link: a page extension answered
 
     # the widget
     def update(self, snapshot: Any, final: bool = False) -> None:
@@ -138,3 +139,16 @@ def test_the_widget_output_is_marked_as_a_dsh_run(monkeypatch: pytest.MonkeyPatc
     display.open_view(Shell(), Transcript("s", prompt="hi"), DisplayChoice("widget"), rec, link=rec)
     assert shown[0]["metadata"] == {"dsh_notebook": {"run": True, "model_id": "m1"}}
     assert shown[0]["display_id"] is True
+
+
+def test_no_live_markdown_is_rendered_while_no_page_extension_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rec, view, _ = make(monkeypatch)
+    rec.present = False
+    text(view.transcript, 0, "one ")
+    view.publish(view.bundle())
+    assert sent(rec) == []
+    view.settled = True
+    view.publish(view.bundle())
+    assert [e[3] for e in sent(rec)] == ["settled"]  # the settled one is always sent

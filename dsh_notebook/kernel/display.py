@@ -178,6 +178,8 @@ class ViewPublisher:
         model_id = self._model_id()
         if self._link is None or model_id is None:
             return
+        if not settled and not self._link.present:
+            return  # no page extension answered (yet): do not render markdown for nobody
         now = time.monotonic()
         if not settled and now - self._live_at < LIVE_EVERY:
             self._send_later(view, LIVE_EVERY - (now - self._live_at))

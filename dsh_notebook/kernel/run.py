@@ -312,6 +312,9 @@ def start_run(
     handle = RunHandle(future, session=plan.session_id, prompt=plan.prompt, context=plan.context)
     run = ActiveRun(handle, view, policy, prompts, cell_id)
     future.add_done_callback(lambda f: settle_run(agent, run, f))
+    # keep the runs still in progress and the newest one (what %dsh wait waits for); a settled
+    # run's transcript lives on in its output, its result in agent.results (main thread only)
+    agent.runs[:] = [r for r in agent.runs if not r.handle.done()]
     agent.runs.append(run)
     _bind(shell, handle, out)
     return run
