@@ -34,12 +34,13 @@ echo "== labextension: npm install against the committed lock, node tests, and a
   npm install --no-audit --no-fund --loglevel=error
   git diff --exit-code package-lock.json || { echo "!! js/labextension/package-lock.json changed: commit it" >&2; exit 1; }
   npm test --silent
-  npm run build --silent >/dev/null
 )
+# built from a copy at a fixed path: the output must not depend on where the checkout is
+bash scripts/build-labextension.sh >/dev/null
 # git status, not git diff: a rebuilt chunk with a new content hash is a new, untracked file
 if [ -n "$(git status --porcelain -- dsh_notebook/labextension)" ]; then
   git status --short -- dsh_notebook/labextension >&2
-  echo "!! the labextension build is stale: run (cd js/labextension && npm run build) and commit it" >&2
+  echo "!! the labextension build is stale: run bash scripts/build-labextension.sh and commit it" >&2
   exit 1
 fi
 # the installed package (pip install -e: hatch copies shared-data) exposes the extension
