@@ -89,6 +89,12 @@ def start_lab(root: Path, app: str = "lab") -> Iterator[Lab]:
     with a token; stopped on exit."""
     port = _free_port()
     token = secrets.token_hex(16)
+    # the checkout's own build of the extension, ahead of the copy pip installed (first wins)
+    extensions = root / ".labextensions"
+    extensions.mkdir(exist_ok=True)
+    link = extensions / "dsh-notebook"
+    if not link.exists():
+        link.symlink_to(REPO / "dsh_notebook" / "labextension", target_is_directory=True)
     env = {
         # never DeepSeek from a test: without a key the kernel uses the scripted demo model
         **{k: v for k, v in os.environ.items() if not k.startswith("DEEPSEEK_")},
@@ -104,7 +110,8 @@ def start_lab(root: Path, app: str = "lab") -> Iterator[Lab]:
         [sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
          "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
          f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
-         f"--ServerApp.root_dir={root}", *(["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"] if app == "lab" else [])],
+         f"--ServerApp.root_dir={root}",
+         f"--LabServerApp.extra_labextensions_path={extensions}", *(["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"] if app == "lab" else [])],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     server = Lab(f"http://127.0.0.1:{port}", token, root)
