@@ -9,8 +9,8 @@ Threads: :meth:`open` touches the kernel's comm manager and must run on the kern
 thread (from a cell or magic). :meth:`send_waiting` and :meth:`send_run_output` may be called
 from any thread: the state
 is kept under a lock and sent over the kernel's IOPub socket, which ipykernel makes thread-safe.
-The reply is handled on the main thread between requests, so a link opened in a cell learns of
-the extension when that cell has finished, and a ``waiting`` state sent before that is kept and
+The reply is handled on the main thread between requests (or on a subshell's thread, see
+:mod:`dsh_notebook.comm_routing`), so a link opened in a cell learns of the extension when that cell has finished, and a ``waiting`` state sent before that is kept and
 sent as soon as the reply arrives (latest state wins). When a page reloads, the extension finds
 the open comm (``comm_info_request``) and answers ``hello_reply`` again; the state is re-sent.
 """
@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from ..comm_routing import unpin_reply_route
 from .protocol import (
     COMM_TARGET,
     RunOutput,
@@ -97,6 +98,7 @@ class FrontendLink:
                 return True
         try:
             comm = self._create_comm(COMM_TARGET, hello(_package_version()))
+            unpin_reply_route(comm)
             comm.on_msg(self._on_msg)
             comm.on_close(self._on_close)
         except Exception:
@@ -139,6 +141,7 @@ class FrontendLink:
             return False
         try:
             comm.send(dict(message))
+            unpin_reply_route(comm)
         except Exception:
             return False
         return True
@@ -149,6 +152,7 @@ class FrontendLink:
             return False
         try:
             comm.send(dict(waiting(self._waiting)))
+            unpin_reply_route(comm)
         except Exception:
             return False
         return True

@@ -32,6 +32,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ..comm_routing import unpin_reply_route
 from ..transcript.schema import Snapshot
 from ..transcript.text import summary_line
 from ._messages import AckMessage, DeltaMessage, WidgetAction
@@ -121,6 +122,12 @@ class RunWidget(anywidget.AnyWidget):
         with self._lock:
             if self._dirty and not self._closed:
                 self._send_update()
+
+    def _send(self, msg: Any, buffers: Any = None) -> None:
+        """ipywidgets' one way out to the page; afterwards the page's clicks on this widget
+        are no longer routed to the subshell that was busy (see :mod:`..comm_routing`)."""
+        super()._send(msg, buffers)
+        unpin_reply_route(self.comm)
 
     @property
     def pending(self) -> bool:

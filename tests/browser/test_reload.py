@@ -3,8 +3,10 @@
 JupyterLab 4 with this checkout's extension build, a real kernel and the scripted demo model (no
 key: the kernel starts it itself).
 
-- Reloaded twice mid-stream (and a second page opened on the same notebook): when the run
-  settles every page shows the transcript, and the saved file holds it. A reloaded page does not
+- Reloaded while an approval holds the run, a second page opened, the approval clicked there
+  while the first page reloads again (the run settles while that page has no connection): every
+  page shows the transcript, and the saved file holds it. Before ``comm_routing``, the reloaded
+  page's ``hello_reply`` went to the subshell of a page that was gone and was lost. A reloaded page does not
   know the output's display_id, so only the extension (``run_output`` settled) can freeze it.
 - A pending approval card comes back after a reload and still takes the click.
 - Saved mid-run, the kernel shut down, the notebook reopened: the output reads the transcript so
@@ -103,19 +105,22 @@ def wait_saved(lab: Lab, name: str, cell: int, check: Any, what: str) -> list[di
         time.sleep(0.3)
 
 
-@pytest.mark.skip(
-    reason="known race, issue 12 item 4 stays open: when the run settles while a page is "
-    "reloading, that page sometimes keeps the interrupted stand-in instead of the settled "
-    "transcript (about 1 run in 2 on a 2-core machine); the settled run_output re-sent on the "
-    "page's hello does not replace it. Unskip when fixed."
-)
-def test_reloads_and_a_second_page_end_with_the_transcript(browser: Any, extlab: Lab) -> None:
+def test_reloads_and_a_second_page_end_with_the_transcript(
+    browser: Any, extlab: Lab, tmp_path: Path
+) -> None:
+    """The run is held by an approval (not by timing): reloaded while it waits, a second page
+    opened, then Allow clicked on the second page while the first one reloads, so the run
+    settles while that page has no kernel connection. Every page ends with the transcript."""
     name = "reload.ipynb"
-    write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW])
+    target = tmp_path / "reloaded.txt"
+    write_notebook(
+        extlab.root / name,
+        ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
+    )
     page = new_page(browser)
     open_notebook(page, extlab, name)
     run_all(page)
-    wait_live_text(page, "slow2")
+    page.locator(".dsh-allow").wait_for(timeout=90_000)
     save(page)  # what a reload finds on disk: the widget output (autosave does the same)
     wait_saved(
         extlab,
@@ -127,20 +132,27 @@ def test_reloads_and_a_second_page_end_with_the_transcript(browser: Any, extlab:
 
     page.reload()
     wait_notebook(page, extlab, name)
-    wait_live_text(page, "slow1")  # the widget reconnects and streams
+    page.locator(".dsh-allow").wait_for(timeout=60_000)  # the live widget is back
     second = new_page(browser)  # another page on the same notebook, opened mid-run
     open_notebook(second, extlab, name)
-    page.reload()
+    allow = second.locator(".dsh-allow")
+    allow.wait_for(timeout=60_000)
+    second.wait_for_timeout(600)  # inert for 0.5 s after appearing
+    allow.click()
+    page.reload()  # the run settles while this page reloads
     wait_notebook(page, extlab, name)
 
     for p in (page, second):
-        p.locator(".jp-RenderedMarkdown:has-text('slow39')").wait_for(timeout=90_000)
+        p.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=90_000)
         assert p.locator(".dsh-root").count() == 0, "a closed widget is left in the cell"
-        assert "model not found" not in p.locator(".jp-Notebook").inner_text()
+        text = p.locator(".jp-Notebook").inner_text()
+        assert "model not found" not in text
+        assert "interrupted" not in text
+    assert target.exists()
     second.close()
     save(page)
     outputs = wait_saved(
-        extlab, name, 1, lambda o: "slow39" in json.dumps(o), "the transcript was not saved"
+        extlab, name, 1, lambda o: "allowed once" in json.dumps(o), "the transcript was not saved"
     )
     assert not any(WIDGET_MIME in x.get("data", {}) for x in outputs), outputs
     assert "in progress" not in json.dumps(outputs)  # settled: no interrupted note

@@ -1,0 +1,116 @@
+"""A real ipykernel 7 with subshells: a page's ``hello_reply`` always reaches the link.
+
+ipykernel 7 routes a frontend's messages on a comm to the subshell that was handling a request
+when the kernel last sent on that comm. JupyterLab sends widget clicks on a subshell of its own
+and drops it when the page reloads; before the fix, every later ``hello_reply`` went to the dead
+subshell and was lost, so a reloaded page never got the settled transcript again.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+jupyter_client = pytest.importorskip("jupyter_client")
+ipykernel = pytest.importorskip("ipykernel")
+if int(ipykernel.__version__.split(".")[0]) < 7:
+    pytest.skip("subshells are an ipykernel 7 feature", allow_module_level=True)
+
+REPLY = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": ["run_output"]}
+SETUP = """
+from dsh_notebook.frontend.link import FrontendLink
+link = FrontendLink()
+link.open()
+link._comm.comm_id
+"""
+
+
+@pytest.fixture
+def kernel() -> Iterator[Any]:
+    manager, client = jupyter_client.manager.start_new_kernel(kernel_name="python3")
+    try:
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def _execute(client: Any, code: str, subshell: str | None = None) -> str:
+    msg = client.session.msg("execute_request", {"code": code, "silent": False})
+    if subshell is not None:
+        msg["header"]["subshell_id"] = subshell
+    client.shell_channel.send(msg)
+    result = ""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        out = client.get_iopub_msg(timeout=30)
+        if out["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+            continue
+        if out["msg_type"] == "execute_result":
+            result = out["content"]["data"]["text/plain"]
+        if out["msg_type"] == "error":
+            raise AssertionError("\n".join(out["content"]["traceback"]))
+        if out["msg_type"] == "status" and out["content"]["execution_state"] == "idle":
+            return result
+    raise AssertionError("the cell never finished")
+
+
+def _control(client: Any, msg_type: str, content: dict[str, Any]) -> dict[str, Any]:
+    msg = client.session.msg(msg_type, content)
+    client.control_channel.send(msg)
+    while True:
+        reply = client.control_channel.get_msg(timeout=30)
+        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+            return dict(reply["content"])
+
+
+def _hello_reply(client: Any, comm_id: str) -> None:
+    client.shell_channel.send(client.session.msg("comm_msg", {"comm_id": comm_id, "data": REPLY}))
+
+
+def _run_outputs(client: Any, comm_id: str, seconds: float) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            out = client.get_iopub_msg(timeout=0.2)
+        except queue.Empty:
+            continue
+        content = out["content"]
+        if out["msg_type"] == "comm_msg" and content.get("comm_id") == comm_id:
+            found.append(content["data"])
+    return found
+
+
+def test_a_hello_reply_after_the_sending_subshell_is_gone_is_answered(kernel: Any) -> None:
+    comm_id = _execute(kernel, SETUP).strip("'\"")
+    _hello_reply(kernel, comm_id)
+    _execute(kernel, "link.present")  # the reply is handled before this cell
+    subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
+    # a run settles while the kernel handles a request of that subshell (a page's click)
+    _execute(
+        kernel,
+        "link.send_run_output('m1', 'c1', 'settled', "
+        "{'text/markdown': 'done', 'text/plain': 'done'})",
+        subshell=subshell,
+    )
+    assert _control(kernel, "delete_subshell_request", {"subshell_id": subshell})["status"] == "ok"
+    _run_outputs(kernel, comm_id, 0.5)  # drain what the sends published
+
+    _hello_reply(kernel, comm_id)  # a reloaded page adopts the comm and answers
+    resent = _run_outputs(kernel, comm_id, 5)
+    assert [m.get("model_id") for m in resent if m.get("type") == "run_output"] == ["m1"]
+
+
+def test_a_run_widget_is_not_pinned_to_the_subshell_of_a_click(kernel: Any) -> None:
+    _execute(kernel, "from dsh_notebook.widget.run_widget import RunWidget\nw = RunWidget()")
+    subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
+    _execute(kernel, "w.send_state()", subshell=subshell)  # as while handling a page's click
+    assert _execute(kernel, "repr(w.comm._reply_subshell_id)") == "'None'"
+    _execute(kernel, "from comm import create_comm\nc = create_comm(target_name='x')")
+    _execute(kernel, "c.send({})", subshell=subshell)  # a comm of someone else: pinned
+    assert _execute(kernel, "c._reply_subshell_id").strip("'") == subshell
