@@ -164,6 +164,10 @@ export class ApprovalCard extends Keyed {
           if (ctx.now() - appeared < INERT_MS) return;
           const editor = h("textarea", { class: "dsh-edit-code", spellcheck: "false", rows: String(Math.min(20, Math.max(3, (code ?? "").split("\n").length + 1))), "aria-label": "The code to run (editable)" }) as HTMLTextAreaElement;
           editor.value = code ?? "";
+          // the field grows with the code (up to 30 lines, then it scrolls)
+          editor.addEventListener("input", () => {
+            editor.rows = Math.min(30, Math.max(3, editor.value.split("\n").length + 1));
+          });
           this.editor = editor;
           ctx.ui.bump(node.id);
           ctx.schedule();
