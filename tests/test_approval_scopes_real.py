@@ -224,3 +224,21 @@ def test_edit_then_run_runs_the_edited_code_of_that_call_only(
     assert "edited_by = 'person'" in text
     shown = final_markdown(kernel, cell.outputs)
     assert "by you, after editing the code" in shown
+
+
+def test_r_at_the_stdin_prompt_allows_for_this_run(kernel: Kernel, outside: Path) -> None:
+    """A ``--wait`` cell asks on stdin; "r" is "Allow for this run" there (the empty answer to
+    the bash call is a reject, as ever)."""
+    cell = kernel.execute(
+        "%%dsh --wait\n[[scenario:scope-run]] count on stdin",
+        allow_stdin=True,
+        stdin_answers=["r", ""],
+    )
+    assert cell.error is None, cell.error
+    assert len(cell.stdin_prompts) == 2, cell.stdin_prompts
+    assert (
+        "allow run_python" in cell.stdin_prompts[0] and "r = for this run" in cell.stdin_prompts[0]
+    )
+    assert "allow bash" in cell.stdin_prompts[1]
+    assert kernel.value("scoped_calls") == "2"
+    assert not outside.exists()
