@@ -262,3 +262,18 @@ def test_the_transcript_says_allowed_for_this_run() -> None:
     assert "allowed (for this run)" in text
     assert "allowed once (by you, after editing the code)" in text
     assert "**allowed** (for this run)" in render_markdown(t.snapshot())
+
+
+@pytest.mark.anyio
+async def test_the_card_of_an_edited_call_shows_the_code_that_ran() -> None:
+    t = Transcript("s", prompt="p")
+    broker = Broker()
+    broker.attach("s", RunPolicy(notify=lambda kind, data: t.apply_local(kind, **data)))
+    await approve_with_click(
+        broker, ask("run_python", reason="agent = 1"), "a1", editable=True, code="person = 2"
+    )
+    (card,) = [i for i in t.snapshot()["items"] if i["kind"] == "approval"]
+    assert card["kind"] == "approval"
+    assert (card["reason"], card["decided_by"]) == ("person = 2", "you-edited")
+    text = render_text(t.snapshot())
+    assert "person = 2" in text and "agent = 1" not in text

@@ -224,6 +224,7 @@ def test_edit_then_run_runs_the_edited_code_of_that_call_only(
     assert "edited_by = 'person'" in text
     shown = final_markdown(kernel, cell.outputs)
     assert "by you, after editing the code" in shown
+    assert "print('the person wrote this')" in shown  # the card records what ran
 
 
 def test_r_at_the_stdin_prompt_allows_for_this_run(kernel: Kernel, outside: Path) -> None:

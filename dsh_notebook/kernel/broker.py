@@ -259,7 +259,10 @@ class Broker:
                 code = pending.code if editable else None
                 if pending.for_run and not policy.ended:
                     self._scope(policy, request.tool_name)
-        policy.notify("approval-decided", {"request_id": key, "outcome": outcome, "decided_by": by})
+        decided: dict[str, Any] = {"request_id": key, "outcome": outcome, "decided_by": by}
+        if code is not None:
+            decided["code"] = code  # the card shows what ran
+        policy.notify("approval-decided", decided)
         return Decision(outcome, by, code)
 
     def _scope(self, policy: RunPolicy, tool_name: str) -> None:
