@@ -243,7 +243,13 @@ class NotebookAgent:
             outcome = _LEGACY_DECISIONS.get(str(decision), decision)
             if outcome not in _OUTCOMES:
                 return f"unknown decision {decision!r}"
-            done = self.broker.decide(key, outcome)
+            code = action.get("code")
+            done = self.broker.decide(
+                key,
+                outcome,
+                for_run=action.get("scope") == "run",
+                code=code if isinstance(code, str) else None,
+            )
         elif kind == "answer":
             answers = action.get("answers")
             done = self.broker.answer(key, answers if isinstance(answers, list) else None)

@@ -22,6 +22,26 @@ request waits on (``call_soon_threadsafe``). A pending item is resolved at most 
 that is not an explicit ``allowed-once`` (closed widget, stopped run, kernel shutdown, lost
 transport, cancellation) ends rejected, cancelled or dismissed. Notices about requests go to the
 run's ``notify`` callback (the UI pump).
+
+Scopes ("Allow for this run"). The protocol's only grant is ``allowed-once``; a scope is a policy
+of ours on top of it. A person's click may allow an approval *for the rest of its run*
+(:meth:`Broker.decide` with ``for_run=True``): that request is answered ``allowed-once``, and so
+is every later request **of the same tool name** owned by **the same run's policy** (answered at
+once, ``decided_by="scope"``, each one still shown on its own card). A scope
+
+- lives on that run's :class:`RunPolicy` only: another run, even on the same session, has a new
+  policy and asks again; a request of another tool asks again;
+- ends when the run ends (:meth:`Broker.detach` at settle), and on every fail-closed path
+  (:meth:`Broker.reject_all`: stop, kernel shutdown, lost transport);
+- is only ever created by an explicit decision of the person (a click, ``%dsh allow ID --run``),
+  never by a policy, a timeout or a cancellation.
+
+Edits ("Edit, then run"). A request asked with :meth:`Broker.approve_call` ``(editable=True)`` —
+the notebook tools' ``run_python`` — may be allowed with replacement code
+(:meth:`Broker.decide` with ``code=``). The code is held on that request's own :class:`Pending`
+(its key names one tool call) and returned only to the coroutine awaiting that very call, so an
+edit can never apply to another call. A request that is not editable refuses an edit (nothing is
+decided), so the runtime never runs the original while the person believes their edit ran.
 """
 
 from __future__ import annotations
@@ -40,10 +60,15 @@ import anyio
 
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
 
+ALLOW_FOR_RUN = "allowed-for-run"
+"""A stdin answer meaning "allow, and the same tool for the rest of this run"."""
+
 __all__ = [
+    "ALLOW_FOR_RUN",
     "ApprovalMode",
     "Broker",
     "DecidedBy",
+    "Decision",
     "MainThreadPrompt",
     "Pending",
     "RunPolicy",
@@ -53,7 +78,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ApprovalMode = Literal["ask", "allow", "reject"]
-DecidedBy = Literal["you", "policy", "runtime", "connection-lost"]
+DecidedBy = Literal[
+    "you", "you-for-run", "you-edited", "scope", "policy", "runtime", "connection-lost"
+]
 """Who decided, as the transcript records it (``transcript.DECIDED_BY``)."""
 
 Answers = list[dict[str, Any]] | None
@@ -77,6 +104,19 @@ class RunPolicy:
     notify: Callable[[str, dict[str, Any]], None] = lambda kind, data: None
     prompts: queue.Queue[MainThreadPrompt] | None = None
     """Where wait mode hands stdin prompts to the waiting cell's thread."""
+    allowed_for_run: set[str] = field(default_factory=set)
+    """Tool names the person allowed for the rest of this run (host loop only)."""
+    ended: bool = False
+    """The run is over (or failed closed): no scope of it grants anything any more."""
+
+    def end_scopes(self) -> None:
+        """Forget every scope of this run; none can be added afterwards."""
+        self.ended = True
+        self.allowed_for_run.clear()
+
+    def covers(self, tool_name: str) -> bool:
+        """Whether a scope of this run allows ``tool_name`` now."""
+        return not self.ended and self.on_approval == "ask" and tool_name in self.allowed_for_run
 
 
 @dataclass
@@ -103,6 +143,23 @@ class Pending:
     answers: Answers = None
     decided_by: DecidedBy = "you"
     resolved: bool = False
+    policy: RunPolicy | None = None
+    editable: bool = False
+    """The caller runs the code it asked about and can run an edited version instead."""
+    for_run: bool = False
+    """Allowed for the rest of the run (a scope), not just this once."""
+    code: str | None = None
+    """The person's edited code (``editable`` requests only)."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How one approval was decided: the wire outcome, who decided, and the edited code."""
+
+    outcome: ApprovalOutcome
+    decided_by: DecidedBy
+    code: str | None = None
+    """Replacement code the person approved instead of the request's (``None``: unedited)."""
 
 
 class _NoTree:
@@ -128,9 +185,14 @@ class Broker:
         self._policies[session_id] = policy
 
     def detach(self, session_id: str, policy: RunPolicy | None = None) -> None:
-        """Forget the session's policy (only if it is still ``policy``, when given)."""
+        """Forget the session's policy (only if it is still ``policy``, when given). The run is
+        over: the scopes of ``policy`` (or of the forgotten one) end here."""
+        if policy is not None:
+            policy.end_scopes()
         if policy is None or self._policies.get(session_id) is policy:
-            self._policies.pop(session_id, None)
+            gone = self._policies.pop(session_id, None)
+            if gone is not None:
+                gone.end_scopes()
 
     def policy_for(self, session_id: str) -> RunPolicy | None:
         """The policy of the run of ``session_id`` or of its nearest ancestor that has one."""
@@ -153,9 +215,16 @@ class Broker:
 
     async def approve(self, request: ApprovalRequest) -> ApprovalOutcome:
         """Decide an approval by its run's policy; ``rejected`` when no run of ours owns it."""
+        return (await self.approve_call(request)).outcome
+
+    async def approve_call(self, request: ApprovalRequest, *, editable: bool = False) -> Decision:
+        """Decide an approval: a scope of its run, its run's policy, or the person.
+
+        ``editable``: the caller will run :attr:`Decision.code` instead of the request's code
+        when the person edited it (only then may a decision carry code)."""
         policy = self.policy_for(request.session_id)
         if policy is None:  # a request outside any run of this kernel: nobody can answer
-            return "rejected"
+            return Decision("rejected", "policy")
         key = f"a{next(self._ids)}"
         policy.notify(
             "approval-requested",
@@ -164,7 +233,10 @@ class Broker:
         )  # fmt: skip
         outcome: ApprovalOutcome
         by: DecidedBy
-        if policy.on_approval != "ask":
+        code: str | None = None
+        if policy.covers(request.tool_name):
+            outcome, by = "allowed-once", "scope"
+        elif policy.on_approval != "ask":
             outcome, by = (
                 ("allowed-once" if policy.on_approval == "allow" else "rejected"),
                 "policy",
@@ -173,14 +245,36 @@ class Broker:
             if policy.stdin and policy.prompts is not None:
                 answer = await self._ask_main_thread(policy.prompts, "approval", request)
                 outcome, by = ("allowed-once" if answer == "allowed-once" else "rejected"), "you"
+                if answer == ALLOW_FOR_RUN:  # typed "r" at the prompt: a click's equivalent
+                    outcome, by = "allowed-once", "you-for-run"
+                    if not policy.ended:
+                        self._scope(policy, request.tool_name)
             else:
                 outcome = "allowed-once" if policy.headless_approval == "allow" else "rejected"
                 by = "policy"
         else:
-            pending = await self._wait_for_person(key, "approval", request, policy)
+            pending = await self._wait_for_person(key, "approval", request, policy, editable)
             outcome, by = pending.outcome, pending.decided_by
-        policy.notify("approval-decided", {"request_id": key, "outcome": outcome, "decided_by": by})
-        return outcome
+            if outcome == "allowed-once":
+                code = pending.code if editable else None
+                if pending.for_run and not policy.ended:
+                    self._scope(policy, request.tool_name)
+        decided: dict[str, Any] = {"request_id": key, "outcome": outcome, "decided_by": by}
+        if code is not None:
+            decided["code"] = code  # the card shows what ran
+        policy.notify("approval-decided", decided)
+        return Decision(outcome, by, code)
+
+    def _scope(self, policy: RunPolicy, tool_name: str) -> None:
+        """Allow ``tool_name`` for the rest of ``policy``'s run, and answer what already waits."""
+        policy.allowed_for_run.add(tool_name)
+        for other in list(self._pending.values()):
+            if (
+                other.kind == "approval"
+                and other.policy is policy
+                and other.request.tool_name == tool_name
+            ):
+                self._resolve(other, "scope", outcome="allowed-once")
 
     async def ask(self, request: UserQuestionAsk) -> Answers:
         """Answer a question by its run's policy; dismissed (``None``) when no run owns it."""
@@ -206,9 +300,15 @@ class Broker:
         return answers
 
     async def _wait_for_person(
-        self, key: str, kind: Literal["approval", "question"], request: Any, policy: RunPolicy
+        self,
+        key: str,
+        kind: Literal["approval", "question"],
+        request: Any,
+        policy: RunPolicy,
+        editable: bool = False,
     ) -> Pending:
         pending = Pending(key, kind, request, anyio.Event(), asyncio.get_running_loop())
+        pending.policy, pending.editable = policy, editable
         self._pending[key] = pending
         self._changed()
         try:
@@ -249,12 +349,33 @@ class Broker:
 
     # -- resolutions (any thread) --------------------------------------------------------------
 
-    def decide(self, key: str, outcome: ApprovalOutcome, decided_by: DecidedBy = "you") -> bool:
-        """Decide a pending approval. False when no approval is pending under ``key``."""
+    def decide(
+        self,
+        key: str,
+        outcome: ApprovalOutcome,
+        decided_by: DecidedBy = "you",
+        *,
+        for_run: bool = False,
+        code: str | None = None,
+    ) -> bool:
+        """Decide a pending approval. False when no approval is pending under ``key``, or when
+        the decision is not one it can take (nothing is decided then).
+
+        ``for_run`` (with ``allowed-once``): allow this tool for the rest of the request's run.
+        ``code`` (with ``allowed-once``, editable requests only): run this code instead.
+        """
         pending = self._pending.get(key)
         if pending is None or pending.kind != "approval":
             return False
-        return self._resolve(pending, decided_by, outcome=outcome)
+        if (for_run or code is not None) and outcome != "allowed-once":
+            return False
+        if code is not None and (not pending.editable or for_run):
+            return False
+        if code is not None:
+            decided_by = "you-edited" if decided_by == "you" else decided_by
+        elif for_run:
+            decided_by = "you-for-run" if decided_by == "you" else decided_by
+        return self._resolve(pending, decided_by, outcome=outcome, for_run=for_run, code=code)
 
     def answer(self, key: str, answers: Answers, decided_by: DecidedBy = "you") -> bool:
         """Answer (or, with ``None``, dismiss) a pending question. False when none is pending."""
@@ -264,7 +385,10 @@ class Broker:
         return self._resolve(pending, decided_by, answers=answers)
 
     def reject_all(self, decided_by: DecidedBy = "connection-lost") -> int:
-        """Fail every pending item closed (kernel shutdown, stop, widget gone). Count resolved."""
+        """Fail every pending item closed (kernel shutdown, stop, widget gone) and end every
+        run's scopes. Count resolved."""
+        for policy in list(self._policies.values()):
+            policy.end_scopes()
         return sum(
             self._resolve(p, decided_by, outcome="rejected", answers=None)
             for p in list(self._pending.values())
@@ -277,6 +401,8 @@ class Broker:
         *,
         outcome: ApprovalOutcome = "rejected",
         answers: Answers = None,
+        for_run: bool = False,
+        code: str | None = None,
     ) -> bool:
         if pending.resolved:
             return False
@@ -286,6 +412,8 @@ class Broker:
             pending.outcome = outcome
             pending.answers = answers
             pending.decided_by = decided_by
+            pending.for_run = for_run and outcome == "allowed-once"
+            pending.code = code if outcome == "allowed-once" else None
             pending.event.set()
 
         with contextlib.suppress(RuntimeError):  # the loop is gone: its waiters are gone too

@@ -36,6 +36,7 @@ HELP = """%dsh commands:
   stop                   stop the run in flight: restart the runtime, keep every session's history
   restart                restart the runtime (same as stop)
   allow ID | reject ID   answer a pending approval
+  allow ID --run         allow it, and the same tool for the rest of that run
   answer ID CHOICE...    answer a pending question (option labels, or free text)
   dismiss ID             dismiss a pending question
   pending                list pending approvals and questions
@@ -132,13 +133,19 @@ def _stop(m: NotebookAgent, args: list[str]) -> None:
 
 def _decide(command: str, outcome: ApprovalOutcome) -> Callable[[NotebookAgent, list[str]], None]:
     def run(m: NotebookAgent, args: list[str]) -> None:
-        if len(args) != 1:
-            raise UsageError(f"usage: %dsh {command} ID   (see %dsh pending)")
-        if m.broker.decide(args[0], outcome, "you"):
-            print(f"dsh: {args[0]} {'allowed once' if outcome == 'allowed-once' else 'rejected'}")
+        for_run = outcome == "allowed-once" and "--run" in args
+        rest = [a for a in args if a != "--run"] if for_run else args
+        if len(rest) != 1:
+            usage = f"%dsh {command} ID" + (" [--run]" if outcome == "allowed-once" else "")
+            raise UsageError(f"usage: {usage}   (see %dsh pending)")
+        if m.broker.decide(rest[0], outcome, "you", for_run=for_run):
+            done = "rejected"
+            if outcome == "allowed-once":
+                done = "allowed for the rest of this run" if for_run else "allowed once"
+            print(f"dsh: {rest[0]} {done}")
         else:
             print(
-                f"dsh: nothing is waiting under {args[0]!r} (answered, withdrawn, or from another kernel)"
+                f"dsh: nothing is waiting under {rest[0]!r} (answered, withdrawn, or from another kernel)"
             )
 
     return run
@@ -177,7 +184,7 @@ def _pending(m: NotebookAgent, args: list[str]) -> None:
     for key, item in sorted(pending.items()):
         if item.kind == "approval":
             print(
-                f"{key}: approve {item.request.tool_name}? {item.request.reason or ''}  (%dsh allow {key} / %dsh reject {key})"
+                f"{key}: approve {item.request.tool_name}? {item.request.reason or ''}  (%dsh allow {key} [--run] / %dsh reject {key})"
             )
         else:
             texts = "; ".join(q.question for q in item.request.questions)

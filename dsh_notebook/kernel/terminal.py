@@ -1,7 +1,8 @@
 """Asking the person on stdin, for ``--wait`` runs in frontends that offer it.
 
 Runs on the waiting cell's thread (the kernel's main thread), where ``input()`` is routed to the
-frontend. Anything but an explicit yes is ``rejected``; an empty or unreadable answer dismisses a
+frontend. Anything but an explicit yes is ``rejected`` ("r"/"run": allowed, and the same tool
+for the rest of the run: :data:`ALLOW_FOR_RUN`); an empty or unreadable answer dismisses a
 question.
 """
 
@@ -10,18 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
-from .broker import MainThreadPrompt
+from .broker import ALLOW_FOR_RUN, MainThreadPrompt
 
-__all__ = ["answer_on_stdin"]
+__all__ = ["ALLOW_FOR_RUN", "answer_on_stdin"]
 
 
-def _ask_approval(request: ApprovalRequest) -> ApprovalOutcome:
+def _ask_approval(request: ApprovalRequest) -> ApprovalOutcome | str:
     reason = f" — {request.reason}" if request.reason else ""
     try:
-        reply = input(f"dsh: allow {request.tool_name}{reason}? [y/N] ")
+        reply = input(f"dsh: allow {request.tool_name}{reason}? [y/N/r = for this run] ")
     except (EOFError, RuntimeError, KeyboardInterrupt):
         return "rejected"
-    return "allowed-once" if reply.strip().lower() in ("y", "yes") else "rejected"
+    word = reply.strip().lower()
+    if word in ("r", "run"):
+        return ALLOW_FOR_RUN
+    return "allowed-once" if word in ("y", "yes") else "rejected"
 
 
 def _ask_questions(request: UserQuestionAsk) -> list[dict[str, Any]] | None:

@@ -3,7 +3,8 @@
 When the runtime starts, an MCP server on 127.0.0.1 gives the agent ``notebook_variables``,
 ``describe_variable``, ``notebook_history`` and ``run_python``. Every ``run_python`` call is an
 approval of the newest run still in progress (the broker decides it by that run's policy; with no
-run in progress it is rejected). Approved code runs on the kernel's main thread while no cell
+run in progress it is rejected). The person may edit the code on the card ("Edit, then run"):
+the broker returns the edit to this very call, which runs it instead. Approved code runs on the kernel's main thread while no cell
 executes, or inside a waiting cell, which pumps it (:meth:`NotebookToolsHost.pump`).
 
 Thread-safety: :meth:`mount` runs on whatever thread starts the runtime; the approval callback
@@ -20,8 +21,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..notebook_tools.edits import EditedCode
 from ..protocol import ApprovalRequest
-from .broker import Broker
+from .broker import Broker, Decision
 from .host import RuntimeHost
 
 __all__ = ["NotebookToolsHost"]
@@ -96,17 +98,24 @@ class NotebookToolsHost:
             served[0].stop()
             served[1].remove()
 
-    async def _approve(self, *, tool_name: str, reason: str) -> bool:
-        """A tool call asks the person (MCP server loop -> broker on the host loop)."""
+    async def _approve(self, *, tool_name: str, reason: str) -> bool | EditedCode:
+        """A tool call asks the person (MCP server loop -> broker on the host loop): ``True``,
+        the person's edited code for this call, or ``False``."""
         request = ApprovalRequest(
             session_id=self._current_session(), tool_name=tool_name, reason=reason
         )
+
+        async def ask() -> Decision:
+            return await self._broker.approve_call(request, editable=True)
+
         try:
-            outcome = await asyncio.wrap_future(self._host.submit(self._broker.approve, request))
+            decision = await asyncio.wrap_future(self._host.submit(ask))
         except Exception as exc:
             log.warning("dsh: %s approval failed closed: %s", tool_name, exc)
             return False
-        return outcome == "allowed-once"
+        if decision.outcome != "allowed-once":
+            return False
+        return True if decision.code is None else EditedCode(decision.code)
 
     def pump(self) -> None:
         """Run approved ``run_python`` calls here (main thread; a waiting cell)."""

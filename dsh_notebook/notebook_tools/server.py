@@ -26,8 +26,11 @@ Guarantees:
   runs only on the thread that pumps the :class:`~.executor.MainThreadExecutor` — in a kernel,
   the main thread, between cells — never concurrently with a cell.
 - **Approval.** Every ``run_python`` call first awaits ``approve(tool_name="run_python",
-  reason=<the code>)`` (on the server loop). Anything but ``True`` — ``False``, an exception, a
-  cancellation — means nothing runs and the model gets a tool error saying the user rejected it.
+  reason=<the code>)`` (on the server loop). ``True`` runs the code; an
+  :class:`~.edits.EditedCode` runs the person's edited code instead (of this call only), and the
+  result starts by saying so and quoting exactly what ran. Anything else — ``False``, an empty
+  edit, an exception, a cancellation — means nothing runs and the model gets a tool error saying
+  the user rejected it.
 - **Bounds.** Tool text is capped at ``settings.max_chars``; a read-only tool that has not
   finished after ``settings.read_timeout`` seconds (a variable's ``repr`` that never returns) is
   given up on and reported, and the next call is served (the slow code is asked to stop, see
@@ -64,6 +67,7 @@ from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..context.time_limit import TimedOut, call_with_time_limit
+from .edits import EditedCode, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
 from .tools import describe_variable, notebook_history, notebook_variables, run_python
@@ -79,9 +83,10 @@ log = logging.getLogger(__name__)
 
 
 class Approver(Protocol):
-    """Asks the person; ``True`` only for an explicit "allow". Awaited on the server's loop."""
+    """Asks the person; ``True`` or :class:`~.edits.EditedCode` only for an explicit "allow".
+    Awaited on the server's loop."""
 
-    def __call__(self, *, tool_name: str, reason: str) -> Awaitable[bool]: ...
+    def __call__(self, *, tool_name: str, reason: str) -> Awaitable[bool | EditedCode]: ...
 
 
 @dataclass(frozen=True)
@@ -328,13 +333,21 @@ class NotebookMcpServer:
         if self.executor.pending >= self.executor.max_pending:
             return _text(self._busy_message(), error=True)
         approved = False
+        edited: str | None = None
         if self.approve is not None:
             try:
-                approved = (await self.approve(tool_name="run_python", reason=code)) is True
+                verdict = await self.approve(tool_name="run_python", reason=code)
             except Exception as exc:
                 log.warning("run_python approval failed closed: %s", exc)
+            else:
+                if isinstance(verdict, EditedCode) and verdict.code.strip():
+                    approved, edited = True, verdict.code
+                else:
+                    approved = verdict is True
         if not approved:
             return _text(REJECTED_MESSAGE, error=True)
+        if edited is not None:
+            code = edited  # the person's code, for this call only
         cap = self.settings.max_chars
         shell = self.shell
         try:
@@ -361,9 +374,10 @@ class NotebookMcpServer:
             return _text("The notebook kernel shut down before the code ran.", error=True)
         except ItemInterrupted:
             return _text("Interrupted: the user stopped the code (Interrupt kernel).", error=True)
-        content: list[mt.TextContent | mt.ImageContent] = [
-            mt.TextContent(type="text", text=result.as_text(cap))
-        ]
+        text = result.as_text(cap)
+        if edited is not None:
+            text = edited_note(edited, cap) + text
+        content: list[mt.TextContent | mt.ImageContent] = [mt.TextContent(type="text", text=text)]
         if result.error is None:
             for png in result.figures:
                 content.append(

@@ -62,7 +62,17 @@ MAX_UNKNOWN = 50
 TRUNCATION_MARK = "[… {omitted} characters omitted{rest} …]"
 
 STATES = ("starting", "running", "waiting", "settled", "error")
-DECIDED_BY = ("you", "policy", "timeout", "connection-lost", "runtime", "cancelled-by-agent")
+DECIDED_BY = (
+    "you",
+    "you-for-run",  # the person allowed it, and the same tool for the rest of the run
+    "you-edited",  # the person edited the code, then allowed it once
+    "scope",  # allowed by a "for this run" decision of the person, earlier in the run
+    "policy",
+    "timeout",
+    "connection-lost",
+    "runtime",
+    "cancelled-by-agent",
+)
 
 
 def truncation_mark(omitted: int | None, *, rest: str | None = None) -> str:

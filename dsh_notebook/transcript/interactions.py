@@ -153,7 +153,11 @@ def local_approval_requested(
     core.approvals_by_request[request_id] = node
 
 
-def local_approval_decided(core: Core, *, request_id: str, outcome: str, decided_by: str) -> None:
+def local_approval_decided(
+    core: Core, *, request_id: str, outcome: str, decided_by: str, code: str | None = None
+) -> None:
+    """``code``: the person edited ``run_python``'s code and this ran instead; the card's reason
+    (for ``run_python`` the code itself) becomes what ran, the call's arguments keep the agent's."""
     node = core.approvals_by_request.get(request_id)
     if node is None:
         return
@@ -161,6 +165,8 @@ def local_approval_decided(core: Core, *, request_id: str, outcome: str, decided
         # the runtime already decided otherwise (e.g. the answer came too late)
         core.set(node, "decided_by", "runtime")
         return
+    if code is not None and outcome == "allowed-once":
+        core.set(node, "reason", _str(code))
     core.set(node, "decided_by", decided_by)
     _set_outcome(core, node, outcome)
 

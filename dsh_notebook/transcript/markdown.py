@@ -217,6 +217,8 @@ def _approval(item: ApprovalItem) -> str:
         line = f"**Approval** for {tool}: {wait}"
     else:
         outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
+        if item["decided_by"] == "scope" and item["outcome"] == "allowed-once":
+            outcome = "allowed"  # "allowed (for this run)": a scope answered it, nobody clicked
         line = f"**Approval** for {tool}: **{escape_inline(outcome)}**"
         who = decided_by_words(item["decided_by"])
         if who:

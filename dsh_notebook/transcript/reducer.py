@@ -347,13 +347,15 @@ class Transcript:
             reason=reason,
         )
 
-    def _approval_decided(self, *, request_id: str, outcome: str, decided_by: str) -> None:
+    def _approval_decided(
+        self, *, request_id: str, outcome: str, decided_by: str, code: str | None = None
+    ) -> None:
         if decided_by not in DECIDED_BY:
             raise ValueError(
                 f"decided_by must be one of {', '.join(DECIDED_BY)}, not {decided_by!r}"
             )
         inter.local_approval_decided(
-            self._core, request_id=request_id, outcome=outcome, decided_by=decided_by
+            self._core, request_id=request_id, outcome=outcome, decided_by=decided_by, code=code
         )
 
     def _question_asked(

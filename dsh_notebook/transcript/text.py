@@ -52,6 +52,9 @@ OUTCOME_WORDS = {
 }
 _DECIDED_BY = {
     "you": "by you",
+    "you-for-run": "by you, for the rest of this run",
+    "you-edited": "by you, after editing the code",
+    "scope": "for this run",
     "policy": "by policy",
     "timeout": "timed out",
     "connection-lost": "connection lost",
@@ -274,6 +277,8 @@ def _approval(item: ApprovalItem) -> str:
         out = f"approval for {item['tool_name']}: {wait}"
     else:
         outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
+        if item["decided_by"] == "scope" and item["outcome"] == "allowed-once":
+            outcome = "allowed"  # "allowed (for this run)": a scope answered it, nobody clicked
         who = decided_by_words(item["decided_by"])
         out = f"approval for {item['tool_name']}: {outcome}" + (f" ({who})" if who else "")
     code = approval_code(item)

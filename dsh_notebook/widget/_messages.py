@@ -126,8 +126,17 @@ KernelMessage = DeltaMessage | AckMessage
 # -- view -> kernel ------------------------------------------------------------------------------
 
 
-class ApprovalMessage(TypedDict):
-    """Allow once or reject one pending approval (as an action: ``decision`` is normalized)."""
+class _ApprovalOptions(TypedDict, total=False):
+    scope: Literal["run"]
+    code: str
+
+
+class ApprovalMessage(_ApprovalOptions):
+    """Allow once or reject one pending approval (as an action: ``decision`` is normalized).
+
+    With ``allowed-once`` only, at most one of: ``scope: "run"`` ("Allow for this run": the same
+    tool is allowed for the rest of this run), or ``code`` ("Edit, then run": the person's
+    edited code runs instead; ``run_python`` approvals only)."""
 
     type: Literal["approval"]
     request_id: str

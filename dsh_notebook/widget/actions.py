@@ -3,6 +3,8 @@
 A view sends one of (typed in :mod:`._messages`)::
 
     {"type": "approval", "request_id": "a1", "decision": "allowed-once" | "rejected" | "cancelled"}
+    {"type": "approval", "request_id": "a1", "decision": "allowed-once", "scope": "run"}
+    {"type": "approval", "request_id": "a1", "decision": "allowed-once", "code": "edited = 1"}
     {"type": "answer",   "request_id": "q2", "answers": [{"id", "selected": [label], "custom"?}]}
     {"type": "dismiss",  "request_id": "q2"}
     {"type": "stop"}
@@ -15,7 +17,10 @@ they are accepted and mapped to ``"allowed-once"`` / ``"rejected"`` here, at the
 ``on_action`` (normalized: exactly the keys above, ``decision`` an
 :data:`~dsh_notebook.protocol.ApprovalOutcome`, answers naming every question once with labels
 among the options), or into the error text the card shows. It never trusts the view: a request
-must be pending in the current snapshot, and its kind must match.
+must be pending in the current snapshot, and its kind must match; ``scope`` and ``code`` need
+``allowed-once``, ``code`` a pending ``run_python`` card and non-empty text of at most
+:data:`~dsh_notebook.notebook_tools.edits.EDITED_CODE_MAX` characters (never cut: a cut edit
+would run code the person did not write).
 """
 
 from __future__ import annotations
@@ -23,13 +28,27 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import ApprovalOutcome
-from ..transcript.schema import Answer, QuestionItem, Snapshot, cards_in
-from ._messages import DECISIONS, WidgetAction
+from ..transcript.schema import Answer, ApprovalItem, QuestionItem, Snapshot, cards_in
+from ._messages import DECISIONS, ApprovalMessage, WidgetAction
 
-__all__ = ["ACTION_TYPES", "CUSTOM_MAX", "GONE", "check_action", "find_question", "outcome_of"]
+__all__ = [
+    "ACTION_TYPES",
+    "CUSTOM_MAX",
+    "EDITABLE_TOOLS",
+    "EDIT_MAX",
+    "GONE",
+    "check_action",
+    "find_approval",
+    "find_question",
+    "outcome_of",
+]
 
 ACTION_TYPES = ("approval", "answer", "dismiss", "stop")
 CUSTOM_MAX = 10_000
+EDIT_MAX = 100_000
+"""The longest edited code a view may send (same as ``notebook_tools.edits.EDITED_CODE_MAX``)."""
+EDITABLE_TOOLS = frozenset({"run_python"})
+"""Approvals whose code the person may edit before it runs (the notebook tools run it)."""
 GONE = (
     "this request is no longer pending (run stopped, kernel restarted, notebook reopened, "
     "or already answered)"
@@ -40,6 +59,14 @@ def find_question(snapshot: Snapshot, request_id: str) -> QuestionItem | None:
     """The question card of ``request_id`` anywhere in the snapshot (nested too), else ``None``."""
     for card in cards_in(snapshot["items"]):
         if card["kind"] == "question" and card["request_id"] == request_id:
+            return card
+    return None
+
+
+def find_approval(snapshot: Snapshot, request_id: str) -> ApprovalItem | None:
+    """The approval card of ``request_id`` anywhere in the snapshot (nested too), else ``None``."""
+    for card in cards_in(snapshot["items"]):
+        if card["kind"] == "approval" and card["request_id"] == request_id:
             return card
     return None
 
@@ -111,7 +138,30 @@ def check_action(snapshot: Snapshot, message: object) -> WidgetAction | str:
         request_id = _pending(snapshot, "approval", message.get("request_id"))
         if request_id is None:
             return GONE
-        return {"type": "approval", "request_id": request_id, "decision": outcome}
+        action: ApprovalMessage = {
+            "type": "approval", "request_id": request_id, "decision": outcome
+        }  # fmt: skip
+        scope, code = message.get("scope"), message.get("code")
+        if scope is None and code is None:
+            return action
+        if outcome != "allowed-once":
+            return "only an allow can be for this run or carry edited code"
+        if scope is not None and code is not None:
+            return "an edited call is allowed once, not for the whole run"
+        if scope is not None:
+            if scope != "run":
+                return "scope must be 'run'"
+            action["scope"] = "run"
+            return action
+        approval = find_approval(snapshot, request_id)
+        if approval is None or approval["tool_name"] not in EDITABLE_TOOLS:
+            return "only run_python code can be edited before it runs"
+        if not isinstance(code, str) or not code.strip():
+            return "the edited code is empty: write code, or Reject"
+        if len(code) > EDIT_MAX:
+            return f"the edited code is too long (more than {EDIT_MAX:,} characters)"
+        action["code"] = code
+        return action
     if kind in ("answer", "dismiss"):
         request_id = _pending(snapshot, "question", message.get("request_id"))
         if request_id is None:

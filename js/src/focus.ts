@@ -1,7 +1,7 @@
 // After Allow / Reject / Submit / Dismiss the card re-renders and the clicked button is gone, so
 // focus would fall to <body>, where notebook shortcuts stop working. Give it back to the notebook
 // cell the widget is in, unless the person has already moved focus somewhere else.
-const DECISION_BUTTONS = ".dsh-allow, .dsh-reject, .dsh-submit, .dsh-dismiss";
+const DECISION_BUTTONS = ".dsh-allow, .dsh-allow-run, .dsh-reject, .dsh-submit, .dsh-dismiss";
 const NOTEBOOK_TARGETS = [".jp-Cell", ".jp-Notebook"];
 
 /** Is this event one that answers a card (a decision button, or Enter in a question)? */

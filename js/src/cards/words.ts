@@ -7,6 +7,9 @@ export const OUTCOME_WORDS: Record<string, string> = {
 
 export const DECIDED_BY_WORDS: Record<string, string> = {
   you: "by you",
+  "you-for-run": "by you, for the rest of this run",
+  "you-edited": "by you, after editing the code",
+  scope: "for this run",
   policy: "by the policy (no one could click)",
   timeout: "timed out",
   "connection-lost": "connection lost",
