@@ -131,7 +131,7 @@ def test_saved_notebooks_hold_settled_transcripts(name: str) -> None:
             assert len(shown) == 1, source
             plain = "".join(shown[0]["data"]["text/plain"])
             assert " · settled · " in plain and "finish reason: completed" in plain, source
-            assert "scripted demo model" in plain, source
+            assert "demo analyst — no API key set" in plain, source
         assert "execution" not in cell["metadata"], "save without timing metadata (README)"
 
 
