@@ -31,7 +31,7 @@ _NUMERIC: Final = re.compile(r"^(u?int|float|Int|UInt|Float|complex)\d*$|^(int|f
 _TIME: Final = re.compile(r"^datetime64|^timedelta64|^period")
 #: Column names that order rows in time (a trend runs over them).
 ORDER_WORDS: Final = frozenset(
-    {"date", "day", "week", "month", "year", "quarter", "period", "time", "timestamp",
+    {"date", "day", "week", "month", "year", "quarter", "qtr", "period", "time", "timestamp",
      "datetime", "hour", "minute", "season", "step", "t"}
 )  # fmt: skip
 

@@ -118,7 +118,12 @@ def _table_lines(sel: Selection) -> list[str]:
     if sel.wide:
         return ["    table = data.select_dtypes('number')"]
     group = "" if sel.group is None else f"columns={sel.group!r}, "
-    index = f"{sel.order!r}" if sel.order is not None else "data.index"
+    if sel.order is not None:
+        index = f"{sel.order!r}"
+    elif sel.group is not None:  # no time column: the n-th row of each group is step n
+        index = f"data.groupby({sel.group!r}).cumcount()"
+    else:
+        index = "data.index"
     value = sel.value
     lines = [
         f"    table = data.pivot_table(index={index}, {group}values={value!r}, "

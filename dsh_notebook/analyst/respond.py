@@ -254,6 +254,12 @@ def next_step(turn: Turn, intent: Intent) -> Step:
             and ("reject" in (exchange.result or "").lower())
         ):
             return _say(compose.REJECTED)
+    for exchange in turn.exchanges:
+        if exchange.tool == "ask_user_question" and exchange.is_error:
+            return _say(
+                "You dismissed the question, so I computed nothing; name the DataFrame and "
+                "columns in your prompt and ask again."
+            )
     if intent.kind == "help":
         return _say(compose.HELP)
     if intent.kind in ("script", "run_script"):
