@@ -192,6 +192,11 @@ def _select(
         return _Need(_ask(turn, "column", "Which column should I use?", "Column", options))
     if kind in ("trend", "plot") and order is not None and group is not None and order == group:
         order = None
+    over_time = re.search(
+        r"\bover time\b|\btrend\b|\b(daily|weekly|monthly|yearly)\b", question, re.I
+    )
+    if kind == "plot" and not (any(c.orders_rows for c in named) or over_time):
+        order = None  # "plot beds per ward": one bar per ward; a line only over a named time
     numeric_named = [c.name for c in named if c.numeric]
     sel = Selection(
         frame=frame.name,
