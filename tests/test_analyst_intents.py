@@ -96,3 +96,13 @@ def test_tool_results_are_parsed_into_real_names() -> None:
     ]
     assert frame.nulls == (("visits", 4),)
     assert parse_frame("n", "int: 3") is None
+
+
+def test_delegation_words_are_removed_from_the_child_s_task() -> None:
+    from dsh_notebook.analyst.delegate import child_prompt
+
+    assert child_prompt("In the background, check gaps for missing values") == (
+        "Check gaps for missing values"
+    )
+    assert child_prompt("Delegate this to a subagent: describe visits.") == "Describe visits"
+    assert not recognize(child_prompt("describe visits in the background")).background

@@ -190,3 +190,15 @@ def test_outside_its_set_it_says_what_it_can_do(kernel: Kernel) -> None:
     cell, answer = ask(kernel, "Write a haiku about hospitals")
     assert answer.strip() == HELP
     assert "tool" not in cell.outputs[-1]["content"]["data"]["text/plain"].split("Prompt:")[1]
+
+
+def test_in_the_background_a_subagent_does_the_part_and_its_report_is_quoted(
+    kernel: Kernel,
+) -> None:
+    kernel.execute("gaps = wardlog.copy()\ngaps.loc[[1, 4, 7], 'beds'] = None")
+    cell, answer = ask(kernel, "In the background, check gaps for missing values")
+    text = cell.outputs[-1]["content"]["data"]["text/plain"]
+    assert "[tool] subagent · done" in text and "[subagent] Check gaps for missing values" in text
+    expected = f"Missing values in `gaps` ({len(ROWS)} rows): `beds` 3."
+    assert answer.startswith("The subagent finished. Its report:")
+    assert f"> {expected}" in answer, answer

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from ..scripted_model import ScriptContext, Step, ToolCall
 from . import compose
+from .delegate import delegate_step, is_child
 from .intents import Intent, question_text, recognize
 from .names import (
     Column,
@@ -267,6 +268,8 @@ def next_step(turn: Turn, intent: Intent) -> Step:
             )
     if intent.kind == "help":
         return _say(compose.HELP)
+    if intent.background and turn.offers("subagent") and not is_child(turn):
+        return delegate_step(turn, question_text(turn.prompt))
     if intent.kind in ("script", "run_script"):
         from .scripts import script_step
 
@@ -305,6 +308,11 @@ def next_step(turn: Turn, intent: Intent) -> Step:
     if not turn.offers("run_python"):
         return _say("`run_python` is turned off in this kernel, so I cannot compute in it.")
     ran = turn.done("run_python")
+    if not ran and is_child(turn):
+        return _say(
+            "I am a subagent and cannot ask for approval, so I did not run code in your kernel; "
+            'ask without "in the background" to compute this.'
+        )
     if not ran:
         code = program(intent.kind, sel, agg=intent.agg, largest=intent.largest, n=intent.n or 5)
         return _call(turn, "run_python", {"code": code}, _doing(intent, sel))
