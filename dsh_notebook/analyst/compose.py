@@ -137,10 +137,10 @@ def trend_answer(result: Mapping[str, Any], *, value: str | None, order: str | N
         return "There are too few points to fit a trend (at least two per group are needed)."
     over = f"`{order}`" if order else "row order"
     span = f"from {result.get('first')} to {result.get('last')}"
-    unit = f" `{value}`" if value else ""
+    unit = f" of `{value}`" if value else ""
     fastest, slowest = slopes[0], slopes[-1]
     lines = [
-        f"Least-squares slope of{unit} per step of {over} ({result.get('points')} points, "
+        f"Least-squares slope{unit} per step of {over} ({result.get('points')} points, "
         f"{span}){_filters(result)}:",
         "",
     ]

@@ -80,6 +80,12 @@ class Frame:
     index: str
     nulls: tuple[tuple[str, int], ...]
 
+    @property
+    def index_name(self) -> str | None:
+        """The index's name from the describer's ``Index: ... , name 'month'`` line."""
+        _head, sep, name = self.index.rpartition(", name ")
+        return _unquote(name) if sep else None
+
     def column(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name == name), None)
 

@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from ..scripted_model import ScriptContext, Step, ToolCall
+from ..scripted_model import AfterReply, ScriptContext, Step, ToolCall
 from . import compose
-from .delegate import delegate_step, is_child
+from .delegate import delegate_step, is_child, parent_id
 from .intents import Intent, question_text, recognize
 from .names import (
     Column,
@@ -43,9 +43,15 @@ def respond(ctx: ScriptContext) -> Step:
     """The step answering ``ctx``'s request (a :data:`~dsh_notebook.scripted_model.StepFactory`)."""
     try:
         turn = read_turn(ctx.body)
-        return next_step(turn, recognize(turn.prompt))
+        step = next_step(turn, recognize(turn.prompt))
     except Exception as exc:  # never leave the runtime without a reply
         return Step(text=f"The demo analyst failed on this request ({type(exc).__name__}).")
+    parent = parent_id(turn)
+    if parent and ctx.session_id and not step.tool_calls:
+        # a child's report waits until its parent's turn has ended (see AfterReply), so the
+        # settled notice always starts the parent's next turn: the same transcript every run
+        step = replace(step, after_reply=AfterReply(parent, mention=ctx.session_id))
+    return step
 
 
 def _say(text: str) -> Step:
@@ -228,7 +234,8 @@ def _computed_answer(intent: Intent, sel: Selection, frame: Frame, result: dict[
             result, value=sel.value or "", largest=intent.largest, label_columns=labels
         )
     if intent.kind == "trend":
-        return compose.trend_answer(result, value=sel.value, order=sel.order)
+        order = sel.order or (frame.index_name if sel.wide else None)
+        return compose.trend_answer(result, value=sel.value, order=order)
     if intent.kind == "duplicates":
         return compose.duplicates_answer(result, frame=frame.name)
     if intent.kind == "correlation":
