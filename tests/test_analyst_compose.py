@@ -151,3 +151,11 @@ def test_numbers_and_result_lines() -> None:
     assert [fmt(3.0), fmt(1234), fmt(2.345), fmt(-0.5)] == ["3", "1,234", "2.35", "-0.50"]
     text = f'noise\n{RESULT_MARKER}{{"a": 1}}\n{RESULT_MARKER}not json\n'
     assert read_results(text) == [{"a": 1}]
+
+
+def test_a_frame_in_backticks_wins_over_a_frame_named_like_its_column() -> None:
+    two = VARIABLES.replace("1 variable(s)", "2 variable(s)") + (
+        "\nrevenue | DataFrame | (6, 4) | 1 kB | columns: East (int64), …"
+    )
+    steps = walk("Total revenue per city in `trips`", (two, False))
+    assert steps[1].tool_calls[0].input == {"name": "trips"}

@@ -43,6 +43,7 @@ class Variable:
     name: str
     type: str
     shape: str
+    preview: str = ""
 
     @property
     def is_frame(self) -> bool:
@@ -145,7 +146,7 @@ def parse_variables(result: str) -> list[Variable]:
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)]
         if len(cells) < 3 or cells[0] in ("name", "---") or not cells[0].isidentifier():
             continue
-        out.append(Variable(cells[0], cells[1], cells[2]))
+        out.append(Variable(cells[0], cells[1], cells[2], cells[4] if len(cells) > 4 else ""))
     return out
 
 

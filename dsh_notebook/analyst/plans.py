@@ -175,7 +175,7 @@ def _correlation(sel: Selection) -> list[str]:
 
 
 def _plot(sel: Selection) -> list[str]:
-    label = sel.value or "value"
+    label = sel.value or sel.frame
     if sel.wide or sel.order is not None:
         draw = [*_table_lines(sel), "    table.plot(ax=ax, marker='o')"]
         what = "line"

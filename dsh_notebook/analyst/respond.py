@@ -113,8 +113,15 @@ def _choose_frame(turn: Turn, variables: list[Variable], question: str) -> Varia
     by_name = {v.name: v for v in frames}
     if picked in by_name:
         return by_name[picked]
+    quoted = [v for v in frames if f"`{v.name}`" in question]
+    if len(quoted) == 1:  # a name in backticks is the frame ("revenue in `sales`")
+        return quoted[0]
     hits = sorted((mentioned(question, v.name), v.name) for v in frames)
     hits = [h for h in hits if h[0] >= 0]
+    # "total revenue per region in `sales`": a frame named like another one's column is the
+    # column when that other frame is named too
+    columns_of_named = " ".join(by_name[n].preview for _, n in hits)
+    hits = [h for h in hits if mentioned(columns_of_named, h[1] + " (") < 0] or hits
     if hits:
         return by_name[hits[0][1]]
     shape = described_shape(turn.prompt)
