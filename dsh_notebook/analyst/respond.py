@@ -37,6 +37,49 @@ from .turn import Turn, read_turn
 __all__ = ["next_step", "respond"]
 
 _COMPUTED: Final = ("aggregate", "rank", "trend", "duplicates", "correlation", "plot")
+#: Words of a question that never name a value to filter on.
+_STOP: Final = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "by",
+        "compute",
+        "do",
+        "does",
+        "each",
+        "for",
+        "from",
+        "grows",
+        "how",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "over",
+        "per",
+        "plot",
+        "rows",
+        "show",
+        "tell",
+        "than",
+        "that",
+        "the",
+        "there",
+        "this",
+        "to",
+        "top",
+        "total",
+        "what",
+        "which",
+        "with",
+    ]
+)
 
 
 def respond(ctx: ScriptContext) -> Step:
@@ -219,7 +262,14 @@ def _select(
         order=order.name if (order and kind in ("trend", "plot")) else None,
         sort_order=bool(order and (order.temporal or order.numeric)),
         filters=filters,
-        words=tuple(w.lower() for w in words(question)),
+        words=tuple(
+            w.lower()
+            for w in words(question)
+            if w.lower() not in _STOP
+            and w != frame.name
+            and not w[0].isdigit()
+            and all(mentioned(w, c.name) < 0 for c in frame.columns)
+        ),
         string_columns=tuple(c.name for c in strings),
         wide=frame.wide and kind in ("trend", "plot"),
         columns=tuple(
