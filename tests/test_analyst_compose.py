@@ -159,3 +159,36 @@ def test_a_frame_in_backticks_wins_over_a_frame_named_like_its_column() -> None:
     )
     steps = walk("Total revenue per city in `trips`", (two, False))
     assert steps[1].tool_calls[0].input == {"name": "trips"}
+
+
+def test_the_demo_server_routes_untagged_prompts_to_the_analyst_and_tagged_ones_to_scripts() -> (
+    None
+):
+    import urllib.request
+
+    from dsh_notebook.kernel.demo import DemoModel
+    from dsh_notebook.scripted_model import BUILTIN_SCRIPTS
+
+    def answer(url: str, prompt: str) -> str:
+        data = json.dumps({"model": "m", "stream": True, "messages": [
+            {"role": "user", "content": [{"type": "text", "text": prompt}]}]}).encode()  # fmt: skip
+        request = urllib.request.Request(f"{url}/v1/messages", data=data, method="POST")
+        request.add_header("content-type", "application/json")
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            events = [json.loads(line[6:]) for line in reply.read().decode().splitlines()
+                      if line.startswith("data: ")]  # fmt: skip
+        return "".join(
+            e["delta"]["text"] for e in events
+            if e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta"
+        )  # fmt: skip
+
+    demo = DemoModel()
+    try:
+        url = demo.endpoint()
+        assert url.startswith("http://127.0.0.1:")
+        assert answer(url, "Tell me a joke") == HELP
+        plain = BUILTIN_SCRIPTS["plain"].steps[0]
+        assert isinstance(plain, Step)
+        assert answer(url, "[[scenario:plain]] hi") == plain.text
+    finally:
+        demo.stop()
