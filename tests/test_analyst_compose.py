@@ -192,3 +192,12 @@ def test_the_demo_server_routes_untagged_prompts_to_the_analyst_and_tagged_ones_
         assert answer(url, "[[scenario:plain]] hi") == plain.text
     finally:
         demo.stop()
+
+
+def test_an_interpolated_description_picks_the_frame_of_that_shape() -> None:
+    two = VARIABLES.replace("1 variable(s)", "2 variable(s)") + (
+        "\nwide | DataFrame | (6, 4) | 1 kB | columns: East (int64), …"
+    )
+    prompt = "Here it is:\n\nDataFrame: 6 rows x 4 columns\nIndex: Index (str)\n\nDescribe it."
+    steps = walk(prompt, (two, False))
+    assert steps[1].tool_calls[0].input == {"name": "wide"}
