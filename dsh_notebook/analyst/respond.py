@@ -36,7 +36,6 @@ from .turn import Turn, read_turn
 
 __all__ = ["next_step", "respond"]
 
-_COMPUTED: Final = ("aggregate", "rank", "trend", "duplicates", "correlation", "plot")
 #: Words of a question that never name a value to filter on.
 _STOP: Final = frozenset(
     [
