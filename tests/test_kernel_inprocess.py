@@ -164,7 +164,7 @@ def test_demo_model_without_a_key(
     assert "scripted demo model" not in capsys.readouterr().err
     run_cell(ip, "", "hello")
     captured = capsys.readouterr()
-    assert "scripted demo model, no API key set" in captured.out
+    assert "demo analyst — no API key set" in captured.out
     assert "scripted demo model" not in captured.err
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-real")
     assert not magics.demo_active()

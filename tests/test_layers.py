@@ -16,9 +16,9 @@ PACKAGE = Path(dsh_notebook.__file__).resolve().parent
 
 # part -> rank (DESIGN.md §2, top to bottom); a part imports only parts of a lower rank
 RANK = {
-    "errors": 0, "bridge": 0, "comm_routing": 0, "protocol": 1, "transport": 2, "runtime": 3, "client": 4, "transcript": 5,
-    "widget": 6, "context": 7, "notebook_tools": 8, "scripted_model": 9, "frontend": 10,
-    "kernel": 11, "testing": 12,
+    "errors": 0, "bridge": 0, "comm_routing": 0, "protocol": 1, "transport": 2, "runtime": 3,
+    "client": 4, "transcript": 5, "widget": 6, "context": 7, "notebook_tools": 8,
+    "scripted_model": 9, "analyst": 10, "frontend": 11, "kernel": 12, "testing": 13,
 }  # fmt: skip
 
 # part -> third-party modules it must never import (anywhere in its files)
@@ -31,6 +31,7 @@ FORBIDDEN = {
     "widget": ("IPython", "anyio", "ipykernel"),
     "context": ("IPython", "ipywidgets", "anywidget", "ipykernel", "anyio"),
     "scripted_model": ("IPython", "anyio", "pydantic", "anywidget", "ipykernel"),
+    "analyst": ("IPython", "anyio", "pydantic", "anywidget", "ipykernel", "pandas", "numpy"),
     "frontend": ("anyio", "anywidget"),
 }  # fmt: skip
 

@@ -1,8 +1,11 @@
 """The demo model: what runs answer when no API key and no model endpoint is configured.
 
 It is the scripted model endpoint on 127.0.0.1, started on first use and stopped with the kernel's
-agent. The one-line notice that runs use it is shown in the run's header (the model label), not
-printed as an error.
+agent. Routing: a prompt without a ``[[scenario:NAME]]`` tag goes to the demo analyst
+(:mod:`dsh_notebook.analyst`, the server's default scenario), which answers from the kernel's real
+data through the notebook and runtime tools; a tagged prompt gets that scripted scenario (the
+tests' canned replies, unchanged). The one-line notice that runs use it is shown in the run's
+header (the model label), not printed as an error.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from .settings import KernelSettings
 
 __all__ = ["DEMO_API_KEY", "DEMO_LABEL", "DemoModel", "demo_active"]
 
-DEMO_LABEL = "scripted demo model, no API key set"
+DEMO_LABEL = "demo analyst — no API key set"
 DEMO_API_KEY = "demo-no-key"
 
 
@@ -46,9 +49,13 @@ class DemoModel:
         """The base URL, starting the server on first use."""
         with self._lock:
             if self._server is None:
+                from ..analyst import ANALYST_SCENARIO, analyst_script
                 from ..scripted_model import ScriptedModelServer
 
-                self._server = ScriptedModelServer().start()
+                self._server = ScriptedModelServer(
+                    scripts={ANALYST_SCENARIO: analyst_script()},
+                    default_scenario=ANALYST_SCENARIO,
+                ).start()
             return str(self._server.base_url)
 
     def stop(self) -> None:

@@ -102,7 +102,7 @@ class DshMagics(Magics):
     ).tag(config=True)  # fmt: skip
     demo_model = Enum(
         ["auto", "on", "off"], "auto",
-        help="Use the scripted demo model (canned answers, on 127.0.0.1): 'auto' = when no API key "
+        help="Use the demo model (the rule-based demo analyst, on 127.0.0.1): 'auto' = when no API key "
         "and no base URL is configured.",
     ).tag(config=True)  # fmt: skip
     notebook_tools = Bool(

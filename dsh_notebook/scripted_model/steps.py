@@ -269,11 +269,14 @@ class Script:
         after_last: the step used when the scenario is asked for more steps than it has
             (e.g. the model is called again after the final answer). ``None`` answers with a
             short text saying the script is exhausted, which ends the turn.
+        repeat_last: the last step (usually a factory that reads the whole request, like the
+            demo analyst) answers every later step too; ``after_last`` is then never used.
     """
 
     steps: tuple[Step | StepFactory, ...]
     description: str = ""
     after_last: Step | None = None
+    repeat_last: bool = False
 
     def __post_init__(self) -> None:
         if not self.steps:
@@ -282,6 +285,8 @@ class Script:
     def step_for(self, context: ScriptContext) -> Step:
         """Resolve the step for ``context`` (calls factories; applies :attr:`after_last`)."""
         index = context.step_index
+        if self.repeat_last:
+            index = min(index, len(self.steps) - 1)
         if index >= len(self.steps):
             if self.after_last is not None:
                 return self.after_last

@@ -1,0 +1,143 @@
+"""The turn the analyst answers, read from one Messages request (pure; no IO).
+
+A *turn* starts at the newest user message with human text (the prompt) and holds every tool call
+the model made after it together with its result. The analyst is stateless: everything it knows
+about its own progress comes from this record, so parent and subagent requests, retries and
+restarts need no memory on the server side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..scripted_model import analyze_request
+
+__all__ = ["Exchange", "Turn", "read_turn"]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One tool call of this turn and what came back.
+
+    Attributes:
+        name: the tool name as the model called it (``mcp__notebook__run_python``, ``bash``).
+        input: the call's arguments.
+        result: the result's text (text blocks joined); ``None`` while it has no result.
+        is_error: whether the runtime marked the result as an error (a rejection, a failure).
+    """
+
+    name: str
+    input: Mapping[str, Any]
+    result: str | None
+    is_error: bool
+
+    @property
+    def tool(self) -> str:
+        """The bare tool name: ``run_python`` for ``mcp__notebook__run_python``."""
+        return self.name.rsplit("__", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What the analyst knows when it picks its next step.
+
+    Attributes:
+        prompt: the human text of the prompt (interpolated ``{var}`` descriptions included).
+        tools: the names of the tools the request offers.
+        exchanges: this turn's tool calls with their results, oldest first.
+        notices: runtime-written texts of the newest user message (e.g. a subagent settled).
+    """
+
+    prompt: str
+    tools: frozenset[str]
+    exchanges: tuple[Exchange, ...]
+    notices: tuple[str, ...] = ()
+
+    def offers(self, tool: str) -> bool:
+        """Whether ``tool`` (bare name) is offered, natively or as a notebook MCP tool."""
+        return any(name == tool or name.endswith("__" + tool) for name in self.tools)
+
+    def tool_name(self, tool: str) -> str:
+        """The offered name of ``tool`` (``mcp__notebook__run_python``), else ``tool``."""
+        for name in sorted(self.tools):
+            if name == tool or name.endswith("__" + tool):
+                return name
+        return tool
+
+    def done(self, tool: str) -> list[Exchange]:
+        """This turn's answered calls of ``tool`` (bare name), oldest first."""
+        return [e for e in self.exchanges if e.tool == tool and e.result is not None]
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, Mapping) and b.get("type") == "text"
+        )
+    return ""
+
+
+def read_turn(body: Mapping[str, Any]) -> Turn:
+    """The turn of request ``body``: prompt, offered tools, tool calls with results.
+
+    The prompt is found as the scripted model finds its tagged message (the newest user message
+    with human text, see :func:`~dsh_notebook.scripted_model.analyze_request`); tool calls are
+    the ``tool_use`` blocks of the assistant messages after it, matched to ``tool_result`` blocks
+    by id. Malformed parts are skipped, never raised on.
+    """
+    analysis = analyze_request(body)
+    raw_tools = body.get("tools")
+    tools = frozenset(
+        str(t["name"])
+        for t in (raw_tools if isinstance(raw_tools, list) else [])
+        if isinstance(t, Mapping) and isinstance(t.get("name"), str)
+    )
+    raw = body.get("messages")
+    messages = [m for m in raw if isinstance(m, Mapping)] if isinstance(raw, list) else []
+    # the assistant messages of this turn are the last step_index ones
+    assistant_seen = 0
+    start = len(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        if assistant_seen == analysis.step_index:
+            break
+        if messages[index].get("role") == "assistant":
+            assistant_seen += 1
+        start = index
+    calls: list[tuple[str, str, Mapping[str, Any]]] = []
+    results: dict[str, tuple[str, bool]] = {}
+    for message in messages[start:]:
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, Mapping):
+                continue
+            if block.get("type") == "tool_use" and message.get("role") == "assistant":
+                args = block.get("input")
+                calls.append(
+                    (
+                        str(block.get("id", "")),
+                        str(block.get("name", "")),
+                        args if isinstance(args, Mapping) else {},
+                    )
+                )
+            elif block.get("type") == "tool_result":
+                results[str(block.get("tool_use_id", ""))] = (
+                    _text_of(block.get("content")),
+                    bool(block.get("is_error")),
+                )
+    exchanges = tuple(
+        Exchange(name, args, *results.get(cid, (None, False))) for cid, name, args in calls
+    )
+    return Turn(
+        prompt=analysis.prompt_text,
+        tools=tools,
+        exchanges=exchanges,
+        notices=analysis.notices,
+    )

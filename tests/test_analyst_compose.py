@@ -1,0 +1,203 @@
+"""The demo analyst's steps and answers, from hand-made Messages requests (no runtime, no kernel):
+each step follows from the prompt and this turn's tool results, and every number in an answer is
+one a tool result carried."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dsh_notebook.analyst import HELP, REJECTED, analyst_script, respond
+from dsh_notebook.analyst.compose import fmt
+from dsh_notebook.analyst.plans import RESULT_MARKER, read_results
+from dsh_notebook.scripted_model import ScriptContext, Step
+
+TOOLS = [
+    {"name": n}
+    for n in (
+        "bash", "write", "ask_user_question", "mcp__notebook__notebook_variables",
+        "mcp__notebook__describe_variable", "mcp__notebook__run_python",
+    )
+]  # fmt: skip
+
+VARIABLES = (
+    "1 variable(s) in the notebook kernel:\n\nname | type | shape/len | size | preview\n"
+    "--- | --- | --- | --- | ---\ntrips | DataFrame | (5, 3) | 1 kB | columns: ..."
+)
+DESCRIBED = (
+    "trips: DataFrame: 5 rows x 3 columns\nDataFrame: 5 rows x 3 columns\nIndex: RangeIndex\n"
+    "Columns (dtype):\n  'city': str\n  'fare': float64\n  'tip': float64\n"
+    "First 5 of 5 rows:\n...\nNull counts:\n  'tip': 2\n"
+)
+
+
+def body(prompt: str, *exchanges: tuple[Step, str, bool]) -> dict[str, Any]:
+    """A request: the prompt, then per exchange the step's tool call and its result."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": prompt}]}
+    ]
+    for i, (step, result, is_error) in enumerate(exchanges):
+        call = step.tool_calls[0]
+        messages.append({"role": "assistant", "content": [
+            {"type": "text", "text": step.text},
+            {"type": "tool_use", "id": f"t{i}", "name": call.name, "input": dict(call.input)},
+        ]})  # fmt: skip
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}",
+                         "content": [{"type": "text", "text": result}], "is_error": is_error}]})  # fmt: skip
+    return {"messages": messages, "tools": TOOLS}
+
+
+def step_for(request: dict[str, Any]) -> Step:
+    steps = sum(1 for m in request["messages"] if m["role"] == "assistant")
+    ctx = ScriptContext(
+        scenario="analyst", step_index=steps, attempt=0, tags={}, prompt_text="",
+        notices=(), latest_user_kind="human", body=request,
+    )  # fmt: skip
+    step = analyst_script().step_for(ctx)
+    assert step == respond(ctx)
+    return step
+
+
+def walk(prompt: str, *results: tuple[str, bool]) -> list[Step]:
+    """The steps of a turn whose tool calls get ``results`` in order."""
+    done: list[tuple[Step, str, bool]] = []
+    steps = [step_for(body(prompt))]
+    for result, is_error in results:
+        done.append((steps[-1], result, is_error))
+        steps.append(step_for(body(prompt, *done)))
+    return steps
+
+
+def printed(result: dict[str, Any]) -> str:
+    return "stdout:\n" + RESULT_MARKER + json.dumps(result)
+
+
+def test_a_total_per_group_reads_the_kernel_then_computes_then_answers_from_the_result() -> None:
+    result = {
+        "kind": "aggregate",
+        "items": [["Lyon", 71.25], ["Graz", 9.0]],
+        "filters": [],
+        "rows": 5,
+    }
+    steps = walk(
+        "Total fare per city", (VARIABLES, False), (DESCRIBED, False), (printed(result), False)
+    )
+    assert [s.tool_calls[0].name for s in steps[:3]] == [
+        "mcp__notebook__notebook_variables", "mcp__notebook__describe_variable",
+        "mcp__notebook__run_python",
+    ]  # fmt: skip
+    assert steps[1].tool_calls[0].input == {"name": "trips"}
+    code = steps[2].tool_calls[0].input["code"]
+    assert "data = trips" in code and "groupby('city')['fare'].sum()" in code
+    compile(code, "<analyst>", "exec")
+    answer = steps[3].text
+    assert not steps[3].tool_calls
+    assert "**Lyon** with 71.25" in answer and "- Graz: 9" in answer
+
+
+def test_missing_values_come_from_describe_without_running_code() -> None:
+    steps = walk("Any missing values?", (VARIABLES, False), (DESCRIBED, False))
+    assert steps[2].text == "Missing values in `trips` (5 rows): `tip` 2."
+
+
+def test_an_ambiguous_column_is_asked_and_the_answer_is_used() -> None:
+    answer = json.dumps({"answers": [{"id": "column", "selected": ["tip"]}]})
+    steps = walk("Which city earned most?", (VARIABLES, False), (DESCRIBED, False), (answer, False))
+    ask = steps[2].tool_calls[0]
+    assert ask.name == "ask_user_question"
+    assert [o["label"] for o in ask.input["questions"][0]["options"]] == ["fare", "tip"]
+    assert "groupby('city')['tip'].sum()" in steps[3].tool_calls[0].input["code"]
+
+
+def test_a_rejected_approval_is_acknowledged_and_nothing_is_retried() -> None:
+    rejected = "Error: The user rejected running this code, so nothing was executed."
+    steps = walk("Total fare per city", (VARIABLES, False), (DESCRIBED, False), (rejected, True))
+    assert steps[3].text == REJECTED and not steps[3].tool_calls
+
+
+def test_a_dismissed_question_computes_nothing() -> None:
+    cancelled = "Error: the user cancelled ask_user_question"
+    steps = walk(
+        "Which city earned most?", (VARIABLES, False), (DESCRIBED, False), (cancelled, True)
+    )
+    assert "dismissed" in steps[3].text and not steps[3].tool_calls
+
+
+def test_outside_the_set_is_one_honest_line() -> None:
+    (step,) = walk("Write me a poem about spring")
+    assert step.text == HELP and "\n" not in HELP and "DEEPSEEK_API_KEY" in HELP
+
+
+def test_a_trend_answer_names_fastest_and_shrinking_from_the_slopes() -> None:
+    trend = {"kind": "trend", "slopes": [["B", 2.5, 1, 11], ["A", -1.25, 9, 4]], "points": 5,
+             "first": "1", "last": "5", "filters": [], "rows": 10}  # fmt: skip
+    steps = walk(
+        "Which city grows fastest in fare?",
+        (VARIABLES, False),
+        (DESCRIBED, False),
+        (printed(trend), False),
+    )
+    assert "**B** grows fastest (2.50 per step)" in steps[3].text
+    assert "Shrinking: **A** (-1.25 per step)" in steps[3].text
+
+
+def test_a_failing_program_is_reported_not_answered() -> None:
+    failed = "error:\nTraceback ...\nKeyError: 'fare'"
+    steps = walk("Total fare per city", (VARIABLES, False), (DESCRIBED, False), (failed, False))
+    assert steps[3].text == "The code did not produce an answer: KeyError: 'fare'"
+
+
+def test_numbers_and_result_lines() -> None:
+    assert [fmt(3.0), fmt(1234), fmt(2.345), fmt(-0.5)] == ["3", "1,234", "2.35", "-0.50"]
+    text = f'noise\n{RESULT_MARKER}{{"a": 1}}\n{RESULT_MARKER}not json\n'
+    assert read_results(text) == [{"a": 1}]
+
+
+def test_a_frame_in_backticks_wins_over_a_frame_named_like_its_column() -> None:
+    two = VARIABLES.replace("1 variable(s)", "2 variable(s)") + (
+        "\nrevenue | DataFrame | (6, 4) | 1 kB | columns: East (int64), …"
+    )
+    steps = walk("Total revenue per city in `trips`", (two, False))
+    assert steps[1].tool_calls[0].input == {"name": "trips"}
+
+
+def test_the_demo_server_routes_untagged_prompts_to_the_analyst_and_tagged_ones_to_scripts() -> (
+    None
+):
+    import urllib.request
+
+    from dsh_notebook.kernel.demo import DemoModel
+    from dsh_notebook.scripted_model import BUILTIN_SCRIPTS
+
+    def answer(url: str, prompt: str) -> str:
+        data = json.dumps({"model": "m", "stream": True, "messages": [
+            {"role": "user", "content": [{"type": "text", "text": prompt}]}]}).encode()  # fmt: skip
+        request = urllib.request.Request(f"{url}/v1/messages", data=data, method="POST")
+        request.add_header("content-type", "application/json")
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            events = [json.loads(line[6:]) for line in reply.read().decode().splitlines()
+                      if line.startswith("data: ")]  # fmt: skip
+        return "".join(
+            e["delta"]["text"] for e in events
+            if e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta"
+        )  # fmt: skip
+
+    demo = DemoModel()
+    try:
+        url = demo.endpoint()
+        assert url.startswith("http://127.0.0.1:")
+        assert answer(url, "Tell me a joke") == HELP
+        plain = BUILTIN_SCRIPTS["plain"].steps[0]
+        assert isinstance(plain, Step)
+        assert answer(url, "[[scenario:plain]] hi") == plain.text
+    finally:
+        demo.stop()
+
+
+def test_an_interpolated_description_picks_the_frame_of_that_shape() -> None:
+    two = VARIABLES.replace("1 variable(s)", "2 variable(s)") + (
+        "\nwide | DataFrame | (6, 4) | 1 kB | columns: East (int64), …"
+    )
+    prompt = "Here it is:\n\nDataFrame: 6 rows x 4 columns\nIndex: Index (str)\n\nDescribe it."
+    steps = walk(prompt, (two, False))
+    assert steps[1].tool_calls[0].input == {"name": "wide"}
