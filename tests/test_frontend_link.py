@@ -128,6 +128,10 @@ def test_run_output_is_kept_per_run_and_sent_again_to_every_page() -> None:
         ("m2", "settled"),
         ("m1", "settled"),
     ]
+    assert all(m.get("replay") is True for m in comms[0].sent)  # a page may refill its cells
+    comms[0].sent.clear()
+    link.send_run_output("m3", "c3", "live", bundle)
+    assert "replay" not in comms[0].sent[0]  # only what answers a hello is a replay
 
 
 def test_run_outputs_kept_are_bounded_and_sent_from_any_thread() -> None:

@@ -188,3 +188,12 @@ def test_extension_versions_agree() -> None:
     assert found is not None
     assert python == npm == built["version"] == found.group(1)
     assert built["name"] == "dsh-notebook"  # the folder name under share/jupyter/labextensions
+
+
+def test_run_output_replay_flag() -> None:
+    message = dict(protocol.run_output("m1", "c1", "settled", "a", "b"))
+    assert protocol.parse_kernel_message(message) == message  # no flag: none parsed
+    parsed = protocol.parse_kernel_message({**message, "replay": True})
+    assert parsed is not None and parsed.get("replay") is True
+    odd = protocol.parse_kernel_message({**message, "replay": "yes"})
+    assert odd is not None and "replay" not in odd  # not true: an ordinary message

@@ -170,7 +170,8 @@ class FrontendLink:
             if self._waiting:
                 self._flush_locked()
             for message in self._outputs.values():
-                self._send_locked(message)
+                replayed: RunOutput = {**message, "replay": True}
+                self._send_locked(replayed)
 
     def _on_close(self, msg: Mapping[str, Any]) -> None:
         with self._lock:

@@ -107,13 +107,20 @@ class Waiting(TypedDict):
 RunOutputBundle = TypedDict("RunOutputBundle", {"text/markdown": str, "text/plain": str})
 
 
-class RunOutput(TypedDict):
+class _RunOutputRequired(TypedDict):
     v: Literal[1]
     type: Literal["run_output"]
     model_id: str
     cell_id: str | None
     state: RunOutputState
     bundle: RunOutputBundle
+
+
+class RunOutput(_RunOutputRequired, total=False):
+    """``replay: True`` on a message sent again in answer to a page's ``hello_reply``: that page
+    may have lost the run's output (reloaded before a save) and puts it back in the cell."""
+
+    replay: Literal[True]
 
 
 def _text(value: object, *, empty: bool = True) -> str | None:
@@ -205,13 +212,18 @@ def _run_output(data: Mapping[str, object]) -> RunOutput | None:
         return None
     assert cell_id is None or isinstance(cell_id, str)
     bundle: RunOutputBundle = {"text/markdown": markdown, "text/plain": plain}
+    message: RunOutput
     if state == "live":
-        return {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
-                "state": "live", "bundle": bundle}  # fmt: skip
-    if state == "settled":
-        return {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
-                "state": "settled", "bundle": bundle}  # fmt: skip
-    return None
+        message = {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
+                   "state": "live", "bundle": bundle}  # fmt: skip
+    elif state == "settled":
+        message = {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
+                   "state": "settled", "bundle": bundle}  # fmt: skip
+    else:
+        return None
+    if data.get("replay") is True:
+        message["replay"] = True
+    return message
 
 
 def parse_kernel_message(data: object) -> Hello | Waiting | RunOutput | None:

@@ -218,3 +218,59 @@ def test_saved_mid_run_and_reopened_without_the_kernel_reads_interrupted(
     assert "model not found" not in text, text
     assert page.locator(".dsh-root").count() == 0
     page.close()
+
+
+def test_an_unsaved_reload_puts_the_run_back_in_its_cell(
+    browser: Any, extlab: Lab, tmp_path: Path
+) -> None:
+    """Reloaded before the notebook was ever saved with the run's output: the cell is empty on
+    disk. The live widget comes back (its card takes the click), and after it settles another
+    unsaved reload shows the transcript."""
+    name = "unsaved.ipynb"
+    target = tmp_path / "unsaved.txt"
+    write_notebook(
+        extlab.root / name,
+        ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
+    )
+    page = new_page(browser)
+    open_notebook(page, extlab, name)
+    run_all(page)
+    page.locator(".dsh-allow").wait_for(timeout=90_000)
+    assert not saved_outputs(extlab, name, 1)  # never saved with the run
+
+    page.reload()
+    wait_notebook(page, extlab, name)
+    allow = page.locator(".dsh-allow")
+    allow.wait_for(timeout=60_000)  # the widget is back in the empty cell
+    page.wait_for_timeout(600)
+    allow.click()
+    page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+    assert target.exists()
+    assert not saved_outputs(extlab, name, 1)
+
+    page.reload()
+    wait_notebook(page, extlab, name)
+    page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+    assert page.locator(".dsh-root").count() == 0
+    page.close()
+
+
+def test_a_kernel_restart_in_the_same_page_reads_interrupted(browser: Any, extlab: Lab) -> None:
+    """A restart keeps the page's kernel connection (no kernel change): the run widget of the
+    old kernel becomes what the page had of its transcript, marked interrupted."""
+    name = "restart.ipynb"
+    write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW.replace("40", "400")])
+    page = new_page(browser)
+    open_notebook(page, extlab, name)
+    run_all(page)
+    wait_live_text(page, "slow3")
+    page.wait_for_timeout(2500)  # a live transcript reaches the page at most every 2 s
+    page.click("li.lm-MenuBar-item:has-text('Kernel')")
+    page.click(".lm-Menu-item:has-text('Restart Kernel…')")
+    page.click(".jp-Dialog .jp-mod-accept")
+    stand_in = page.locator(".jp-RenderedMarkdown:has-text('the kernel restarted or changed')")
+    stand_in.wait_for(timeout=60_000)
+    assert "slow3" in stand_in.inner_text()
+    assert page.locator(".dsh-root").count() == 0
+    assert "model not found" not in page.locator(".jp-Notebook").inner_text()
+    page.close()

@@ -80,12 +80,33 @@ export class NotebookBinding {
       return;
     }
     addIdentityToExecutes(kernel, cellId => this.identityFor(cellId));
+    this._watchRestarts(kernel);
     linkKernel(
       kernel,
       this._version,
       waiting => this._setWaiting(waiting),
       output => void this._runs.onMessage(output)
     );
+  }
+
+  /** A restart keeps the connection (no kernel change): once the new kernel is up, run widgets
+   * of the old one read "interrupted" with what this page had of their transcript. */
+  private _watchRestarts(kernel: Kernel.IKernelConnection): void {
+    if (this._watched.has(kernel)) {
+      return;
+    }
+    this._watched.add(kernel);
+    let restarting = false;
+    kernel.statusChanged.connect((_, status) => {
+      if (status === 'restarting' || status === 'autorestarting') {
+        restarting = true;
+      } else if (restarting && status === 'idle') {
+        restarting = false;
+        void this._runs.restoreInterrupted(kernel).catch(error =>
+          console.error('dsh-notebook: could not restore interrupted runs', error)
+        );
+      }
+    });
   }
 
   /** Once the session has its kernel (or none): run widgets of models it lacks read "interrupted". */
@@ -118,5 +139,6 @@ export class NotebookBinding {
   private readonly _sessionContext: ISessionContext;
   private readonly _views = new Set<WaitingState>();
   private _waiting: IWaiting | null = null;
+  private readonly _watched = new WeakSet<Kernel.IKernelConnection>();
   private _pending = 0;
 }

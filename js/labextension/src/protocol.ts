@@ -88,6 +88,8 @@ export interface IRunOutput {
   cell_id: string | null;
   state: RunOutputState;
   bundle: IRunBundle;
+  /** Sent again in answer to this page's `hello_reply` (a reload, a second page). */
+  replay?: true;
 }
 
 export type KernelMessage = IHello | IWaiting | IRunOutput;
@@ -195,7 +197,7 @@ function parseRunOutput(data: Record<string, unknown>): IRunOutput | null {
   if (!isBundleText(markdown) || !isBundleText(plain)) {
     return null;
   }
-  return {
+  const message: IRunOutput = {
     v: 1,
     type: 'run_output',
     model_id,
@@ -203,4 +205,8 @@ function parseRunOutput(data: Record<string, unknown>): IRunOutput | null {
     state,
     bundle: { 'text/markdown': markdown, 'text/plain': plain }
   };
+  if (data.replay === true) {
+    message.replay = true;
+  }
+  return message;
 }

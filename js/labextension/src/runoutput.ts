@@ -72,6 +72,23 @@ export function staticRunOutput(bundle: IRunBundle, modelId: string, interrupted
   };
 }
 
+/** The output that shows run `modelId`'s live widget (what the kernel's `open_view` displays). */
+export function widgetRunOutput(modelId: string, bundle: IRunBundle): IOutputJSON {
+  return {
+    output_type: 'display_data',
+    data: {
+      [WIDGET_MIME]: { model_id: modelId, version_major: 2, version_minor: 1 },
+      'text/plain': bundle['text/plain']
+    },
+    metadata: { [RUN_METADATA_KEY]: { run: true, model_id: modelId } }
+  };
+}
+
+/** Whether a cell's `source` is a `%%dsh` prompt cell. */
+export function isPromptSource(source: string): boolean {
+  return /^\s*%%dsh\b/.test(source);
+}
+
 /** What a live run widget output is saved as: the widget, plus its latest transcript under the note. */
 export function withSavedTranscript(output: IOutputJSON, bundle: IRunBundle): IOutputJSON {
   return {
@@ -82,6 +99,30 @@ export function withSavedTranscript(output: IOutputJSON, bundle: IRunBundle): IO
       'text/plain': `${SAVED_LIVE_NOTE}\n\n${bundle['text/plain']}`
     }
   };
+}
+
+export const RESTARTED_NOTE =
+  'dsh: the kernel restarted or changed while this run was in progress; it is shown as interrupted, with what had arrived by then.';
+export const RESTARTED_EMPTY =
+  'dsh: the kernel restarted or changed while this run was in progress, before any of its transcript reached this page; it is shown as interrupted.';
+
+/** The interrupted stand-in of a run widget whose kernel restarted or changed under this page: what the page had of it. */
+export function restartedOutput(output: IOutputJSON, live: IRunBundle | undefined): IOutputJSON | null {
+  const modelId = widgetModelId(output);
+  if (modelId === null || !isRunWidget(output)) {
+    return null;
+  }
+  if (live === undefined) {
+    return staticRunOutput({ 'text/markdown': `*${RESTARTED_EMPTY}*`, 'text/plain': RESTARTED_EMPTY }, modelId, true);
+  }
+  return staticRunOutput(
+    {
+      'text/markdown': `*${RESTARTED_NOTE}*\n\n${live['text/markdown']}`,
+      'text/plain': `${RESTARTED_NOTE}\n\n${live['text/plain']}`
+    },
+    modelId,
+    true
+  );
 }
 
 /** The interrupted stand-in of a run widget whose model is gone (what was saved, or a note). */

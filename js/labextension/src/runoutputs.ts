@@ -9,9 +9,15 @@
  *   a save writes, autosave included) adds it to each still-live run widget. Only the saved copy
  *   changes: the widget on the page is not touched, so it is not re-rendered (the widget
  *   renderer's `renderModel` would add a second view of the same model to the output).
- * - on open and on every kernel change: a run widget whose model the kernel does not have (a new
- *   kernel after the old one was shut down, or no kernel) becomes its saved transcript, marked
+ * - on open, on every kernel change and after a kernel restart: a run widget whose model the
+ *   kernel does not have (a new kernel after the old one was shut down, a restarted one, or no
+ *   kernel) becomes its saved transcript (or the latest live one this page received), marked
  *   interrupted, never "Error displaying widget: model not found".
+ * - `run_output` replayed (sent again in answer to this page's hello): when no output of that run
+ *   is in the notebook and its `%%dsh` cell has no outputs at all (the page was reloaded before
+ *   the run's output was ever saved), the run is put back there: its live widget while it runs,
+ *   else its transcript. A cell the person cleared in this page is never refilled: only replays
+ *   (once per hello) do this, and only into an empty prompt cell.
  */
 
 import type { ICodeCellModel } from '@jupyterlab/cells';
@@ -23,11 +29,14 @@ import type { IRunBundle, IRunOutput } from './protocol';
 import {
   IOutputJSON,
   interruptedOutput,
+  isPromptSource,
+  restartedOutput,
   isRunWidget,
   notebookForSave,
   showsRun,
   staticRunOutput,
-  widgetModelId
+  widgetModelId,
+  widgetRunOutput
 } from './runoutput';
 
 const WIDGET_TARGET = 'jupyter.widget';
@@ -43,11 +52,20 @@ export class RunOutputs {
   async onMessage(message: IRunOutput): Promise<void> {
     if (message.state === 'live') {
       this._live.set(message.model_id, message.bundle);
+      if (message.replay === true) {
+        await this._context.ready;
+        if (!this._shown(message.model_id)) {
+          this._restore(message.cell_id, widgetRunOutput(message.model_id, message.bundle));
+        }
+      }
       return;
     }
     this._live.delete(message.model_id);
     await this._context.ready;
-    this._replace(message.cell_id, message.model_id, message.bundle);
+    const replaced = this._replace(message.cell_id, message.model_id, message.bundle);
+    if (!replaced && message.replay === true) {
+      this._restore(message.cell_id, staticRunOutput(message.bundle, message.model_id, false));
+    }
   }
 
   /** Turn run widgets whose model `kernel` does not have into their interrupted transcript. */
@@ -74,7 +92,10 @@ export class RunOutputs {
       if (modelId === null || alive.has(modelId) || !isRunWidget(output)) {
         return;
       }
-      const replacement = interruptedOutput(output);
+      const live = this._live.get(modelId);
+      // a live transcript received by this page: the run was going on here when its kernel
+      // restarted or changed; otherwise what was saved (a reopen)
+      const replacement = live !== undefined ? restartedOutput(output, live) : interruptedOutput(output);
       if (replacement !== null) {
         set(replacement);
       }
@@ -89,7 +110,42 @@ export class RunOutputs {
     return found;
   }
 
-  private _replace(cellId: string | null, modelId: string, bundle: IRunBundle): void {
+  /** Whether any output of the notebook shows run `modelId` (its widget or a static transcript). */
+  private _shown(modelId: string): boolean {
+    let found = false;
+    this._each(output => {
+      const meta = output.metadata?.dsh_notebook;
+      const marked = typeof meta === 'object' && meta !== null && (meta as Record<string, unknown>).model_id === modelId;
+      found = found || marked || widgetModelId(output) === modelId;
+    });
+    return found;
+  }
+
+  /** Put `output` into prompt cell `cellId` when that cell has no outputs at all. */
+  private _restore(cellId: string | null, output: IOutputJSON): void {
+    if (cellId === null || this._context.isDisposed) {
+      return;
+    }
+    const cells = this._context.model.cells;
+    for (let i = 0; i < cells.length; i++) {
+      const cell = cells.get(i);
+      if (cell.id !== cellId || cell.type !== 'code') {
+        continue;
+      }
+      const outputs = (cell as ICodeCellModel).outputs;
+      if (outputs.length === 0 && isPromptSource(cell.sharedModel.getSource())) {
+        // An output the page adds is untrusted unless the cell is: the widget renderer (not
+        // "safe") would fall back to text/plain. The cell is empty and this output holds only
+        // the widget reference and plain text, as the kernel would have displayed it.
+        cell.trusted = true;
+        outputs.add(output as unknown as Parameters<typeof outputs.add>[0]);
+      }
+      return;
+    }
+  }
+
+  /** The run's output (in cell `cellId` first) becomes the static transcript; whether one did. */
+  private _replace(cellId: string | null, modelId: string, bundle: IRunBundle): boolean {
     const replacement = staticRunOutput(bundle, modelId, false);
     let done = false;
     const visit = (output: IOutputJSON, set: (value: IOutputJSON) => void): void => {
@@ -104,6 +160,7 @@ export class RunOutputs {
     if (!done) {
       this._each(visit);
     }
+    return done;
   }
 
   /** `visit` every output (of cell `cellId` only, when given); `set` replaces that output. */

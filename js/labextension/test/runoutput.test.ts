@@ -9,10 +9,16 @@ import {
   SAVED_LIVE_NOTE,
   WIDGET_MIME,
   interruptedOutput,
+  isPromptSource,
+  RESTARTED_EMPTY,
+  RESTARTED_NOTE,
+  restartedOutput,
   isRunWidget,
   notebookForSave,
   showsRun,
-  staticRunOutput
+  staticRunOutput,
+  widgetModelId,
+  widgetRunOutput
 } from '../src/runoutput';
 
 const bundle = { 'text/markdown': '**slow1**', 'text/plain': 'slow1' };
@@ -83,4 +89,36 @@ test('a run widget whose model is gone reads interrupted, never model not found'
   const settled = staticRunOutput(bundle, 'm1', false);
   assert.ok(!showsRun(settled, 'm1'), 'a settled transcript is final');
   assert.ok(showsRun(widget('m1'), 'm1'));
+});
+
+test('a replayed run_output keeps its flag; anything but true is no replay', () => {
+  assert.equal(parseKernelMessage({ ...message, replay: true })?.type, 'run_output');
+  assert.equal((parseKernelMessage({ ...message, replay: true }) as { replay?: boolean }).replay, true);
+  assert.equal((parseKernelMessage({ ...message, replay: 1 }) as { replay?: boolean }).replay, undefined);
+});
+
+test('a restored live widget output is a run widget of that model', () => {
+  const output = widgetRunOutput('m9', bundle);
+  assert.ok(isRunWidget(output));
+  assert.equal(widgetModelId(output), 'm9');
+  assert.ok(showsRun(output, 'm9'));
+  assert.equal(output.data?.['text/plain'], 'slow1');
+});
+
+test('prompt cells are the ones that start with %%dsh', () => {
+  assert.ok(isPromptSource('%%dsh\nhi'));
+  assert.ok(isPromptSource('  %%dsh -s x\nhi'));
+  assert.ok(!isPromptSource('%dsh status'));
+  assert.ok(!isPromptSource('%%dshx\nhi'));
+  assert.ok(!isPromptSource('print(1)\n%%dsh'));
+});
+
+test('a restarted kernel: the widget reads interrupted with what the page had, or says nothing came', () => {
+  const had = restartedOutput(widget('m1'), bundle);
+  assert.ok(had !== null && String(had.data?.['text/markdown']).startsWith(`*${RESTARTED_NOTE}*`));
+  assert.ok(String(had?.data?.['text/plain']).endsWith('slow1'));
+  assert.ok(had !== null && showsRun(had, 'm1') && !isRunWidget(had));
+  const none = restartedOutput(widget('m1'), undefined);
+  assert.equal(none?.data?.['text/plain'], RESTARTED_EMPTY);
+  assert.equal(restartedOutput(widget('m1', false), bundle), null);
 });
