@@ -88,6 +88,34 @@ def test_outputs_keep_figures_as_png_and_drop_html(shell: InteractiveShell) -> N
     assert "<IPython.core.display.HTML object>" in str(result.cell_outputs)
 
 
+def test_displays_of_other_threads_are_not_captured(shell: InteractiveShell) -> None:
+    """The UI pump publishes a run's live output from its own thread while the agent's code runs:
+    that reaches the page as usual, and is neither in the cell nor in the model's report."""
+
+    class Recording:
+        def __init__(self) -> None:
+            self.published: list[Any] = []
+
+        def publish(self, data: Any, *args: Any, **kwargs: Any) -> None:
+            self.published.append(data)
+
+    original, recording = shell.display_pub, Recording()
+    shell.display_pub = recording  # type: ignore[assignment]
+    code = (
+        "import threading\nfrom IPython.display import display\n"
+        "t = threading.Thread(target=lambda: display('from-the-pump'))\n"
+        "t.start(); t.join()\ndisplay('from-the-code')"
+    )
+    try:
+        result = run_python(shell, code, outputs=True)
+    finally:
+        shell.display_pub = original
+    assert recording.published == [{"text/plain": "'from-the-pump'"}]
+    assert "from-the-pump" not in result.as_text() and "from-the-code" in result.as_text()
+    assert [o["data"]["text/plain"] for o in result.cell_outputs] == ["'from-the-code'"]
+    assert shell.display_pub is original
+
+
 def test_outputs_of_an_interrupt(shell: InteractiveShell) -> None:
     result = run_python(shell, "raise KeyboardInterrupt", outputs=True)
     assert result.interrupted

@@ -41,6 +41,7 @@ import inspect
 import io
 import itertools
 import sys
+import threading
 import traceback
 import types
 from collections.abc import Container, Iterable, Mapping
@@ -470,6 +471,28 @@ def _rich_outputs(outputs: Iterable[Any], max_chars: int) -> tuple[list[bytes], 
     return images, texts
 
 
+class _ThisThreadOnly:
+    """The shell's display publisher while :func:`run_python` captures: ``publish`` and
+    ``clear_output`` from the thread running the code are captured, those of other threads (the
+    UI pump publishing a run's live output) go to the kernel's own publisher as usual, so they
+    are neither lost from the page nor mistaken for the code's own displays."""
+
+    def __init__(self, capturing: Any, original: Any, thread: threading.Thread) -> None:
+        self._capturing, self._original, self._thread = capturing, original, thread
+
+    def _target(self) -> Any:
+        return self._capturing if threading.current_thread() is self._thread else self._original
+
+    def publish(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target().publish(*args, **kwargs)
+
+    def clear_output(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target().clear_output(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target(), name)
+
+
 CELL_OUTPUT_MIMES: tuple[str, ...] = ("text/plain", "image/png", "image/jpeg")
 """The mime types an agent cell's rich outputs keep. The code is the agent's, so its HTML,
 JavaScript, SVG and markdown (which JupyterLab may render as trusted after a save) are dropped;
@@ -570,7 +593,14 @@ def run_python(
     budget = max(200, max_chars)
     before = _figure_numbers()
     interrupted = False
+    original_pub = getattr(shell, "display_pub", None)
     with capture_output(stdout=True, stderr=True, display=True) as captured:
+        capturing_pub = getattr(shell, "display_pub", None)
+        if original_pub is not None and capturing_pub is not original_pub:
+            # restored to original_pub by capture_output on the way out
+            shell.display_pub = _ThisThreadOnly(
+                capturing_pub, original_pub, threading.current_thread()
+            )
         try:
             value, error, _ = _execute(shell, code)
         except KeyboardInterrupt as exc:  # arrived outside the exec (between our own lines)
