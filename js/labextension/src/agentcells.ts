@@ -56,7 +56,12 @@ export class RemoveRunButtons {
   constructor(private readonly _panel: NotebookPanel) {
     const refresh = (): void => this._schedule();
     void _panel.context.ready.then(() => {
-      _panel.model?.cells.changed.connect(refresh);
+      if (_panel.isDisposed) {
+        return;
+      }
+      const cells = _panel.content.model?.cells;
+      cells?.changed.connect(refresh);
+      _panel.disposed.connect(() => cells?.changed.disconnect(refresh));
       refresh();
     });
     _panel.content.modelContentChanged.connect(refresh);
@@ -74,9 +79,12 @@ export class RemoveRunButtons {
   }
 
   private _refresh(): void {
+    if (this._panel.isDisposed) {
+      return;
+    }
     const notebook = this._panel.content;
-    const model = this._panel.model;
-    if (model === null || this._panel.isDisposed) {
+    const model = notebook.model;
+    if (model === null) {
       return;
     }
     const cells = infos(model);
@@ -120,7 +128,7 @@ export class RemoveRunButtons {
 
   /** Delete the agent cells of the newest run anchored at `anchorId` (one undoable change). */
   remove(anchorId: string): void {
-    const model = this._panel.model;
+    const model = this._panel.isDisposed ? null : this._panel.content.model;
     if (model === null) {
       return;
     }
