@@ -108,7 +108,8 @@ def test_two_approved_calls_send_two_cells_in_order(kernel: Kernel) -> None:
     assert cells[0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "rows: 3\n"}]
     kinds = [o["output_type"] for o in cells[1]["outputs"]]
     assert kinds == ["display_data", "execute_result"], [
-        {**o, "data": {k: v[:60] for k, v in o.get("data", {}).items()}} for o in cells[1]["outputs"]
+        {**o, "data": {k: v[:60] for k, v in o.get("data", {}).items()}}
+        for o in cells[1]["outputs"]
     ]
     assert cells[1]["outputs"][1]["data"] == {"text/plain": "60"}
     assert kernel.value("(agent_rows, agent_total)") == "([3, 1, 2], 6)"
