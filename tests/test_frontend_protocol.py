@@ -175,6 +175,11 @@ def test_both_sides_name_the_same_protocol() -> None:
     assert set(constant("RESERVED_TYPES")) == protocol.RESERVED_TYPES
     assert {"waiting", "run_output"} <= set(constant("CAPABILITIES"))
     assert constant("MAX_BUNDLE_TEXT") == protocol.MAX_BUNDLE_TEXT
+    assert "insert_cell" in set(constant("CAPABILITIES"))  # agent cells
+    assert constant("AGENT_TAG") == protocol.AGENT_TAG
+    assert tuple(constant("AGENT_OUTPUT_MIMES")) == protocol.AGENT_OUTPUT_MIMES
+    for name in ("MAX_CELL_SOURCE", "MAX_CELL_OUTPUTS", "MAX_OUTPUTS_TEXT"):
+        assert constant(name) == getattr(protocol, name), name
 
 
 def test_extension_versions_agree() -> None:

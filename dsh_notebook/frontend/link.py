@@ -6,8 +6,8 @@ whether the ``dsh-notebook`` extension is present and what it can do. Until a re
 no-op that reports ``False``; nothing raises into the caller.
 
 Threads: :meth:`open` touches the kernel's comm manager and must run on the kernel's main
-thread (from a cell or magic). :meth:`send_waiting` and :meth:`send_run_output` may be called
-from any thread: the state
+thread (from a cell or magic). :meth:`send_waiting`, :meth:`send_run_output` and
+:meth:`send_insert_cell` may be called from any thread: the state
 is kept under a lock and sent over the kernel's IOPub socket, which ipykernel makes thread-safe.
 The reply is handled on the main thread between requests (or on a subshell's thread, see
 :mod:`dsh_notebook.comm_routing`), so a link opened in a cell learns of the extension when that cell has finished, and a ``waiting`` state sent before that is kept and
@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from ..comm_routing import unpin_reply_route
 from .protocol import (
     COMM_TARGET,
+    InsertCell,
     RunOutput,
     RunOutputState,
     WaitingCell,
@@ -134,6 +135,25 @@ class FrontendLink:
             while len(self._outputs) > KEPT_RUN_OUTPUTS:
                 del self._outputs[next(iter(self._outputs))]
             return self._send_locked(message)
+
+    def can_insert_cells(self) -> bool:
+        """Whether a page that inserts cells (capability ``insert_cell``) is connected now."""
+        with self._lock:
+            return self._comm is not None and "insert_cell" in (self._capabilities or ())
+
+    def send_insert_cell(self, message: InsertCell) -> bool:
+        """Ask the page to insert an agent cell (any thread). Sent once, not kept: a page that
+        is not connected now never gets it (a reloaded page would insert it a second time into
+        a notebook that may have been saved with it). Returns whether it was sent."""
+        with self._lock:
+            comm = self._comm
+            if comm is None or "insert_cell" not in (self._capabilities or ()):
+                return False
+            try:
+                comm.send(dict(message))
+            except Exception:
+                return False
+            return True
 
     def _send_locked(self, message: RunOutput) -> bool:
         comm = self._comm

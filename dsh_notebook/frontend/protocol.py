@@ -32,8 +32,19 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
       knows the output's ``display_id``: after a reload, or in a second page). Each text is at
       most :data:`MAX_BUNDLE_TEXT` characters (the kernel cuts longer ones with a note).
 
+    - ``insert_cell`` (kernel -> frontend, capability ``insert_cell``): ``{"v": 1, "type":
+      "insert_cell", "anchor": "<cell id of the %%dsh cell>", "session": "...", "run": "<run
+      id>", "call": 1, "source": "...", "outputs": [<nbformat v4 output>, ...]}``. An approved
+      ``run_python`` call of run ``run`` that has finished: the page inserts an unexecuted code
+      cell with ``source`` (the kernel's text, first line a comment naming the agent) and
+      ``outputs`` below the anchor, after the agent cells already there, tagged
+      :data:`AGENT_TAG`, with ``metadata.dsh_notebook.agent = {session, run, call, anchor}``.
+      Outputs are ``stream``, ``display_data``, ``execute_result`` or ``error``; their data
+      holds only :data:`AGENT_OUTPUT_MIMES` (strings), never HTML. Sent once, when the call
+      finished; a page that is not connected then does not get it (the transcript keeps the
+      code).
+
     Reserved for later (named so no one reuses them, not implemented on either side):
-    ``insert_cell`` (kernel -> frontend: insert a cell as source text, never HTML) and
     ``read_notebook`` / ``read_notebook_reply`` (kernel asks for the cells' sources). A side that
     does not announce the matching capability in ``hello_reply`` never receives them.
 
@@ -51,7 +62,15 @@ from typing import Final, Literal, TypedDict
 PROTOCOL_VERSION: Final = 1
 METADATA_KEY: Final = "dsh_notebook"
 COMM_TARGET: Final = "dsh_notebook.frontend"
-RESERVED_TYPES: Final = frozenset({"insert_cell", "read_notebook", "read_notebook_reply"})
+RESERVED_TYPES: Final = frozenset({"read_notebook", "read_notebook_reply"})
+AGENT_TAG: Final = "dsh-agent"
+"""The cell tag of a cell the agent wrote (an inserted ``run_python`` call)."""
+AGENT_OUTPUT_MIMES: Final = ("text/plain", "image/png", "image/jpeg")
+MAX_CELL_SOURCE: Final = 512 * 1024
+"""The longest ``source`` of an ``insert_cell``."""
+MAX_CELL_OUTPUTS: Final = 64
+MAX_OUTPUTS_TEXT: Final = 8 * 1024 * 1024
+"""The most characters all outputs of one ``insert_cell`` may hold (images included)."""
 
 WaitingKind = Literal["approval", "question"]
 
@@ -121,6 +140,26 @@ class RunOutput(_RunOutputRequired, total=False):
     may have lost the run's output (reloaded before a save) and puts it back in the cell."""
 
     replay: Literal[True]
+
+
+class AgentCellOrigin(TypedDict):
+    """``metadata.dsh_notebook.agent`` of an inserted cell."""
+
+    session: str
+    run: str
+    call: int
+    anchor: str
+
+
+class InsertCell(TypedDict):
+    v: Literal[1]
+    type: Literal["insert_cell"]
+    anchor: str
+    session: str
+    run: str
+    call: int
+    source: str
+    outputs: list[dict[str, object]]
 
 
 def _text(value: object, *, empty: bool = True) -> str | None:
@@ -226,7 +265,87 @@ def _run_output(data: Mapping[str, object]) -> RunOutput | None:
     return message
 
 
-def parse_kernel_message(data: object) -> Hello | Waiting | RunOutput | None:
+def _string_list(value: object) -> str | None:
+    """nbformat multiline text: a string or a list of strings, joined."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "".join(value)
+    return None
+
+
+def _output(raw: object) -> dict[str, object] | None:
+    if not isinstance(raw, Mapping):
+        return None
+    kind = raw.get("output_type")
+    if kind == "stream":
+        name, text = raw.get("name"), _string_list(raw.get("text"))
+        if name not in ("stdout", "stderr") or text is None:
+            return None
+        return {"output_type": "stream", "name": name, "text": text}
+    if kind == "error":
+        ename, evalue, tb = raw.get("ename"), raw.get("evalue"), raw.get("traceback")
+        if not isinstance(ename, str) or not isinstance(evalue, str) or not isinstance(tb, list):
+            return None
+        if not all(isinstance(line, str) for line in tb):
+            return None
+        return {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": list(tb)}
+    if kind not in ("display_data", "execute_result"):
+        return None
+    data, metadata = raw.get("data"), raw.get("metadata", {})
+    if not isinstance(data, Mapping) or not isinstance(metadata, Mapping):
+        return None
+    kept: dict[str, str] = {}
+    for mime, value in data.items():
+        text = _string_list(value)
+        if mime not in AGENT_OUTPUT_MIMES or text is None:
+            return None  # HTML, scripts, anything else: the whole message is refused
+        kept[mime] = text
+    meta = {k: dict(v) for k, v in metadata.items() if k in kept and isinstance(v, Mapping)}
+    out: dict[str, object] = {"output_type": kind, "data": kept, "metadata": meta}
+    if kind == "execute_result":
+        count = raw.get("execution_count")
+        out["execution_count"] = count if type(count) is int else None
+    return out
+
+
+def _size(value: object) -> int:
+    """Characters of the strings in an output (its data, text, traceback)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, Mapping):
+        return sum(_size(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_size(v) for v in value)
+    return 0
+
+
+def _insert_cell(data: Mapping[str, object]) -> InsertCell | None:
+    anchor, session, run = (
+        _text(data.get("anchor"), empty=False),
+        _text(data.get("session"), empty=False),
+        _text(data.get("run"), empty=False),
+    )
+    call, source, raw_outputs = data.get("call"), data.get("source"), data.get("outputs")
+    if anchor is None or session is None or run is None:
+        return None
+    if type(call) is not int or call < 1:
+        return None
+    if not isinstance(source, str) or len(source) > MAX_CELL_SOURCE:
+        return None
+    if not isinstance(raw_outputs, list) or len(raw_outputs) > MAX_CELL_OUTPUTS:
+        return None
+    outputs = [_output(o) for o in raw_outputs]
+    if any(o is None for o in outputs):
+        return None
+    kept = [o for o in outputs if o is not None]
+    if sum(_size(o) for o in kept) > MAX_OUTPUTS_TEXT:
+        return None
+    return {"v": 1, "type": "insert_cell", "anchor": anchor, "session": session, "run": run,
+            "call": call, "source": source, "outputs": kept}  # fmt: skip
+
+
+def parse_kernel_message(data: object) -> Hello | Waiting | RunOutput | InsertCell | None:
     """A comm message the extension receives from the kernel, or ``None`` (ignore it). The
     frontend's ``parseKernelMessage`` applies the same rules; this one serves tests and tools."""
     kind = _head(data)
@@ -250,6 +369,8 @@ def parse_kernel_message(data: object) -> Hello | Waiting | RunOutput | None:
         return {"v": 1, "type": "waiting", "count": count, "cells": [c for c in cells if c]}
     if kind == "run_output":
         return _run_output(data)
+    if kind == "insert_cell":
+        return _insert_cell(data)
     return None
 
 
@@ -288,3 +409,32 @@ def run_output(
     }
     return {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
             "state": state, "bundle": bundle}  # fmt: skip
+
+
+def insert_cell(
+    anchor: str,
+    session: str,
+    run: str,
+    call: int,
+    source: str,
+    outputs: Sequence[Mapping[str, object]],
+) -> InsertCell | None:
+    """The ``insert_cell`` message, or ``None`` when it would not be well-formed (an anchor
+    or session too long, a source past :data:`MAX_CELL_SOURCE`): then nothing is sent. Outputs
+    past :data:`MAX_CELL_OUTPUTS` or the :data:`MAX_OUTPUTS_TEXT` budget are left out, with a
+    ``stderr`` note saying how many."""
+    kept: list[dict[str, object]] = []
+    budget, left_out = MAX_OUTPUTS_TEXT - 200, 0
+    for raw in outputs:
+        output = _output(raw)
+        if output is None or len(kept) >= MAX_CELL_OUTPUTS - 1 or _size(output) > budget:
+            left_out += 1
+            continue
+        budget -= _size(output)
+        kept.append(output)
+    if left_out:
+        note = f"dsh: {left_out} more output(s) of this call are not shown here; run the cell.\n"
+        kept.append({"output_type": "stream", "name": "stderr", "text": note})
+    message = {"v": 1, "type": "insert_cell", "anchor": anchor, "session": session, "run": run,
+               "call": call, "source": source, "outputs": kept}  # fmt: skip
+    return _insert_cell(message)

@@ -33,6 +33,7 @@ from ..frontend.protocol import WaitingCell
 from ..protocol import ApprovalOutcome
 from ..runtime import Secret, resolve_dsh_home
 from ..transcript import Transcript
+from .agent_cells import AgentCells
 from .broker import Broker
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
 from .display import kernel_of, stdin_available
@@ -91,6 +92,11 @@ class NotebookAgent:
             errors=self.errors,
             current_session=self.current_run_session,
             kernel_loop=_running_loop(),  # the kernel's loop: the agent is made in %load_ext
+            record=AgentCells(
+                self.frontend_link,
+                enabled=lambda: self.settings().agent_cells,
+                run_for_call=lambda: self._run_of(self.current_run_session()),
+            ),
         )
         self._ledger: PromptLedger | None = None
 

@@ -4,7 +4,9 @@ When a prompt is skipped because it was answered before (see :mod:`.ledger`), it
 transcript it had, with a one-line note that it was not sent again, and, when its approved
 ``run_python`` calls had changed the kernel, which variables they made (those are not recreated:
 the kernel is new). The variables are read from the code that ran: top-level assignments,
-imports, functions and classes of each approved ``run_python`` call.
+imports, functions and classes of each approved ``run_python`` call. When the run wrote agent
+cells (:mod:`.agent_cells`), the note says instead that those cells, which Run All runs next,
+recreate them.
 """
 
 from __future__ import annotations
@@ -80,18 +82,27 @@ def made_variables(snapshot: Snapshot) -> list[str]:
     return names
 
 
-def skipped_bundle(bundle: dict[str, str], variables: list[str], session_id: str) -> dict[str, str]:
-    """The kept transcript with a note on top: not sent again, and what was not recreated."""
+def skipped_bundle(
+    bundle: dict[str, str], variables: list[str], session_id: str, *, agent_cells: int = 0
+) -> dict[str, str]:
+    """The kept transcript with a note on top: not sent again, and what was not recreated
+    (or, when the run inserted ``agent_cells``, that those cells recreate it)."""
     note = (
         f"not sent again: this prompt was answered in session `{session_id}` before; this is its "
         "transcript. Re-run with `--force` to send it again."
     )
     if variables:
         shown = ", ".join(f"`{v}`" for v in variables[:12]) + (" …" if len(variables) > 12 else "")
-        note += (
-            f" Its approved run_python code had made {shown} in the kernel; they were not "
-            "recreated in this kernel."
-        )
+        if agent_cells:
+            note += (
+                f" Its approved run_python code had made {shown}; the {agent_cells} agent "
+                "cell(s) it wrote below this cell (tag `dsh-agent`) recreate them when they run."
+            )
+        else:
+            note += (
+                f" Its approved run_python code had made {shown} in the kernel; they were not "
+                "recreated in this kernel."
+            )
     plain = note.replace("`", "")
     out = dict(bundle)
     if "text/markdown" in out:

@@ -53,10 +53,18 @@ class PromptLedger:
         return key in self._load(session_id)
 
     def keep_transcript(
-        self, session_id: str, prompt: str, bundle: dict[str, str], variables: list[str]
+        self,
+        session_id: str,
+        prompt: str,
+        bundle: dict[str, str],
+        variables: list[str],
+        *,
+        agent_cells: int = 0,
     ) -> None:
-        """Keep the settled transcript of an answered prompt (best effort, never raises)."""
-        record = {"bundle": bundle, "variables": variables, "time": time.time()}
+        """Keep the settled transcript of an answered prompt (best effort, never raises);
+        ``agent_cells``: how many agent cells its run inserted into the notebook."""
+        record = {"bundle": bundle, "variables": variables, "agent_cells": agent_cells,
+                  "time": time.time()}  # fmt: skip
         path = self._transcript_path(session_id, prompt)
         with contextlib.suppress(OSError, TypeError, ValueError):
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,6 +85,15 @@ class PromptLedger:
             return None
         names = [v for v in variables if isinstance(v, str)] if isinstance(variables, list) else []
         return bundle, names
+
+    def kept_agent_cells(self, session_id: str, prompt: str) -> int:
+        """How many agent cells the kept run of this prompt inserted (0 when unknown)."""
+        try:
+            record = json.loads(self._transcript_path(session_id, prompt).read_text())
+        except (OSError, ValueError):
+            return 0
+        count = record.get("agent_cells") if isinstance(record, dict) else None
+        return count if type(count) is int and count > 0 else 0
 
     def _transcript_path(self, session_id: str, prompt: str) -> Path:
         return self._path(session_id).with_suffix("") / f"{self.digest(prompt)}.json"

@@ -113,6 +113,11 @@ class DshMagics(Magics):
     notebook_run_python = Bool(
         True, help="Offer run_python to the agent (every call asks for your approval)."
     ).tag(config=True)
+    agent_cells = Bool(
+        True,
+        help="Insert each approved run_python call as a code cell (tag dsh-agent) with its "
+        "outputs below the %%dsh cell; needs the dsh-notebook JupyterLab/Notebook 7 extension.",
+    ).tag(config=True)
     notebook_tools_max_chars = Int(8000, help="Cap for one notebook tool result.").tag(config=True)
     max_chars_per_value = Int(4000, help="Cap for one interpolated value.").tag(config=True)
     max_context_chars = Int(40000, help="Cap for all interpolated values of a prompt.").tag(
@@ -135,6 +140,7 @@ class DshMagics(Magics):
             rerun=cast(Rerun, self.rerun), demo_model=cast(DemoChoice, self.demo_model),
             notebook_tools=self.notebook_tools,
             notebook_run_python=self.notebook_run_python,
+            agent_cells=self.agent_cells,
             notebook_tools_max_chars=self.notebook_tools_max_chars,
             max_chars_per_value=self.max_chars_per_value,
             max_context_chars=self.max_context_chars,

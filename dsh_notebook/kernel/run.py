@@ -20,6 +20,7 @@ import concurrent.futures
 import queue
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -239,6 +240,12 @@ class ActiveRun:
     prompts: queue.Queue[MainThreadPrompt]
     cell_id: str | None = None
     """The notebook cell that started it (known with the frontend extension)."""
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    """Names the run in its agent cells' metadata (see :mod:`.agent_cells`)."""
+    agent_calls: int = 0
+    """Approved ``run_python`` calls numbered for agent cells so far."""
+    agent_cells: int = 0
+    """Agent cells sent to the page so far."""
 
 
 def start_run(
@@ -327,10 +334,12 @@ def _show_skipped(agent: RunContext, plan: RunPlan) -> None:
         print(f"dsh: {plan.skipped}", file=sys.stderr)
         return
     bundle, variables = kept
+    cells = agent.ledger.kept_agent_cells(plan.session_id, plan.prompt)
+    shown = skipped_bundle(bundle, variables, plan.session_id, agent_cells=cells)
     if plan.display.fmt == "text" or agent.frontend().terminal:
-        print(skipped_bundle(bundle, variables, plan.session_id)["text/plain"])
+        print(shown["text/plain"])
         return
-    show_bundle(skipped_bundle(bundle, variables, plan.session_id))
+    show_bundle(shown)
 
 
 def _bind(shell: Any, handle: RunHandle, out: str | None) -> None:
@@ -366,7 +375,13 @@ def _keep(agent: RunContext, run: ActiveRun, view: LiveView) -> None:
     static = LiveView(view.transcript, "markdown", lambda bundle: None, secrets=view.secrets)
     static.settled = True
     variables = made_variables(view.transcript.snapshot())
-    agent.ledger.keep_transcript(run.handle.session, run.handle.prompt, static.bundle(), variables)
+    agent.ledger.keep_transcript(
+        run.handle.session,
+        run.handle.prompt,
+        static.bundle(),
+        variables,
+        agent_cells=run.agent_cells,
+    )
 
 
 WaitOutcome = Literal["settled", "interrupted"]

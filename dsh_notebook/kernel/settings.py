@@ -43,6 +43,7 @@ class KernelSettings:
     demo_model: DemoChoice = "auto"
     notebook_tools: bool = True
     notebook_run_python: bool = True
+    agent_cells: bool = True
     notebook_tools_max_chars: int = 8000
     max_chars_per_value: int = 4000
     max_context_chars: int = 40000

@@ -43,6 +43,7 @@ class NotebookToolsHost:
         errors: dict[int, str],
         current_session: Callable[[], str],
         kernel_loop: asyncio.AbstractEventLoop | None,
+        record: Any = None,
     ) -> None:
         self._shell = shell
         self._host = host
@@ -50,6 +51,7 @@ class NotebookToolsHost:
         self._errors = errors
         self._current_session = current_session
         self._kernel_loop = kernel_loop
+        self._record = record  # a notebook_tools.server.CallRecorder (agent cells), or None
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
@@ -83,6 +85,7 @@ class NotebookToolsHost:
             executor=executor,
             errors=self._errors,
             settings=settings,
+            record=self._record,
         ).start()
         mount = write_mcp_patch(server.url, server.token)
         atexit.register(mount.remove)

@@ -40,6 +40,11 @@ Guarantees:
   withdrawn and reported. Once started, the code runs until it ends or is interrupted.
 - **Interrupt.** "Interrupt kernel" (SIGINT) raises ``KeyboardInterrupt`` in the running code
   (how: :mod:`.executor`). The model is told the user stopped it.
+- **Recording.** An optional ``record(code)`` (:class:`CallRecorder`) is asked on the server
+  loop right after a call was approved; when it returns a sink, the code runs with its outputs
+  captured as nbformat outputs and the sink gets the :class:`~.tools.RunPythonResult` on the
+  kernel's main thread right after the code ran, before the model's result is sent. A failing
+  recorder or sink is logged and ignored: the model's result is the same either way.
 - **Lifecycle.** :meth:`NotebookMcpServer.start` returns once the socket accepts requests (or
   raises); :meth:`NotebookMcpServer.stop` is idempotent and bounded (graceful, then forced, then
   the daemon thread is abandoned) and withdraws every queued ``run_python`` call.
@@ -56,7 +61,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -70,11 +75,18 @@ from ..context.time_limit import TimedOut, call_with_time_limit
 from .edits import EditedCode, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
-from .tools import describe_variable, notebook_history, notebook_variables, run_python
+from .tools import (
+    RunPythonResult,
+    describe_variable,
+    notebook_history,
+    notebook_variables,
+    run_python,
+)
 
 __all__ = [
     "REJECTED_MESSAGE",
     "Approver",
+    "CallRecorder",
     "NotebookMcpServer",
     "NotebookToolsSettings",
 ]
@@ -87,6 +99,17 @@ class Approver(Protocol):
     Awaited on the server's loop."""
 
     def __call__(self, *, tool_name: str, reason: str) -> Awaitable[bool | EditedCode]: ...
+
+
+RanSink = Callable[[RunPythonResult], None]
+
+
+class CallRecorder(Protocol):
+    """Asked on the server loop once a ``run_python`` call is approved: a sink that gets the
+    call's result on the kernel's main thread right after the code ran, or ``None`` (do not
+    record this call)."""
+
+    def __call__(self, code: str) -> RanSink | None: ...
 
 
 @dataclass(frozen=True)
@@ -164,8 +187,10 @@ class NotebookMcpServer:
         errors: Mapping[int, str] | None = None,
         settings: NotebookToolsSettings | None = None,
         token: str | None = None,
+        record: CallRecorder | None = None,
     ) -> None:
         self.shell = shell
+        self.record = record
         self.approve = approve
         self.executor = executor
         self.errors: Mapping[int, str] = errors if errors is not None else {}
@@ -350,8 +375,24 @@ class NotebookMcpServer:
             code = edited  # the person's code, for this call only
         cap = self.settings.max_chars
         shell = self.shell
+        sink: RanSink | None = None
+        if self.record is not None:
+            try:
+                sink = self.record(code)
+            except Exception:
+                log.exception("recording a run_python call failed; it runs unrecorded")
+
+        def call() -> RunPythonResult:  # main thread, between cells
+            result = run_python(shell, code, max_chars=cap, outputs=sink is not None)
+            if sink is not None:
+                try:
+                    sink(result)
+                except Exception:
+                    log.exception("recording a run_python result failed")
+            return result
+
         try:
-            future = self.executor.submit(lambda: run_python(shell, code, max_chars=cap))
+            future = self.executor.submit(call)
         except ExecutorFull:
             return _text(self._busy_message(), error=True)
         except ExecutorClosed:

@@ -41,6 +41,7 @@ import inspect
 import io
 import itertools
 import sys
+import threading
 import traceback
 import types
 from collections.abc import Container, Iterable, Mapping
@@ -53,7 +54,9 @@ __all__ = [
     "HIDDEN_NAMES",
     "MAX_FIGURES",
     "RunPythonResult",
+    "CELL_OUTPUT_MIMES",
     "describe_variable",
+    "nbformat_outputs",
     "notebook_history",
     "notebook_variables",
     "run_python",
@@ -322,6 +325,10 @@ class RunPythonResult:
     figures: list[bytes] = field(default_factory=list)
     """PNG bytes of figures shown or created by the code (at most :data:`MAX_FIGURES`)."""
     figures_omitted: int = 0
+    cell_outputs: list[dict[str, Any]] = field(default_factory=list)
+    """The call's outputs as nbformat v4 outputs (stream, display_data, execute_result, error),
+    in the order a cell would show them; filled only when asked (``outputs=True``), see
+    :func:`nbformat_outputs`. Not part of what the model receives."""
 
     @property
     def ok(self) -> bool:
@@ -464,21 +471,136 @@ def _rich_outputs(outputs: Iterable[Any], max_chars: int) -> tuple[list[bytes], 
     return images, texts
 
 
-def run_python(shell: Any, code: str, *, max_chars: int = 8000) -> RunPythonResult:
+class _ThisThreadOnly:
+    """The shell's display publisher while :func:`run_python` captures: ``publish`` and
+    ``clear_output`` from the thread running the code are captured, those of other threads (the
+    UI pump publishing a run's live output) go to the kernel's own publisher as usual, so they
+    are neither lost from the page nor mistaken for the code's own displays."""
+
+    def __init__(self, capturing: Any, original: Any, thread: threading.Thread) -> None:
+        self._capturing, self._original, self._thread = capturing, original, thread
+
+    def _target(self) -> Any:
+        return self._capturing if threading.current_thread() is self._thread else self._original
+
+    def publish(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target().publish(*args, **kwargs)
+
+    def clear_output(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target().clear_output(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target(), name)
+
+
+CELL_OUTPUT_MIMES: tuple[str, ...] = ("text/plain", "image/png", "image/jpeg")
+"""The mime types an agent cell's rich outputs keep. The code is the agent's, so its HTML,
+JavaScript, SVG and markdown (which JupyterLab may render as trusted after a save) are dropped;
+running the cell again shows them in full."""
+
+MAX_CELL_OUTPUT_CHARS = 100_000
+"""Most characters of one text output (stream, ``text/plain``, traceback) in an agent cell."""
+
+
+def _data_bundle(data: Mapping[str, Any], metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for mime in CELL_OUTPUT_MIMES:
+        value = data.get(mime)
+        if mime == "text/plain" and isinstance(value, str):
+            kept[mime] = _tail(value, MAX_CELL_OUTPUT_CHARS)
+        elif mime != "text/plain" and isinstance(value, (bytes, str)):
+            raw = value if isinstance(value, str) else base64.b64encode(value).decode()
+            kept[mime] = raw.replace("\n", "")
+    meta: dict[str, Any] = {}
+    if metadata:
+        for mime in kept:
+            sizes = metadata.get(mime)
+            if isinstance(sizes, Mapping):
+                meta[mime] = {k: v for k, v in sizes.items() if k in ("width", "height")}
+    return {"data": kept, "metadata": meta}
+
+
+def nbformat_outputs(
+    shell: Any,
+    captured: Any,
+    value: Any,
+    error: BaseException | None,
+    error_text: str | None,
+    figures: list[bytes],
+) -> list[dict[str, Any]]:
+    """What a notebook cell running the same code would show, as nbformat outputs: stdout and
+    stderr streams, the rich displays (:data:`CELL_OUTPUT_MIMES` only), figures the code left
+    open (``image/png``), the last expression's value (``execute_result`` with
+    ``execution_count: None``: it never ran as a cell) or the error. Texts are capped at
+    :data:`MAX_CELL_OUTPUT_CHARS`. Never raises: a value whose formatter fails is shown by
+    ``repr``-free text.
+    """
+    outputs: list[dict[str, Any]] = []
+    for name, text in (("stdout", captured.stdout), ("stderr", captured.stderr)):
+        if text:
+            outputs.append(
+                {"output_type": "stream", "name": name, "text": _tail(text, MAX_CELL_OUTPUT_CHARS)}
+            )
+    for output in captured.outputs:
+        bundle = _data_bundle(
+            getattr(output, "data", None) or {}, getattr(output, "metadata", None)
+        )
+        if bundle["data"]:
+            outputs.append({"output_type": "display_data", **bundle})
+    for png in figures:
+        outputs.append(
+            {"output_type": "display_data", "data": {"image/png": base64.b64encode(png).decode(),
+             "text/plain": "<Figure>"}, "metadata": {}}
+        )  # fmt: skip
+    if error is not None:
+        lines = (error_text or type(error).__name__).splitlines()
+        outputs.append(
+            {"output_type": "error", "ename": type(error).__name__,
+             "evalue": _tail(str(error), 4000), "traceback": lines}
+        )  # fmt: skip
+    elif value is not None:
+        data: Mapping[str, Any] = {}
+        metadata: Mapping[str, Any] = {}
+        formatter = getattr(shell, "display_formatter", None)
+        try:
+            if formatter is not None:
+                data, metadata = formatter.format(value, include=set(CELL_OUTPUT_MIMES))
+        except Exception:
+            data = {}
+        if "text/plain" not in data:
+            data = {**data, "text/plain": short_summary(value)}
+        outputs.append(
+            {"output_type": "execute_result", "execution_count": None,
+             **_data_bundle(data, metadata)}
+        )  # fmt: skip
+    return outputs
+
+
+def run_python(
+    shell: Any, code: str, *, max_chars: int = 8000, outputs: bool = False
+) -> RunPythonResult:
     """Run ``code`` in the notebook's namespace on the calling thread and report what happened.
 
     Captures stdout, stderr and rich displays (``IPython.utils.capture.capture_output``), the
     value of a trailing expression, the traceback, and matplotlib figures the code showed or left
     open (rendered to PNG, then closed so they do not spill into the person's next cell). See the
     module docstring for what it deliberately does *not* touch. Never raises for errors in
-    ``code``; a ``KeyboardInterrupt`` is reported as ``interrupted=True``.
+    ``code``; a ``KeyboardInterrupt`` is reported as ``interrupted=True``. With ``outputs`` the
+    result also carries :attr:`RunPythonResult.cell_outputs` (what the model gets is the same).
     """
     from IPython.utils.capture import capture_output
 
     budget = max(200, max_chars)
     before = _figure_numbers()
     interrupted = False
+    original_pub = getattr(shell, "display_pub", None)
     with capture_output(stdout=True, stderr=True, display=True) as captured:
+        capturing_pub = getattr(shell, "display_pub", None)
+        if original_pub is not None and capturing_pub is not original_pub:
+            # restored to original_pub by capture_output on the way out
+            shell.display_pub = _ThisThreadOnly(
+                capturing_pub, original_pub, threading.current_thread()
+            )
         try:
             value, error, _ = _execute(shell, code)
         except KeyboardInterrupt as exc:  # arrived outside the exec (between our own lines)
@@ -505,4 +627,14 @@ def run_python(shell: Any, code: str, *, max_chars: int = 8000) -> RunPythonResu
         result.error = _tail(text, budget // 2)
     elif value is not None:
         result.value = describe_value(value, max_chars=budget // 2)
+    if outputs:
+        shown_error: BaseException | None = error
+        shown_text = None
+        if interrupted:
+            shown_error, shown_text = KeyboardInterrupt(), "KeyboardInterrupt: interrupted by you"
+        elif error is not None:
+            shown_text = text
+        result.cell_outputs = nbformat_outputs(
+            shell, captured, value, shown_error, shown_text, created[: max(0, MAX_FIGURES)]
+        )
     return result

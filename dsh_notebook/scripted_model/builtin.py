@@ -22,6 +22,7 @@ __all__ = [
     "CHILD_ANSWER",
     "CHILD_PROMPT",
     "DEFAULT_SCENARIO",
+    "AGENT_CELLS_CODE",
     "ESCALATE_DEFAULT_PREFIX",
     "LONG_DEFAULT_CHUNKS",
     "PLAIN_ANSWER",
@@ -48,6 +49,13 @@ LONG_DEFAULT_CHUNKS: Final = 2000
 SLOW_DEFAULT_CHUNKS: Final = 20
 SLOW_DEFAULT_CHUNK_DELAY: Final = 0.1
 ESCALATE_DEFAULT_PREFIX: Final = "/tmp/dsh-escalated-"
+AGENT_CELLS_CODE: Final = (
+    "agent_rows = [3, 1, 2]\nprint('rows:', len(agent_rows))",
+    "import matplotlib\nmatplotlib.use('agg')\nimport matplotlib.pyplot as plt\n"
+    "agent_total = sum(agent_rows)\nplt.figure()\nplt.plot(agent_rows, label='rows')\n"
+    "plt.title('agent rows')\nagent_total * 10",
+)
+"""The two ``run_python`` calls of the ``notebook-two-calls`` scenario, in order."""
 
 
 def long_text_chunks(count: int) -> list[str]:
@@ -129,6 +137,10 @@ def _notebook_analyze(ctx: ScriptContext) -> Step:
         text="I will compute the totals in your kernel (this asks for your approval).",
         tool_calls=(ToolCall("mcp__notebook__run_python", {"code": code}),),
     )
+
+
+def _run_python_step(text: str, code: str) -> Step:
+    return Step(text=text, tool_calls=(ToolCall("mcp__notebook__run_python", {"code": code}),))
 
 
 def _long_step(ctx: ScriptContext) -> Step:
@@ -310,6 +322,17 @@ _BUILTINS: dict[str, Script] = {
         ),
         description="the notebook MCP tool run_python: region_totals = [[var:NAME]].groupby([[by:]])"
         "[[[column:]]].sum(), then an answer",
+    ),
+    "notebook-two-calls": Script(
+        steps=(
+            _run_python_step(
+                "First I make the rows (asks for your approval).", AGENT_CELLS_CODE[0]
+            ),
+            _run_python_step("Now the total and a plot.", AGENT_CELLS_CODE[1]),
+            _final("`agent_rows` and `agent_total` are in your kernel."),
+        ),
+        description="two notebook run_python calls (agent_rows, then agent_total and a "
+        "figure), then an answer",
     ),
     "unknown-tool": Script(
         steps=(

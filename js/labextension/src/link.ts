@@ -5,7 +5,7 @@
  * restarts) and answers the kernel's `hello` with `hello_reply`. After a page reload the kernel's
  * comm is still open but unknown to this page: `comm_info_request` finds it and the link adopts
  * it and answers `hello_reply` again, so the kernel re-sends its state. `waiting` messages go to
- * `onWaiting`, `run_output` messages to `onRunOutput`; a closed comm, a restart or a dead kernel
+ * `onWaiting`, `run_output` messages to `onRunOutput`, `insert_cell` to `onInsertCell`; a closed comm, a restart or a dead kernel
  * report `null` to `onWaiting` (nothing waits).
  * Unknown and malformed messages are ignored, never thrown.
  */
@@ -13,10 +13,11 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { JSONObject } from '@lumino/coreutils';
 
-import { COMM_TARGET, IRunOutput, IWaiting, helloReply, parseKernelMessage } from './protocol';
+import { COMM_TARGET, IInsertCell, IRunOutput, IWaiting, helloReply, parseKernelMessage } from './protocol';
 
 export type WaitingListener = (waiting: IWaiting | null) => void;
 export type RunOutputListener = (output: IRunOutput) => void;
+export type InsertCellListener = (message: IInsertCell) => void;
 
 const linked = new WeakSet<Kernel.IKernelConnection>();
 
@@ -24,7 +25,8 @@ export function linkKernel(
   kernel: Kernel.IKernelConnection,
   version: string,
   onWaiting: WaitingListener,
-  onRunOutput: RunOutputListener = () => undefined
+  onRunOutput: RunOutputListener = () => undefined,
+  onInsertCell: InsertCellListener = () => undefined
 ): void {
   if (linked.has(kernel)) {
     return;
@@ -39,6 +41,8 @@ export function linkKernel(
         onWaiting(message);
       } else if (message?.type === 'run_output') {
         onRunOutput(message);
+      } else if (message?.type === 'insert_cell') {
+        onInsertCell(message);
       } else if (message?.type === 'hello') {
         comm.send(reply);
       }

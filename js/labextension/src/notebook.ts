@@ -15,6 +15,7 @@ import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel } from '@jupyterlab/services';
 
+import { AgentCells, RemoveRunButtons } from './agentcells';
 import { addIdentityToExecutes } from './executehook';
 import { Lookup, resolveIdentity } from './identity';
 import { linkKernel } from './link';
@@ -31,6 +32,7 @@ export class NotebookBinding {
   ) {
     const context = (this._context = panel.context);
     this._runs = new RunOutputs(context);
+    this._agentCells = new AgentCells(context);
     void context.ready.then(() => this._resolve(context.path));
     context.pathChanged.connect((_, path) => {
       if (context.isReady) {
@@ -44,6 +46,7 @@ export class NotebookBinding {
 
   /** Show the waiting signal on `panel` too (a view of this document); returns its state. */
   addView(panel: NotebookPanel): WaitingState {
+    new RemoveRunButtons(panel);
     const state = new WaitingState(panel);
     state.update(this._waiting);
     this._views.add(state);
@@ -85,7 +88,8 @@ export class NotebookBinding {
       kernel,
       this._version,
       waiting => this._setWaiting(waiting),
-      output => void this._runs.onMessage(output)
+      output => void this._runs.onMessage(output),
+      cell => void this._agentCells.onMessage(cell)
     );
   }
 
@@ -136,6 +140,7 @@ export class NotebookBinding {
 
   private readonly _context: DocumentRegistry.IContext<INotebookModel>;
   private readonly _runs: RunOutputs;
+  private readonly _agentCells: AgentCells;
   private readonly _sessionContext: ISessionContext;
   private readonly _views = new Set<WaitingState>();
   private _waiting: IWaiting | null = null;

@@ -10,7 +10,11 @@
  *   `waiting` (kernel: `{count, cells: [{cell_id, kind, label}]}`, the whole current state);
  *   `run_output` (kernel: `{model_id, cell_id, state: 'live' | 'settled', bundle: {'text/markdown',
  *   'text/plain'}}`: the static transcript of the run a widget shows; see `runoutput.ts`).
- * - reserved, not implemented: `insert_cell`, `read_notebook`, `read_notebook_reply`; only sent
+ *   `insert_cell` (kernel: `{anchor, session, run, call, source, outputs}`: an approved
+ *   `run_python` call that finished; the page inserts it as an unexecuted code cell below the
+ *   anchor `%%dsh` cell, see `agentcells.ts`). Outputs are nbformat `stream` / `display_data` /
+ *   `execute_result` / `error` with only `AGENT_OUTPUT_MIMES` data, never HTML.
+ * - reserved, not implemented: `read_notebook`, `read_notebook_reply`; only sent
  *   to a side that announced the capability.
  *
  * Guarantee: `parseKernelMessage` never throws; anything that is not a well-formed message of
@@ -20,9 +24,16 @@
 export const PROTOCOL_VERSION = 1;
 export const METADATA_KEY = 'dsh_notebook';
 export const COMM_TARGET = 'dsh_notebook.frontend';
-export const RESERVED_TYPES: readonly string[] = ['insert_cell', 'read_notebook', 'read_notebook_reply'];
+export const RESERVED_TYPES: readonly string[] = ['read_notebook', 'read_notebook_reply'];
 /** What this extension implements; announced in `hello_reply`. */
-export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output'];
+export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output', 'insert_cell'];
+/** The cell tag of a cell the agent wrote. */
+export const AGENT_TAG = 'dsh-agent';
+/** The only mime types an agent cell's outputs may carry. */
+export const AGENT_OUTPUT_MIMES: readonly string[] = ['text/plain', 'image/png', 'image/jpeg'];
+export const MAX_CELL_SOURCE = 524288;
+export const MAX_CELL_OUTPUTS = 64;
+export const MAX_OUTPUTS_TEXT = 8388608;
 /** The longest `text/markdown` or `text/plain` of a `run_output` bundle. */
 export const MAX_BUNDLE_TEXT = 262144;
 
@@ -92,7 +103,34 @@ export interface IRunOutput {
   replay?: true;
 }
 
-export type KernelMessage = IHello | IWaiting | IRunOutput;
+/** One nbformat v4 output of an agent cell, as validated (data values are strings). */
+export type AgentOutput =
+  | { output_type: 'stream'; name: 'stdout' | 'stderr'; text: string }
+  | { output_type: 'error'; ename: string; evalue: string; traceback: string[] }
+  | {
+      output_type: 'display_data';
+      data: Record<string, string>;
+      metadata: Record<string, Record<string, unknown>>;
+    }
+  | {
+      output_type: 'execute_result';
+      data: Record<string, string>;
+      metadata: Record<string, Record<string, unknown>>;
+      execution_count: number | null;
+    };
+
+export interface IInsertCell {
+  v: 1;
+  type: 'insert_cell';
+  anchor: string;
+  session: string;
+  run: string;
+  call: number;
+  source: string;
+  outputs: AgentOutput[];
+}
+
+export type KernelMessage = IHello | IWaiting | IRunOutput | IInsertCell;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -177,7 +215,105 @@ export function parseKernelMessage(data: unknown): KernelMessage | null {
   if (data.type === 'run_output') {
     return parseRunOutput(data);
   }
+  if (data.type === 'insert_cell') {
+    return parseInsertCell(data);
+  }
   return null;
+}
+
+function multiline(value: unknown): string | null {
+  if (typeof value === 'string') {
+    return value;
+  }
+  if (Array.isArray(value) && value.every(v => typeof v === 'string')) {
+    return value.join('');
+  }
+  return null;
+}
+
+function size(value: unknown): number {
+  if (typeof value === 'string') {
+    return value.length;
+  }
+  if (Array.isArray(value)) {
+    return value.reduce((n: number, v) => n + size(v), 0);
+  }
+  if (isRecord(value)) {
+    return Object.values(value).reduce((n: number, v) => n + size(v), 0);
+  }
+  return 0;
+}
+
+/** One output of an agent cell, or `null` (any other mime type refuses it: never HTML). */
+export function parseAgentOutput(raw: unknown): AgentOutput | null {
+  if (!isRecord(raw)) {
+    return null;
+  }
+  if (raw.output_type === 'stream') {
+    const text = multiline(raw.text);
+    if ((raw.name !== 'stdout' && raw.name !== 'stderr') || text === null) {
+      return null;
+    }
+    return { output_type: 'stream', name: raw.name, text };
+  }
+  if (raw.output_type === 'error') {
+    const { ename, evalue, traceback } = raw;
+    if (typeof ename !== 'string' || typeof evalue !== 'string' || !Array.isArray(traceback)) {
+      return null;
+    }
+    if (!traceback.every(line => typeof line === 'string')) {
+      return null;
+    }
+    return { output_type: 'error', ename, evalue, traceback: [...(traceback as string[])] };
+  }
+  if (raw.output_type !== 'display_data' && raw.output_type !== 'execute_result') {
+    return null;
+  }
+  const metadata = raw.metadata ?? {};
+  if (!isRecord(raw.data) || !isRecord(metadata)) {
+    return null;
+  }
+  const data: Record<string, string> = {};
+  for (const [mime, value] of Object.entries(raw.data)) {
+    const text = multiline(value);
+    if (!AGENT_OUTPUT_MIMES.includes(mime) || text === null) {
+      return null;
+    }
+    data[mime] = text;
+  }
+  const meta: Record<string, Record<string, unknown>> = {};
+  for (const [mime, value] of Object.entries(metadata)) {
+    if (mime in data && isRecord(value)) {
+      meta[mime] = { ...value };
+    }
+  }
+  if (raw.output_type === 'display_data') {
+    return { output_type: 'display_data', data, metadata: meta };
+  }
+  const count = raw.execution_count;
+  const executionCount = typeof count === 'number' && Number.isInteger(count) ? count : null;
+  return { output_type: 'execute_result', data, metadata: meta, execution_count: executionCount };
+}
+
+function parseInsertCell(data: Record<string, unknown>): IInsertCell | null {
+  const { anchor, session, run, call, source, outputs } = data;
+  if (!isText(anchor, false) || !isText(session, false) || !isText(run, false)) {
+    return null;
+  }
+  if (typeof call !== 'number' || !Number.isInteger(call) || call < 1) {
+    return null;
+  }
+  if (typeof source !== 'string' || source.length > MAX_CELL_SOURCE) {
+    return null;
+  }
+  if (!Array.isArray(outputs) || outputs.length > MAX_CELL_OUTPUTS) {
+    return null;
+  }
+  const parsed = outputs.map(parseAgentOutput);
+  if (parsed.some(o => o === null) || size(parsed) > MAX_OUTPUTS_TEXT) {
+    return null;
+  }
+  return { v: 1, type: 'insert_cell', anchor, session, run, call, source, outputs: parsed as AgentOutput[] };
 }
 
 function isBundleText(value: unknown): value is string {

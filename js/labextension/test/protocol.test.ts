@@ -96,6 +96,6 @@ test('hello_reply announces the implemented capabilities', () => {
     v: 1,
     type: 'hello_reply',
     version: '0.1.0',
-    capabilities: ['identity', 'waiting', 'run_output']
+    capabilities: ['identity', 'waiting', 'run_output', 'insert_cell']
   });
 });

@@ -1,0 +1,83 @@
+"""Agent cells: each approved ``run_python`` call of a run becomes a code cell in the notebook.
+
+:class:`AgentCells` is the notebook tools server's recorder (:class:`~dsh_notebook.notebook_tools
+.server.CallRecorder`). When a call is approved it decides, once, whether the call is recorded:
+``%config DshMagics.agent_cells`` is on, the call belongs to a run in progress whose ``%%dsh`` cell
+is known (its id came with the execute request, i.e. the ``dsh-notebook`` extension is there) and
+a page that inserts cells is connected. Only then is the call numbered (1, 2, … per run, in
+approval order, which is the order the calls run) and its outputs captured; after the code ran
+(kernel main thread) the ``insert_cell`` message goes to the page, which inserts the cell below
+the ``%%dsh`` cell. Everywhere else (nbclient, VS Code, the option off) nothing changes: the code
+stays in the transcript only.
+
+What the model receives is the same either way (the server sends the same result). The cell's
+text is the code that ran, under one comment line naming the agent, the session and the run; it
+is not executed when inserted. Thread-safety: :meth:`AgentCells.__call__` runs on the MCP
+server's loop, the sink on the kernel's main thread; the per-run counter is under a lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..frontend import FrontendLink
+from ..frontend.protocol import insert_cell
+
+if TYPE_CHECKING:  # notebook_tools needs the jupyter extra; only its result type is used here
+    from ..notebook_tools.tools import RunPythonResult
+    from .run import ActiveRun
+
+__all__ = ["AgentCells", "agent_cell_source"]
+
+log = logging.getLogger(__name__)
+
+
+def agent_cell_source(code: str, session: str, run_id: str, call: int) -> str:
+    """The inserted cell's text: one comment line, then exactly the code that ran."""
+    head = (
+        f"# dsh agent: run_python call {call} of run {run_id} (session {session}), approved by you"
+    )
+    return f"{head}\n{code}"
+
+
+class AgentCells:
+    """The recorder of one kernel's notebook tools (see the module docstring)."""
+
+    def __init__(
+        self,
+        link: FrontendLink,
+        *,
+        enabled: Callable[[], bool],
+        run_for_call: Callable[[], ActiveRun | None],
+    ) -> None:
+        self._link = link
+        self._enabled = enabled
+        self._run_for_call = run_for_call
+        self._lock = threading.Lock()
+
+    def __call__(self, code: str) -> Callable[[RunPythonResult], None] | None:
+        """A just-approved call (server loop): a sink that sends its cell, or ``None``."""
+        if not self._enabled() or not self._link.can_insert_cells():
+            return None
+        run = self._run_for_call()
+        if run is None or run.cell_id is None:
+            return None
+        with self._lock:
+            run.agent_calls += 1
+            call = run.agent_calls
+        anchor, session, run_id = run.cell_id, run.handle.session, run.run_id
+        source = agent_cell_source(code, session, run_id, call)
+
+        def sink(result: RunPythonResult) -> None:  # kernel main thread, right after the code
+            message = insert_cell(anchor, session, run_id, call, source, result.cell_outputs)
+            if message is None:
+                log.warning("dsh: the agent cell of call %s is too large to insert", call)
+                return
+            if self._link.send_insert_cell(message):
+                with self._lock:
+                    run.agent_cells += 1
+
+        return sink

@@ -1,0 +1,312 @@
+"""Agent cells on the kernel side: ``run_python``'s outputs as nbformat outputs, the
+``insert_cell`` message (built, validated, HTML refused), the recorder that numbers a run's
+approved calls and sends them over the frontend link, the server calling it on the pumping
+thread with the model's result unchanged, and the skipped-rerun note."""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from dsh_notebook.frontend.link import FrontendLink
+from dsh_notebook.frontend.protocol import (
+    MAX_CELL_OUTPUTS,
+    insert_cell,
+    parse_kernel_message,
+)
+from dsh_notebook.kernel.agent_cells import AgentCells, agent_cell_source
+from dsh_notebook.kernel.kept import skipped_bundle
+from dsh_notebook.kernel.ledger import PromptLedger
+from dsh_notebook.notebook_tools.executor import MainThreadExecutor
+from dsh_notebook.notebook_tools.server import NotebookMcpServer
+from dsh_notebook.notebook_tools.tools import RunPythonResult, run_python
+
+PNG_MAGIC = b"\x89PNG"
+
+
+@pytest.fixture
+def shell() -> Iterator[InteractiveShell]:
+    sh = InteractiveShell.instance()
+    sh.reset(new_session=True)  # type: ignore[no-untyped-call]
+    try:
+        yield sh
+    finally:
+        sh.reset(new_session=True)  # type: ignore[no-untyped-call]
+
+
+# -- run_python's outputs --------------------------------------------------------------------
+
+
+def test_outputs_hold_stdout_stderr_value_in_cell_order(shell: InteractiveShell) -> None:
+    code = "import sys\nprint('hi')\nprint('warn', file=sys.stderr)\nx = 41\nx + 1"
+    plain = run_python(shell, code)
+    shell.user_ns.pop("x")
+    recorded = run_python(shell, code, outputs=True)
+    assert plain.cell_outputs == []
+    assert recorded.as_text() == plain.as_text()  # the model's report does not change
+    assert recorded.cell_outputs == [
+        {"output_type": "stream", "name": "stdout", "text": "hi\n"},
+        {"output_type": "stream", "name": "stderr", "text": "warn\n"},
+        {"output_type": "execute_result", "execution_count": None,
+         "data": {"text/plain": "42"}, "metadata": {}},
+    ]  # fmt: skip
+    assert shell.user_ns["x"] == 41
+
+
+def test_outputs_of_an_error_carry_the_traceback(shell: InteractiveShell) -> None:
+    result = run_python(shell, "def f():\n    raise ValueError('bad value')\nf()", outputs=True)
+    (error,) = result.cell_outputs
+    assert error["output_type"] == "error" and error["ename"] == "ValueError"
+    assert error["evalue"] == "bad value"
+    assert error["traceback"][-1] == "ValueError: bad value"
+    assert any("raise ValueError" in line for line in error["traceback"])
+
+
+def test_outputs_keep_figures_as_png_and_drop_html(shell: InteractiveShell) -> None:
+    pytest.importorskip("matplotlib")
+    code = (
+        "import matplotlib\nmatplotlib.use('agg')\nimport matplotlib.pyplot as plt\n"
+        "from IPython.display import HTML, display\n"
+        "display(HTML('<img src=x onerror=alert(1)>'))\n"
+        "plt.plot([1, 2, 3])\nplt.title('t')"
+    )
+    result = run_python(shell, code, outputs=True)
+    kinds = [o["output_type"] for o in result.cell_outputs]
+    figures = [o for o in result.cell_outputs if "image/png" in o.get("data", {})]
+    assert len(figures) == 1 and base64.b64decode(figures[0]["data"]["image/png"])[:4] == PNG_MAGIC
+    assert "execute_result" in kinds  # the Text object of plt.title, as text/plain
+    for output in result.cell_outputs:  # the HTML display keeps only its text/plain
+        assert set(output.get("data", {})) <= {"text/plain", "image/png"}
+    assert "<IPython.core.display.HTML object>" in str(result.cell_outputs)
+
+
+def test_displays_of_other_threads_are_not_captured(shell: InteractiveShell) -> None:
+    """The UI pump publishes a run's live output from its own thread while the agent's code runs:
+    that reaches the page as usual, and is neither in the cell nor in the model's report."""
+
+    class Recording:
+        def __init__(self) -> None:
+            self.published: list[Any] = []
+
+        def publish(self, data: Any, *args: Any, **kwargs: Any) -> None:
+            self.published.append(data)
+
+    original, recording = shell.display_pub, Recording()
+    shell.display_pub = recording  # type: ignore[assignment]
+    code = (
+        "import threading\nfrom IPython.display import display\n"
+        "t = threading.Thread(target=lambda: display('from-the-pump'))\n"
+        "t.start(); t.join()\ndisplay('from-the-code')"
+    )
+    try:
+        result = run_python(shell, code, outputs=True)
+    finally:
+        shell.display_pub = original
+    assert recording.published == [{"text/plain": "'from-the-pump'"}]
+    assert "from-the-pump" not in result.as_text() and "from-the-code" in result.as_text()
+    assert [o["data"]["text/plain"] for o in result.cell_outputs] == ["'from-the-code'"]
+    assert shell.display_pub is original
+
+
+def test_outputs_of_an_interrupt(shell: InteractiveShell) -> None:
+    result = run_python(shell, "raise KeyboardInterrupt", outputs=True)
+    assert result.interrupted
+    assert result.cell_outputs[-1]["ename"] == "KeyboardInterrupt"
+
+
+# -- the insert_cell message ---------------------------------------------------------------------
+
+
+def test_insert_cell_round_trips_and_refuses_html() -> None:
+    outputs: list[dict[str, Any]] = [
+        {"output_type": "stream", "name": "stdout", "text": "hi\n"},
+        {"output_type": "display_data", "data": {"image/png": "iVBO"}, "metadata": {}},
+    ]
+    message = insert_cell("cell-1", "nb-abc", "run1", 2, "# dsh agent\nx = 1", outputs)
+    assert message is not None
+    assert parse_kernel_message(dict(message)) == message
+    html = {**message, "outputs": [{"output_type": "display_data",
+            "data": {"text/html": "<script>alert(1)</script>"}, "metadata": {}}]}  # fmt: skip
+    assert parse_kernel_message(html) is None  # a frontend refuses the whole message
+    for broken in ({**message, "call": 0}, {**message, "anchor": ""}, {**message, "source": 3}):
+        assert parse_kernel_message(broken) is None
+    # the kernel's builder never sends HTML: it leaves the output out, with a note
+    built = insert_cell("cell-1", "nb-abc", "run1", 1, "x", html["outputs"])  # type: ignore[arg-type]
+    assert built is not None and built["outputs"][0]["output_type"] == "stream"
+    assert "not shown here" in str(built["outputs"][0]["text"])
+
+
+def test_insert_cell_bounds_outputs() -> None:
+    many = [{"output_type": "stream", "name": "stdout", "text": "x"}] * (MAX_CELL_OUTPUTS + 5)
+    message = insert_cell("c", "s", "r", 1, "x", many)
+    assert message is not None and len(message["outputs"]) == MAX_CELL_OUTPUTS
+    assert parse_kernel_message(dict(message)) == message
+    huge = [{"output_type": "display_data", "data": {"image/png": "A" * (9 * 1024 * 1024)}}]
+    cut = insert_cell("c", "s", "r", 1, "x", huge)
+    assert cut is not None and cut["outputs"][0]["name"] == "stderr"
+    assert insert_cell("c", "s", "r", 1, "x" * (600 * 1024), []) is None
+
+
+# -- the recorder ------------------------------------------------------------------------------
+
+
+class FakeComm:
+    def __init__(self, target: str, data: Mapping[str, Any]) -> None:
+        self.sent: list[Any] = []
+        self.msg: Callable[[Mapping[str, Any]], None] | None = None
+
+    def send(self, data: Any = None) -> None:
+        self.sent.append(data)
+
+    def on_msg(self, callback: Callable[[Mapping[str, Any]], None]) -> None:
+        self.msg = callback
+
+    def on_close(self, callback: Callable[[Mapping[str, Any]], None]) -> None:
+        pass
+
+
+def linked(capabilities: list[str]) -> tuple[FrontendLink, FakeComm]:
+    comms: list[FakeComm] = []
+
+    def factory(target: str, data: Mapping[str, Any]) -> FakeComm:
+        comms.append(FakeComm(target, data))
+        return comms[-1]
+
+    link = FrontendLink(create_comm=factory)
+    link.open()
+    reply = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": capabilities}
+    assert comms[0].msg is not None
+    comms[0].msg({"content": {"data": reply}})
+    return link, comms[0]
+
+
+@dataclass
+class Handle:
+    session: str = "nb-session"
+
+
+@dataclass
+class Run:
+    handle: Handle = field(default_factory=Handle)
+    cell_id: str | None = "dsh-cell"
+    run_id: str = "r1"
+    agent_calls: int = 0
+    agent_cells: int = 0
+
+
+def result_with(outputs: list[dict[str, Any]]) -> RunPythonResult:
+    return RunPythonResult(cell_outputs=outputs)
+
+
+def test_recorder_numbers_calls_and_sends_them_in_order() -> None:
+    link, comm = linked(["insert_cell"])
+    run = Run()
+    cells = AgentCells(link, enabled=lambda: True, run_for_call=lambda: run)  # type: ignore[arg-type,return-value]
+    first, second = cells("a = 1"), cells("b = 2")
+    assert first is not None and second is not None
+    first(result_with([{"output_type": "stream", "name": "stdout", "text": "one\n"}]))
+    second(result_with([]))
+    assert [m["call"] for m in comm.sent] == [1, 2]
+    assert comm.sent[0]["anchor"] == "dsh-cell" and comm.sent[0]["run"] == "r1"
+    assert comm.sent[0]["session"] == "nb-session"
+    assert comm.sent[0]["source"] == agent_cell_source("a = 1", "nb-session", "r1", 1)
+    assert comm.sent[0]["source"].splitlines()[1:] == ["a = 1"]
+    assert comm.sent[0]["source"].startswith("# dsh agent:")
+    assert comm.sent[0]["outputs"][0]["text"] == "one\n"
+    assert run.agent_cells == 2
+
+
+@pytest.mark.parametrize("case", ["off", "no-cell-id", "no-run", "no-capability"])
+def test_recorder_records_nothing_without_everything_it_needs(case: str) -> None:
+    link, comm = linked(["waiting"] if case == "no-capability" else ["insert_cell"])
+    run = Run(cell_id=None if case == "no-cell-id" else "c")
+    cells = AgentCells(
+        link,
+        enabled=lambda: case != "off",
+        run_for_call=lambda: None if case == "no-run" else run,  # type: ignore[arg-type,return-value]
+    )
+    assert cells("x = 1") is None
+    assert comm.sent == [] and run.agent_calls == 0
+
+
+def test_no_page_connected_is_a_quiet_no_op() -> None:
+    link = FrontendLink(create_comm=lambda target, data: FakeComm(target, data))
+    cells = AgentCells(link, enabled=lambda: True, run_for_call=lambda: Run())  # type: ignore[arg-type,return-value]
+    assert cells("x = 1") is None
+
+
+# -- the server calls the recorder on the pumping thread ------------------------------------------
+
+
+def call_run_python(shell: InteractiveShell, record: Any, code: str) -> dict[str, Any]:
+    """One approved run_python call over HTTP; this test's main thread pumps the executor."""
+
+    async def allow(*, tool_name: str, reason: str) -> bool:
+        return True
+
+    executor = MainThreadExecutor()
+    server = NotebookMcpServer(shell, approve=allow, executor=executor, record=record).start()
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "run_python", "arguments": {"code": code}}}  # fmt: skip
+    headers = {"Accept": "application/json, text/event-stream",
+               "Authorization": f"Bearer {server.token}", "mcp-protocol-version": "2025-06-18"}  # fmt: skip
+    box: dict[str, Any] = {}
+
+    def post() -> None:
+        box["r"] = httpx.post(server.url, json=body, headers=headers, timeout=10)
+
+    try:
+        worker = threading.Thread(target=post)
+        worker.start()
+        deadline = time.monotonic() + 10
+        while worker.is_alive() and time.monotonic() < deadline:
+            executor.pump()
+            time.sleep(0.01)
+        worker.join(1)
+    finally:
+        server.stop()
+    result: dict[str, Any] = box["r"].json()["result"]
+    return result
+
+
+def test_server_records_an_approved_call_and_the_model_result_is_the_same(
+    shell: InteractiveShell,
+) -> None:
+    seen: list[tuple[str, str, RunPythonResult]] = []
+
+    def record(code: str) -> Callable[[RunPythonResult], None]:
+        return lambda result: seen.append((code, threading.current_thread().name, result))
+
+    def broken(code: str) -> Callable[[RunPythonResult], None]:
+        raise RuntimeError("recorder bug")
+
+    code = "print('p')\n6 * 7"
+    plain = call_run_python(shell, None, code)
+    recorded = call_run_python(shell, record, code)
+    assert call_run_python(shell, broken, code) == plain  # a failing recorder changes nothing
+    assert plain == recorded and not plain["isError"]
+    ((seen_code, thread, result),) = seen
+    assert seen_code == code and thread == threading.main_thread().name
+    assert [o["output_type"] for o in result.cell_outputs] == ["stream", "execute_result"]
+
+
+# -- Run All: the skipped cell's note ----------------------------------------------------------
+
+
+def test_skipped_note_says_the_agent_cells_recreate_the_variables(tmp_path: Any) -> None:
+    ledger = PromptLedger(tmp_path)
+    ledger.keep_transcript("s", "p", {"text/plain": "t"}, ["df"], agent_cells=2)
+    assert ledger.kept_agent_cells("s", "p") == 2
+    assert ledger.kept_agent_cells("s", "other") == 0
+    note = skipped_bundle({"text/plain": "t"}, ["df"], "s", agent_cells=2)["text/plain"]
+    assert "agent cell(s) it wrote below this cell" in note and "not recreated" not in note
+    old = skipped_bundle({"text/plain": "t"}, ["df"], "s")["text/plain"]
+    assert "not recreated" in old

@@ -1,0 +1,124 @@
+"""Agent cells in a real ipykernel with the real runtime and the scripted model, the page played
+by this test over the kernel's own channels (execute metadata with the cell id, ``hello_reply``
+as a ``comm_msg``): two approved ``run_python`` calls of a background run send two
+``insert_cell`` messages on IOPub, in call order, anchored at the ``%%dsh`` cell, with the code
+and outputs, while the kernel is idle between cells; ``DshMagics.agent_cells = False`` sends none
+(the code still runs)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.scripted_model import ScriptedModelServer
+from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
+
+from .kernels import Kernel
+
+pytestmark = pytest.mark.timeout(300)
+
+NOTEBOOK_ID = "0123456789abcdef0123456789abcdef"
+PROMPT = "%%dsh --on-approval allow\n[[scenario:notebook-two-calls]] make the rows"
+
+
+def identity(cell_id: str) -> dict[str, Any]:
+    return {"dsh_notebook": {"v": 1, "id": NOTEBOOK_ID, "path": "a.ipynb", "cell_id": cell_id}}
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
+    env = dict(os.environ)
+    env.update(
+        DSH_HOME=str(tmp_path / "home"),
+        DEEPSEEK_BASE_URL=scripted_model.base_url,
+        DEEPSEEK_API_KEY="dummy-key",
+        DSH_TELEMETRY_MODE="DISABLED",
+        DSH_AGENTS_HOME=str(tmp_path / "agents"),
+    )
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    k = Kernel(env=env, cwd=str(workspace))
+    try:
+        setup = k.execute(
+            "%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
+            allow_stdin=True,
+            metadata=identity("setup"),
+        )
+        assert setup.error is None, setup.error
+        yield k
+    finally:
+        k.execute("%unload_ext dsh_notebook", timeout=30)
+        k.shutdown()
+
+
+def open_link(k: Kernel) -> str:
+    """Open the kernel's frontend comm and answer it as the extension does; its comm id."""
+    opened = k.execute(
+        "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link.open()"
+    )
+    (comm_open,) = [m for m in opened.outputs if m["msg_type"] == "comm_open"]
+    comm_id = str(comm_open["content"]["comm_id"])
+    reply = {"v": 1, "type": "hello_reply", "version": "0.1.0",
+             "capabilities": ["identity", "waiting", "run_output", "insert_cell"]}  # fmt: skip
+    msg = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+    k.client.shell_channel.send(msg)
+    deadline = time.monotonic() + 30
+    expression = "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link.present"
+    while k.value(expression) != "True":
+        assert time.monotonic() < deadline, "the kernel never took the hello_reply"
+        time.sleep(0.2)
+    return comm_id
+
+
+def insert_cells(k: Kernel, comm_id: str, until: str, timeout: float = 120) -> list[dict[str, Any]]:
+    """The ``insert_cell`` data sent on ``comm_id`` once the run is done and ``until`` is a name
+    in the kernel (every IOPub message the client read is in ``k.iopub``)."""
+    first = len(k.iopub)
+    deadline = time.monotonic() + timeout
+    while k.value(f"'{until}' in globals() and _dsh.done()") != "True":
+        assert time.monotonic() < deadline, f"{until} never appeared"
+        k.drain_iopub(0.5)
+    k.drain_iopub(0.5)
+    return [
+        m["content"]["data"]
+        for m in k.iopub[first:]
+        if m["msg_type"] == "comm_msg"
+        and m["content"].get("comm_id") == comm_id
+        and m["content"]["data"].get("type") == "insert_cell"
+    ]
+
+
+def test_two_approved_calls_send_two_cells_in_order(kernel: Kernel) -> None:
+    comm_id = open_link(kernel)
+    run = kernel.execute(PROMPT, allow_stdin=True, metadata=identity("dsh-cell"))
+    assert run.error is None, run.error  # background: the cell returned at once
+    cells = insert_cells(kernel, comm_id, "agent_total")
+    assert [c["call"] for c in cells] == [1, 2]
+    assert {c["anchor"] for c in cells} == {"dsh-cell"}
+    assert len({c["run"] for c in cells}) == 1
+    assert cells[0]["session"] == "nb-0123456789ab"
+    for cell, code in zip(cells, AGENT_CELLS_CODE, strict=True):
+        head, _, body = cell["source"].partition("\n")
+        assert head.startswith("# dsh agent: run_python call") and body == code
+    assert cells[0]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "rows: 3\n"}]
+    kinds = [o["output_type"] for o in cells[1]["outputs"]]
+    assert kinds == ["display_data", "execute_result"], [
+        {**o, "data": {k: v[:60] for k, v in o.get("data", {}).items()}}
+        for o in cells[1]["outputs"]
+    ]
+    assert cells[1]["outputs"][1]["data"] == {"text/plain": "60"}
+    assert kernel.value("(agent_rows, agent_total)") == "([3, 1, 2], 6)"
+
+
+def test_agent_cells_off_sends_none_and_the_code_still_runs(kernel: Kernel) -> None:
+    comm_id = open_link(kernel)
+    kernel.execute("%config DshMagics.agent_cells = False")
+    run = kernel.execute(PROMPT, allow_stdin=True, metadata=identity("dsh-cell"))
+    assert run.error is None, run.error
+    assert insert_cells(kernel, comm_id, "agent_total") == []
+    assert kernel.value("agent_total") == "6"
