@@ -314,6 +314,12 @@ def test_widget_click_answers_the_approval(kernel: Kernel, tmp_path: Path) -> No
     assert finals, "the widget was not replaced by the static transcript"
     assert "allowed" in finals[-1]["text/markdown"].lower()
     assert "application/vnd.jupyter.widget-view+json" not in finals[-1]
+    metadata = [
+        m["content"]["metadata"] for m in kernel.iopub
+        if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == display_id
+    ]  # fmt: skip
+    # the static transcript keeps the run marker: the page extension decorates its code blocks
+    assert metadata[-1]["dsh_notebook"]["run"] is True, metadata[-1]
 
 
 def test_two_background_cells_on_one_session_stay_apart(kernel: Kernel, tmp_path: Path) -> None:

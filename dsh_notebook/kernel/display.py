@@ -17,7 +17,8 @@ save keeps for a reopen without the kernel) and ``settled`` right after the upda
 it and before the widget is closed (a reloaded or second page does not know the output's
 ``display_id``, so the update alone would leave it a dead widget). The widget is displayed with
 output metadata :data:`RUN_METADATA_KEY` ``{"run": true, "model_id": ...}`` by which the
-extension recognizes it.
+extension recognizes it; the static transcript that replaces it keeps that metadata (the
+extension adds Insert below to its code blocks).
 """
 
 from __future__ import annotations
@@ -85,14 +86,23 @@ def _channel(shell: Any) -> tuple[Any, Any, Any]:
 
 
 def send_update(
-    shell: Any, handle: Any, bundle: dict[str, Any], parent: dict[str, Any] | None
+    shell: Any,
+    handle: Any,
+    bundle: dict[str, Any],
+    parent: dict[str, Any] | None,
+    metadata: dict[str, Any] | None = None,
 ) -> None:
-    """``update_display_data`` of ``handle``'s display, filed under ``parent``."""
+    """``update_display_data`` of ``handle``'s display, filed under ``parent``, with output
+    ``metadata`` (an update replaces the output's metadata too)."""
     session, socket, pub = _channel(shell)
     if session is None or socket is None or parent is None:
-        handle.update(bundle, raw=True)
+        handle.update(bundle, raw=True, metadata=metadata or {})
         return
-    content = {"data": bundle, "metadata": {}, "transient": {"display_id": handle.display_id}}
+    content = {
+        "data": bundle,
+        "metadata": metadata or {},
+        "transient": {"display_id": handle.display_id},
+    }
     message = session.msg("update_display_data", content, parent=parent)
     session.send(socket, message, ident=getattr(pub, "topic", None))
 
@@ -215,7 +225,11 @@ class ViewPublisher:
                 widget.update(view.transcript.snapshot(), final=True)
             else:
                 if self.handle is not None:  # freeze: the static transcript replaces the widget
-                    send_update(self._shell, self.handle, bundle, view.parent)
+                    # keeping the run marker: the page extension adds Insert below to its code
+                    marker = {"run": True, "model_id": self._model_id()}
+                    send_update(
+                        self._shell, self.handle, bundle, view.parent, {RUN_METADATA_KEY: marker}
+                    )
                 self._send_run_output(view, settled=True)  # pages that lost the display_id
                 widget.close()
             return
