@@ -52,7 +52,10 @@ export const WANTS_INSERT = "data-dsh-wants-insert";
 export const FALLBACK_NOTICE =
   "Insert below needs the dsh-notebook extension (JupyterLab 4 / Notebook 7); here, use Copy.";
 
-let noticeOwner: object | null = null;
+// Page-wide, not module-wide: anywidget may load a fresh copy of this bundle for each widget model.
+const OWNER = Symbol.for("dsh-notebook.insert-notice-owner");
+type Page = { [OWNER]?: object | null };
+const page = globalThis as Page;
 
 /** The one-line notice, shown once per page: in the first view that has a Python block while the
  * extension is absent. ``update`` is cheap (one query) and never throws. */
@@ -64,19 +67,20 @@ export class FallbackNotice {
   }
 
   update(root: HTMLElement): void {
-    if (noticeOwner !== null && noticeOwner !== this) return;
-    if (noticeOwner === null && (extensionPresent() || !root.querySelector(`[${WANTS_INSERT}]`))) return;
-    noticeOwner = this;
+    const owner = page[OWNER] ?? null;
+    if (owner !== null && owner !== this) return;
+    if (owner === null && (extensionPresent() || !root.querySelector(`[${WANTS_INSERT}]`))) return;
+    page[OWNER] = this;
     this.el.textContent = FALLBACK_NOTICE;
     this.el.hidden = false;
   }
 
   destroy(): void {
-    if (noticeOwner === this) noticeOwner = null;
+    if (page[OWNER] === this) page[OWNER] = null;
   }
 }
 
 /** Tests: forget which view showed the notice. */
 export function resetNotice(): void {
-  noticeOwner = null;
+  page[OWNER] = null;
 }
