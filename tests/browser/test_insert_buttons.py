@@ -14,6 +14,7 @@ the test reads exactly what the model received. The page has this checkout's ext
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -100,6 +101,31 @@ def source(saved: dict[str, Any]) -> str:
     return "".join(text) if isinstance(text, list) else str(text)
 
 
+@contextlib.contextmanager
+def busy_kernel(lab: Lab, name: str, seconds: float) -> Iterator[None]:
+    """The notebook's kernel runs ``time.sleep(seconds)`` (sent by a second client over its
+    connection file), and is busy, while the block runs."""
+    from jupyter_client import find_connection_file
+    from jupyter_client.blocking import BlockingKernelClient
+
+    kernel_id = next(s["kernel"]["id"] for s in lab.api("/api/sessions") if s["path"] == name)
+    client = BlockingKernelClient(connection_file=find_connection_file(f"kernel-{kernel_id}.json"))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        client.execute(f"import time; time.sleep({seconds})")
+        deadline = time.monotonic() + 10
+        while not any(
+            s["path"] == name and s["kernel"]["execution_state"] == "busy"
+            for s in lab.api("/api/sessions")
+        ):
+            assert time.monotonic() < deadline, "the kernel never became busy"
+            time.sleep(0.1)
+        yield
+    finally:
+        client.stop_channels()
+
+
 def wait_ready(page: Any, error_cell: int = 3) -> None:
     """The kept widget, the settled transcript and the error cell, all rendered."""
     cell(page, 1).locator(".dsh-root .dsh-text .dsh-code").first.wait_for(timeout=120_000)
@@ -133,7 +159,13 @@ def test_insert_below_and_ask_dsh(
     assert page.locator(".dsh-insert-notice:visible").count() == 0
     page.screenshot(path=str(artifacts / "insert-buttons.png"), full_page=True)
 
-    widget.locator(".dsh-insert").click()  # -> a new cell at 2
+    with busy_kernel(lab, "insert.ipynb", 8):  # the page inserts without the kernel
+        started = time.monotonic()
+        widget.locator(".dsh-insert").click()  # -> a new cell at 2
+        page.locator(".jp-Notebook .jp-Cell").nth(4).wait_for(timeout=5_000)
+        assert page.locator(".jp-Notebook .jp-Cell").count() == 5
+        assert time.monotonic() - started < 5
+        assert "busy" in json.dumps(lab.api("/api/sessions"))
     cell(page, 3).locator(".dsh-nb-insert").click()  # the settled run, now at 3 -> a cell at 4
     cell(page, 5).locator(".dsh-nb-ask").click()  # the raised cell, now at 5 -> a cell at 6
     saved = saved_cells(page, lab, "insert.ipynb")
