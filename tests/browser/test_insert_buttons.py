@@ -106,7 +106,7 @@ def busy_kernel(lab: Lab, name: str, seconds: float) -> Iterator[None]:
     """The notebook's kernel runs ``time.sleep(seconds)`` (sent by a second client over its
     connection file), and is busy, while the block runs."""
     from jupyter_client import find_connection_file
-    from jupyter_client.blocking import BlockingKernelClient
+    from jupyter_client.blocking.client import BlockingKernelClient
 
     kernel_id = next(s["kernel"]["id"] for s in lab.api("/api/sessions") if s["path"] == name)
     client = BlockingKernelClient(connection_file=find_connection_file(f"kernel-{kernel_id}.json"))
