@@ -17,8 +17,9 @@ save keeps for a reopen without the kernel) and ``settled`` right after the upda
 it and before the widget is closed (a reloaded or second page does not know the output's
 ``display_id``, so the update alone would leave it a dead widget). The widget is displayed with
 output metadata :data:`RUN_METADATA_KEY` ``{"run": true, "model_id": ...}`` by which the
-extension recognizes it; the static transcript that replaces it keeps that metadata (the
-extension adds Insert below to its code blocks).
+extension recognizes it; the static transcript that replaces it keeps that metadata, and every
+other output of a run (markdown format, deferred, a kept transcript) carries ``{"run": true}``
+(the extension adds Insert below to their code blocks).
 """
 
 from __future__ import annotations
@@ -54,6 +55,14 @@ Format = Literal["widget", "markdown", "text"]
 LIVE_EVERY = 2.0
 """Seconds between two ``live`` run outputs sent to the page extension (at most)."""
 RUN_METADATA_KEY = "dsh_notebook"
+
+
+def run_marker(model_id: str | None = None) -> dict[str, Any]:
+    """Output metadata that marks a run's output (the widget, or a static transcript)."""
+    marker: dict[str, Any] = {"run": True}
+    if model_id is not None:
+        marker["model_id"] = model_id
+    return {RUN_METADATA_KEY: marker}
 
 
 def kernel_of(shell: Any) -> Any:
@@ -96,7 +105,7 @@ def send_update(
     ``metadata`` (an update replaces the output's metadata too)."""
     session, socket, pub = _channel(shell)
     if session is None or socket is None or parent is None:
-        handle.update(bundle, raw=True, metadata=metadata or {})
+        handle.update(bundle, raw=True, metadata=metadata)
         return
     content = {
         "data": bundle,
@@ -113,19 +122,19 @@ def send_display(shell: Any, bundle: dict[str, Any], parent: dict[str, Any] | No
     if session is None or socket is None or parent is None:
         from IPython.display import display
 
-        display(bundle, raw=True)
+        display(bundle, raw=True, metadata=run_marker())
         return
     message = session.msg(
-        "display_data", {"data": bundle, "metadata": {}, "transient": {}}, parent=parent
+        "display_data", {"data": bundle, "metadata": run_marker(), "transient": {}}, parent=parent
     )
     session.send(socket, message, ident=getattr(pub, "topic", None))
 
 
 def show_bundle(bundle: dict[str, Any]) -> None:
-    """Display a static bundle in the cell executing now (the main thread)."""
+    """Display a run's static transcript in the cell executing now (the main thread)."""
     from IPython.display import display
 
-    display(bundle, raw=True)
+    display(bundle, raw=True, metadata=run_marker())
 
 
 @dataclass(frozen=True)
@@ -226,10 +235,8 @@ class ViewPublisher:
             else:
                 if self.handle is not None:  # freeze: the static transcript replaces the widget
                     # keeping the run marker: the page extension adds Insert below to its code
-                    marker = {"run": True, "model_id": self._model_id()}
-                    send_update(
-                        self._shell, self.handle, bundle, view.parent, {RUN_METADATA_KEY: marker}
-                    )
+                    marker = run_marker(self._model_id())
+                    send_update(self._shell, self.handle, bundle, view.parent, marker)
                 self._send_run_output(view, settled=True)  # pages that lost the display_id
                 widget.close()
             return
@@ -238,7 +245,7 @@ class ViewPublisher:
                 send_display(self._shell, bundle, view.parent)
             return
         if self.handle is not None:
-            send_update(self._shell, self.handle, bundle, view.parent)
+            send_update(self._shell, self.handle, bundle, view.parent, run_marker())
 
 
 def open_view(
@@ -268,8 +275,10 @@ def open_view(
     publisher.view = view
     if not terminal and not choice.deferred:
         if widget is not None:
-            marker = {"run": True, "model_id": publisher._model_id()}
-            publisher.handle = display(widget, display_id=True, metadata={RUN_METADATA_KEY: marker})
+            marker = run_marker(publisher._model_id())
+            publisher.handle = display(widget, display_id=True, metadata=marker)
         else:
-            publisher.handle = display(view.bundle(), raw=True, display_id=True)
+            publisher.handle = display(
+                view.bundle(), raw=True, display_id=True, metadata=run_marker()
+            )
     return view
