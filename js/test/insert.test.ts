@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FALLBACK_NOTICE, INSERT_CELL_EVENT, cellSource, insertable, resetNotice } from "../src/insert";
 import { MarkdownView } from "../src/markdown";
 import { FakeModel, mount, snap, text } from "./helpers";
@@ -53,6 +53,23 @@ describe("Insert below", () => {
     const shown = [...root.querySelectorAll<HTMLElement>(".dsh-insert-notice")].filter((n) => !n.hidden);
     expect(shown.map((n) => n.textContent)).toEqual([FALLBACK_NOTICE]);
     expect(first.el.contains(shown[0])).toBe(true);
+  });
+
+  it("one notice even when each widget has its own copy of the bundle (anywidget loads one per model)", async () => {
+    const first = await import("../src/insert");
+    vi.resetModules();
+    const second = await import("../src/insert");
+    expect(second).not.toBe(first);
+    const root = document.createElement("div");
+    root.appendChild(document.createElement("div")).setAttribute(first.WANTS_INSERT, "");
+    const a = new first.FallbackNotice();
+    const b = new second.FallbackNotice();
+    a.update(root);
+    b.update(root);
+    expect([a.el.hidden, b.el.hidden]).toEqual([false, true]);
+    a.destroy(); // its view went away: the next one may say it
+    b.update(root);
+    expect(b.el.hidden).toBe(false);
   });
 
   it("no notice for an answer without Python blocks", () => {
