@@ -35,8 +35,11 @@ class Recorder:
     # the display handle
     display_id = "d1"
 
-    def handle_update(self, bundle: dict[str, Any], raw: bool = False) -> None:
+    def handle_update(
+        self, bundle: dict[str, Any], raw: bool = False, metadata: dict[str, Any] | None = None
+    ) -> None:
         self.events.append(("display.update", bundle["text/markdown"]))
+        self.metadata = metadata
 
     # the FrontendLink
     def send_run_output(self, model_id: str, cell_id: str | None, state: str, bundle: Any) -> bool:
@@ -125,6 +128,8 @@ def test_settled_goes_after_the_freezing_update_and_before_close(
     assert state == "settled"
     assert bundle["text/markdown"] == rec.events[0][1]  # the same transcript as the update
     assert "SECRET" not in str(bundle)
+    # the static transcript keeps the run marker (the extension decorates its code blocks)
+    assert rec.metadata == {"dsh_notebook": {"run": True, "model_id": "m1"}}
 
 
 def test_the_widget_output_is_marked_as_a_dsh_run(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -113,6 +113,9 @@ def test_background_run_returns_at_once_and_streams_into_its_output(kernel: Kern
     assert "text/markdown" in final and "text/plain" in final
     assert "slow0 slow1" in final["text/markdown"] and "slow19" in final["text/markdown"]
     assert "settled" in final["text/plain"]
+    # marked as a run's output, so the page extension adds Insert below to its code blocks
+    marked = [display[0]["content"]["metadata"], updates[-1]["content"]["metadata"]]
+    assert all(m.get("dsh_notebook", {}).get("run") is True for m in marked), marked
     # live text: an update before the end already held part of the answer, not all of it
     partial = [u["content"]["data"]["text/markdown"] for u in updates[:-1]]
     assert any("slow0" in text and "slow19" not in text for text in partial)
@@ -159,6 +162,7 @@ def test_wait_mode_without_stdin_uses_the_headless_policy(kernel: Kernel, tmp_pa
     outputs = [m for m in cell.outputs if m["msg_type"] in ("display_data", "update_display_data")]
     final = outputs[-1]["content"]["data"]["text/markdown"]
     assert "rejected" in final.lower()
+    assert outputs[-1]["content"]["metadata"]["dsh_notebook"]["run"] is True
 
 
 def test_wait_mode_asks_on_stdin_when_offered(kernel: Kernel, tmp_path: Path) -> None:
@@ -314,6 +318,12 @@ def test_widget_click_answers_the_approval(kernel: Kernel, tmp_path: Path) -> No
     assert finals, "the widget was not replaced by the static transcript"
     assert "allowed" in finals[-1]["text/markdown"].lower()
     assert "application/vnd.jupyter.widget-view+json" not in finals[-1]
+    metadata = [
+        m["content"]["metadata"] for m in kernel.iopub
+        if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == display_id
+    ]  # fmt: skip
+    # the static transcript keeps the run marker: the page extension decorates its code blocks
+    assert metadata[-1]["dsh_notebook"]["run"] is True, metadata[-1]
 
 
 def test_two_background_cells_on_one_session_stay_apart(kernel: Kernel, tmp_path: Path) -> None:

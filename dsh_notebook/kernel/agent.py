@@ -35,6 +35,7 @@ from ..runtime import Secret, resolve_dsh_home
 from ..transcript import Transcript
 from .agent_cells import AgentCells
 from .broker import Broker
+from .cell_errors import cell_error_text
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
 from .display import kernel_of, stdin_available
 from .host import RuntimeHost
@@ -297,7 +298,7 @@ class NotebookAgent:
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         execution_count = getattr(result, "execution_count", None)
         if error is not None and isinstance(execution_count, int):
-            self.errors[execution_count] = f"{type(error).__name__}: {error}"
+            self.errors[execution_count] = cell_error_text(error)  # the traceback too
 
     def cell_started(self, *_: Any) -> None:
         """``pre_execute``: the agent's ``run_python`` waits while a cell runs."""

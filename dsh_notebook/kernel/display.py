@@ -17,7 +17,9 @@ save keeps for a reopen without the kernel) and ``settled`` right after the upda
 it and before the widget is closed (a reloaded or second page does not know the output's
 ``display_id``, so the update alone would leave it a dead widget). The widget is displayed with
 output metadata :data:`RUN_METADATA_KEY` ``{"run": true, "model_id": ...}`` by which the
-extension recognizes it.
+extension recognizes it; the static transcript that replaces it keeps that metadata, and every
+other output of a run (markdown format, deferred, a kept transcript) carries ``{"run": true}``
+(the extension adds Insert below to their code blocks).
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ LIVE_EVERY = 2.0
 RUN_METADATA_KEY = "dsh_notebook"
 
 
+def run_marker(model_id: str | None = None) -> dict[str, Any]:
+    """Output metadata that marks a run's output (the widget, or a static transcript)."""
+    marker: dict[str, Any] = {"run": True}
+    if model_id is not None:
+        marker["model_id"] = model_id
+    return {RUN_METADATA_KEY: marker}
+
+
 def kernel_of(shell: Any) -> Any:
     """The ipykernel kernel of ``shell``, or None (terminal IPython)."""
     return getattr(shell, "kernel", None)
@@ -85,14 +95,23 @@ def _channel(shell: Any) -> tuple[Any, Any, Any]:
 
 
 def send_update(
-    shell: Any, handle: Any, bundle: dict[str, Any], parent: dict[str, Any] | None
+    shell: Any,
+    handle: Any,
+    bundle: dict[str, Any],
+    parent: dict[str, Any] | None,
+    metadata: dict[str, Any] | None = None,
 ) -> None:
-    """``update_display_data`` of ``handle``'s display, filed under ``parent``."""
+    """``update_display_data`` of ``handle``'s display, filed under ``parent``, with output
+    ``metadata`` (an update replaces the output's metadata too)."""
     session, socket, pub = _channel(shell)
     if session is None or socket is None or parent is None:
-        handle.update(bundle, raw=True)
+        handle.update(bundle, raw=True, metadata=metadata)
         return
-    content = {"data": bundle, "metadata": {}, "transient": {"display_id": handle.display_id}}
+    content = {
+        "data": bundle,
+        "metadata": metadata or {},
+        "transient": {"display_id": handle.display_id},
+    }
     message = session.msg("update_display_data", content, parent=parent)
     session.send(socket, message, ident=getattr(pub, "topic", None))
 
@@ -103,19 +122,19 @@ def send_display(shell: Any, bundle: dict[str, Any], parent: dict[str, Any] | No
     if session is None or socket is None or parent is None:
         from IPython.display import display
 
-        display(bundle, raw=True)
+        display(bundle, raw=True, metadata=run_marker())
         return
     message = session.msg(
-        "display_data", {"data": bundle, "metadata": {}, "transient": {}}, parent=parent
+        "display_data", {"data": bundle, "metadata": run_marker(), "transient": {}}, parent=parent
     )
     session.send(socket, message, ident=getattr(pub, "topic", None))
 
 
 def show_bundle(bundle: dict[str, Any]) -> None:
-    """Display a static bundle in the cell executing now (the main thread)."""
+    """Display a run's static transcript in the cell executing now (the main thread)."""
     from IPython.display import display
 
-    display(bundle, raw=True)
+    display(bundle, raw=True, metadata=run_marker())
 
 
 @dataclass(frozen=True)
@@ -215,7 +234,9 @@ class ViewPublisher:
                 widget.update(view.transcript.snapshot(), final=True)
             else:
                 if self.handle is not None:  # freeze: the static transcript replaces the widget
-                    send_update(self._shell, self.handle, bundle, view.parent)
+                    # keeping the run marker: the page extension adds Insert below to its code
+                    marker = run_marker(self._model_id())
+                    send_update(self._shell, self.handle, bundle, view.parent, marker)
                 self._send_run_output(view, settled=True)  # pages that lost the display_id
                 widget.close()
             return
@@ -224,7 +245,7 @@ class ViewPublisher:
                 send_display(self._shell, bundle, view.parent)
             return
         if self.handle is not None:
-            send_update(self._shell, self.handle, bundle, view.parent)
+            send_update(self._shell, self.handle, bundle, view.parent, run_marker())
 
 
 def open_view(
@@ -254,8 +275,10 @@ def open_view(
     publisher.view = view
     if not terminal and not choice.deferred:
         if widget is not None:
-            marker = {"run": True, "model_id": publisher._model_id()}
-            publisher.handle = display(widget, display_id=True, metadata={RUN_METADATA_KEY: marker})
+            marker = run_marker(publisher._model_id())
+            publisher.handle = display(widget, display_id=True, metadata=marker)
         else:
-            publisher.handle = display(view.bundle(), raw=True, display_id=True)
+            publisher.handle = display(
+                view.bundle(), raw=True, display_id=True, metadata=run_marker()
+            )
     return view

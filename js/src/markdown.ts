@@ -1,9 +1,11 @@
 // Sanitized markdown that grows live. Blocks that are complete are rendered once and kept; each
 // update re-parses only the text from the start of the last block (the one still being written).
-// Code blocks are highlighted, and get a Copy button, once their closing fence has arrived.
+// Code blocks are highlighted, and get a Copy button (Python ones also Insert below, see insert.ts),
+// once their closing fence has arrived.
 import MarkdownIt from "markdown-it";
 import { button, h } from "./dom";
 import { highlight } from "./highlight";
+import { extensionPresent, insertButton, insertable, WANTS_INSERT } from "./insert";
 import { htmlToFragment, isSafeUrl } from "./sanitize";
 
 type Token = ReturnType<typeof md.parse>[number];
@@ -68,7 +70,11 @@ function decorateCode(fragment: DocumentFragment, complete: boolean): void {
       }
     }
     const copy = complete ? copyButton(text, lang) : null;
-    const wrapper = h("div", { class: "dsh-code" }, h("div", { class: "dsh-code-bar" }, h("span", { class: "dsh-code-lang" }, lang), copy));
+    // Insert below: complete Python blocks, only where the page extension can insert the cell
+    const python = complete && insertable(lang);
+    const insert = python && extensionPresent() ? insertButton(text) : null;
+    const wrapper = h("div", { class: "dsh-code", [WANTS_INSERT]: python && !insert },
+      h("div", { class: "dsh-code-bar" }, h("span", { class: "dsh-code-lang" }, lang), h("span", { class: "dsh-code-actions" }, insert, copy)));
     pre.parentNode?.insertBefore(wrapper, pre);
     wrapper.appendChild(pre);
   }

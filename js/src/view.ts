@@ -3,6 +3,7 @@ import { h } from "./dom";
 import { UiState, type Ctx } from "./context";
 import { answersACard, returnFocusToNotebook } from "./focus";
 import { HeaderView } from "./header";
+import { FallbackNotice } from "./insert";
 import { ItemList } from "./list";
 import { PromptView } from "./prompt";
 import { storeFor, type Store } from "./store";
@@ -26,6 +27,7 @@ export class RunView {
   private readonly prompt: PromptView;
   private readonly items: ItemList;
   private readonly footer = h("div", { class: "dsh-footer" });
+  private readonly notice = new FallbackNotice();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private ticker: ReturnType<typeof setInterval> | null = null;
   private pending = false;
@@ -62,7 +64,7 @@ export class RunView {
     this.prompt = new PromptView(this.ctx);
     this.items = new ItemList();
     this.el = h("div", { class: "dsh-root", role: "region", "aria-label": "DeepSeek Harness run" },
-      this.header.el, this.prompt.el, this.items.el, this.footer);
+      this.header.el, this.prompt.el, this.items.el, this.notice.el, this.footer);
     host.appendChild(this.el);
     // capture: the buttons stop their clicks from bubbling
     for (const type of ["click", "keydown"]) {
@@ -95,6 +97,7 @@ export class RunView {
       ? `Not shown: ${unknown.map(([k, n]) => `${k} ×${n}`).join(", ")}`
       : "";
     this.footer.hidden = unknown.length === 0;
+    this.notice.update(this.el);
     if (this.returnFocus) {
       this.returnFocus = false;
       returnFocusToNotebook(this.el);
@@ -116,6 +119,7 @@ export class RunView {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.items.destroy();
+    this.notice.destroy();
     this.el.remove();
   }
 }

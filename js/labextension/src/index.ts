@@ -3,7 +3,8 @@
  *
  * For every notebook: a stable identity in its metadata, sent with each execute request; the
  * `dsh_notebook.frontend` comm target on its kernel; the waiting signal (tab badge, toolbar
- * button, the page title, and in JupyterLab a status-bar item for the current notebook).
+ * button, the page title, and in JupyterLab a status-bar item for the current notebook); Insert
+ * below and Ask dsh (`buttons.ts`), announced to the widget by a marker on `document.body`.
  */
 
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -11,7 +12,9 @@ import { DocumentRegistry } from '@jupyterlab/docregistry';
 import { INotebookModel, INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IStatusBar } from '@jupyterlab/statusbar';
 
+import { NotebookButtons } from './buttons';
 import { contentsLookup } from './identity';
+import { EXTENSION_MARKER } from './insertions';
 import { NotebookBinding } from './notebook';
 import { PageTitleBadge } from './pagetitle';
 import { WaitingState, WaitingStatus } from './waiting';
@@ -31,6 +34,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const views = new WeakMap<NotebookPanel, WaitingState>();
     const live = new Set<NotebookBinding>();
     const pageTitle = new PageTitleBadge();
+    document.body.dataset[EXTENSION_MARKER] = VERSION; // the widget offers Insert below
+
     const retitle = (): void => {
       let count = 0;
       for (const binding of live) {
@@ -52,6 +57,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         binding = created;
       }
       views.set(panel, binding.addView(panel));
+      new NotebookButtons(panel);
     });
 
     if (statusBar !== null) {
