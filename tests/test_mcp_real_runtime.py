@@ -64,6 +64,16 @@ SCRIPTS = {
     "run-rejected": one_call("run_python", code="import pathlib\nMARKER = 'ran'"),
     "run-raises": one_call("run_python", code="print('before')\n{}['missing']"),
     "run-after-error": one_call("run_python", code="healthy = sum(range(4))\nhealthy"),
+    "run-figure": one_call(
+        "run_python",
+        code=(
+            "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+            "fig, ax = plt.subplots()\n"
+            "ax.plot(sales.region, sales.revenue, label='revenue')\n"
+            "ax.bar(sales.region, sales.units, label='units sold')\n"
+            "ax.set_title('Revenue by region')\nax.legend()"
+        ),
+    ),
 }
 
 
@@ -204,6 +214,32 @@ async def test_run_python_approved_creates_a_variable(notebook: Notebook) -> Non
     assert "value of the last expression" in result["text"] and "-0.25" in result["text"]
     (asked,) = notebook.asked
     assert asked[0] == "run_python" and asked[1].startswith("growth = sales.revenue")
+
+
+def model_saw(scripted_model: ScriptedModelServer, scenario: str) -> str:
+    """The tool results' text in the last request the model received for ``scenario``."""
+    bodies = [r.body for r in scripted_model.requests if r.scenario == scenario and r.body]
+    texts: list[str] = []
+    for message in bodies[-1]["messages"]:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_result":
+                inner = block.get("content")
+                parts = inner if isinstance(inner, list) else [{"type": "text", "text": inner}]
+                texts += [str(p.get("text", "")) for p in parts if p.get("type") == "text"]
+    return "\n".join(texts)
+
+
+async def test_run_python_figure_reaches_the_model_as_text(
+    notebook: Notebook, scripted_model: ScriptedModelServer
+) -> None:
+    pytest.importorskip("matplotlib")
+    result = await notebook.prompt("run-figure")
+    assert not result["isError"], result["text"]
+    seen = model_saw(scripted_model, "run-figure")
+    assert 'axes 1/1 "Revenue by region"' in seen
+    assert 'line "revenue": 3 points' in seen and 'bars "units sold": 3 bars' in seen
+    assert "legend: revenue, units sold" in seen
 
 
 async def test_run_python_rejected_runs_nothing(notebook: Notebook) -> None:

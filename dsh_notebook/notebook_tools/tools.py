@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..context.describe import describe_value, short_summary, truncate
+from ..context.figures import describe_figure
+from .figures import watch_displayed_figures
 
 __all__ = [
     "HIDDEN_NAMES",
@@ -322,6 +324,9 @@ class RunPythonResult:
     figures: list[bytes] = field(default_factory=list)
     """PNG bytes of figures shown or created by the code (at most :data:`MAX_FIGURES`)."""
     figures_omitted: int = 0
+    figure_texts: list[str] = field(default_factory=list)
+    """A text description of each figure (titles, labels, limits, series), in the order of
+    :attr:`figures` (at most :data:`MAX_FIGURES`), for a model without image input."""
 
     @property
     def ok(self) -> bool:
@@ -336,6 +341,8 @@ class RunPythonResult:
             sections.append("stdout:\n" + self.stdout)
         if self.stderr:
             sections.append("stderr:\n" + self.stderr)
+        for number, text in enumerate(self.figure_texts, start=1):
+            sections.append(f"figure {number} (described as text):\n{text}")
         for text in self.displayed:
             sections.append("displayed:\n" + text)
         if self.value is not None:
@@ -418,8 +425,11 @@ def _figure_numbers() -> set[int]:
         return set()
 
 
-def _render_new_figures(before: set[int], budget: int) -> tuple[list[bytes], int]:
-    """PNGs of figures opened since ``before``; they are closed (they belong to this call)."""
+def _render_new_figures(
+    before: set[int], budget: int, texts: list[str] | None = None, text_chars: int = 1500
+) -> tuple[list[bytes], int]:
+    """PNGs of figures opened since ``before``; they are closed (they belong to this call).
+    Each one is also described into ``texts`` (when given) before it is closed."""
     plt = _module("matplotlib.pyplot")
     if plt is None:
         return [], 0
@@ -428,6 +438,8 @@ def _render_new_figures(before: set[int], budget: int) -> tuple[list[bytes], int
     for number in sorted(_figure_numbers() - before):
         try:
             fig = plt.figure(number)
+            if texts is not None:
+                texts.append(describe_figure(fig, max_chars=text_chars))
             if len(images) < budget:
                 buffer = io.BytesIO()
                 fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
@@ -478,7 +490,11 @@ def run_python(shell: Any, code: str, *, max_chars: int = 8000) -> RunPythonResu
     budget = max(200, max_chars)
     before = _figure_numbers()
     interrupted = False
-    with capture_output(stdout=True, stderr=True, display=True) as captured:
+    text_chars = max(300, budget // 6)
+    with (
+        watch_displayed_figures(shell, max_chars=text_chars) as figure_texts,
+        capture_output(stdout=True, stderr=True, display=True) as captured,
+    ):
         try:
             value, error, _ = _execute(shell, code)
         except KeyboardInterrupt as exc:  # arrived outside the exec (between our own lines)
@@ -486,7 +502,9 @@ def run_python(shell: Any, code: str, *, max_chars: int = 8000) -> RunPythonResu
     if isinstance(error, KeyboardInterrupt):
         interrupted, error = True, None
     shown, displayed = _rich_outputs(captured.outputs, budget // 4)
-    created, omitted = _render_new_figures(before, max(0, MAX_FIGURES - len(shown)))
+    created, omitted = _render_new_figures(
+        before, max(0, MAX_FIGURES - len(shown)), figure_texts, text_chars
+    )
     figures = (shown + created)[:MAX_FIGURES]
     omitted += max(0, len(shown) + len(created) - MAX_FIGURES)
     result = RunPythonResult(
@@ -496,6 +514,7 @@ def run_python(shell: Any, code: str, *, max_chars: int = 8000) -> RunPythonResu
         interrupted=interrupted,
         figures=figures,
         figures_omitted=omitted,
+        figure_texts=figure_texts[:MAX_FIGURES],
     )
     if error is not None:
         if isinstance(error, SyntaxError):
