@@ -91,6 +91,7 @@ class NotebookAgent:
             errors=self.errors,
             current_session=self.current_run_session,
             kernel_loop=_running_loop(),  # the kernel's loop: the agent is made in %load_ext
+            read_notebook=self.frontend_link.read_notebook,
         )
         self._ledger: PromptLedger | None = None
 

@@ -1,7 +1,8 @@
 """The notebook tools' server in the kernel: started with the runtime, asked through the broker.
 
 When the runtime starts, an MCP server on 127.0.0.1 gives the agent ``notebook_variables``,
-``describe_variable``, ``notebook_history`` and ``run_python``. Every ``run_python`` call is an
+``describe_variable``, ``notebook_history``, ``notebook_cells`` (asking the page through the
+frontend link) and ``run_python``. Every ``run_python`` call is an
 approval of the newest run still in progress (the broker decides it by that run's policy; with no
 run in progress it is rejected). Approved code runs on the kernel's main thread while no cell
 executes, or inside a waiting cell, which pumps it (:meth:`NotebookToolsHost.pump`).
@@ -41,6 +42,7 @@ class NotebookToolsHost:
         errors: dict[int, str],
         current_session: Callable[[], str],
         kernel_loop: asyncio.AbstractEventLoop | None,
+        read_notebook: Callable[[float], Any] | None = None,
     ) -> None:
         self._shell = shell
         self._host = host
@@ -48,6 +50,7 @@ class NotebookToolsHost:
         self._errors = errors
         self._current_session = current_session
         self._kernel_loop = kernel_loop
+        self._read_notebook = read_notebook  # FrontendLink.read_notebook: notebook_cells
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
@@ -81,6 +84,7 @@ class NotebookToolsHost:
             executor=executor,
             errors=self._errors,
             settings=settings,
+            read_notebook=self._read_notebook,
         ).start()
         mount = write_mcp_patch(server.url, server.token)
         atexit.register(mount.remove)

@@ -13,10 +13,12 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { JSONObject } from '@lumino/coreutils';
 
-import { COMM_TARGET, IRunOutput, IWaiting, helloReply, parseKernelMessage } from './protocol';
+import { COMM_TARGET, IReadNotebookReply, IRunOutput, IWaiting, helloReply, parseKernelMessage } from './protocol';
 
 export type WaitingListener = (waiting: IWaiting | null) => void;
 export type RunOutputListener = (output: IRunOutput) => void;
+/** Answers `read_notebook`: the reply for that request id (see `cells.ts`). */
+export type NotebookReader = (requestId: string) => IReadNotebookReply | null;
 
 const linked = new WeakSet<Kernel.IKernelConnection>();
 
@@ -24,7 +26,8 @@ export function linkKernel(
   kernel: Kernel.IKernelConnection,
   version: string,
   onWaiting: WaitingListener,
-  onRunOutput: RunOutputListener = () => undefined
+  onRunOutput: RunOutputListener = () => undefined,
+  onReadNotebook: NotebookReader = () => null
 ): void {
   if (linked.has(kernel)) {
     return;
@@ -39,6 +42,8 @@ export function linkKernel(
         onWaiting(message);
       } else if (message?.type === 'run_output') {
         onRunOutput(message);
+      } else if (message?.type === 'read_notebook') {
+        answerRead(comm, message.request_id, onReadNotebook);
       } else if (message?.type === 'hello') {
         comm.send(reply);
       }
@@ -60,6 +65,17 @@ export function linkKernel(
   });
 
   void adoptOpenComms(kernel, wire, reply);
+}
+
+function answerRead(comm: Kernel.IComm, requestId: string, read: NotebookReader): void {
+  try {
+    const cells = read(requestId);
+    if (cells !== null) {
+      comm.send(cells as unknown as JSONObject);
+    }
+  } catch (error) {
+    console.error('dsh-notebook: could not read the notebook for the kernel', error);
+  }
 }
 
 async function adoptOpenComms(

@@ -10,8 +10,9 @@
  *   `waiting` (kernel: `{count, cells: [{cell_id, kind, label}]}`, the whole current state);
  *   `run_output` (kernel: `{model_id, cell_id, state: 'live' | 'settled', bundle: {'text/markdown',
  *   'text/plain'}}`: the static transcript of the run a widget shows; see `runoutput.ts`).
- * - reserved, not implemented: `insert_cell`, `read_notebook`, `read_notebook_reply`; only sent
- *   to a side that announced the capability.
+ *   `read_notebook` (kernel: `{request_id}`) -> `read_notebook_reply` (frontend: the cells as the
+ *   person sees them, bounded; see `cells.ts`).
+ * - reserved, not implemented: `insert_cell`; only sent to a side that announced the capability.
  *
  * Guarantee: `parseKernelMessage` never throws; anything that is not a well-formed message of
  * this version gives `null` and is ignored.
@@ -20,11 +21,16 @@
 export const PROTOCOL_VERSION = 1;
 export const METADATA_KEY = 'dsh_notebook';
 export const COMM_TARGET = 'dsh_notebook.frontend';
-export const RESERVED_TYPES: readonly string[] = ['insert_cell', 'read_notebook', 'read_notebook_reply'];
+export const RESERVED_TYPES: readonly string[] = ['insert_cell'];
 /** What this extension implements; announced in `hello_reply`. */
-export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output'];
+export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output', 'read_notebook'];
 /** The longest `text/markdown` or `text/plain` of a `run_output` bundle. */
 export const MAX_BUNDLE_TEXT = 262144;
+/** Bounds of a `read_notebook_reply` (the kernel rejects a reply over them). */
+export const MAX_READ_CELLS = 500;
+export const MAX_CELL_SOURCE = 20000;
+export const MAX_OUTPUT_TEXT = 2000;
+export const MAX_CELL_OUTPUTS = 20;
 
 const MAX_TEXT = 4096;
 const MAX_CELLS = 1000;
@@ -90,7 +96,41 @@ export interface IRunOutput {
   bundle: IRunBundle;
 }
 
-export type KernelMessage = IHello | IWaiting | IRunOutput;
+export interface IReadNotebook {
+  v: 1;
+  type: 'read_notebook';
+  request_id: string;
+}
+
+export interface ICellOutput {
+  output_type: 'stream' | 'execute_result' | 'display_data' | 'error' | 'update_display_data';
+  mime?: string[];
+  text?: string;
+  ename?: string;
+  evalue?: string;
+}
+
+export interface INotebookCell {
+  index: number;
+  id: string;
+  cell_type: 'code' | 'markdown' | 'raw';
+  source: string;
+  execution_count: number | null;
+  agent: boolean;
+  selected: boolean;
+  outputs: ICellOutput[];
+}
+
+export interface IReadNotebookReply {
+  v: 1;
+  type: 'read_notebook_reply';
+  request_id: string;
+  path: string;
+  total_cells: number;
+  cells: INotebookCell[];
+}
+
+export type KernelMessage = IHello | IWaiting | IRunOutput | IReadNotebook;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -174,6 +214,9 @@ export function parseKernelMessage(data: unknown): KernelMessage | null {
   }
   if (data.type === 'run_output') {
     return parseRunOutput(data);
+  }
+  if (data.type === 'read_notebook') {
+    return isText(data.request_id, false) ? { v: 1, type: 'read_notebook', request_id: data.request_id } : null;
   }
   return null;
 }
