@@ -37,7 +37,7 @@ PAGE: dict[str, Any] = {
 
 
 def test_reply_is_parsed_within_bounds_and_anything_else_ignored() -> None:
-    assert protocol.parse_read_notebook_reply(PAGE) == PAGE
+    assert protocol.parse_read_notebook_reply(PAGE) == dict(PAGE)
     assert protocol.parse_kernel_message(protocol.read_notebook("n7")) == {
         "v": 1, "type": "read_notebook", "request_id": "n7"}  # fmt: skip
     too_long = {**CELL, "source": "x" * (protocol.MAX_CELL_SOURCE + 1)}
