@@ -9,6 +9,7 @@ Nothing leaves 127.0.0.1."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import math
 import os
@@ -314,6 +315,7 @@ def kernel(tmp_path: Path, workspace: Path, scripted_model: ScriptedModelServer)
 
     scripted_model.register("k-run", one_call("run_python", code=KERNEL_CODE))
     scripted_model.register("k-long", one_call("run_python", code=LONG_CODE))
+    scripted_model.register("k-cells", one_call("notebook_cells"))
     scripted_model.register(
         "k-time", one_call("run_python", code="import time\nagent_ran_at = time.monotonic()")
     )
@@ -352,6 +354,20 @@ def test_kernel_wait_mode_runs_approved_code_in_the_waiting_cell(kernel: Any) ->
     assert run.error is None, run.error
     assert kernel.value("(agent_thread, agent_rows)") == "('MainThread', 3)"
     assert "value of the last expression:\\n3" in tool_texts(kernel)
+
+
+def test_kernel_notebook_cells_without_the_extension_falls_back_and_says_so(
+    kernel: Any, scripted_model: ScriptedModelServer
+) -> None:
+    """No stdin and no page (as under nbclient/papermill): the kernel's history, introduced by
+    why the notebook itself could not be read; the model received exactly that."""
+    run = kernel.execute("%%dsh --wait\n[[scenario:k-cells]] what is in my notebook?")
+    assert run.error is None, run.error
+    text = ast.literal_eval(tool_texts(kernel))  # the repr of the kernel's string
+    assert text.startswith("The notebook itself could not be read (the dsh-notebook JupyterLab")
+    assert "this is the kernel's execution history instead" in text
+    assert "sales = pd.DataFrame({'a': [1, 2, 3]})" in text
+    assert "the kernel's execution history instead" in model_saw(scripted_model, "k-cells")
 
 
 def test_kernel_background_run_python_runs_when_idle(kernel: Any) -> None:

@@ -591,8 +591,10 @@ def test_server_notebook_cells_reads_the_page_or_falls_back(
     run_cells(shell, "ran_before = 1")
     asked: list[float] = []
 
-    def page(timeout: float) -> dict[str, Any]:
+    def page(timeout: float) -> dict[str, Any] | str:
         asked.append(timeout)
+        if timeout <= 0:
+            return "the kernel is busy running a cell"
         assert threading.current_thread() is not threading.main_thread()
         return PAGE
 
@@ -610,4 +612,4 @@ def test_server_notebook_cells_reads_the_page_or_falls_back(
     busy_executor.cell_started()
     busy = make_server(read_notebook=page, executor=busy_executor)
     assert "the kernel is busy running a cell" in text_of(tool_call(busy, "notebook_cells"))
-    assert len(asked) == 1  # a busy kernel is not asked (its reply could not be handled)
+    assert asked == [3.0, 0.0]  # a busy kernel: asked to wait 0 s (no reply could be handled)

@@ -85,6 +85,8 @@ def test_link_asks_the_page_and_waits_bounded() -> None:
     assert "too old" in read_off_main(link, 1)  # the page cannot read cells
     comms[0].receive({**REPLY, "capabilities": ["waiting", "read_notebook"]})
     assert "main thread" in link.read_notebook(1)  # would deadlock on itself: refused at once
+    assert "busy running a cell" in read_off_main(link, 0)  # the caller knows: nothing sent
+    assert [m["type"] for m in comms[0].sent] == []
     page = answer_later(comms[0])
     got = read_off_main(link, 5)
     page.join()

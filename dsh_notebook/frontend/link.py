@@ -150,7 +150,8 @@ class FrontendLink:
         """The notebook's cells from the extension, or why not (a sentence for the model).
 
         Waits at most ``timeout`` seconds; never call it on the main thread (see the module
-        doc). Never raises."""
+        doc). ``timeout <= 0`` (the caller knows a cell holds the main thread) sends nothing and
+        only says why no answer can come. Never raises."""
         if threading.current_thread() is threading.main_thread():
             return "the request came from the kernel's main thread, which handles the reply"
         with self._lock:
@@ -162,6 +163,8 @@ class FrontendLink:
                 )
             if "read_notebook" not in capabilities:
                 return "the connected dsh-notebook extension is too old to read the notebook"
+            if timeout <= 0:
+                return "the kernel is busy running a cell, so the notebook page cannot answer"
             request_id = f"n{next(self._read_ids)}"
             slot: tuple[threading.Event, list[ReadNotebookReply]] = (threading.Event(), [])
             self._reads[request_id] = slot

@@ -107,7 +107,9 @@ class NotebookToolsSettings:
 
 NotebookReader = Callable[[float], Mapping[str, Any] | str]
 """Reads the notebook from the page, waiting at most the given seconds (called on a worker
-thread): a ``read_notebook_reply`` mapping, or a sentence saying why not."""
+thread): a ``read_notebook_reply`` mapping, or a sentence saying why not. ``0`` means a cell
+holds the main thread: ask nothing, only say why there is no answer
+(:meth:`dsh_notebook.frontend.FrontendLink.read_notebook`)."""
 
 
 # -- HTTP authentication -------------------------------------------------------------------------
@@ -344,10 +346,8 @@ class NotebookMcpServer:
         def work() -> str:
             if reader is None:
                 reason: Mapping[str, Any] | str = "this kernel has no notebook page to ask"
-            elif self.executor.cell_running:
-                reason = "the kernel is busy running a cell, so the notebook page cannot answer"
-            else:
-                reason = reader(timeout)
+            else:  # a running cell: ask nothing (no reply could be handled), only say why
+                reason = reader(0.0 if self.executor.cell_running else timeout)
             if isinstance(reason, str):
                 return fallback_cells(shell, reason, errors=self.errors, max_chars=cap)
             return format_cells(reason, max_chars=cap)
