@@ -104,3 +104,49 @@ def test_run_python_describes_a_shown_figure(shell: InteractiveShell) -> None:
     assert 'axes 1/1 "Revenue by month"' in result.as_text()
     assert "format" not in vars(formatter)  # the watch is removed again
     matplotlib.use("Agg")
+
+
+def test_figures_of_the_persons_cells_are_noted_for_notebook_cells(
+    shell: InteractiveShell,
+) -> None:
+    """The inline backend shows a cell's figure at ``post_execute`` and closes it; the notes
+    keep its description under the cell's count (and id), the agent's run_python is left out."""
+    pytest.importorskip("matplotlib_inline")
+    from dsh_notebook.notebook_tools.cells import format_cells
+    from dsh_notebook.notebook_tools.figures import FigureNotes
+
+    notes = FigureNotes()
+    notes.install(shell)
+    started = lambda *_: notes.cell_started()  # noqa: E731
+    shell.events.register("pre_execute", started)
+    shell.events.register("post_run_cell", notes.cell_finished)
+    try:
+        shell.run_cell("%matplotlib inline", store_history=True)  # type: ignore[no-untyped-call]
+        ran = shell.run_cell(CODE, store_history=True)  # type: ignore[no-untyped-call]
+        count = ran.execution_count
+        assert plt.get_fignums() == []  # shown and closed by the backend: only notes remain
+        (noted,) = notes.lookup(None, count)
+        assert 'axes 1/1 "Revenue by month"' in noted and 'line "revenue"' in noted
+        assert notes.lookup(None, count + 1) == [] and notes.lookup("other", None) == []
+        notes.cell_started()  # run_python pumped inside a cell (%%dsh --wait)
+        run_python(shell, CODE + "plt.show()")  # the agent's figure: not the cell's
+        assert notes._current == []
+        notes.cell_started()
+        assert notes.lookup(None, count) == [noted] and len(notes._notes) == 1
+        page = {"path": "a.ipynb", "total_cells": 1, "cells": [
+            {"index": 0, "id": "c1", "cell_type": "code", "source": CODE,
+             "execution_count": count, "agent": False, "selected": False,
+             "outputs": [{"output_type": "display_data", "mime": ["image/png", "text/plain"],
+                          "text": "<Figure size 640x480 with 1 Axes>"}]},
+        ]}  # fmt: skip
+        text = format_cells(page, figures=notes.lookup)
+        assert "→ out [image/png]: <Figure size 640x480 with 1 Axes>" in text
+        assert (
+            '→ figure (described as text):\nFigure (6.4x4.8 in, 1 axes)\naxes 1/1 "Revenue' in text
+        )
+    finally:
+        shell.events.unregister("pre_execute", started)
+        shell.events.unregister("post_run_cell", notes.cell_finished)
+        notes.uninstall()
+        assert "format" not in vars(shell.display_formatter)
+        matplotlib.use("Agg")

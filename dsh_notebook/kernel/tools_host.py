@@ -43,6 +43,7 @@ class NotebookToolsHost:
         current_session: Callable[[], str],
         kernel_loop: asyncio.AbstractEventLoop | None,
         read_notebook: Callable[[float], Any] | None = None,
+        figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
     ) -> None:
         self._shell = shell
         self._host = host
@@ -51,6 +52,7 @@ class NotebookToolsHost:
         self._current_session = current_session
         self._kernel_loop = kernel_loop
         self._read_notebook = read_notebook  # FrontendLink.read_notebook: notebook_cells
+        self._figure_notes = figure_notes  # FigureNotes.lookup: figures of the person's cells
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
@@ -85,6 +87,7 @@ class NotebookToolsHost:
             errors=self._errors,
             settings=settings,
             read_notebook=self._read_notebook,
+            figure_notes=self._figure_notes,
         ).start()
         mount = write_mcp_patch(server.url, server.token)
         atexit.register(mount.remove)

@@ -17,13 +17,17 @@ cut. Agent-written text is returned as text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..context.describe import truncate
 from .tools import notebook_history
 
-__all__ = ["FALLBACK_NOTE", "fallback_cells", "format_cells"]
+__all__ = ["FALLBACK_NOTE", "FigureLookup", "fallback_cells", "format_cells"]
+
+FigureLookup = Callable[[str | None, int | None], list[str]]
+"""``(cell id, execution count) -> descriptions`` of the figures that cell displayed, as the
+kernel recorded them (:class:`.figures.FigureNotes`); ``[]`` when unknown."""
 
 FALLBACK_NOTE = (
     "The notebook itself could not be read ({reason}), so this is the kernel's execution "
@@ -71,7 +75,12 @@ def _output_lines(outputs: Sequence[Mapping[str, Any]], limit: int) -> list[str]
     return lines
 
 
-def _cell_block(cell: Mapping[str, Any], source_chars: int, output_chars: int) -> str:
+def _cell_block(
+    cell: Mapping[str, Any],
+    source_chars: int,
+    output_chars: int,
+    figures: FigureLookup | None = None,
+) -> str:
     kind = str(cell.get("cell_type", "code"))
     head = f"## cell {int(cell.get('index', 0)) + 1} · {kind}"
     if kind == "code":
@@ -86,11 +95,20 @@ def _cell_block(cell: Mapping[str, Any], source_chars: int, output_chars: int) -
     outputs = cell.get("outputs")
     if isinstance(outputs, list) and outputs:
         parts.extend("→ " + line for line in _output_lines(outputs, output_chars))
+    if figures is not None and kind == "code" and output_chars > 0:
+        cell_id = cell.get("id")
+        for text in figures(
+            cell_id if isinstance(cell_id, str) else None, cell.get("execution_count")
+        ):
+            parts.append("→ figure (described as text):\n" + _cut(text, output_chars * 2))
     return "\n".join(parts)
 
 
-def format_cells(reply: Mapping[str, Any], *, max_chars: int = 8000) -> str:
-    """The notebook's cells as text (see the module doc), at most ``max_chars`` characters."""
+def format_cells(
+    reply: Mapping[str, Any], *, max_chars: int = 8000, figures: FigureLookup | None = None
+) -> str:
+    """The notebook's cells as text (see the module doc), at most ``max_chars`` characters.
+    ``figures`` adds the kernel's text description of the figures a cell displayed."""
     cells = [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
     total = reply.get("total_cells")
     total = total if isinstance(total, int) else len(cells)
@@ -106,7 +124,7 @@ def format_cells(reply: Mapping[str, Any], *, max_chars: int = 8000) -> str:
     for source_chars, output_chars in _LEVELS:
         blocks = [
             _cell_block(c, max(source_chars, keep) if c.get("selected") else source_chars,
-                        output_chars)
+                        output_chars, figures)
             for c in cells
         ]  # fmt: skip
         text = head + "\n\n" + "\n\n".join(blocks)

@@ -66,7 +66,7 @@ from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..context.time_limit import TimedOut, call_with_time_limit
-from .cells import fallback_cells, format_cells
+from .cells import FigureLookup, fallback_cells, format_cells
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
 from .tools import describe_variable, notebook_history, notebook_variables, run_python
@@ -173,6 +173,7 @@ class NotebookMcpServer:
         settings: NotebookToolsSettings | None = None,
         token: str | None = None,
         read_notebook: NotebookReader | None = None,
+        figure_notes: FigureLookup | None = None,
     ) -> None:
         self.shell = shell
         self.approve = approve
@@ -180,6 +181,7 @@ class NotebookMcpServer:
         self.errors: Mapping[int, str] = errors if errors is not None else {}
         self.settings = settings or NotebookToolsSettings()
         self.read_notebook = read_notebook
+        self.figure_notes = figure_notes
         self.token = token or secrets.token_urlsafe(32)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -350,7 +352,7 @@ class NotebookMcpServer:
                 reason = reader(0.0 if self.executor.cell_running else timeout)
             if isinstance(reason, str):
                 return fallback_cells(shell, reason, errors=self.errors, max_chars=cap)
-            return format_cells(reason, max_chars=cap)
+            return format_cells(reason, max_chars=cap, figures=self.figure_notes)
 
         text = await anyio.to_thread.run_sync(work)
         return _text(text)

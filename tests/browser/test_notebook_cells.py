@@ -3,7 +3,8 @@
 A notebook with a cell that ran and was then edited (not run again) and a cell that never ran;
 a ``%%dsh`` run whose scripted model calls ``notebook_cells``: the tool result the model received
 (asserted on the scripted endpoint's recorded request) holds the edited source, the unexecuted
-cell's source marked "not run", the executed cell's output and the selected cell. The model
+cell's source marked "not run", the executed cell's output, the selected cell, and the text
+description of a figure a cell showed (the page has only its PNG; the kernel noted it). The model
 endpoint is this test's own scripted server on 127.0.0.1.
 """
 
@@ -73,6 +74,8 @@ def test_notebook_cells_reads_unrun_and_edited_cells(
             "%config DshMagics.api_key = 'dummy-key'",
             "edited = 1\nprint('first version ran')",
             "never_run = 41  # nobody ran me",
+            "import matplotlib.pyplot as plt\n"
+            "plt.plot([3, 5, 4], label='growth')\nplt.title('Growth per month')\nplt.legend()",
             "%%dsh\n[[scenario:read-cells]] What is in my notebook?",
         ],
     )
@@ -91,6 +94,8 @@ def test_notebook_cells_reads_unrun_and_edited_cells(
         page.keyboard.press("Control+a")
         page.keyboard.insert_text("edited = 2  # changed after it ran")
         run_cell(page, extlab, name, 3)
+        panel.locator(".jp-Cell").nth(3).locator(".jp-OutputArea-output img").wait_for()
+        run_cell(page, extlab, name, 4)
         deadline = time.monotonic() + 120
         while "notebook_cells" not in str([r.body for r in model.requests]) or not tool_results(
             model
@@ -100,11 +105,15 @@ def test_notebook_cells_reads_unrun_and_edited_cells(
         page.screenshot(path=str(artifacts / "notebook-cells.png"))
         seen = tool_results(model)
         assert seen.startswith(f"{name} as the user sees it now (read from the open notebook)")
-        assert "4 cell(s), cell 4 is selected" in seen
+        assert "5 cell(s), cell 5 is selected" in seen
         assert "## cell 2 · code · In [2]\nedited = 2  # changed after it ran" in seen
         assert "→ stream: first version ran" in seen  # the output of the version that ran
         assert "## cell 3 · code · not run\nnever_run = 41  # nobody ran me" in seen
-        assert "## cell 4 · code · In [3] · SELECTED\n%%dsh\n[[scenario:read-cells]]" in seen
+        assert "## cell 5 · code · In [4] · SELECTED\n%%dsh\n[[scenario:read-cells]]" in seen
+        # the plot: the page has only its PNG; the kernel noted the figure as text
+        assert "## cell 4 · code · In [3]" in seen and "image/png" in seen
+        assert "→ figure (described as text):\nFigure (6.4x4.8 in, 1 axes)" in seen
+        assert 'axes 1/1 "Growth per month"' in seen and 'line "growth": 3 points' in seen
         assert "could not be read" not in seen
     finally:
         page.close()
