@@ -1,6 +1,6 @@
 """``notebook_cells`` in a real JupyterLab 4 in chromium: the agent reads the notebook model.
 
-A notebook with a cell that ran and was then edited (not run again) and a cell that never ran;
+JupyterLab 4 and Notebook 7. A notebook with a cell that ran and was then edited (not run again) and a cell that never ran;
 a ``%%dsh`` run whose scripted model calls ``notebook_cells``: the tool result the model received
 (asserted on the scripted endpoint's recorded request) holds the edited source, the unexecuted
 cell's source marked "not run", the executed cell's output, the selected cell, and the text
@@ -21,7 +21,13 @@ from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
 from .conftest import Lab, write_notebook
-from .test_labextension import current_panel, extlab, open_lab, wait_kernel_idle
+from .test_labextension import (
+    current_panel,
+    extlab,
+    lab_with_extension,
+    open_lab,
+    wait_kernel_idle,
+)
 
 pytestmark = [pytest.mark.browser]
 __all__ = ["extlab"]  # the module-scoped JupyterLab with this checkout's extension
@@ -65,7 +71,24 @@ def run_cell(page: Any, lab: Lab, name: str, index: int) -> None:
 def test_notebook_cells_reads_unrun_and_edited_cells(
     browser: Any, extlab: Lab, model: ScriptedModelServer, artifacts: Path
 ) -> None:
-    name = "reading.ipynb"
+    read_through_the_page(browser, extlab, model, artifacts, "lab")
+
+
+def test_notebook7_notebook_cells_reads_the_page(
+    browser: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    model: ScriptedModelServer,
+    artifacts: Path,
+) -> None:
+    with lab_with_extension(tmp_path_factory.mktemp("nb7-cells"), app="notebook") as server:
+        read_through_the_page(browser, server, model, artifacts, "notebook")
+
+
+def read_through_the_page(
+    browser: Any, extlab: Lab, model: ScriptedModelServer, artifacts: Path, app: str
+) -> None:
+    model.clear_requests()
+    name = f"reading-{app}.ipynb"
     write_notebook(
         extlab.root / name,
         [
@@ -81,8 +104,12 @@ def test_notebook_cells_reads_unrun_and_edited_cells(
     )
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
-        open_lab(page, extlab, f"/tree/{name}")
-        page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
+        if app == "lab":
+            open_lab(page, extlab, f"/tree/{name}")
+            page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
+        else:
+            page.goto(f"{extlab.url}/notebooks/{name}?token={extlab.token}")
+            page.wait_for_selector(".jp-Notebook", timeout=60_000)
         wait_kernel_idle(extlab, name)
         panel = current_panel(page)
         panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
@@ -102,7 +129,7 @@ def test_notebook_cells_reads_unrun_and_edited_cells(
         ):
             assert time.monotonic() < deadline, "the model never received the tool result"
             time.sleep(0.5)
-        page.screenshot(path=str(artifacts / "notebook-cells.png"))
+        page.screenshot(path=str(artifacts / f"notebook-cells-{app}.png"))
         seen = tool_results(model)
         assert seen.startswith(f"{name} as the user sees it now (read from the open notebook)")
         assert "5 cell(s), cell 5 is selected" in seen
