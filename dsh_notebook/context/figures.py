@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from .describe import truncate
@@ -74,11 +74,25 @@ def _finite(values: Iterable[Any]) -> list[float]:
     return out
 
 
-def _range(values: Sequence[Any]) -> str:
-    finite = _finite(values)
-    if not finite:
+def _bounds(values: Any) -> tuple[float, float] | None:
+    """(min, max) of the finite values; numpy does it in C when the values are numeric."""
+    np = sys.modules.get("numpy")
+    if np is not None:
+        try:
+            array = np.asarray(values, dtype=float).ravel()
+            finite = array[np.isfinite(array)]
+            return (float(finite.min()), float(finite.max())) if finite.size else None
+        except (TypeError, ValueError):
+            pass  # dates, categories: the slow path below skips what is not a number
+    found = _finite(values)
+    return (min(found), max(found)) if found else None
+
+
+def _range(values: Any) -> str:
+    bounds = _bounds(values)
+    if bounds is None:
         return "no finite values"
-    low, high = min(finite), max(finite)
+    low, high = bounds
     return _num(low) if low == high else f"{_num(low)}..{_num(high)}"
 
 
@@ -102,17 +116,17 @@ def _lines(ax: Any) -> list[str]:
     for line in ax.get_lines():
         try:
             xs, ys = line.get_xdata(orig=False), line.get_ydata(orig=False)
-            xs, ys = list(xs), list(ys)
+            size = len(ys)
         except Exception:
             continue
         style = str(line.get_linestyle())
         kind = "markers" if style in ("None", "none", "", " ") else "line"
-        if len(xs) == 2 and len(set(_finite(xs))) == 1 and _label(line) is None:
+        if size == 2 and len(set(_finite(xs))) == 1 and _label(line) is None:
             out.append(f"vertical line at x {_range(xs)}")  # axvline: y is in axes units
-        elif len(ys) == 2 and len(set(_finite(ys))) == 1 and _label(line) is None:
+        elif size == 2 and len(set(_finite(ys))) == 1 and _label(line) is None:
             out.append(f"horizontal line at y {_range(ys)}")
         else:
-            out.append(f"{kind}{_named(line)}: {len(ys)} points, x {_range(xs)}, y {_range(ys)}")
+            out.append(f"{kind}{_named(line)}: {size} points, x {_range(xs)}, y {_range(ys)}")
     return out
 
 
@@ -124,25 +138,23 @@ def _collections(ax: Any) -> list[str]:
             name = type(coll).__name__
             if collections is not None and isinstance(coll, collections.PathCollection):
                 offsets = coll.get_offsets()
-                xs = [p[0] for p in offsets]
-                ys = [p[1] for p in offsets]
+                xs, ys = offsets[:, 0], offsets[:, 1]
                 text = f"scatter{_named(coll)}: {len(xs)} points, x {_range(xs)}, y {_range(ys)}"
                 values = coll.get_array()
                 if values is not None and len(values):
-                    text += f", colour values {_range(list(values))}"
+                    text += f", colour values {_range(values)}"
                 out.append(text)
             elif name in ("PolyCollection", "FillBetweenPolyCollection"):
                 paths = coll.get_paths()
-                vertices = [v for p in paths for v in p.vertices]
-                ys = [v[1] for v in vertices]
-                xs = [v[0] for v in vertices]
+                xs = [x for p in paths for x in p.vertices[:, 0]]
+                ys = [y for p in paths for y in p.vertices[:, 1]]
                 out.append(f"filled area{_named(coll)}: x {_range(xs)}, y {_range(ys)}")
             elif name in ("QuadMesh", "PolyQuadMesh"):
                 values = coll.get_array()
                 shape = getattr(values, "shape", ())
                 out.append(
                     f"mesh{_named(coll)}: {'x'.join(str(s) for s in shape)} cells, "
-                    f"values {_range(list(getattr(values, 'ravel', lambda: [])()))}"
+                    f"values {_range(values if values is not None else [])}"
                 )
             elif name == "LineCollection":
                 out.append(f"line segments{_named(coll)}: {len(coll.get_segments())}")
