@@ -239,7 +239,8 @@ async def test_run_python_figure_reaches_the_model_as_text(
     assert not result["isError"], result["text"]
     seen = model_saw(scripted_model, "run-figure")
     assert 'axes 1/1 "Revenue by region"' in seen
-    assert 'line "revenue": 3 points' in seen and 'bars "units sold": 3 bars' in seen
+    assert 'line "revenue": 3 points, x categories north, south, east, y 90.5..130.2' in seen
+    assert 'bars "units sold": 3 bars, values 9..13 (north=12, south=9, east=13)' in seen
     assert "legend: revenue, units sold" in seen
 
 

@@ -91,6 +91,16 @@ def _bounds(values: Any) -> tuple[float, float] | None:
 def _range(values: Any) -> str:
     bounds = _bounds(values)
     if bounds is None:
+        try:
+            words = [str(v) for v in list(values)[:7] if isinstance(v, str)]
+        except Exception:
+            words = []
+        if words:  # a categorical axis: the data are the category names
+            return (
+                "categories "
+                + ", ".join(w[:30] for w in words[:6])
+                + (", …" if len(words) > 6 else "")
+            )
         return "no finite values"
     low, high = bounds
     return _num(low) if low == high else f"{_num(low)}..{_num(high)}"
@@ -117,6 +127,7 @@ def _lines(ax: Any) -> list[str]:
         try:
             xs, ys = line.get_xdata(orig=False), line.get_ydata(orig=False)
             size = len(ys)
+            given = line.get_xdata()  # categories stay names here (converted: 0, 1, 2, …)
         except Exception:
             continue
         style = str(line.get_linestyle())
@@ -126,7 +137,10 @@ def _lines(ax: Any) -> list[str]:
         elif size == 2 and len(set(_finite(ys))) == 1 and _label(line) is None:
             out.append(f"horizontal line at y {_range(ys)}")
         else:
-            out.append(f"{kind}{_named(line)}: {size} points, x {_range(xs)}, y {_range(ys)}")
+            x = _range(given) if _bounds(given) is None and size else _range(xs)
+            if x == "no finite values":
+                x = _range(xs)
+            out.append(f"{kind}{_named(line)}: {size} points, x {x}, y {_range(ys)}")
     return out
 
 

@@ -490,7 +490,7 @@ def run_python(shell: Any, code: str, *, max_chars: int = 8000) -> RunPythonResu
     budget = max(200, max_chars)
     before = _figure_numbers()
     interrupted = False
-    text_chars = max(300, budget // 6)
+    text_chars = max(800, budget // 4)  # per figure: for a text-only model this is the plot
     with (
         watch_displayed_figures(shell, max_chars=text_chars) as figure_texts,
         capture_output(stdout=True, stderr=True, display=True) as captured,
