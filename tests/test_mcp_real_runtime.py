@@ -9,6 +9,7 @@ Nothing leaves 127.0.0.1."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import math
 import os
@@ -64,6 +65,16 @@ SCRIPTS = {
     "run-rejected": one_call("run_python", code="import pathlib\nMARKER = 'ran'"),
     "run-raises": one_call("run_python", code="print('before')\n{}['missing']"),
     "run-after-error": one_call("run_python", code="healthy = sum(range(4))\nhealthy"),
+    "run-figure": one_call(
+        "run_python",
+        code=(
+            "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+            "fig, ax = plt.subplots()\n"
+            "ax.plot(sales.region, sales.revenue, label='revenue')\n"
+            "ax.bar(sales.region, sales.units, label='units sold')\n"
+            "ax.set_title('Revenue by region')\nax.legend()"
+        ),
+    ),
 }
 
 
@@ -206,6 +217,33 @@ async def test_run_python_approved_creates_a_variable(notebook: Notebook) -> Non
     assert asked[0] == "run_python" and asked[1].startswith("growth = sales.revenue")
 
 
+def model_saw(scripted_model: ScriptedModelServer, scenario: str) -> str:
+    """The tool results' text in the last request the model received for ``scenario``."""
+    bodies = [r.body for r in scripted_model.requests if r.scenario == scenario and r.body]
+    texts: list[str] = []
+    for message in bodies[-1]["messages"]:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_result":
+                inner = block.get("content")
+                parts = inner if isinstance(inner, list) else [{"type": "text", "text": inner}]
+                texts += [str(p.get("text", "")) for p in parts if p.get("type") == "text"]
+    return "\n".join(texts)
+
+
+async def test_run_python_figure_reaches_the_model_as_text(
+    notebook: Notebook, scripted_model: ScriptedModelServer
+) -> None:
+    pytest.importorskip("matplotlib")
+    result = await notebook.prompt("run-figure")
+    assert not result["isError"], result["text"]
+    seen = model_saw(scripted_model, "run-figure")
+    assert 'axes 1/1 "Revenue by region"' in seen
+    assert 'line "revenue": 3 points, x categories north, south, east, y 90.5..130.2' in seen
+    assert 'bars "units sold": 3 bars, values 9..13 (north=12, south=9, east=13)' in seen
+    assert "legend: revenue, units sold" in seen
+
+
 async def test_run_python_rejected_runs_nothing(notebook: Notebook) -> None:
     notebook.decision = False
     result = await notebook.prompt("run-rejected")
@@ -278,6 +316,7 @@ def kernel(tmp_path: Path, workspace: Path, scripted_model: ScriptedModelServer)
 
     scripted_model.register("k-run", one_call("run_python", code=KERNEL_CODE))
     scripted_model.register("k-long", one_call("run_python", code=LONG_CODE))
+    scripted_model.register("k-cells", one_call("notebook_cells"))
     scripted_model.register(
         "k-time", one_call("run_python", code="import time\nagent_ran_at = time.monotonic()")
     )
@@ -316,6 +355,20 @@ def test_kernel_wait_mode_runs_approved_code_in_the_waiting_cell(kernel: Any) ->
     assert run.error is None, run.error
     assert kernel.value("(agent_thread, agent_rows)") == "('MainThread', 3)"
     assert "value of the last expression:\\n3" in tool_texts(kernel)
+
+
+def test_kernel_notebook_cells_without_the_extension_falls_back_and_says_so(
+    kernel: Any, scripted_model: ScriptedModelServer
+) -> None:
+    """No stdin and no page (as under nbclient/papermill): the kernel's history, introduced by
+    why the notebook itself could not be read; the model received exactly that."""
+    run = kernel.execute("%%dsh --wait\n[[scenario:k-cells]] what is in my notebook?")
+    assert run.error is None, run.error
+    text = ast.literal_eval(tool_texts(kernel))  # the repr of the kernel's string
+    assert text.startswith("The notebook itself could not be read (the dsh-notebook JupyterLab")
+    assert "this is the kernel's execution history instead" in text
+    assert "sales = pd.DataFrame({'a': [1, 2, 3]})" in text
+    assert "the kernel's execution history instead" in model_saw(scripted_model, "k-cells")
 
 
 def test_kernel_background_run_python_runs_when_idle(kernel: Any) -> None:

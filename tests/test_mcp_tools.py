@@ -380,7 +380,13 @@ def test_server_requires_the_bearer_token(make_server: Callable[..., NotebookMcp
     listed = call(server, rpc("tools/list"))
     assert listed.status_code == 200
     names = [tool["name"] for tool in listed.json()["result"]["tools"]]
-    assert names == ["notebook_variables", "describe_variable", "notebook_history", "run_python"]
+    assert names == [
+        "notebook_variables",
+        "describe_variable",
+        "notebook_history",
+        "notebook_cells",
+        "run_python",
+    ]
     assert call(server, INITIALIZE).json()["result"]["serverInfo"]["name"] == "notebook"
     other = NotebookMcpServer(server.shell, approve=None, executor=MainThreadExecutor())
     assert other.token != server.token and len(other.token) >= 40
@@ -470,7 +476,7 @@ def test_server_run_python_switched_off(
     calls: list[str] = []
     server = make_server(approve=allow(calls), settings=NotebookToolsSettings(run_python=False))
     names = [t["name"] for t in call(server, rpc("tools/list")).json()["result"]["tools"]]
-    assert "run_python" not in names and len(names) == 3
+    assert "run_python" not in names and len(names) == 4
     result = tool_call(server, "run_python", code="ran = True")
     assert result["isError"] and "turned off" in text_of(result)
     assert calls == [] and "ran" not in shell.user_ns
@@ -560,3 +566,50 @@ def test_patch_refuses_non_loopback_urls() -> None:
             render_mcp_patch(url)
     with pytest.raises(ValueError, match="single-line"):
         write_mcp_patch("http://127.0.0.1:1/mcp", "two\nlines")
+
+
+PAGE = {
+    "v": 1,
+    "type": "read_notebook_reply",
+    "request_id": "n1",
+    "path": "sales.ipynb",
+    "total_cells": 2,
+    "cells": [
+        {"index": 0, "id": "a", "cell_type": "code", "source": "never_run = 41",
+         "execution_count": None, "agent": False, "selected": True, "outputs": []},
+        {"index": 1, "id": "b", "cell_type": "code", "source": "x = 1\n1 / 0",
+         "execution_count": 3, "agent": True, "selected": False,
+         "outputs": [{"output_type": "error", "ename": "ZeroDivisionError",
+                      "evalue": "division by zero"}]},
+    ],
+}  # fmt: skip
+
+
+def test_server_notebook_cells_reads_the_page_or_falls_back(
+    shell: InteractiveShell, make_server: Callable[..., NotebookMcpServer]
+) -> None:
+    run_cells(shell, "ran_before = 1")
+    asked: list[float] = []
+
+    def page(timeout: float) -> dict[str, Any] | str:
+        asked.append(timeout)
+        if timeout <= 0:
+            return "the kernel is busy running a cell"
+        assert threading.current_thread() is not threading.main_thread()
+        return PAGE
+
+    read = text_of(tool_call(make_server(read_notebook=page), "notebook_cells"))
+    assert read.startswith("sales.ipynb as the user sees it now")
+    assert "cell 1 is selected" in read and "## cell 1 · code · not run · SELECTED" in read
+    assert "never_run = 41" in read and "written by the agent" in read
+    assert "→ error: ZeroDivisionError: division by zero" in read and asked == [3.0]
+    absent = text_of(
+        tool_call(make_server(read_notebook=lambda t: "no page here"), "notebook_cells")
+    )
+    assert absent.startswith("The notebook itself could not be read (no page here)")
+    assert "ran_before = 1" in absent
+    busy_executor = MainThreadExecutor()
+    busy_executor.cell_started()
+    busy = make_server(read_notebook=page, executor=busy_executor)
+    assert "the kernel is busy running a cell" in text_of(tool_call(busy, "notebook_cells"))
+    assert asked == [3.0, 0.0]  # a busy kernel: asked to wait 0 s (no reply could be handled)

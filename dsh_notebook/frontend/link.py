@@ -13,10 +13,18 @@ The reply is handled on the main thread between requests (or on a subshell's thr
 :mod:`dsh_notebook.comm_routing`), so a link opened in a cell learns of the extension when that cell has finished, and a ``waiting`` state sent before that is kept and
 sent as soon as the reply arrives (latest state wins). When a page reloads, the extension finds
 the open comm (``comm_info_request``) and answers ``hello_reply`` again; the state is re-sent.
+
+:meth:`read_notebook` is the one blocking call: it asks the extension for the notebook's cells
+and waits, bounded, for ``read_notebook_reply``. Because replies are handled on the main thread,
+it must be called from another thread (the notebook tools' worker) and only gets an answer while
+the main thread is free to handle comm messages (the kernel idle between cells); from the main
+thread it returns at once without asking. The first reply with the request's id wins (two open
+pages both answer); later ones and replies nobody waits for are dropped.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
@@ -25,11 +33,14 @@ from ..comm_routing import unpin_reply_route
 from .protocol import (
     COMM_TARGET,
     InsertCell,
+    ReadNotebookReply,
     RunOutput,
     RunOutputState,
     WaitingCell,
     hello,
     parse_frontend_message,
+    parse_read_notebook_reply,
+    read_notebook,
     run_output,
     waiting,
 )
@@ -76,6 +87,8 @@ class FrontendLink:
         self._frontend_version: str | None = None
         self._waiting: list[WaitingCell] = []
         self._outputs: dict[str, RunOutput] = {}  # model id -> latest, oldest first
+        self._reads: dict[str, tuple[threading.Event, list[ReadNotebookReply]]] = {}
+        self._read_ids = itertools.count(1)
 
     @property
     def present(self) -> bool:
@@ -155,6 +168,43 @@ class FrontendLink:
                 return False
             return True
 
+    def read_notebook(self, timeout: float) -> ReadNotebookReply | str:
+        """The notebook's cells from the extension, or why not (a sentence for the model).
+
+        Waits at most ``timeout`` seconds; never call it on the main thread (see the module
+        doc). ``timeout <= 0`` (the caller knows a cell holds the main thread) sends nothing and
+        only says why no answer can come. Never raises."""
+        if threading.current_thread() is threading.main_thread():
+            return "the request came from the kernel's main thread, which handles the reply"
+        with self._lock:
+            comm, capabilities = self._comm, self._capabilities
+            if comm is None or capabilities is None:
+                return (
+                    "the dsh-notebook JupyterLab extension is not connected to this kernel "
+                    "(VS Code, Colab, classic Notebook, nbclient or a terminal)"
+                )
+            if "read_notebook" not in capabilities:
+                return "the connected dsh-notebook extension is too old to read the notebook"
+            if timeout <= 0:
+                return "the kernel is busy running a cell, so the notebook page cannot answer"
+            request_id = f"n{next(self._read_ids)}"
+            slot: tuple[threading.Event, list[ReadNotebookReply]] = (threading.Event(), [])
+            self._reads[request_id] = slot
+        try:
+            try:
+                comm.send(dict(read_notebook(request_id)))
+            except Exception:
+                return "the request to the notebook page could not be sent"
+            if not slot[0].wait(timeout):
+                return (
+                    f"the notebook page did not answer within {timeout:g} s (the kernel is busy "
+                    "running a cell, or the page is closed)"
+                )
+            return slot[1][0]
+        finally:
+            with self._lock:
+                self._reads.pop(request_id, None)
+
     def _send_locked(self, message: RunOutput) -> bool:
         comm = self._comm
         if comm is None or self._capabilities is None or "run_output" not in self._capabilities:
@@ -179,9 +229,16 @@ class FrontendLink:
 
     def _on_msg(self, msg: Mapping[str, Any]) -> None:
         content = msg.get("content")
-        reply = parse_frontend_message(
-            content.get("data") if isinstance(content, Mapping) else None
-        )
+        data = content.get("data") if isinstance(content, Mapping) else None
+        cells = parse_read_notebook_reply(data)
+        if cells is not None:
+            with self._lock:
+                slot = self._reads.get(cells["request_id"])
+                if slot is not None and not slot[1]:
+                    slot[1].append(cells)
+                    slot[0].set()
+            return
+        reply = parse_frontend_message(data)
         if reply is None:
             return  # unknown or malformed: ignored
         with self._lock:

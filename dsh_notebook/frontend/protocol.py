@@ -43,10 +43,22 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
       holds only :data:`AGENT_OUTPUT_MIMES` (strings), never HTML. Sent once, when the call
       finished; a page that is not connected then does not get it (the transcript keeps the
       code).
+    - ``read_notebook`` (kernel -> frontend, capability ``read_notebook``): ``{"v": 1, "type":
+      "read_notebook", "request_id": "n1"}``: the agent's ``notebook_cells`` tool asks for the
+      notebook as the person sees it.
+    - ``read_notebook_reply`` (frontend -> kernel): ``{"v": 1, "type": "read_notebook_reply",
+      "request_id": "n1", "path": "a.ipynb", "total_cells": 12, "cells": [{"index": 0, "id":
+      "...", "cell_type": "code" | "markdown" | "raw", "source": "...", "execution_count": 3 |
+      null, "agent": false, "selected": true, "outputs": [{"output_type": "stream" |
+      "execute_result" | "display_data" | "error", "mime": ["text/plain", "image/png"], "text":
+      "...", "ename": "KeyError", "evalue": "'x'"}]}]}``, read from the notebook model (so cells
+      never run and unsaved edits are there). ``agent`` is the ``dsh-agent`` tag. The frontend
+      bounds it (:data:`MAX_READ_CELLS` cells, :data:`MAX_READ_SOURCE` characters of source and
+      :data:`MAX_OUTPUT_TEXT` of text per output, :data:`MAX_READ_OUTPUTS` outputs per cell);
+      the kernel rejects a reply over those bounds.
 
-    Reserved for later (named so no one reuses them, not implemented on either side):
-    ``read_notebook`` / ``read_notebook_reply`` (kernel asks for the cells' sources). A side that
-    does not announce the matching capability in ``hello_reply`` never receives them.
+    A side that does not announce the matching capability in ``hello_reply`` never receives a
+    message of it.
 
 Guarantee: the ``parse_*`` functions never raise. They return ``None`` for anything that is not
 a well-formed message of this version (unknown ``type``, other ``v``, wrong field types), and
@@ -62,7 +74,9 @@ from typing import Final, Literal, TypedDict
 PROTOCOL_VERSION: Final = 1
 METADATA_KEY: Final = "dsh_notebook"
 COMM_TARGET: Final = "dsh_notebook.frontend"
-RESERVED_TYPES: Final = frozenset({"read_notebook", "read_notebook_reply"})
+RESERVED_TYPES: Final = frozenset[str]()
+"""Message types named for later use; none are left (``insert_cell`` and ``read_notebook`` are
+implemented)."""
 AGENT_TAG: Final = "dsh-agent"
 """The cell tag of a cell the agent wrote (an inserted ``run_python`` call)."""
 AGENT_OUTPUT_MIMES: Final = ("text/plain", "image/png", "image/jpeg")
@@ -80,6 +94,16 @@ _MAX_CELLS = 1000
 MAX_BUNDLE_TEXT: Final = 256 * 1024
 """The longest ``text/markdown`` or ``text/plain`` of a ``run_output`` bundle."""
 RUN_OUTPUT_STATES: Final = ("live", "settled")
+MAX_READ_CELLS: Final = 500
+"""Most cells one ``read_notebook_reply`` carries (``total_cells`` says how many there are)."""
+MAX_READ_SOURCE: Final = 20000
+"""Longest ``source`` of one cell in a ``read_notebook_reply`` (the frontend cuts longer ones)."""
+MAX_OUTPUT_TEXT: Final = 2000
+"""Longest ``text`` of one output in a ``read_notebook_reply``."""
+MAX_READ_OUTPUTS: Final = 20
+"""Most outputs listed per cell in a ``read_notebook_reply``."""
+CELL_TYPES: Final = ("code", "markdown", "raw")
+OUTPUT_TYPES: Final = ("stream", "execute_result", "display_data", "error", "update_display_data")
 RunOutputState = Literal["live", "settled"]
 
 
@@ -162,6 +186,45 @@ class InsertCell(TypedDict):
     outputs: list[dict[str, object]]
 
 
+class ReadNotebook(TypedDict):
+    v: Literal[1]
+    type: Literal["read_notebook"]
+    request_id: str
+
+
+class _CellOutputRequired(TypedDict):
+    output_type: str
+
+
+class CellOutput(_CellOutputRequired, total=False):
+    """One output of a cell, summarized: the mime types of rich data, its text, an error."""
+
+    mime: list[str]
+    text: str
+    ename: str
+    evalue: str
+
+
+class NotebookCell(TypedDict):
+    index: int
+    id: str
+    cell_type: str
+    source: str
+    execution_count: int | None
+    agent: bool
+    selected: bool
+    outputs: list[CellOutput]
+
+
+class ReadNotebookReply(TypedDict):
+    v: Literal[1]
+    type: Literal["read_notebook_reply"]
+    request_id: str
+    path: str
+    total_cells: int
+    cells: list[NotebookCell]
+
+
 def _text(value: object, *, empty: bool = True) -> str | None:
     if isinstance(value, str) and len(value) <= _MAX_TEXT and (empty or value):
         return value
@@ -204,8 +267,82 @@ def _head(data: object) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
+def _bounded(value: object, limit: int) -> str | None:
+    return value if isinstance(value, str) and len(value) <= limit else None
+
+
+def _cell_output(raw: object) -> CellOutput | None:
+    if not isinstance(raw, Mapping) or raw.get("output_type") not in OUTPUT_TYPES:
+        return None
+    output: CellOutput = {"output_type": str(raw["output_type"])}
+    mime = raw.get("mime")
+    if mime is not None:
+        if (
+            not isinstance(mime, list)
+            or len(mime) > 32
+            or not all(_text(m, empty=False) for m in mime)
+        ):
+            return None
+        output["mime"] = [str(m) for m in mime]
+    for key, limit in (
+        ("text", MAX_OUTPUT_TEXT),
+        ("ename", _MAX_TEXT),
+        ("evalue", MAX_OUTPUT_TEXT),
+    ):
+        value = raw.get(key)
+        if value is None:
+            continue
+        text = _bounded(value, limit)
+        if text is None:
+            return None
+        output[key] = text  # type: ignore[literal-required]
+    return output
+
+
+def _notebook_cell(raw: object) -> NotebookCell | None:
+    if not isinstance(raw, Mapping):
+        return None
+    index, cell_id, cell_type = raw.get("index"), _text(raw.get("id")), raw.get("cell_type")
+    source, count = _bounded(raw.get("source"), MAX_READ_SOURCE), raw.get("execution_count")
+    agent, selected, outputs = raw.get("agent"), raw.get("selected"), raw.get("outputs")
+    if type(index) is not int or index < 0 or cell_id is None or cell_type not in CELL_TYPES:
+        return None
+    if source is None or not (count is None or (type(count) is int and count >= 0)):
+        return None
+    if type(agent) is not bool or type(selected) is not bool:
+        return None
+    if not isinstance(outputs, list) or len(outputs) > MAX_READ_OUTPUTS:
+        return None
+    parsed = [_cell_output(o) for o in outputs]
+    if any(o is None for o in parsed):
+        return None
+    assert isinstance(count, int) or count is None
+    return {"index": index, "id": cell_id, "cell_type": str(cell_type), "source": source,
+            "execution_count": count, "agent": agent, "selected": selected,
+            "outputs": [o for o in parsed if o is not None]}  # fmt: skip
+
+
+def parse_read_notebook_reply(data: object) -> ReadNotebookReply | None:
+    """A ``read_notebook_reply`` within the bounds above, or ``None`` (ignore it)."""
+    if _head(data) != "read_notebook_reply":
+        return None
+    assert isinstance(data, Mapping)
+    request_id, path = _text(data.get("request_id"), empty=False), _text(data.get("path"))
+    total, raw_cells = data.get("total_cells"), data.get("cells")
+    if request_id is None or path is None or type(total) is not int or total < 0:
+        return None
+    if not isinstance(raw_cells, list) or len(raw_cells) > MAX_READ_CELLS:
+        return None
+    cells = [_notebook_cell(c) for c in raw_cells]
+    if any(c is None for c in cells):
+        return None
+    return {"v": 1, "type": "read_notebook_reply", "request_id": request_id, "path": path,
+            "total_cells": total, "cells": [c for c in cells if c is not None]}  # fmt: skip
+
+
 def parse_frontend_message(data: object) -> HelloReply | None:
-    """A comm message the kernel received from the extension, or ``None`` (ignore it)."""
+    """A ``hello_reply`` the kernel received from the extension, or ``None`` (ignore it; a
+    ``read_notebook_reply`` is parsed by :func:`parse_read_notebook_reply`)."""
     if _head(data) != "hello_reply":
         return None
     assert isinstance(data, Mapping)
@@ -345,7 +482,9 @@ def _insert_cell(data: Mapping[str, object]) -> InsertCell | None:
             "call": call, "source": source, "outputs": kept}  # fmt: skip
 
 
-def parse_kernel_message(data: object) -> Hello | Waiting | RunOutput | InsertCell | None:
+def parse_kernel_message(
+    data: object,
+) -> Hello | Waiting | RunOutput | InsertCell | ReadNotebook | None:
     """A comm message the extension receives from the kernel, or ``None`` (ignore it). The
     frontend's ``parseKernelMessage`` applies the same rules; this one serves tests and tools."""
     kind = _head(data)
@@ -371,11 +510,19 @@ def parse_kernel_message(data: object) -> Hello | Waiting | RunOutput | InsertCe
         return _run_output(data)
     if kind == "insert_cell":
         return _insert_cell(data)
+    if kind == "read_notebook":
+        request_id = _text(data.get("request_id"), empty=False)
+        return None if request_id is None else read_notebook(request_id)
     return None
 
 
 def hello(kernel_version: str) -> Hello:
     return {"v": 1, "type": "hello", "kernel_version": kernel_version}
+
+
+def read_notebook(request_id: str) -> ReadNotebook:
+    """The ``read_notebook`` request; the reply carries the same ``request_id``."""
+    return {"v": 1, "type": "read_notebook", "request_id": request_id}
 
 
 def waiting(cells: Sequence[WaitingCell]) -> Waiting:

@@ -30,6 +30,7 @@ from typing import Any
 from ..client import HarnessConfig, RunResult
 from ..frontend import FrontendLink, current_identity
 from ..frontend.protocol import WaitingCell
+from ..notebook_tools.figures import FigureNotes
 from ..protocol import ApprovalOutcome
 from ..runtime import Secret, resolve_dsh_home
 from ..transcript import Transcript
@@ -86,6 +87,9 @@ class NotebookAgent:
         self.results: dict[str, RunResult] = {}
         self.runs: list[ActiveRun] = []
         self.demo = DemoModel()
+        self.figure_notes = FigureNotes()  # figures of the person's cells, for notebook_cells
+        if shell is not None:
+            self.figure_notes.install(shell)
         self.tools = NotebookToolsHost(
             shell,
             self.host,
@@ -98,6 +102,8 @@ class NotebookAgent:
                 enabled=lambda: self.settings().agent_cells,
                 run_for_call=lambda: self._run_of(self.current_run_session()),
             ),
+            read_notebook=self.frontend_link.read_notebook,
+            figure_notes=self.figure_notes.lookup,
         )
         self._ledger: PromptLedger | None = None
 
@@ -283,6 +289,7 @@ class NotebookAgent:
         self.broker.reject_all("connection-lost")
         self.host.close()
         self.tools.stop()
+        self.figure_notes.uninstall()
         self.demo.stop()
         if self._locks is not None:
             self._locks.release_all()
@@ -299,9 +306,11 @@ class NotebookAgent:
         execution_count = getattr(result, "execution_count", None)
         if error is not None and isinstance(execution_count, int):
             self.errors[execution_count] = cell_error_text(error)  # the traceback too
+        self.figure_notes.cell_finished(result)
 
     def cell_started(self, *_: Any) -> None:
         """``pre_execute``: the agent's ``run_python`` waits while a cell runs."""
+        self.figure_notes.cell_started()
         self.tools.cell_started()
 
     def cell_finished(self, *_: Any) -> None:

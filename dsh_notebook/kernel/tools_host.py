@@ -1,7 +1,8 @@
 """The notebook tools' server in the kernel: started with the runtime, asked through the broker.
 
 When the runtime starts, an MCP server on 127.0.0.1 gives the agent ``notebook_variables``,
-``describe_variable``, ``notebook_history`` and ``run_python``. Every ``run_python`` call is an
+``describe_variable``, ``notebook_history``, ``notebook_cells`` (asking the page through the
+frontend link) and ``run_python``. Every ``run_python`` call is an
 approval of the newest run still in progress (the broker decides it by that run's policy; with no
 run in progress it is rejected). The person may edit the code on the card ("Edit, then run"):
 the broker returns the edit to this very call, which runs it instead. Approved code runs on the kernel's main thread while no cell
@@ -44,6 +45,8 @@ class NotebookToolsHost:
         current_session: Callable[[], str],
         kernel_loop: asyncio.AbstractEventLoop | None,
         record: Any = None,
+        read_notebook: Callable[[float], Any] | None = None,
+        figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
     ) -> None:
         self._shell = shell
         self._host = host
@@ -52,6 +55,8 @@ class NotebookToolsHost:
         self._current_session = current_session
         self._kernel_loop = kernel_loop
         self._record = record  # a notebook_tools.server.CallRecorder (agent cells), or None
+        self._read_notebook = read_notebook  # FrontendLink.read_notebook: notebook_cells
+        self._figure_notes = figure_notes  # FigureNotes.lookup: figures of the person's cells
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
@@ -86,6 +91,8 @@ class NotebookToolsHost:
             errors=self._errors,
             settings=settings,
             record=self._record,
+            read_notebook=self._read_notebook,
+            figure_notes=self._figure_notes,
         ).start()
         mount = write_mcp_patch(server.url, server.token)
         atexit.register(mount.remove)

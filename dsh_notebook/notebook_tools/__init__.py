@@ -5,7 +5,9 @@
   kernel's main thread between cells;
 - :mod:`.schemas`: the tools' names, descriptions and input schemas as the model sees them;
 - :mod:`.server`: :class:`~.server.NotebookMcpServer` (uvicorn thread, bearer auth, approval);
-- :mod:`.patch`: the runtime ``--patch`` file that mounts the server.
+- :mod:`.patch`: the runtime ``--patch`` file that mounts the server;
+- :mod:`.cells`: ``notebook_cells``' text (the page's cells, or the history as a fallback);
+- :mod:`.figures`: the figures a ``run_python`` call or a person's cell displayed, as text.
 
 This package deliberately re-exports nothing: importing it must not import ``mcp`` or
 ``uvicorn`` (the ``jupyter`` extra), so the kernel can import the submodules lazily and turn the

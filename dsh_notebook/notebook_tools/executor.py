@@ -93,6 +93,12 @@ class MainThreadExecutor:
         self._closed = False
 
     @property
+    def cell_running(self) -> bool:
+        """Whether a cell is executing now (between the ``pre_execute`` and ``post_execute``
+        hooks): the main thread handles no comm message until it ends."""
+        return self._cell_running
+
+    @property
     def pending(self) -> int:
         with self._lock:
             return sum(1 for item in self._queue if not item.future.done())

@@ -14,7 +14,13 @@ __all__ = ["INSTRUCTIONS", "MCP_SERVER_NAME", "TOOL_NAMES", "public_tool_name", 
 MCP_SERVER_NAME = "notebook"
 """The ``serverName`` in the runtime's patch: model-facing names are ``mcp__notebook__<tool>``."""
 
-TOOL_NAMES = ("notebook_variables", "describe_variable", "notebook_history", "run_python")
+TOOL_NAMES = (
+    "notebook_variables",
+    "describe_variable",
+    "notebook_history",
+    "notebook_cells",
+    "run_python",
+)
 
 
 def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
@@ -26,7 +32,9 @@ INSTRUCTIONS = (
     "These tools see the user's live Jupyter notebook kernel (the Python process behind the "
     "notebook). Prefer them over reading files when the question is about data the user has "
     "already loaded: notebook_variables lists what exists, describe_variable shows one value in "
-    "detail, notebook_history shows the cells the user ran. run_python executes code in that "
+    "detail, notebook_history shows the cells the user ran, notebook_cells shows the notebook "
+    "itself as the user sees it (every cell, also unrun and edited ones). run_python executes "
+    "code in that "
     "kernel only after the user approves each call."
 )
 
@@ -91,6 +99,19 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
                 "additionalProperties": False,
             },
         ),
+        mt.Tool(
+            name="notebook_cells",
+            description=(
+                "Show the user's notebook as they see it now: every cell in order with its type, "
+                "source, execution count (or 'not run'), a short summary of its outputs (text, "
+                "kinds of rich outputs such as images, errors with their exception line), which "
+                "cells the agent wrote and which cell is selected. Includes cells that were "
+                "never run and edits made after running. Read-only. Where the notebook cannot "
+                "be read (no JupyterLab extension, or the kernel is busy) it returns the "
+                f"kernel's execution history instead and says so. At most {cap} characters."
+            ),
+            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        ),
     ]
     if run_python:
         tools.append(
@@ -103,7 +124,9 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
                     "reject it, nothing runs: do not retry the same code, explain instead. It "
                     "runs when no notebook cell is executing. Returns captured stdout/stderr, the "
                     "value of the last expression (described), the traceback if it raised, and "
-                    "matplotlib figures it created as PNG images (figures are closed afterwards). "
+                    "matplotlib figures it created or showed, each as a text description (titles, axis "
+                    "labels and limits, series with point counts and value ranges, legend) and as "
+                    "a PNG image (figures are closed afterwards). "
                     f"Output is capped at {cap} characters: print summaries, not whole datasets. "
                     "Keep each call short and quick; never call input(); do not install packages "
                     "or modify files unless the user asked. The user can stop long code with "

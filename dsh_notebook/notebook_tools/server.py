@@ -7,6 +7,8 @@ Python SDK, low-level ``Server``, stateless JSON responses) on ``127.0.0.1`` at 
 ``notebook_variables``       the person's variables (table; read-only)
 ``describe_variable(name)``  one variable in detail (read-only)
 ``notebook_history(n)``      the last ``n`` executed cells with results and errors (read-only)
+``notebook_cells``           the notebook as the person sees it, from the frontend extension
+                             (read-only; falls back to the history, saying so)
 ``run_python(code)``         run code in the kernel, **after the person approves that call**
 ============================ =================================================================
 
@@ -72,6 +74,7 @@ from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..context.time_limit import TimedOut, call_with_time_limit
+from .cells import FigureLookup, fallback_cells, format_cells
 from .edits import EditedCode, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
@@ -88,6 +91,7 @@ __all__ = [
     "Approver",
     "CallRecorder",
     "NotebookMcpServer",
+    "NotebookReader",
     "NotebookToolsSettings",
 ]
 
@@ -125,6 +129,15 @@ class NotebookToolsSettings:
     read_timeout: float = 10.0
     """Seconds a read-only tool may take (describing values runs the person's ``repr``s)."""
     stop_timeout: float = 3.0
+    cells_timeout: float = 3.0
+    """Seconds ``notebook_cells`` waits for the notebook page before it falls back."""
+
+
+NotebookReader = Callable[[float], Mapping[str, Any] | str]
+"""Reads the notebook from the page, waiting at most the given seconds (called on a worker
+thread): a ``read_notebook_reply`` mapping, or a sentence saying why not. ``0`` means a cell
+holds the main thread: ask nothing, only say why there is no answer
+(:meth:`dsh_notebook.frontend.FrontendLink.read_notebook`)."""
 
 
 # -- HTTP authentication -------------------------------------------------------------------------
@@ -188,6 +201,8 @@ class NotebookMcpServer:
         settings: NotebookToolsSettings | None = None,
         token: str | None = None,
         record: CallRecorder | None = None,
+        read_notebook: NotebookReader | None = None,
+        figure_notes: FigureLookup | None = None,
     ) -> None:
         self.shell = shell
         self.record = record
@@ -195,6 +210,8 @@ class NotebookMcpServer:
         self.executor = executor
         self.errors: Mapping[int, str] = errors if errors is not None else {}
         self.settings = settings or NotebookToolsSettings()
+        self.read_notebook = read_notebook
+        self.figure_notes = figure_notes
         self.token = token or secrets.token_urlsafe(32)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -308,6 +325,8 @@ class NotebookMcpServer:
         try:
             if params.name == "run_python":
                 return await self._run_python(args.get("code"))
+            if params.name == "notebook_cells":
+                return await self._notebook_cells()
             if params.name in ("notebook_variables", "describe_variable", "notebook_history"):
                 return await self._read_tool(params.name, args)
             return _text(f"unknown tool {params.name!r}; available: {self.tool_names}", error=True)
@@ -349,6 +368,24 @@ class NotebookMcpServer:
         async with self._read_lock:
             ok, text = await anyio.to_thread.run_sync(bounded)
         return _text(text, error=not ok)
+
+    async def _notebook_cells(self) -> mt.CallToolResult:
+        """The page's cells, else the history. Never waits for a busy main thread: a running
+        cell (``%%dsh --wait`` included) cannot handle the page's reply until it ends."""
+        shell, cap, reader = self.shell, self.settings.max_chars, self.read_notebook
+        timeout = self.settings.cells_timeout
+
+        def work() -> str:
+            if reader is None:
+                reason: Mapping[str, Any] | str = "this kernel has no notebook page to ask"
+            else:  # a running cell: ask nothing (no reply could be handled), only say why
+                reason = reader(0.0 if self.executor.cell_running else timeout)
+            if isinstance(reason, str):
+                return fallback_cells(shell, reason, errors=self.errors, max_chars=cap)
+            return format_cells(reason, max_chars=cap, figures=self.figure_notes)
+
+        text = await anyio.to_thread.run_sync(work)
+        return _text(text)
 
     async def _run_python(self, code: Any) -> mt.CallToolResult:
         if not self.settings.run_python:

@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..context.describe import describe_value, short_summary, truncate
+from ..context.figures import describe_figure
+from .figures import watch_displayed_figures
 
 __all__ = [
     "HIDDEN_NAMES",
@@ -330,6 +332,10 @@ class RunPythonResult:
     in the order a cell would show them; filled only when asked (``outputs=True``), see
     :func:`nbformat_outputs`. Not part of what the model receives."""
 
+    figure_texts: list[str] = field(default_factory=list)
+    """A text description of each figure (titles, labels, limits, series), in the order of
+    :attr:`figures` (at most :data:`MAX_FIGURES`), for a model without image input."""
+
     @property
     def ok(self) -> bool:
         return self.error is None and not self.interrupted
@@ -343,6 +349,8 @@ class RunPythonResult:
             sections.append("stdout:\n" + self.stdout)
         if self.stderr:
             sections.append("stderr:\n" + self.stderr)
+        for number, text in enumerate(self.figure_texts, start=1):
+            sections.append(f"figure {number} (described as text):\n{text}")
         for text in self.displayed:
             sections.append("displayed:\n" + text)
         if self.value is not None:
@@ -425,8 +433,11 @@ def _figure_numbers() -> set[int]:
         return set()
 
 
-def _render_new_figures(before: set[int], budget: int) -> tuple[list[bytes], int]:
-    """PNGs of figures opened since ``before``; they are closed (they belong to this call)."""
+def _render_new_figures(
+    before: set[int], budget: int, texts: list[str] | None = None, text_chars: int = 1500
+) -> tuple[list[bytes], int]:
+    """PNGs of figures opened since ``before``; they are closed (they belong to this call).
+    Each one is also described into ``texts`` (when given) before it is closed."""
     plt = _module("matplotlib.pyplot")
     if plt is None:
         return [], 0
@@ -435,6 +446,8 @@ def _render_new_figures(before: set[int], budget: int) -> tuple[list[bytes], int
     for number in sorted(_figure_numbers() - before):
         try:
             fig = plt.figure(number)
+            if texts is not None:
+                texts.append(describe_figure(fig, max_chars=text_chars))
             if len(images) < budget:
                 buffer = io.BytesIO()
                 fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
@@ -594,7 +607,11 @@ def run_python(
     before = _figure_numbers()
     interrupted = False
     original_pub = getattr(shell, "display_pub", None)
-    with capture_output(stdout=True, stderr=True, display=True) as captured:
+    text_chars = max(800, budget // 4)  # per figure: for a text-only model this is the plot
+    with (
+        watch_displayed_figures(shell, max_chars=text_chars) as figure_texts,
+        capture_output(stdout=True, stderr=True, display=True) as captured,
+    ):
         capturing_pub = getattr(shell, "display_pub", None)
         if original_pub is not None and capturing_pub is not original_pub:
             # restored to original_pub by capture_output on the way out
@@ -608,7 +625,9 @@ def run_python(
     if isinstance(error, KeyboardInterrupt):
         interrupted, error = True, None
     shown, displayed = _rich_outputs(captured.outputs, budget // 4)
-    created, omitted = _render_new_figures(before, max(0, MAX_FIGURES - len(shown)))
+    created, omitted = _render_new_figures(
+        before, max(0, MAX_FIGURES - len(shown)), figure_texts, text_chars
+    )
     figures = (shown + created)[:MAX_FIGURES]
     omitted += max(0, len(shown) + len(created) - MAX_FIGURES)
     result = RunPythonResult(
@@ -618,6 +637,7 @@ def run_python(
         interrupted=interrupted,
         figures=figures,
         figures_omitted=omitted,
+        figure_texts=figure_texts[:MAX_FIGURES],
     )
     if error is not None:
         if isinstance(error, SyntaxError):

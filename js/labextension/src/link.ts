@@ -13,11 +13,21 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { JSONObject } from '@lumino/coreutils';
 
-import { COMM_TARGET, IInsertCell, IRunOutput, IWaiting, helloReply, parseKernelMessage } from './protocol';
+import {
+  COMM_TARGET,
+  IInsertCell,
+  IReadNotebookReply,
+  IRunOutput,
+  IWaiting,
+  helloReply,
+  parseKernelMessage
+} from './protocol';
 
 export type WaitingListener = (waiting: IWaiting | null) => void;
 export type RunOutputListener = (output: IRunOutput) => void;
 export type InsertCellListener = (message: IInsertCell) => void;
+/** Answers `read_notebook`: the reply for that request id (see `cells.ts`). */
+export type NotebookReader = (requestId: string) => IReadNotebookReply | null;
 
 const linked = new WeakSet<Kernel.IKernelConnection>();
 
@@ -26,7 +36,8 @@ export function linkKernel(
   version: string,
   onWaiting: WaitingListener,
   onRunOutput: RunOutputListener = () => undefined,
-  onInsertCell: InsertCellListener = () => undefined
+  onInsertCell: InsertCellListener = () => undefined,
+  onReadNotebook: NotebookReader = () => null
 ): void {
   if (linked.has(kernel)) {
     return;
@@ -43,6 +54,8 @@ export function linkKernel(
         onRunOutput(message);
       } else if (message?.type === 'insert_cell') {
         onInsertCell(message);
+      } else if (message?.type === 'read_notebook') {
+        answerRead(comm, message.request_id, onReadNotebook);
       } else if (message?.type === 'hello') {
         comm.send(reply);
       }
@@ -64,6 +77,17 @@ export function linkKernel(
   });
 
   void adoptOpenComms(kernel, wire, reply);
+}
+
+function answerRead(comm: Kernel.IComm, requestId: string, read: NotebookReader): void {
+  try {
+    const cells = read(requestId);
+    if (cells !== null) {
+      comm.send(cells as unknown as JSONObject);
+    }
+  } catch (error) {
+    console.error('dsh-notebook: could not read the notebook for the kernel', error);
+  }
 }
 
 async function adoptOpenComms(

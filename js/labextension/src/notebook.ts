@@ -18,8 +18,17 @@ import type { Kernel } from '@jupyterlab/services';
 import { AgentCells, RemoveRunButtons } from './agentcells';
 import { addIdentityToExecutes } from './executehook';
 import { Lookup, resolveIdentity } from './identity';
+import { readCells } from './cells';
 import { linkKernel } from './link';
-import { IIdentityMetadata, IStoredIdentity, IWaiting, METADATA_KEY, identityMetadata, parseStoredIdentity } from './protocol';
+import {
+  IIdentityMetadata,
+  IReadNotebookReply,
+  IStoredIdentity,
+  IWaiting,
+  METADATA_KEY,
+  identityMetadata,
+  parseStoredIdentity
+} from './protocol';
 import { RunOutputs } from './runoutputs';
 import { WaitingState } from './waiting';
 
@@ -50,7 +59,11 @@ export class NotebookBinding {
     const state = new WaitingState(panel);
     state.update(this._waiting);
     this._views.add(state);
-    panel.disposed.connect(() => this._views.delete(state));
+    this._panels.add(panel);
+    panel.disposed.connect(() => {
+      this._views.delete(state);
+      this._panels.delete(panel);
+    });
     return state;
   }
 
@@ -89,7 +102,8 @@ export class NotebookBinding {
       this._version,
       waiting => this._setWaiting(waiting),
       output => void this._runs.onMessage(output),
-      cell => void this._agentCells.onMessage(cell)
+      cell => void this._agentCells.onMessage(cell),
+      requestId => this._readCells(requestId)
     );
   }
 
@@ -111,6 +125,21 @@ export class NotebookBinding {
         );
       }
     });
+  }
+
+  /** The notebook's cells for the kernel's `read_notebook` (the model as shown, unsaved edits). */
+  private _readCells(requestId: string): IReadNotebookReply | null {
+    if (this._context.isDisposed) {
+      return null;
+    }
+    let selected: string | null = null;
+    for (const panel of this._panels) {
+      selected = panel.content.activeCell?.model.id ?? null;
+      if (panel.content.node.contains(document.activeElement) || panel.isVisible) {
+        break; // prefer the view the person looks at
+      }
+    }
+    return readCells(requestId, this._context.path, this._context.model, selected);
   }
 
   /** Once the session has its kernel (or none): run widgets of models it lacks read "interrupted". */
@@ -143,6 +172,7 @@ export class NotebookBinding {
   private readonly _agentCells: AgentCells;
   private readonly _sessionContext: ISessionContext;
   private readonly _views = new Set<WaitingState>();
+  private readonly _panels = new Set<NotebookPanel>();
   private _waiting: IWaiting | null = null;
   private readonly _watched = new WeakSet<Kernel.IKernelConnection>();
   private _pending = 0;

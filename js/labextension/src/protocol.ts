@@ -14,8 +14,9 @@
  *   `run_python` call that finished; the page inserts it as an unexecuted code cell below the
  *   anchor `%%dsh` cell, see `agentcells.ts`). Outputs are nbformat `stream` / `display_data` /
  *   `execute_result` / `error` with only `AGENT_OUTPUT_MIMES` data, never HTML.
- * - reserved, not implemented: `read_notebook`, `read_notebook_reply`; only sent
- *   to a side that announced the capability.
+ *   `read_notebook` (kernel: `{request_id}`) -> `read_notebook_reply` (frontend: the cells as the
+ *   person sees them, bounded; see `cells.ts`).
+ * - a message of a capability is only sent to a side that announced it.
  *
  * Guarantee: `parseKernelMessage` never throws; anything that is not a well-formed message of
  * this version gives `null` and is ignored.
@@ -24,9 +25,9 @@
 export const PROTOCOL_VERSION = 1;
 export const METADATA_KEY = 'dsh_notebook';
 export const COMM_TARGET = 'dsh_notebook.frontend';
-export const RESERVED_TYPES: readonly string[] = ['read_notebook', 'read_notebook_reply'];
+export const RESERVED_TYPES: readonly string[] = [];
 /** What this extension implements; announced in `hello_reply`. */
-export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output', 'insert_cell'];
+export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook'];
 /** The cell tag of a cell the agent wrote. */
 export const AGENT_TAG = 'dsh-agent';
 /** The only mime types an agent cell's outputs may carry. */
@@ -36,6 +37,11 @@ export const MAX_CELL_OUTPUTS = 64;
 export const MAX_OUTPUTS_TEXT = 8388608;
 /** The longest `text/markdown` or `text/plain` of a `run_output` bundle. */
 export const MAX_BUNDLE_TEXT = 262144;
+/** Bounds of a `read_notebook_reply` (the kernel rejects a reply over them). */
+export const MAX_READ_CELLS = 500;
+export const MAX_READ_SOURCE = 20000;
+export const MAX_OUTPUT_TEXT = 2000;
+export const MAX_READ_OUTPUTS = 20;
 
 const MAX_TEXT = 4096;
 const MAX_CELLS = 1000;
@@ -130,7 +136,41 @@ export interface IInsertCell {
   outputs: AgentOutput[];
 }
 
-export type KernelMessage = IHello | IWaiting | IRunOutput | IInsertCell;
+export interface IReadNotebook {
+  v: 1;
+  type: 'read_notebook';
+  request_id: string;
+}
+
+export interface ICellOutput {
+  output_type: 'stream' | 'execute_result' | 'display_data' | 'error' | 'update_display_data';
+  mime?: string[];
+  text?: string;
+  ename?: string;
+  evalue?: string;
+}
+
+export interface INotebookCell {
+  index: number;
+  id: string;
+  cell_type: 'code' | 'markdown' | 'raw';
+  source: string;
+  execution_count: number | null;
+  agent: boolean;
+  selected: boolean;
+  outputs: ICellOutput[];
+}
+
+export interface IReadNotebookReply {
+  v: 1;
+  type: 'read_notebook_reply';
+  request_id: string;
+  path: string;
+  total_cells: number;
+  cells: INotebookCell[];
+}
+
+export type KernelMessage = IHello | IWaiting | IRunOutput | IInsertCell | IReadNotebook;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -217,6 +257,9 @@ export function parseKernelMessage(data: unknown): KernelMessage | null {
   }
   if (data.type === 'insert_cell') {
     return parseInsertCell(data);
+  }
+  if (data.type === 'read_notebook') {
+    return isText(data.request_id, false) ? { v: 1, type: 'read_notebook', request_id: data.request_id } : null;
   }
   return null;
 }

@@ -96,6 +96,17 @@ test('hello_reply announces the implemented capabilities', () => {
     v: 1,
     type: 'hello_reply',
     version: '0.1.0',
-    capabilities: ['identity', 'waiting', 'run_output', 'insert_cell']
+    capabilities: ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook']
   });
+});
+
+test('read_notebook carries a request id; without one it is ignored', () => {
+  assert.deepEqual(parseKernelMessage({ v: 1, type: 'read_notebook', request_id: 'n1' }), {
+    v: 1,
+    type: 'read_notebook',
+    request_id: 'n1'
+  });
+  for (const bad of [{ v: 1, type: 'read_notebook' }, { v: 1, type: 'read_notebook', request_id: '' }]) {
+    assert.equal(parseKernelMessage(bad), null);
+  }
 });

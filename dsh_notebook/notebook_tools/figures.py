@@ -1,0 +1,146 @@
+"""Which matplotlib figures a ``run_python`` call showed, described as text while they exist.
+
+With the inline backend, ``plt.show()`` (and ``display(fig)``) hands the figure to IPython's
+display formatter and then closes it; by the time the call returns only the PNG is left. While
+:func:`watch_displayed_figures` is active, every matplotlib figure passing through the shell's
+``display_formatter.format`` is described first (:func:`dsh_notebook.context.figures.describe_figure`)
+and the description appended to the list it yields, in display order; the display itself is
+unchanged.
+
+Threads: call it on the thread that runs the code (the kernel's main thread); it sets and then
+removes an instance attribute on the shell's formatter, restored even when the code raises.
+Without a formatter (not an IPython shell) it yields a list that stays empty.
+
+:class:`FigureNotes` does the same for the person's own cells, for the kernel's life, so
+``notebook_cells`` can describe the figures a cell shows (the page only has their PNG).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from ..context.figures import as_figure, describe_figure
+
+__all__ = ["FigureNotes", "watch_displayed_figures"]
+
+
+@contextlib.contextmanager
+def watch_displayed_figures(shell: Any, *, max_chars: int = 2000) -> Iterator[list[str]]:
+    """Yield a list that collects a description of each figure displayed meanwhile."""
+    seen: list[str] = []
+    formatter = getattr(shell, "display_formatter", None)
+    original = getattr(formatter, "format", None)
+    if formatter is None or original is None:
+        yield seen
+        return
+
+    def format_and_describe(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if as_figure(obj) is not None:
+            seen.append(describe_figure(obj, max_chars=max_chars))
+        return original(obj, *args, **kwargs)
+
+    had_own = "format" in vars(formatter)
+    try:
+        formatter.format = format_and_describe
+    except Exception:  # a formatter that refuses attributes: no descriptions, nothing breaks
+        yield seen
+        return
+    _watching.depth = getattr(_watching, "depth", 0) + 1
+    try:
+        yield seen
+    finally:
+        _watching.depth -= 1
+        if had_own:
+            formatter.format = original
+        else:
+            with contextlib.suppress(Exception):
+                del formatter.format
+
+
+_watching = threading.local()  # depth of watch_displayed_figures on this thread
+
+
+class FigureNotes:
+    """Descriptions of the figures the person's own cells displayed, for ``notebook_cells``.
+
+    :meth:`install` wraps the shell's ``display_formatter.format`` for the kernel's life; between
+    :meth:`cell_started` (``pre_execute``) and :meth:`cell_finished` (``post_run_cell``, which
+    comes after the inline backend's ``post_execute`` flush) every matplotlib figure displayed is
+    described, then filed under the cell's id and execution count. A ``run_python`` call (inside
+    :func:`watch_displayed_figures`) is not recorded: those figures are the agent's.
+
+    Bounds: the newest :data:`KEPT_CELLS` cells, :data:`PER_CELL` figures each, ``max_chars``
+    per description. Threads: the hooks and the formatter run on the kernel's main thread;
+    :meth:`lookup` may be called from any thread (it reads under a lock). Never raises into the
+    display machinery: a figure that cannot be described is skipped.
+    """
+
+    KEPT_CELLS = 64
+    PER_CELL = 4
+
+    def __init__(self, *, max_chars: int = 1500) -> None:
+        self.max_chars = max_chars
+        self._lock = threading.Lock()
+        self._current: list[str] | None = None
+        self._notes: dict[str, tuple[int, list[str]]] = {}  # cell key -> (count, descriptions)
+        self._formatter: Any = None
+        self._wrapper: Any = None
+
+    def install(self, shell: Any) -> None:
+        """Start watching the shell's display formatter (idempotent; no formatter: nothing)."""
+        formatter = getattr(shell, "display_formatter", None)
+        original = getattr(formatter, "format", None)
+        if formatter is None or original is None or self._formatter is not None:
+            return
+
+        def format_and_note(obj: Any, *args: Any, **kwargs: Any) -> Any:
+            current = self._current
+            if current is not None and not getattr(_watching, "depth", 0):
+                with contextlib.suppress(Exception):
+                    if len(current) < self.PER_CELL and as_figure(obj) is not None:
+                        current.append(describe_figure(obj, max_chars=self.max_chars))
+            return original(obj, *args, **kwargs)
+
+        try:
+            formatter.format = format_and_note
+        except Exception:
+            return
+        self._formatter, self._wrapper = formatter, format_and_note
+
+    def uninstall(self) -> None:
+        """Stop watching; leaves a formatter someone else wrapped since alone. Idempotent."""
+        formatter, self._formatter = self._formatter, None
+        if formatter is not None and vars(formatter).get("format") is self._wrapper:
+            with contextlib.suppress(Exception):
+                del formatter.format
+
+    def cell_started(self) -> None:
+        self._current = []
+
+    def cell_finished(self, result: Any) -> None:
+        """File what the cell displayed under its id (``result.info.cell_id``) and count."""
+        current, self._current = self._current, None
+        count = getattr(result, "execution_count", None)
+        if not current or not isinstance(count, int):
+            return
+        cell_id = getattr(getattr(result, "info", None), "cell_id", None)
+        key = cell_id if isinstance(cell_id, str) and cell_id else f"#{count}"
+        with self._lock:
+            self._notes.pop(key, None)
+            self._notes[key] = (count, current)
+            while len(self._notes) > self.KEPT_CELLS:
+                del self._notes[next(iter(self._notes))]
+
+    def lookup(self, cell_id: str | None, execution_count: int | None) -> list[str]:
+        """The descriptions for the cell the page shows with this id and count (both must
+        match when the kernel knew the id), else ``[]``."""
+        if not isinstance(execution_count, int):
+            return []
+        with self._lock:
+            for key in (cell_id, f"#{execution_count}"):
+                if key and key in self._notes and self._notes[key][0] == execution_count:
+                    return list(self._notes[key][1])
+        return []

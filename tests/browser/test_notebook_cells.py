@@ -1,0 +1,146 @@
+"""``notebook_cells`` in a real JupyterLab 4 in chromium: the agent reads the notebook model.
+
+JupyterLab 4 and Notebook 7. A notebook with a cell that ran and was then edited (not run again) and a cell that never ran;
+a ``%%dsh`` run whose scripted model calls ``notebook_cells``: the tool result the model received
+(asserted on the scripted endpoint's recorded request) holds the edited source, the unexecuted
+cell's source marked "not run", the executed cell's output, the selected cell, and the text
+description of a figure a cell showed (the page has only its PNG; the kernel noted it). The model
+endpoint is this test's own scripted server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.notebook_tools.schemas import public_tool_name
+from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
+
+from .conftest import Lab, write_notebook
+from .test_labextension import (
+    current_panel,
+    extlab,
+    lab_with_extension,
+    open_lab,
+    wait_kernel_idle,
+)
+
+pytestmark = [pytest.mark.browser]
+__all__ = ["extlab"]  # the module-scoped JupyterLab with this checkout's extension
+
+READ = Script(
+    steps=(
+        Step(tool_calls=(ToolCall(public_tool_name("notebook_cells"), {}),)),
+        Step(text="I read your notebook."),
+    )
+)
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer(scripts={"read-cells": READ}) as server:
+        yield server
+
+
+def tool_results(model: ScriptedModelServer) -> str:
+    texts: list[str] = []
+    for request in model.requests:
+        for message in (request.body or {}).get("messages", []):
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                if block.get("type") == "tool_result":
+                    inner = block.get("content")
+                    parts = inner if isinstance(inner, list) else [{"text": inner}]
+                    texts += [str(p.get("text", "")) for p in parts]
+    return "\n".join(texts)
+
+
+def run_cell(page: Any, lab: Lab, name: str, index: int) -> None:
+    cell = current_panel(page).locator(".jp-Cell").nth(index)
+    cell.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+Enter")  # run in place: the selection stays on this cell
+    page.wait_for_timeout(300)
+    wait_kernel_idle(lab, name)
+
+
+def test_notebook_cells_reads_unrun_and_edited_cells(
+    browser: Any, extlab: Lab, model: ScriptedModelServer, artifacts: Path
+) -> None:
+    read_through_the_page(browser, extlab, model, artifacts, "lab")
+
+
+def test_notebook7_notebook_cells_reads_the_page(
+    browser: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    model: ScriptedModelServer,
+    artifacts: Path,
+) -> None:
+    with lab_with_extension(tmp_path_factory.mktemp("nb7-cells"), app="notebook") as server:
+        read_through_the_page(browser, server, model, artifacts, "notebook")
+
+
+def read_through_the_page(
+    browser: Any, extlab: Lab, model: ScriptedModelServer, artifacts: Path, app: str
+) -> None:
+    model.clear_requests()
+    name = f"reading-{app}.ipynb"
+    write_notebook(
+        extlab.root / name,
+        [
+            "%load_ext dsh_notebook\n"
+            f"%config DshMagics.base_url = {model.base_url!r}\n"
+            "%config DshMagics.api_key = 'dummy-key'",
+            "edited = 1\nprint('first version ran')",
+            "never_run = 41  # nobody ran me",
+            "import matplotlib.pyplot as plt\n"
+            "plt.plot([3, 5, 4], label='growth')\nplt.title('Growth per month')\nplt.legend()",
+            "%%dsh\n[[scenario:read-cells]] What is in my notebook?",
+        ],
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        if app == "lab":
+            open_lab(page, extlab, f"/tree/{name}")
+            page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
+        else:
+            page.goto(f"{extlab.url}/notebooks/{name}?token={extlab.token}")
+            page.wait_for_selector(".jp-Notebook", timeout=60_000)
+        wait_kernel_idle(extlab, name)
+        panel = current_panel(page)
+        panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+        run_cell(page, extlab, name, 0)
+        run_cell(page, extlab, name, 1)
+        panel.locator(".jp-OutputArea-output:has-text('first version ran')").wait_for()
+        editor = panel.locator(".jp-Cell").nth(1).locator(".cm-content")  # edit, do not run
+        editor.click()
+        page.keyboard.press("Control+a")
+        page.keyboard.insert_text("edited = 2  # changed after it ran")
+        run_cell(page, extlab, name, 3)
+        panel.locator(".jp-Cell").nth(3).locator(".jp-OutputArea-output img").wait_for()
+        run_cell(page, extlab, name, 4)
+        deadline = time.monotonic() + 120
+        while "notebook_cells" not in str([r.body for r in model.requests]) or not tool_results(
+            model
+        ):
+            assert time.monotonic() < deadline, "the model never received the tool result"
+            time.sleep(0.5)
+        page.screenshot(path=str(artifacts / f"notebook-cells-{app}.png"))
+        seen = tool_results(model)
+        assert seen.startswith(f"{name} as the user sees it now (read from the open notebook)")
+        assert "5 cell(s), cell 5 is selected" in seen
+        assert "## cell 2 · code · In [2]\nedited = 2  # changed after it ran" in seen
+        assert "→ stream: first version ran" in seen  # the output of the version that ran
+        assert "## cell 3 · code · not run\nnever_run = 41  # nobody ran me" in seen
+        assert "## cell 5 · code · In [4] · SELECTED\n%%dsh\n[[scenario:read-cells]]" in seen
+        # the plot: the page has only its PNG; the kernel noted the figure as text
+        assert "## cell 4 · code · In [3]" in seen and "image/png" in seen
+        assert "→ figure (described as text):\nFigure (6.4x4.8 in, 1 axes)" in seen
+        assert 'axes 1/1 "Growth per month"' in seen and 'line "growth": 3 points' in seen
+        assert "could not be read" not in seen
+    finally:
+        page.close()

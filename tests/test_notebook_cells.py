@@ -1,0 +1,124 @@
+"""``notebook_cells`` pieces without a browser: the ``read_notebook`` messages, the link's
+bounded wait for the page's reply (delivered on another thread, as the kernel's main thread
+does), and the text the model gets (bounded, every cell kept)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from dsh_notebook.frontend import protocol
+from dsh_notebook.notebook_tools.cells import format_cells
+
+from .test_frontend_link import REPLY, make
+
+CELL: dict[str, Any] = {
+    "index": 0,
+    "id": "c1",
+    "cell_type": "code",
+    "source": "df = load()",
+    "execution_count": 2,
+    "agent": False,
+    "selected": False,
+    "outputs": [
+        {"output_type": "stream", "text": "loaded 3 rows\n"},
+        {"output_type": "display_data", "mime": ["image/png", "text/plain"], "text": "<Figure>"},
+    ],
+}
+PAGE: dict[str, Any] = {
+    "v": 1,
+    "type": "read_notebook_reply",
+    "request_id": "n1",
+    "path": "a.ipynb",
+    "total_cells": 1,
+    "cells": [CELL],
+}
+
+
+def test_reply_is_parsed_within_bounds_and_anything_else_ignored() -> None:
+    assert protocol.parse_read_notebook_reply(PAGE) == dict(PAGE)
+    assert protocol.parse_kernel_message(protocol.read_notebook("n7")) == {
+        "v": 1, "type": "read_notebook", "request_id": "n7"}  # fmt: skip
+    too_long = {**CELL, "source": "x" * (protocol.MAX_READ_SOURCE + 1)}
+    for bad in (
+        {**PAGE, "request_id": ""},
+        {**PAGE, "cells": [{**CELL, "cell_type": "html"}]},
+        {**PAGE, "cells": [{**CELL, "agent": "yes"}]},
+        {**PAGE, "cells": [{**CELL, "execution_count": -1}]},
+        {**PAGE, "cells": [{**CELL, "outputs": [{"output_type": "surprise"}]}]},
+        {**PAGE, "cells": [too_long]},
+        {**PAGE, "cells": [CELL] * (protocol.MAX_READ_CELLS + 1)},
+        {**PAGE, "v": 2},
+    ):
+        assert protocol.parse_read_notebook_reply(bad) is None
+    assert protocol.parse_frontend_message(PAGE) is None  # not a hello_reply
+
+
+def answer_later(comm: Any, delay: float = 0.1) -> threading.Thread:
+    """Play the page: answer the last request after ``delay`` from another thread."""
+
+    def run() -> None:
+        time.sleep(delay)
+        request = comm.sent[-1]
+        comm.receive({**PAGE, "request_id": "wrong"})  # nobody waits for it: dropped
+        comm.receive({**PAGE, "request_id": request["request_id"]})
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def read_off_main(link: Any, timeout: float) -> Any:
+    box: list[Any] = []
+    worker = threading.Thread(target=lambda: box.append(link.read_notebook(timeout)))
+    worker.start()
+    worker.join(10)
+    return box[0]
+
+
+def test_link_asks_the_page_and_waits_bounded() -> None:
+    link, comms = make()
+    assert "not connected" in read_off_main(link, 1)  # no comm: says so at once
+    link.open()
+    comms[0].receive({**REPLY, "capabilities": ["waiting"]})
+    assert "too old" in read_off_main(link, 1)  # the page cannot read cells
+    comms[0].receive({**REPLY, "capabilities": ["waiting", "read_notebook"]})
+    assert "main thread" in link.read_notebook(1)  # would deadlock on itself: refused at once
+    assert "busy running a cell" in read_off_main(link, 0)  # the caller knows: nothing sent
+    assert [m["type"] for m in comms[0].sent] == []
+    page = answer_later(comms[0])
+    got = read_off_main(link, 5)
+    page.join()
+    assert got["cells"] == [CELL] and comms[0].sent[-1]["type"] == "read_notebook"
+    started = time.monotonic()
+    assert "did not answer within 0.3 s" in read_off_main(link, 0.3)  # nobody answers
+    assert time.monotonic() - started < 2
+
+
+def test_text_marks_runs_outputs_agent_and_selection() -> None:
+    page = {**PAGE, "total_cells": 3, "cells": [
+        CELL,
+        {**CELL, "index": 1, "cell_type": "markdown", "source": "# Notes", "outputs": [],
+         "execution_count": None},
+        {**CELL, "index": 2, "source": "", "execution_count": None, "agent": True,
+         "selected": True, "outputs": []},
+    ]}  # fmt: skip
+    text = format_cells(page)
+    assert text.startswith("a.ipynb as the user sees it now (read from the open notebook): ")
+    assert "## cell 1 · code · In [2]\ndf = load()\n→ stream: loaded 3 rows" in text
+    assert "→ out [image/png]: <Figure>" in text
+    assert "## cell 2 · markdown\n# Notes" in text
+    assert "## cell 3 · code · not run · written by the agent · SELECTED\n(empty)" in text
+
+
+def test_a_big_notebook_is_cut_evenly_and_keeps_every_cell() -> None:
+    cells = [
+        {**CELL, "index": i, "source": f"# cell {i}\n" + "x = 1\n" * 2000, "selected": i == 59}
+        for i in range(60)
+    ]
+    text = format_cells({**PAGE, "total_cells": 60, "cells": cells}, max_chars=8000)
+    assert len(text) <= 8000
+    assert "cell 60 is selected" in text
+    assert all(f"## cell {i + 1} ·" in text for i in range(60))  # every header survives the cut
+    assert "SELECTED\n# cell 59\nx = 1\nx = 1" in text  # the selected cell keeps more source
