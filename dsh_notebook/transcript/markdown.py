@@ -11,8 +11,13 @@ Rendered from a snapshot (schema 1). Guarantees:
   snapshot gives the same text.
 - Code stays code: a ``run_python`` or ``bash`` call's code (and a ``run_python`` approval's)
   is a fenced block in its language, line breaks kept. Long tool results show their first
-  :data:`.display.RESULT_LINES` lines and say how many more there are.
-- Plain CommonMark + tables only (no ``<details>``, no HTML), readable as source too.
+  :data:`.display.RESULT_LINES` lines; the rest is folded behind ``<details>`` / ``<summary>``
+  ("880 more lines"), which JupyterLab, VS Code, nbconvert HTML and GitHub all render as a
+  fold (the fold's content is a fenced block, so it stays inert text).
+- Ids the snapshot can name (background jobs, subagents) read as names in tool results
+  (:mod:`.names`).
+- CommonMark + tables; the only HTML is the renderer's own fixed ``<details>``/``<summary>``
+  tags around a fold — never a tag carrying agent text. Readable as source too.
 """
 
 from __future__ import annotations
@@ -23,11 +28,12 @@ import re
 from .display import (
     approval_code,
     elapsed_words,
-    fold_lines,
+    fold_text,
     mark_waiting_tools,
     run_state_word,
     tool_code,
 )
+from .names import with_names
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
 from .schema import (
     ApprovalItem,
@@ -66,7 +72,7 @@ _HINT_CODE = re.compile(r"`([^`\n]+)`")
 
 def render_markdown(snapshot: Snapshot) -> str:
     """The markdown transcript of ``snapshot`` (sanitized; safe as trusted ``text/markdown``)."""
-    snapshot = closed_view(snapshot)
+    snapshot = with_names(closed_view(snapshot))
     h = snapshot["header"]
     blocks: list[str] = [_headline(snapshot)]
     if snapshot["prompt"]:
@@ -189,9 +195,16 @@ def _tool(item: ToolItem, depth: int) -> str:
 
 
 def _folded_result(result: str) -> str:
-    shown, hidden = fold_lines(result)
-    block = fence(shown, "text")
-    return block + f"\n\n_… {plural(hidden, 'more line')} not shown_" if hidden else block
+    fold = fold_text(result)
+    block = fence(fold.shown, "text")
+    if not fold.rest:
+        return block
+    # An HTML block ends at a blank line, so the fenced rest between the two tag lines is
+    # markdown again (a code block), and the closing tag is a block of its own.
+    return (
+        f"{block}\n\n<details><summary>{fold.summary}</summary>\n\n"
+        f"{fence(fold.rest, 'text')}\n\n</details>"
+    )
 
 
 def _arguments(item: ToolItem) -> str:
