@@ -34,6 +34,7 @@ from ..protocol import ApprovalOutcome
 from ..runtime import Secret, resolve_dsh_home
 from ..transcript import Transcript
 from .broker import Broker
+from .conversations import ConversationIndex
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
 from .display import kernel_of, stdin_available
 from .host import RuntimeHost
@@ -93,6 +94,7 @@ class NotebookAgent:
             kernel_loop=_running_loop(),  # the kernel's loop: the agent is made in %load_ext
         )
         self._ledger: PromptLedger | None = None
+        self._conversations: ConversationIndex | None = None
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -150,6 +152,18 @@ class NotebookAgent:
         if self._ledger is None:
             self._ledger = PromptLedger(self.resolved_home())
         return self._ledger
+
+    @property
+    def conversations(self) -> ConversationIndex:
+        """This notebook's conversations (``%dsh sessions``), in this kernel's ``DSH_HOME``."""
+        if self._conversations is None:
+            self._conversations = ConversationIndex(self.resolved_home())
+        return self._conversations
+
+    @property
+    def notebook_session(self) -> str:
+        """The notebook's default session name: the key of its conversation index."""
+        return self.sessions.default
 
     @property
     def session_id(self) -> str:
