@@ -99,8 +99,9 @@ export class ToolCard extends Keyed {
     }
     if (node.job) {
       const job = node.job;
-      el.appendChild(h("div", { class: "dsh-job", role: "status" },
-        `Background job ${job.job_id ?? ""}${job.kind ? ` (${job.kind})` : ""}: ${job.status ?? "unknown"}${job.detail ? ` — ${job.detail}` : ""}`));
+      // the card's heading names the job (its description); the raw id stays on hover
+      el.appendChild(h("div", { class: "dsh-job", role: "status", title: job.job_id ? `job id ${job.job_id}` : "" },
+        `Background job${job.kind ? ` (${job.kind})` : ""}: ${job.status ?? "unknown"}${job.detail ? ` — ${job.detail}` : ""}`));
     }
     if (node.result !== null && node.result !== undefined && node.result !== "") {
       el.appendChild(h("div", { class: "dsh-result-label" }, node.is_error ? `Error${node.error_code ? ` (${node.error_code})` : ""}` : "Result"));
