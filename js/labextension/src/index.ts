@@ -3,7 +3,8 @@
  *
  * For every notebook: a stable identity in its metadata, sent with each execute request; the
  * `dsh_notebook.frontend` comm target on its kernel; the waiting signal (tab badge, toolbar
- * button, the page title, and in JupyterLab a status-bar item for the current notebook).
+ * button, the page title, and in JupyterLab a status-bar item for the current notebook); and
+ * `%%dsh` cells edited as prose (./promptmodeplugin).
  */
 
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -12,6 +13,7 @@ import { INotebookModel, INotebookTracker, NotebookPanel } from '@jupyterlab/not
 import { IStatusBar } from '@jupyterlab/statusbar';
 
 import { contentsLookup } from './identity';
+import promptModePlugin from './promptmodeplugin';
 import { NotebookBinding } from './notebook';
 import { PageTitleBadge } from './pagetitle';
 import { WaitingState, WaitingStatus } from './waiting';
@@ -74,4 +76,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+export default [plugin, promptModePlugin];
