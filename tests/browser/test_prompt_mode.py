@@ -8,6 +8,7 @@ Python cell into a prompt by typing ``%%dsh`` on its first line switches it at o
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -99,5 +100,44 @@ def test_a_dsh_cell_edits_as_prose(browser: Any, extlab: Lab, artifacts: Path) -
         wait_for(lambda: "for" not in tokens(page, 2), "the cell stayed Python")
         page.screenshot(path=str(artifacts / "prompt-mode.png"))
         assert not [e for e in errors if "not available" in e or "no IPython" in e], errors
+    finally:
+        page.close()
+
+
+def test_a_saved_transcript_folds_in_jupyterlab(browser: Any, extlab: Lab, artifacts: Path) -> None:
+    """The saved transcript's fold is a real ``<details>`` in JupyterLab (the notebook as saved:
+    reopened, so its outputs render as the file holds them), closed until clicked."""
+    from dsh_notebook.transcript import Transcript
+
+    from ..test_transcript import tool_call, tool_result
+
+    t = Transcript("s")
+    t.apply(tool_call("s", "c1", "bash", {"command": "seq 1 100"}))
+    t.apply(tool_result("s", "c1", "\n".join(f"row {i}" for i in range(1, 101))))
+    t.apply_local("settled", finish_reason="completed")
+    name = "saved-transcript.ipynb"
+    write_notebook(extlab.root / name, ["%%dsh\nCount to 100"])
+    nb = json.loads((extlab.root / name).read_text())
+    bundle = {"text/markdown": t.to_markdown(), "text/plain": t.to_text()}
+    nb["cells"][0]["outputs"] = [{"output_type": "display_data", "data": bundle, "metadata": {}}]
+    (extlab.root / name).write_text(json.dumps(nb))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        workspace = f"fold-{time.monotonic_ns()}"
+        page.goto(f"{extlab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={extlab.token}")
+        fold = page.locator(".jp-RenderedMarkdown details")
+        fold.wait_for(timeout=60_000)
+        summary = fold.locator("summary")
+        assert summary.inner_text().strip() == "80 more lines"
+        assert fold.get_attribute("open") is None
+        assert not fold.locator("pre").is_visible()  # folded: the rest is not on screen
+        open_part = (
+            page.locator(".jp-RenderedMarkdown pre").nth(1).inner_text()
+        )  # after the command
+        assert open_part.startswith("row 1\n") and open_part.strip().endswith("row 20")
+        summary.click()
+        assert fold.locator("pre").is_visible()
+        assert fold.locator("pre").inner_text().strip().endswith("row 100")
+        page.screenshot(path=str(artifacts / "saved-transcript-fold.png"))
     finally:
         page.close()
