@@ -149,3 +149,30 @@ def test_nbconvert_html_folds_and_keeps_code_as_code(tmp_path: Path) -> None:
     assert folded.startswith("<summary>80 more lines</summary>")
     inside = folded[: folded.index("</details>")]
     assert "<pre>" in inside and "row 21\n" in inside and "row 100\n" in inside
+
+
+def test_a_long_subagent_transcript_folds_and_its_result_stays_open() -> None:
+    t = Transcript("s")
+    t.apply(tool_call("s", "c1", "subagent", {"description": "count", "prompt": "count to 30"}))
+    t.apply(Notification("subagent.started", {"parentSessionId": "s", "childSessionId": CHILD}))
+    for i in range(12):
+        t.apply(tool_call(CHILD, f"k{i}", "bash", {"command": f"echo {i}"}))
+        t.apply(tool_result(CHILD, f"k{i}", str(i)))
+    last = [{"type": "text", "text": "I counted to 11."}]
+    t.apply(Notification("subagent.finished", {"parentSessionId": "s", "childSessionId": CHILD,
+                                               "status": "ok", "lastAssistantMessage": last}))  # fmt: skip
+    md = t.to_markdown()
+    assert "> <details><summary>Its transcript (12 items)</summary>\n>\n> **Tool** `bash`" in md
+    assert "> </details>\n>\n> **Result**\n>\n> I counted to 11." in md
+    assert_safe_markdown(md)
+    html = _render(md)
+    assert html.count("<details>") == 1 and "echo 11" in html.split("</details>")[0]
+
+
+def test_a_short_subagent_transcript_stays_open() -> None:
+    t = Transcript("s")
+    t.apply(tool_call("s", "c1", "subagent", {"description": "hi", "prompt": "say hi"}))
+    t.apply(Notification("subagent.started", {"parentSessionId": "s", "childSessionId": CHILD}))
+    t.apply(tool_call(CHILD, "k1", "bash", {"command": "echo hi"}))
+    t.apply(tool_result(CHILD, "k1", "hi"))
+    assert "<details>" not in t.to_markdown()

@@ -26,6 +26,7 @@ import json
 import re
 
 from .display import (
+    RESULT_LINES,
     approval_code,
     elapsed_words,
     fold_text,
@@ -199,12 +200,17 @@ def _folded_result(result: str) -> str:
     block = fence(fold.shown, "text")
     if not fold.rest:
         return block
-    # An HTML block ends at a blank line, so the fenced rest between the two tag lines is
-    # markdown again (a code block), and the closing tag is a block of its own.
-    return (
-        f"{block}\n\n<details><summary>{fold.summary}</summary>\n\n"
-        f"{fence(fold.rest, 'text')}\n\n</details>"
-    )
+    return f"{block}\n\n{_fold(fold.summary, fence(fold.rest, 'text'))}"
+
+
+def _fold(summary: str, body: str) -> str:
+    """``body`` (rendered markdown) behind a ``<details>`` fold labelled ``summary`` (our text).
+
+    An HTML block ends at a blank line, so ``body`` between the two tag lines is markdown again
+    and the closing tag is a block of its own. ``body`` cannot end the fold early: it is our
+    own rendering, whose fences are always closed and which holds no raw HTML.
+    """
+    return f"<details><summary>{escape_inline(summary)}</summary>\n\n{body}\n\n</details>"
 
 
 def _arguments(item: ToolItem) -> str:
@@ -283,14 +289,23 @@ def _subagent(item: SubagentItem, depth: int, *, standalone: bool) -> str:
     inner: list[str] = []
     if standalone and item["prompt"]:
         inner.append("_Task_\n\n" + sanitize_markdown(item["prompt"]))
+    folded = False
     if depth + 1 > _MAX_DEPTH:
         inner.append("_(nested output omitted)_")
     else:
+        steps: list[str] = []
         if item["items_omitted"]:
-            inner.append(f"_{item['items_omitted']} earlier items omitted._")
-        inner.extend(_items(item["items"], depth + 1))
+            steps.append(f"_{item['items_omitted']} earlier items omitted._")
+        steps.extend(_items(item["items"], depth + 1))
+        body = "\n\n".join(steps)
+        if body.count("\n") + 1 > RESULT_LINES:  # a long transcript folds, as in the widget
+            folded = True
+            count = plural(len(item["items"]) + item["items_omitted"], "item")
+            inner.append(_fold(f"Its transcript ({count})", body))
+        elif body:
+            inner.append(body)
     result = item["result"]
-    if result and last_text(item["items"]) != result:
+    if result and (folded or last_text(item["items"]) != result):
         inner.append("**Result**\n\n" + sanitize_markdown(result))
     usage = usage_words(item["usage"])
     if usage:
