@@ -44,3 +44,26 @@ describe("background jobs", () => {
     expect(el.querySelector(".dsh-tool-desc")!.textContent).toBe("Wait and say done");
   });
 });
+
+describe("tool results name jobs and subagents", () => {
+  it("shows a job's description and a subagent's label instead of their ids", () => {
+    const job = { job_id: "bash-4f536804ba2a46ab", kind: "bash", status: "running", detail: null };
+    const child = "c4af6878-3138-4017-8be4-5c3249ea5cde";
+    const subagent = {
+      kind: "subagent", id: "i3", rev: 1, child_id: child, label: "child task", description: "child task",
+      mode: null, prompt: "hi", state: "done", status: "ok", stop_reason: null, result: null, turns: 1,
+      usage: null, items: [], items_omitted: 0,
+    };
+    const items = [
+      tool("i1", { description: "Wait and say done", job, state: "done", result: "started background job bash-4f536804ba2a46ab" }),
+      tool("i2", { name: "subagent", args: { description: "child task" }, summary: "child task", state: "done", result: `started subagent ${child}`, subagent }),
+      tool("i4", { name: "job_output", args: { job_id: job.job_id }, summary: null, state: "done", result: "job bash-4f536804ba2a46abX other-bash-4f536804ba2a46ab" }),
+    ];
+    const { el } = mount(new FakeModel(snap({ items })));
+    const results = [...el.querySelectorAll<HTMLElement>(".dsh-result")].map((r) => r.textContent);
+    expect(results[0]).toContain("started background job “Wait and say done”");
+    expect(results[1]).toContain("started subagent “child task”");
+    expect(results[1]).not.toContain(child);
+    expect(results[2]).toContain("bash-4f536804ba2a46abX other-bash-4f536804ba2a46ab"); // not inside a word
+  });
+});
