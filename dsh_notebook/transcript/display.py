@@ -129,15 +129,19 @@ def fold_text(text: str, keep: int = RESULT_LINES, chars: int = RESULT_CHARS) ->
     ``shown + rest`` is ``text`` (without trailing newlines) with the cut's line break removed.
     """
     body = text.rstrip("\n")
-    lines = body.split("\n")
-    shown = "\n".join(lines[:keep])
-    if len(shown) > chars:
-        cut = shown.rfind("\n", 0, chars)
-        shown = shown[:cut] if cut > 0 else shown[:chars]
-    if len(shown) >= len(body):
+    end = -1
+    for _ in range(keep):  # the end of the first ``keep`` lines, without splitting them all
+        end = body.find("\n", end + 1)
+        if end < 0:
+            break
+    cut = len(body) if end < 0 else end
+    if cut > chars:
+        line_break = body.rfind("\n", 0, chars)
+        cut = line_break if line_break > 0 else chars
+    if cut >= len(body):
         return Fold(text, "", 0)
-    rest = body[len(shown) :]
-    rest = rest[1:] if rest.startswith("\n") else rest
+    shown = body[:cut]
+    rest = body[cut + 1 :] if body[cut] == "\n" else body[cut:]
     return Fold(shown, rest, rest.count("\n") + 1)
 
 
