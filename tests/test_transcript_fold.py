@@ -176,3 +176,12 @@ def test_a_short_subagent_transcript_stays_open() -> None:
     t.apply(tool_call(CHILD, "k1", "bash", {"command": "echo hi"}))
     t.apply(tool_result(CHILD, "k1", "hi"))
     assert "<details>" not in t.to_markdown()
+
+
+def test_a_result_past_the_cap_says_where_the_whole_of_it_is() -> None:
+    t = Transcript("s")
+    t.apply(tool_call("s", "c1", "bash", {"command": "cat big.log"}))
+    t.apply(tool_result("s", "c1", "\n".join(f"log line {i}" for i in range(5000))))
+    md = t.to_markdown()
+    assert "characters omitted; all of it: `%dsh export --format json` …]" in md
+    assert "log line 4999" in md  # the tail is kept, inside the fold
