@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .test_labextension import extlab, wait_kernel_idle
+from .test_labextension import extlab, lab_with_extension, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
 __all__ = ["extlab"]  # the fixture, re-used
@@ -141,3 +141,23 @@ def test_a_saved_transcript_folds_in_jupyterlab(browser: Any, extlab: Lab, artif
         page.screenshot(path=str(artifacts / "saved-transcript-fold.png"))
     finally:
         page.close()
+
+
+def test_notebook7_edits_a_dsh_cell_as_prose(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Notebook 7 loads the same prebuilt extension: the same prompt mode."""
+    with lab_with_extension(tmp_path_factory.mktemp("nb7-prompt"), app="notebook") as server:
+        write_notebook(server.root / "p7.ipynb", [PROMPT, PYTHON])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            page.goto(f"{server.url}/notebooks/p7.ipynb?token={server.token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
+            wait_kernel_idle(server, "p7.ipynb")
+            wait_for(lambda: "for" in tokens(page, 1), "the Python cell never got highlighted")
+            assert "for" not in tokens(page, 0) and "if" not in tokens(page, 0), tokens(page, 0)
+            enter_at_end_and_type(page, 0, "say why")
+            wait_for(lambda: "say why" in "".join(lines(page, 0)), "the typing never arrived")
+            assert lines(page, 0)[-1] == "say why"
+        finally:
+            page.close()
