@@ -1245,6 +1245,7 @@ class _Html(HTMLParser):
 _ALLOWED_TAGS = {
     "p", "em", "strong", "a", "img", "code", "pre", "blockquote", "ul", "ol", "li", "hr", "br",
     "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s", "del",
+    "details", "summary",  # the renderer's own fold around a fenced block, never agent text
 }  # fmt: skip
 
 

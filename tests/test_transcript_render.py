@@ -91,8 +91,14 @@ def test_long_tool_output_is_folded_in_the_static_transcript() -> None:
     t.apply(tool_result("s", "c1", "\n".join(str(i) for i in range(1, 901)) + "\n"))
     t.apply_local("settled", finish_reason="completed")
     md = t.to_markdown()
-    assert "\n20\n```\n\n_… 880 more lines not shown_" in md
-    assert "\n21\n" not in md
+    assert "\n20\n```\n\n<details><summary>880 more lines</summary>\n\n```text\n21\n" in md
+    assert "\n900\n```\n\n</details>" in md
+    assert_safe_markdown(md)
+    html = _render(md)  # the first lines stay open; the rest is folded, as code
+    assert '<pre><code class="language-text">1\n' in html.split("<details>")[0]
+    folded = html.split("<details>")[1]
+    assert folded.startswith("<summary>880 more lines</summary>\n<pre><code")
+    assert "900\n</code></pre>\n</details>" in folded
     assert "        900\n" in t.to_text()  # plain text keeps everything
 
 

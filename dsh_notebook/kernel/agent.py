@@ -37,6 +37,7 @@ from ..transcript import Transcript
 from .agent_cells import AgentCells
 from .broker import Broker
 from .cell_errors import cell_error_text
+from .conversations import ConversationIndex
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
 from .display import kernel_of, stdin_available
 from .host import RuntimeHost
@@ -106,6 +107,7 @@ class NotebookAgent:
             figure_notes=self.figure_notes.lookup,
         )
         self._ledger: PromptLedger | None = None
+        self._conversations: ConversationIndex | None = None
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -163,6 +165,18 @@ class NotebookAgent:
         if self._ledger is None:
             self._ledger = PromptLedger(self.resolved_home())
         return self._ledger
+
+    @property
+    def conversations(self) -> ConversationIndex:
+        """This notebook's conversations (``%dsh sessions``), in this kernel's ``DSH_HOME``."""
+        if self._conversations is None:
+            self._conversations = ConversationIndex(self.resolved_home())
+        return self._conversations
+
+    @property
+    def notebook_session(self) -> str:
+        """The notebook's default session name: the key of its conversation index."""
+        return self.sessions.default
 
     @property
     def session_id(self) -> str:

@@ -28,8 +28,9 @@ __all__ = ["COMMANDS", "run_line_command"]
 
 HELP = """%dsh commands:
   status                 runtime pid, version, DSH_HOME, live sessions, uptime
-  sessions               sessions persisted in DSH_HOME
-  new                    start a fresh session for the next %%dsh cells
+  sessions [--all]       this notebook's conversations: name, date, prompts, first prompt
+                         (--all: every session persisted in DSH_HOME)
+  new [NAME]             start a fresh session (named NAME, if given) for the next %%dsh cells
   resume ID              continue a persisted session in the next %%dsh cells
   cwd [PATH]             show or set the session's working directory
   wait                   wait for the last run (interruptible)
@@ -74,17 +75,45 @@ def _status(m: NotebookAgent, args: list[str]) -> None:
 
 
 def _sessions(m: NotebookAgent, args: list[str]) -> None:
-    root = m.resolved_home() / "sessions"
+    if args == ["--all"]:
+        _persisted_sessions(m)
+        return
+    if args:
+        raise UsageError("usage: %dsh sessions [--all]")
+    m.adopt_notebook()  # the notebook's own conversations, when the frontend says which
+    conversations = m.conversations.list(m.notebook_session)
+    current = m.session_id
+    if not any(c.session_id == current for c in conversations):
+        print(f"* {current}  (current; no prompt sent yet)")
+    if not conversations:
+        print("no conversation in this notebook yet (%dsh sessions --all lists DSH_HOME's)")
+        return
+    width = max(len(c.session_id) for c in conversations)
+    for c in conversations:
+        mark = "*" if c.session_id == current else " "
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.started))
+        count = f"{c.prompts} prompt{'s' if c.prompts != 1 else ''}"
+        print(f"{mark} {c.session_id:{width}s}  {when}  {count:>10s}  {c.first_prompt}")
+    print("(* current) %dsh resume NAME continues one; %dsh new [NAME] starts one")
+
+
+def _persisted(m: NotebookAgent) -> list[tuple[float, str, str]]:
+    """(time of last change, session id, workspace slug) of each session in ``DSH_HOME``."""
     rows = []
-    for session_dir in root.glob("*/*"):
+    for session_dir in (m.resolved_home() / "sessions").glob("*/*"):
         if session_dir.is_dir():
             stamp = max(
                 (p.stat().st_mtime for p in session_dir.iterdir()),
                 default=session_dir.stat().st_mtime,
             )
             rows.append((stamp, session_dir.name.replace("~002F", "/"), session_dir.parent.name))
+    return rows
+
+
+def _persisted_sessions(m: NotebookAgent) -> None:
+    rows = _persisted(m)
     if not rows:
-        print(f"no persisted sessions in {root}")
+        print(f"no persisted sessions in {m.resolved_home() / 'sessions'}")
         return
     for stamp, session_id, slug in sorted(rows, reverse=True):
         mark = "*" if session_id == m.session_id else " "
@@ -94,7 +123,19 @@ def _sessions(m: NotebookAgent, args: list[str]) -> None:
 
 
 def _new(m: NotebookAgent, args: list[str]) -> None:
-    print(f"dsh: new session {m.sessions.fresh()}")
+    if len(args) > 1:
+        raise UsageError("usage: %dsh new [NAME]")
+    m.adopt_notebook()  # a fresh id is made from the notebook's own default
+    if not args:
+        print(f"dsh: new session {m.sessions.fresh()}")
+        return
+    name = validate_session_name(args[0])
+    used = {c.session_id for c in m.conversations.list(m.notebook_session)}
+    used |= {session_id for _, session_id, _ in _persisted(m)}
+    if name in used or name == m.session_id:
+        raise UsageError(f"session {name!r} exists already: %dsh resume {name} continues it")
+    m.sessions.use(name)
+    print(f"dsh: new session {name}; the next %%dsh cells continue it")
 
 
 def _resume(m: NotebookAgent, args: list[str]) -> None:

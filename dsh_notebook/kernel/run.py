@@ -33,6 +33,7 @@ from ..frontend import FrontendLink
 from ..protocol import Notification
 from ..transcript import Transcript
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
+from .conversations import ConversationIndex
 from .display import DisplayChoice, Format, open_view, show_bundle
 from .handle import RunHandle
 from .host import RuntimeHost
@@ -215,6 +216,14 @@ class RunContext(Protocol):
     @property
     def ledger(self) -> PromptLedger: ...
 
+    @property
+    def conversations(self) -> ConversationIndex: ...
+
+    @property
+    def notebook_session(self) -> str:
+        """The notebook's default session name: the key of its conversation index."""
+        ...
+
     def settings(self) -> KernelSettings: ...
 
     def frontend(self) -> Frontend: ...
@@ -302,12 +311,15 @@ def start_run(
         agent.broker.attach(plan.session_id, policy)
 
     accepted = False
+    # read here, on the main thread: the notebook, the keys to mask, the conversation index
+    notebook, secrets, conversations = agent.notebook_session, agent.secrets(), agent.conversations
 
     def on_notification(notification: Notification) -> None:  # host loop, in order
         nonlocal accepted
         if not accepted:  # the runtime took the prompt: from now on it counts as answered
             accepted = True
             agent.ledger.record(plan.session_id, plan.prompt)
+            conversations.note(notebook, plan.session_id, plan.prompt, secrets)
         agent.pump.notification(view, notification)
 
     def on_note(text: str) -> None:

@@ -6,7 +6,7 @@
 - The run's state word (``stopped`` when the person stopped it) and its elapsed time (from the
   header's event times; empty when unknown).
 - The tool calls that wait for the person (an approval or a question still open).
-- Long output folded to its first lines.
+- Long output folded after its first lines (:func:`fold_text`).
 
 Everything here is a pure function of the snapshot: the renderings stay deterministic.
 """
@@ -23,14 +23,17 @@ __all__ = [
     "ToolCode",
     "approval_code",
     "elapsed_words",
-    "fold_lines",
+    "Fold",
+    "fold_text",
     "mark_waiting_tools",
     "run_state_word",
     "tool_code",
 ]
 
 RESULT_LINES = 20
-"""Lines of a tool result the static transcript shows; the rest is counted, not shown."""
+"""Lines of a tool result the static markdown transcript shows unfolded; the rest is folded."""
+RESULT_CHARS = 3_000
+"""Characters of a tool result shown unfolded, at most (long lines fold too)."""
 
 # (tool, argument holding the code, language of the code)
 _CODE_ARGUMENTS = (("run_python", "code", "python"), ("bash", "command", "bash"))
@@ -99,12 +102,47 @@ def elapsed_words(header: Header) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def fold_lines(text: str, keep: int = RESULT_LINES) -> tuple[str, int]:
-    """The first ``keep`` lines of ``text`` and how many lines were left out."""
-    lines = text.rstrip("\n").split("\n")
-    if len(lines) <= keep:
-        return text, 0
-    return "\n".join(lines[:keep]), len(lines) - keep
+@dataclass(frozen=True)
+class Fold:
+    """A long text cut in two: ``shown`` stays open, ``rest`` goes behind a fold."""
+
+    shown: str
+    rest: str
+    """Empty when nothing is folded."""
+    hidden_lines: int
+    """Lines of ``rest`` (a cut inside a line counts that line's remainder as one)."""
+
+    @property
+    def summary(self) -> str:
+        """``880 more lines`` / ``1 more line`` / ``4,000 more characters``."""
+        if self.hidden_lines > 1:
+            return f"{self.hidden_lines:,} more lines"
+        if "\n" in self.rest.rstrip("\n"):
+            return "1 more line"
+        return f"{len(self.rest):,} more characters"
+
+
+def fold_text(text: str, keep: int = RESULT_LINES, chars: int = RESULT_CHARS) -> Fold:
+    """``text`` split after its first ``keep`` lines, or earlier so that at most about
+    ``chars`` characters stay open (at a line break when there is one, else mid-line).
+
+    ``shown + rest`` is ``text`` (without trailing newlines) with the cut's line break removed.
+    """
+    body = text.rstrip("\n")
+    end = -1
+    for _ in range(keep):  # the end of the first ``keep`` lines, without splitting them all
+        end = body.find("\n", end + 1)
+        if end < 0:
+            break
+    cut = len(body) if end < 0 else end
+    if cut > chars:
+        line_break = body.rfind("\n", 0, chars)
+        cut = line_break if line_break > 0 else chars
+    if cut >= len(body):
+        return Fold(text, "", 0)
+    shown = body[:cut]
+    rest = body[cut + 1 :] if body[cut] == "\n" else body[cut:]
+    return Fold(shown, rest, rest.count("\n") + 1)
 
 
 def _waits_on_own_card(tool: ToolItem) -> bool:

@@ -49,6 +49,9 @@ _ENDINGS = {
     "refusal": "The model refused to answer.",
 }
 
+FULL_RESULT_AT = "all of it: `%dsh export --format json`"
+"""Where a tool result cut at :data:`RESULT_MAX` can be read whole (the run's own events)."""
+
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
@@ -219,7 +222,7 @@ def _tool_result(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
         core.add_item(ctx, tool)
     text = text_of_blocks(message.get("content"))
     error = _dict(data.get("error"))
-    tool.result = cap(text, RESULT_MAX)
+    tool.result = cap(text, RESULT_MAX, rest=FULL_RESULT_AT)
     tool.is_error = bool(message.get("isError")) or bool(error)
     tool.error_code = _str(error.get("code"), LABEL_MAX)
     if tool.state != "rejected":

@@ -11,8 +11,13 @@ Rendered from a snapshot (schema 1). Guarantees:
   snapshot gives the same text.
 - Code stays code: a ``run_python`` or ``bash`` call's code (and a ``run_python`` approval's)
   is a fenced block in its language, line breaks kept. Long tool results show their first
-  :data:`.display.RESULT_LINES` lines and say how many more there are.
-- Plain CommonMark + tables only (no ``<details>``, no HTML), readable as source too.
+  :data:`.display.RESULT_LINES` lines; the rest is folded behind ``<details>`` / ``<summary>``
+  ("880 more lines"), which JupyterLab, VS Code, nbconvert HTML and GitHub all render as a
+  fold (the fold's content is a fenced block, so it stays inert text).
+- Ids the snapshot can name (background jobs, subagents) read as names in tool results
+  (:mod:`.names`).
+- CommonMark + tables; the only HTML is the renderer's own fixed ``<details>``/``<summary>``
+  tags around a fold — never a tag carrying agent text. Readable as source too.
 """
 
 from __future__ import annotations
@@ -21,13 +26,15 @@ import json
 import re
 
 from .display import (
+    RESULT_LINES,
     approval_code,
     elapsed_words,
-    fold_lines,
+    fold_text,
     mark_waiting_tools,
     run_state_word,
     tool_code,
 )
+from .names import with_names
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
 from .schema import (
     ApprovalItem,
@@ -66,7 +73,7 @@ _HINT_CODE = re.compile(r"`([^`\n]+)`")
 
 def render_markdown(snapshot: Snapshot) -> str:
     """The markdown transcript of ``snapshot`` (sanitized; safe as trusted ``text/markdown``)."""
-    snapshot = closed_view(snapshot)
+    snapshot = with_names(closed_view(snapshot))
     h = snapshot["header"]
     blocks: list[str] = [_headline(snapshot)]
     if snapshot["prompt"]:
@@ -189,9 +196,21 @@ def _tool(item: ToolItem, depth: int) -> str:
 
 
 def _folded_result(result: str) -> str:
-    shown, hidden = fold_lines(result)
-    block = fence(shown, "text")
-    return block + f"\n\n_… {plural(hidden, 'more line')} not shown_" if hidden else block
+    fold = fold_text(result)
+    block = fence(fold.shown, "text")
+    if not fold.rest:
+        return block
+    return f"{block}\n\n{_fold(fold.summary, fence(fold.rest, 'text'))}"
+
+
+def _fold(summary: str, body: str) -> str:
+    """``body`` (rendered markdown) behind a ``<details>`` fold labelled ``summary`` (our text).
+
+    An HTML block ends at a blank line, so ``body`` between the two tag lines is markdown again
+    and the closing tag is a block of its own. ``body`` cannot end the fold early: it is our
+    own rendering, whose fences are always closed and which holds no raw HTML.
+    """
+    return f"<details><summary>{escape_inline(summary)}</summary>\n\n{body}\n\n</details>"
 
 
 def _arguments(item: ToolItem) -> str:
@@ -272,14 +291,23 @@ def _subagent(item: SubagentItem, depth: int, *, standalone: bool) -> str:
     inner: list[str] = []
     if standalone and item["prompt"]:
         inner.append("_Task_\n\n" + sanitize_markdown(item["prompt"]))
+    folded = False
     if depth + 1 > _MAX_DEPTH:
         inner.append("_(nested output omitted)_")
     else:
+        steps: list[str] = []
         if item["items_omitted"]:
-            inner.append(f"_{item['items_omitted']} earlier items omitted._")
-        inner.extend(_items(item["items"], depth + 1))
+            steps.append(f"_{item['items_omitted']} earlier items omitted._")
+        steps.extend(_items(item["items"], depth + 1))
+        body = "\n\n".join(steps)
+        if body.count("\n") + 1 > RESULT_LINES:  # a long transcript folds, as in the widget
+            folded = True
+            count = plural(len(item["items"]) + item["items_omitted"], "item")
+            inner.append(_fold(f"Its transcript ({count})", body))
+        elif body:
+            inner.append(body)
     result = item["result"]
-    if result and last_text(item["items"]) != result:
+    if result and (folded or last_text(item["items"]) != result):
         inner.append("**Result**\n\n" + sanitize_markdown(result))
     usage = usage_words(item["usage"])
     if usage:

@@ -18,6 +18,7 @@ from .display import (
     run_state_word,
     tool_code,
 )
+from .names import with_names
 from .schema import (
     ApprovalItem,
     ErrorItem,
@@ -123,7 +124,7 @@ def summary_line(snapshot: Snapshot) -> str:
 
 def render_text(snapshot: Snapshot) -> str:
     """The plain-text transcript; its first line is :func:`summary_line`."""
-    snapshot = closed_view(snapshot)
+    snapshot = with_names(closed_view(snapshot))
     h = snapshot["header"]
     lines = [summary_line(snapshot)]
     title, prompt = h["title"], snapshot["prompt"]

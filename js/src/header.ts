@@ -1,4 +1,4 @@
-// The header: session, model, state, elapsed time (ticking while the run is live), turns,
+// The header: title, session name (short), model, state, elapsed time (ticking while the run is live), turns,
 // tokens, and the Stop button.
 import { button, formatElapsed, formatTokens, h, plural } from "./dom";
 import type { Ctx } from "./context";
@@ -10,8 +10,18 @@ function setTruncated(el: HTMLElement, text: string): void {
   el.title = text;
 }
 
+/** A session name short enough for the header: user-chosen names as written (up to 24
+ * characters); generated ones (``nb-<12 hex>``, ``nb-<12 hex>-<6 hex>``) and longer names cut
+ * in the middle, keeping the end that tells fresh sessions apart. */
+export function shortSession(name: string): string {
+  const generated = /^nb-([0-9a-f]{12})(?:-([0-9a-f]{6}))?$/.exec(name);
+  if (generated) return generated[2] ? `nb-${generated[1].slice(0, 4)}…-${generated[2]}` : `nb-${generated[1].slice(0, 4)}…`;
+  return name.length <= 24 ? name : `${name.slice(0, 14)}…${name.slice(-8)}`;
+}
+
 export class HeaderView {
   readonly title = h("span", { class: "dsh-title" });
+  readonly session = h("span", { class: "dsh-session" });
   readonly model = h("span", { class: "dsh-model" });
   readonly state = h("span", { class: "dsh-state", role: "status", "aria-live": "polite" });
   readonly elapsed = h("span", { class: "dsh-elapsed", "aria-label": "Elapsed time" });
@@ -26,7 +36,7 @@ export class HeaderView {
     this.stop = button("Stop", "Stop the run", () => this.ctx.store.stop() && this.ctx.schedule(), "dsh-btn dsh-stop");
     this.el = h("div", { class: "dsh-header" },
       h("span", { class: "dsh-brand", "aria-hidden": "true" }, "dsh"),
-      this.title, this.model, this.state, this.elapsed, this.turns, this.tokens,
+      this.title, this.session, this.model, this.state, this.elapsed, this.turns, this.tokens,
       h("span", { class: "dsh-spacer" }), this.stopNote, this.stop);
   }
 
@@ -38,7 +48,13 @@ export class HeaderView {
     const key = JSON.stringify([header, stop?.status, stop?.error, store.interactive]);
     if (key === this.lastKey) return;
     this.lastKey = key;
-    setTruncated(this.title, header.title || (header.session_id ? `session ${header.session_id}` : "dsh run"));
+    setTruncated(this.title, header.title || (header.session_id ? "" : "dsh run"));
+    this.title.hidden = !this.title.textContent;
+    const session = header.session_id || "";
+    this.session.textContent = session ? shortSession(session) : "";
+    this.session.title = session ? `session ${session} (%dsh resume ${session} continues it)` : "";
+    this.session.setAttribute("aria-label", session ? `session ${session}` : "");
+    this.session.hidden = !session;
     setTruncated(this.model, header.model ?? "");
     this.model.hidden = !header.model;
     const state = header.state || "starting";

@@ -51,7 +51,7 @@ describe("rendering a snapshot", () => {
   it("shows the header: session, model, state, elapsed, turns, tokens, Stop", () => {
     const model = new FakeModel(everything(), { elapsed: 75 });
     const { el } = mount(model);
-    expect(el.querySelector(".dsh-title")!.textContent).toBe("session nb-sales");
+    expect(el.querySelector(".dsh-session")!.textContent).toBe("nb-sales");
     expect(el.querySelector(".dsh-model")!.textContent).toBe("deepseek-flash");
     expect(el.querySelector(".dsh-state")!.textContent).toBe("running");
     expect(el.querySelector(".dsh-elapsed")!.textContent).toBe("1 min 15 s");
@@ -134,7 +134,7 @@ describe("rendering a snapshot", () => {
     expect(card.querySelector(".dsh-tool-desc")!.textContent).toBe("List files");
     expect(card.querySelector(".dsh-badge")!.textContent).toBe("done");
     expect(card.classList.contains("dsh-state-done")).toBe(true);
-    expect(card.querySelector(".dsh-job")!.textContent).toContain("j1 (bash): running — pid 42");
+    expect(card.querySelector(".dsh-job")!.textContent).toBe("Background job (bash): running — pid 42");
     // arguments: collapsed behind a button, then the command as code and the other arguments as
     // pretty JSON with the long value folded
     expect(card.querySelector(".dsh-json")).toBeNull();

@@ -136,7 +136,9 @@ def test_widget_streams_is_safe_and_takes_clicks(browser: Any, lab: Lab, artifac
     run_all(page)
     root = page.locator(".dsh-root")
     root.wait_for(timeout=60_000)
-    assert page.locator(".dsh-title").inner_text() == "session browser-run"
+    session = page.locator(".dsh-header .dsh-session")  # the session name, short, in the header
+    assert session.inner_text() == "browser-run"
+    assert session.get_attribute("title", timeout=5_000).startswith("session browser-run")
     text = page.locator(".dsh-text")
     text.wait_for(timeout=30_000)
     first = len(text.inner_text())

@@ -4,7 +4,8 @@
  * For every notebook: a stable identity in its metadata, sent with each execute request; the
  * `dsh_notebook.frontend` comm target on its kernel; the waiting signal (tab badge, toolbar
  * button, the page title, and in JupyterLab a status-bar item for the current notebook); Insert
- * below and Ask dsh (`buttons.ts`), announced to the widget by a marker on `document.body`.
+ * below and Ask dsh (`buttons.ts`), announced to the widget by a marker on `document.body`; and
+ * `%%dsh` cells edited as prose (./promptmodeplugin).
  */
 
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -15,6 +16,7 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 import { NotebookButtons } from './buttons';
 import { contentsLookup } from './identity';
 import { EXTENSION_MARKER } from './insertions';
+import promptModePlugin from './promptmodeplugin';
 import { NotebookBinding } from './notebook';
 import { PageTitleBadge } from './pagetitle';
 import { WaitingState, WaitingStatus } from './waiting';
@@ -80,4 +82,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+export default [plugin, promptModePlugin];

@@ -4,6 +4,7 @@ import { button, h } from "../dom";
 import { Keyed, type Component, type Ctx } from "../context";
 import { foldedText, prettyJson } from "../fold";
 import { codeBlock, isTool, toolCode } from "../code";
+import { namesOf, withNames } from "../names";
 import type { Item, Snapshot, ToolItem } from "../types";
 import { ApprovalCard } from "./approval";
 import { QuestionCard } from "./question";
@@ -99,12 +100,15 @@ export class ToolCard extends Keyed {
     }
     if (node.job) {
       const job = node.job;
-      el.appendChild(h("div", { class: "dsh-job", role: "status" },
-        `Background job ${job.job_id ?? ""}${job.kind ? ` (${job.kind})` : ""}: ${job.status ?? "unknown"}${job.detail ? ` — ${job.detail}` : ""}`));
+      // the card's heading names the job (its description); the raw id stays on hover
+      el.appendChild(h("div", { class: "dsh-job", role: "status", title: job.job_id ? `job id ${job.job_id}` : "" },
+        `Background job${job.kind ? ` (${job.kind})` : ""}: ${job.status ?? "unknown"}${job.detail ? ` — ${job.detail}` : ""}`));
     }
     if (node.result !== null && node.result !== undefined && node.result !== "") {
       el.appendChild(h("div", { class: "dsh-result-label" }, node.is_error ? `Error${node.error_code ? ` (${node.error_code})` : ""}` : "Result"));
-      el.appendChild(foldedText(node.result, `${node.id}:result`, node.id, ctx, {
+      // ids the snapshot can name (this call's job, its subagent) read as names
+      const shown = withNames(node.result, namesOf(ctx.store.snapshot));
+      el.appendChild(foldedText(shown, `${node.id}:result`, node.id, ctx, {
         lines: 6, cls: `dsh-pre dsh-result${node.is_error ? " dsh-result-error" : ""}`, label: "the result",
       }));
     }
