@@ -74,6 +74,10 @@ class FrontendLink:
         self._frontend_version: str | None = None
         self._waiting: list[WaitingCell] = []
         self._outputs: dict[str, RunOutput] = {}  # model id -> latest, oldest first
+        self.on_hello: Callable[[], None] | None = None
+        """Called (on the thread that handles the reply: the kernel's main thread) after each
+        ``hello_reply``, outside the lock; it must return quickly. A failing callback is
+        ignored (the link stays usable)."""
 
     @property
     def present(self) -> bool:
@@ -167,6 +171,12 @@ class FrontendLink:
                 self._flush_locked()
             for message in self._outputs.values():
                 self._send_locked(message)
+        callback = self.on_hello
+        if callback is not None:
+            try:
+                callback()
+            except Exception:  # e.g. a prewarm that cannot even be scheduled: never raise here
+                pass
 
     def _on_close(self, msg: Mapping[str, Any]) -> None:
         with self._lock:
