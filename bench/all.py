@@ -28,6 +28,7 @@ SET: list[tuple[str, str, list[str], list[str]]] = [
     ("kernel_freedom", "4", ["kernel_freedom.py", "--runs", "10", "--repeats", "3"],
      ["kernel_freedom.py", "--runs", "3", "--repeats", "1"]),
     ("prewarm", "1", ["prewarm.py", "--repeats", "3"], ["prewarm.py", "--repeats", "1"]),
+    ("first_turn", "1", ["first_turn.py"], ["first_turn.py"]),
     ("long_session", "6", ["long_session.py"], ["long_session.py", "--turns", "40", "--resume", "10"]),
     ("turn_latency", "-", ["turn_latency.py"], ["turn_latency.py", "--cold", "2", "--turns", "5", "--rss-turns", "5"]),
     ("widget_flood", "5", ["widget_flood.py"], ["widget_flood.py", "--events", "2000", "--chunks", "4000"]),
