@@ -89,6 +89,10 @@ class FrontendLink:
         self._outputs: dict[str, RunOutput] = {}  # model id -> latest, oldest first
         self._reads: dict[str, tuple[threading.Event, list[ReadNotebookReply]]] = {}
         self._read_ids = itertools.count(1)
+        self.on_hello: Callable[[], None] | None = None
+        """Called (on the thread that handles the reply: the kernel's main thread) after each
+        ``hello_reply``, outside the lock; it must return quickly. A failing callback is
+        ignored (the link stays usable)."""
 
     @property
     def present(self) -> bool:
@@ -164,6 +168,7 @@ class FrontendLink:
                 return False
             try:
                 comm.send(dict(message))
+                unpin_reply_route(comm)
             except Exception:
                 return False
             return True
@@ -193,6 +198,7 @@ class FrontendLink:
         try:
             try:
                 comm.send(dict(read_notebook(request_id)))
+                unpin_reply_route(comm)  # the reply must not go to a gone page's subshell
             except Exception:
                 return "the request to the notebook page could not be sent"
             if not slot[0].wait(timeout):
@@ -249,6 +255,12 @@ class FrontendLink:
             for message in self._outputs.values():
                 replayed: RunOutput = {**message, "replay": True}
                 self._send_locked(replayed)
+        callback = self.on_hello
+        if callback is not None:
+            try:
+                callback()
+            except Exception:  # e.g. a prewarm that cannot even be scheduled: never raise here
+                pass
 
     def _on_close(self, msg: Mapping[str, Any]) -> None:
         with self._lock:

@@ -108,6 +108,8 @@ class NotebookAgent:
         )
         self._ledger: PromptLedger | None = None
         self._conversations: ConversationIndex | None = None
+        self._prewarmed: KernelSettings | None = None
+        """The settings a prewarm started the runtime with, until a run uses that runtime."""
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -200,6 +202,37 @@ class NotebookAgent:
             return None
         self.sessions.adopt(identity.session_name)
         return identity.cell_id
+
+    # -- prewarm -------------------------------------------------------------------------------
+
+    def prewarm_when_frontend_answers(self) -> None:
+        """In a live frontend (main thread, in ``%load_ext``): open the extension's comm and
+        start the runtime in the background once the extension answers ``hello``.
+
+        Nothing happens without the extension (VS Code, Colab), under nbclient/nbconvert (no
+        stdin: not a live frontend) or in a terminal. ``DshMagics.prewarm`` is read again when
+        the reply comes, so ``False`` set in the loading cell still applies. The start never
+        blocks the kernel and prints nothing; a failure is kept and reported by the first prompt
+        (the next one tries again)."""
+        if not stdin_available(self.shell):
+            return
+        self.frontend_link.on_hello = self._frontend_answered
+        self.frontend_link.open()
+
+    def _frontend_answered(self) -> None:
+        settings = self.settings()
+        if settings.prewarm is False or self.host.running or self.host.starting:
+            return
+        self._prewarmed = settings
+        self.host.prewarm()
+
+    def discard_stale_prewarm(self) -> None:
+        """Before a run (main thread): a runtime prewarmed with settings changed since (a
+        ``%config DshMagics.model = …`` after ``%load_ext``) and not used yet is closed, so the
+        run starts one with the current settings. A used or lazily started runtime is kept."""
+        prewarmed, self._prewarmed = self._prewarmed, None
+        if prewarmed is not None and prewarmed != self.settings():
+            self.host.close()
 
     def claim(self, session_id: str) -> None:
         """This kernel writes ``session_id`` from now on; :class:`SessionInUse` when another

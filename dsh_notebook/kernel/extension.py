@@ -3,7 +3,10 @@
 Loading registers the magics, the ``post_run_cell`` hook (for ``{Err[n]}``) and the
 ``pre_execute``/``post_execute`` hooks that keep the agent's ``run_python`` out of running cells,
 and starts the
-runtime in the background when ``DshMagics.prewarm`` is set. Unloading — and interpreter exit,
+runtime in the background ahead of the first prompt: at once when ``DshMagics.prewarm = True``;
+by default (``None``) when the dsh-notebook frontend extension answers the kernel's ``hello``
+(a live JupyterLab / Notebook 7 page; never under nbclient, VS Code or a terminal); never with
+``False``. Loading itself only opens a comm (a few ms) and prints nothing. Unloading — and interpreter exit,
 through ``atexit`` — fails pending approvals closed and runs the runtime's close ladder: no
 runtime process outlives the kernel.
 """
@@ -31,6 +34,8 @@ def load_ipython_extension(ip: Any) -> None:
     setattr(ip, _ATTR, magics)
     if magics.prewarm:
         magics.agent.host.prewarm()
+    elif magics.prewarm is None:
+        magics.agent.prewarm_when_frontend_answers()
 
 
 def unload_ipython_extension(ip: Any) -> None:

@@ -109,9 +109,27 @@ class RuntimeHost:
         else:
             future.set_result(None)
 
+    @property
+    def starting(self) -> bool:
+        """A start is under way (a prewarm or a first run), not finished yet."""
+        starting = self._starting
+        return starting is not None and not starting.done()
+
     def ensure_started(self, timeout: float | None = None) -> DeepSeekHarness:
-        """The running harness, starting the runtime first when needed (blocking)."""
-        self.prewarm().result(timeout)
+        """The running harness, starting the runtime first when needed (blocking).
+
+        A failed start (also one begun by a prewarm, in the background) is raised here, to the
+        first caller that needs the runtime, and then forgotten: the next call starts afresh."""
+        future = self.prewarm()
+        try:
+            future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise
+        except BaseException:
+            with self._lock:
+                if self._starting is future:
+                    self._starting = None
+            raise
         assert self.harness is not None
         return self.harness
 

@@ -83,7 +83,13 @@ class DshMagics(Magics):
         help="API key (default: $DEEPSEEK_API_KEY). Never echoed; prefer the environment or "
         "%dsh key, since cells are saved.",
     ).tag(config=True)
-    prewarm = Bool(False, help="Start the runtime when the extension loads.").tag(config=True)
+    prewarm = Bool(
+        None, allow_none=True,
+        help="When to start the runtime ahead of the first prompt. None (default): in the "
+        "background as soon as the dsh-notebook frontend extension answers (a live JupyterLab or "
+        "Notebook 7 page), never under nbclient or in a terminal; True: at %load_ext, everywhere; "
+        "False: only on the first prompt.",
+    ).tag(config=True)  # fmt: skip
     bridge = Bool(True, help="Load the bridge plugin (approvals, questions, live text).").tag(
         config=True
     )
@@ -190,6 +196,7 @@ class DshMagics(Magics):
     def _run_cell(self, args: Any, cell: str) -> None:
         agent = self.agent
         cell_id = agent.adopt_notebook()  # the notebook's own session, when the frontend says
+        agent.discard_stale_prewarm()  # a %config after %load_ext applies to the first run
         self._apply_route_overrides(args)
         if args.new:
             agent.sessions.fresh()

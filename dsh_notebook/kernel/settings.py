@@ -34,7 +34,8 @@ class KernelSettings:
     permission_mode: str | None = None
     base_url: str | None = None
     api_key: str | None = None
-    prewarm: bool = False
+    prewarm: bool | None = None
+    """None: when the frontend extension answers; True: at load; False: never."""
     bridge: bool = True
     mode: Mode = "auto"
     default_format: FormatChoice = "auto"

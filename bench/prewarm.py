@@ -1,0 +1,127 @@
+"""The first prompt of a kernel: prewarmed (the default in a live frontend) against a cold start.
+
+    python bench/prewarm.py [--repeats 3] [--after 3]
+
+A real ipykernel driven over jupyter_client as JupyterLab drives it (``allow_stdin``), the real
+runtime and the scripted model. This script answers the kernel's ``hello`` exactly as the
+dsh-notebook extension does (a ``comm_msg`` with ``hello_reply``). Two arms, interleaved, a fresh
+kernel each time:
+
+- **prewarm** (default settings): the runtime starts in the background on the reply;
+- **cold** (``%config DshMagics.prewarm = False`` in the loading cell): it starts on the prompt.
+
+Printed per arm (median over ``--repeats``): ``%load_ext`` time measured inside the kernel, and
+for a background ``%%dsh`` cell sent ``--after`` seconds after the load, the time from sending
+the execute request to the first runtime notification reaching the kernel's UI pump (both clocks
+``time.time()`` on one machine; the pump publishes it to the page within its 100 ms slot).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dsh_notebook.testing import ScriptedModelServer
+from tests.kernels import Kernel
+
+REPLY = {"v": 1, "type": "hello_reply", "version": "bench", "capabilities": ["identity"]}
+LOAD = """
+import time as _time
+_s = _time.perf_counter()
+get_ipython().run_line_magic("load_ext", "dsh_notebook")
+{config}
+print(_time.perf_counter() - _s)
+"""
+TAP = """
+import time as _time
+_first = []
+_pump = get_ipython()._dsh_notebook_magics.agent.pump
+def _tap(view, notification, _orig=_pump.notification):
+    if not _first:
+        _first.append(_time.time())
+    _orig(view, notification)
+_pump.notification = _tap
+"""
+
+
+def one(
+    server: ScriptedModelServer, root: Path, *, prewarm: bool, after: float
+) -> tuple[float, float]:
+    (root / "ws").mkdir(parents=True)
+    (root / "agents").mkdir()
+    env = dict(os.environ, DSH_HOME=str(root / "home"), DEEPSEEK_BASE_URL=server.base_url,
+               DEEPSEEK_API_KEY="dummy", DSH_TELEMETRY_MODE="DISABLED",
+               DSH_AGENTS_HOME=str(root / "agents"))  # fmt: skip
+    kernel = Kernel(env=env, cwd=str(root / "ws"))
+    try:
+        config = (
+            "" if prewarm else "get_ipython().run_line_magic('config', 'DshMagics.prewarm = False')"
+        )
+        loaded = kernel.execute(LOAD.format(config=config), allow_stdin=True)
+        assert loaded.error is None, loaded.error
+        load_s = float(loaded.stdout.strip().splitlines()[-1])
+        comm_id = next(
+            m["content"]["comm_id"]
+            for m in loaded.outputs
+            if m["msg_type"] == "comm_open"
+            and m["content"]["target_name"] == "dsh_notebook.frontend"
+        )
+        msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": REPLY})
+        kernel.client.shell_channel.send(msg)
+        kernel.execute(TAP)
+        time.sleep(after)
+        sent = time.time()
+        ran = kernel.execute("%%dsh --format text\n[[scenario:plain]] hi", allow_stdin=True)
+        assert ran.error is None, ran.error
+        deadline = time.monotonic() + 60
+        while kernel.value("len(_first)") == "0":
+            assert time.monotonic() < deadline, "no event arrived"
+            time.sleep(0.02)
+        first = float(kernel.value("_first[0]")) - sent
+        kernel.execute("_dsh.result(30)")
+        return load_s, first
+    finally:
+        kernel.shutdown()
+
+
+def main(repeats: int, after: float) -> None:
+    results: dict[str, list[tuple[float, float]]] = {"prewarm": [], "cold": []}
+    with ScriptedModelServer() as server, tempfile.TemporaryDirectory() as tmp:
+        for i in range(repeats):  # interleaved: machine noise hits both arms alike
+            for arm in ("prewarm", "cold"):
+                results[arm].append(
+                    one(server, Path(tmp) / f"{arm}{i}", prewarm=arm == "prewarm", after=after)
+                )
+    medians = {}
+    for arm, values in results.items():
+        load = statistics.median(v[0] for v in values) * 1000
+        first = statistics.median(v[1] for v in values) * 1000
+        medians[arm] = (load, first)
+        print(
+            f"{arm:8s} n={repeats}: %load_ext {load:6.1f} ms   first prompt sent {after:.0f} s "
+            f"after load -> first event {first:7.1f} ms   (all: "
+            + ", ".join(f"{v[1] * 1000:.0f}" for v in values)
+            + ")"
+        )
+    print(
+        f"first event: cold / prewarm = {medians['cold'][1] / medians['prewarm'][1]:.1f}x; "
+        f"%load_ext cost of prewarm: {medians['prewarm'][0] - medians['cold'][0]:+.1f} ms "
+        "(targets: first event <= 300 ms, load <= +50 ms)"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--after", type=float, default=3.0)
+    args = parser.parse_args()
+    main(args.repeats, args.after)

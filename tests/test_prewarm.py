@@ -1,0 +1,168 @@
+"""Prewarm in a real ipykernel (over jupyter_client, as a frontend drives it) with the real runtime:
+the runtime starts in the background when the frontend extension answers ``hello``, and only then;
+nothing is printed; ``DshMagics.prewarm = False`` and nbclient (no stdin) start nothing; a failed
+prewarm is reported by the first prompt, and the next prompt starts afresh."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.scripted_model import ScriptedModelServer
+
+from .kernels import Execution, Kernel
+
+pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(240)]
+
+HOST = "get_ipython()._dsh_notebook_magics.agent.host"
+POLL = re.compile(r"(\((True|False), (True|False)\)|True|False|'\d+'|\d+)\n")
+REPLY = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": ["identity"]}
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "agents").mkdir()
+    env = dict(os.environ)
+    env.update(
+        DSH_HOME=str(tmp_path / "dsh-home"),
+        DEEPSEEK_BASE_URL=scripted_model.base_url,
+        DEEPSEEK_API_KEY="dummy-key",
+        DSH_TELEMETRY_MODE="DISABLED",
+        DSH_AGENTS_HOME=str(tmp_path / "agents"),
+    )
+    k = Kernel(env=env, cwd=str(tmp_path / "ws"))
+    try:
+        yield k
+    finally:
+        k.shutdown()
+
+
+def frontend_comm(execution: Execution) -> str | None:
+    """The id of the ``dsh_notebook.frontend`` comm the cell opened, if any."""
+    for msg in execution.outputs:
+        content = msg["content"]
+        if msg["msg_type"] == "comm_open" and content["target_name"] == "dsh_notebook.frontend":
+            return str(content["comm_id"])
+    return None
+
+
+def answer_hello(k: Kernel, comm_id: str) -> None:
+    """What the extension sends: a ``comm_msg`` on the shell channel."""
+    msg = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": REPLY})
+    k.client.shell_channel.send(msg)
+
+
+def host_state(k: Kernel) -> tuple[bool, bool]:
+    running, starting = k.value(f"({HOST}.running, {HOST}.starting)").strip("()").split(", ")
+    return running == "True", starting == "True"
+
+
+def wait_until_running(k: Kernel, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if host_state(k)[0]:
+            return
+        time.sleep(0.2)
+    raise TimeoutError("the runtime did not start")
+
+
+def streams(messages: list[dict[str, Any]]) -> list[str]:
+    """Stream output, except what this test's own state polls print (``(False, True)``, …):
+    a background thread's print lands in whichever cell ran last, so all cells are checked."""
+    texts = [m["content"]["text"] for m in messages if m["msg_type"] == "stream"]
+    return [t for t in texts if not POLL.fullmatch(t)]
+
+
+def test_the_runtime_starts_in_the_background_when_the_extension_answers(kernel: Kernel) -> None:
+    loaded = kernel.execute("%load_ext dsh_notebook", allow_stdin=True)  # a live frontend
+    assert loaded.error is None, loaded.error
+    assert streams(loaded.outputs) == []  # nothing printed at load
+    comm_id = frontend_comm(loaded)
+    assert comm_id is not None, "no frontend comm opened at load"
+    time.sleep(1.0)
+    assert host_state(kernel) == (False, False)  # no extension answered yet: nothing starts
+
+    answer_hello(kernel, comm_id)
+    wait_until_running(kernel)
+    idle = kernel.execute("1 + 1", allow_stdin=True)
+    assert streams(idle.outputs) == []
+    assert streams(kernel.iopub) == []  # the background start printed nothing anywhere
+
+    pid = kernel.value(f"{HOST}.harness.pid")
+    ran = kernel.execute("%%dsh --wait --format text\n[[scenario:plain]] hi", allow_stdin=True)
+    assert ran.error is None, ran.error
+    assert kernel.value("_dsh.result(30).final_response") == repr("Hello from the fake model!")
+    assert kernel.value(f"{HOST}.harness.pid") == pid  # the prompt used the prewarmed runtime
+
+
+def test_prewarm_false_and_nbclient_start_nothing(kernel: Kernel) -> None:
+    # nbclient / nbconvert send allow_stdin false: not a live frontend, no comm, no start
+    loaded = kernel.execute("%load_ext dsh_notebook")
+    assert loaded.error is None, loaded.error
+    assert frontend_comm(loaded) is None
+    kernel.execute("%unload_ext dsh_notebook")
+
+    # a live frontend, but prewarm switched off in the loading cell: the reply starts nothing
+    loaded = kernel.execute(
+        "%load_ext dsh_notebook\n%config DshMagics.prewarm = False", allow_stdin=True
+    )
+    assert loaded.error is None, loaded.error
+    comm_id = frontend_comm(loaded)
+    assert comm_id is not None
+    answer_hello(kernel, comm_id)
+    time.sleep(2.0)
+    assert host_state(kernel) == (False, False)
+
+
+def test_a_failed_prewarm_is_reported_by_the_first_prompt(kernel: Kernel, tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-dsh")
+    loaded = kernel.execute(
+        f"%load_ext dsh_notebook\n%config DshMagics.dsh_bin = {missing!r}", allow_stdin=True
+    )
+    comm_id = frontend_comm(loaded)
+    assert comm_id is not None
+    answer_hello(kernel, comm_id)
+    deadline = time.monotonic() + 30
+    while kernel.value(f"{HOST}._starting is not None and {HOST}._starting.done()") != "True":
+        assert time.monotonic() < deadline, "the prewarm never finished"
+        time.sleep(0.2)
+    assert kernel.value(f"{HOST}._starting.exception() is not None") == "True"  # it failed...
+    quiet = kernel.execute("2 + 2", allow_stdin=True)
+    assert streams(quiet.outputs) == [] and streams(kernel.iopub) == []  # ...silently
+
+    first = kernel.execute("%%dsh --wait --format text\n[[scenario:plain]] hi", allow_stdin=True)
+    shown = "".join(
+        str(m["content"].get("data", {}).get("text/plain", "")) + "".join(streams([m]))
+        for m in first.outputs
+    ) + (first.error or "")
+    assert "no-such-dsh" in shown, shown  # the first prompt says what failed
+    assert kernel.value("_dsh.exception() is not None") == "True"
+
+    # fixed: the next prompt starts afresh (the failure was reported once, not kept)
+    kernel.execute("%config DshMagics.dsh_bin = None")
+    second = kernel.execute(
+        "%%dsh --wait --format text\n[[scenario:plain]] again", allow_stdin=True
+    )
+    assert second.error is None, second.error
+    assert kernel.value("_dsh.result(30).final_response") == repr("Hello from the fake model!")
+
+
+def test_a_config_change_after_load_restarts_an_unused_prewarmed_runtime(kernel: Kernel) -> None:
+    loaded = kernel.execute("%load_ext dsh_notebook", allow_stdin=True)
+    comm_id = frontend_comm(loaded)
+    assert comm_id is not None
+    answer_hello(kernel, comm_id)
+    wait_until_running(kernel)
+    pid = kernel.value(f"{HOST}.harness.pid")
+    kernel.execute("%config DshMagics.max_tokens = 1234")  # read when the runtime starts
+    ran = kernel.execute("%%dsh --wait --format text\n[[scenario:plain]] hi", allow_stdin=True)
+    assert ran.error is None, ran.error
+    assert kernel.value(f"{HOST}.harness.pid") != pid  # started again with the new setting
+    assert kernel.value(f"{HOST}.harness.config.max_tokens") == "1234"

@@ -1,0 +1,83 @@
+"""The UI pump's cost to the kernel: it wakes at most every few ms, not once per posted item."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from dsh_notebook.kernel.pump import DRAIN_INTERVAL, LiveView, UiPump
+from dsh_notebook.protocol import Notification
+from dsh_notebook.transcript import Transcript
+
+
+def chunk(i: int) -> Notification:
+    return Notification("session.assistant_stream", {"sessionId": "s", "frame": {
+        "type": "chunk", "attemptId": "a1", "revision": 1, "index": i, "time": 0,
+        "chunk": {"type": "text-delta", "index": 0, "text": f"w{i} "}}})  # fmt: skip
+
+
+def view(published: list[tuple[float, dict[str, Any]]]) -> LiveView:
+    return LiveView(
+        Transcript("s"), "widget", lambda bundle: published.append((time.monotonic(), bundle))
+    )
+
+
+def test_a_stream_of_chunks_wakes_the_pump_per_drain_interval_not_per_chunk() -> None:
+    pump = UiPump(max_rate=10.0)
+    published: list[tuple[float, dict[str, Any]]] = []
+    try:
+        live = view(published)
+        pump.add(live)
+        started = time.monotonic()
+        for i in range(3000):  # ~0.6 s of streaming, one chunk at a time
+            pump.notification(live, chunk(i))
+            if i % 10 == 0:
+                time.sleep(0.002)
+        pump.settle(live, "stop")
+        assert live.done.wait(5)
+        elapsed = time.monotonic() - started
+    finally:
+        pump.stop()
+    # at most one wake-up per drain interval (100 per second), not one per chunk (3000)
+    assert pump.wakeups <= elapsed / DRAIN_INTERVAL + 4, (pump.wakeups, elapsed)
+    assert pump.published <= elapsed * 10 + 3  # publishing keeps its own rate
+    assert "w2999" in published[-1][1]["text/plain"]  # nothing lost, in order, settled last
+    assert published[-1][1]["text/plain"].index("w0 ") < published[-1][1]["text/plain"].index("w1 ")
+
+
+def test_the_first_item_after_a_quiet_spell_is_published_at_once() -> None:
+    pump = UiPump(max_rate=2.0)  # a 0.5 s slot: a late first publish would show
+    published: list[tuple[float, dict[str, Any]]] = []
+    try:
+        live = view(published)
+        pump.add(live)
+        assert pump.flush()
+        time.sleep(0.6)
+        published.clear()
+        posted = time.monotonic()
+        pump.notification(live, chunk(0))
+        deadline = time.monotonic() + 2
+        while not published and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert published, "never published"
+        assert published[0][0] - posted < 0.2
+    finally:
+        pump.stop()
+
+
+def test_settle_and_flush_do_not_wait_out_the_rate_limit() -> None:
+    pump = UiPump(max_rate=0.5)  # a 2 s slot
+    published: list[tuple[float, dict[str, Any]]] = []
+    try:
+        live = view(published)
+        pump.add(live)
+        pump.notification(live, chunk(0))
+        time.sleep(0.1)  # published at once; the pump now sleeps out its slot
+        pump.notification(live, chunk(1))
+        started = time.monotonic()
+        pump.settle(live, "stop")
+        assert live.done.wait(5)
+        assert time.monotonic() - started < 1.0
+        assert "w1" in published[-1][1]["text/plain"]
+    finally:
+        pump.stop()
