@@ -25,7 +25,7 @@ echo "== .chp: configurable-http-proxy (npm) for the JupyterHub test"
 export DSH_TEST_CHP="$PWD/.chp/node_modules/.bin/configurable-http-proxy"
 echo "== .rtc: jupyter-collaboration under a pip --prefix, put on the collaboration test's lab only"
 # (installed into .venv it would turn every JupyterLab of the other browser tests into an RTC one)
-.venv/bin/python -m pip install -q --prefix .rtc 'jupyter-collaboration>=4,<5'
+[ -d .rtc/lib ] || .venv/bin/python -m pip install -q --prefix .rtc 'jupyter-collaboration>=4,<5'
 export DSH_TEST_RTC_PREFIX="$PWD/.rtc"
 export DSH_TEST_EXPECT_IPYKERNEL_MAJORS="6,7"
 

@@ -12,6 +12,8 @@ approval is decided on A, once; when the run settles B sees the same static tran
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,6 +107,49 @@ def test_an_untrusted_collaborator_is_told_why_and_sees_the_transcript(
         b.locator(".jp-OutputArea-output:has-text('allowed once')").wait_for(timeout=30_000)
         assert b.locator(".jp-OutputArea-output:has-text('Trust Notebook')").count() == 0
         b.screenshot(path=str(artifacts / "rtc-untrusted-settled.png"), full_page=True)
+    finally:
+        a.context.close()
+        b.context.close()
+
+
+@pytest.mark.skip(
+    reason="known problem (docs/deploy.md): the collaborator's Allow once shows 'sent…' and never "
+    "reaches the kernel; once it did, the settled transcript appeared twice on a page"
+)
+def test_two_trusted_pages_see_the_widget_and_an_approval_is_decided_once(
+    browser: Any, rtclab: Lab, artifacts: Path
+) -> None:
+    outside = rtclab.root.parent / f"outside-{time.monotonic_ns()}"
+    outside.mkdir()
+    target = outside / "allowed.txt"
+    name = "trusted.ipynb"
+    write_notebook(rtclab.root / name, [
+        "%load_ext dsh_notebook",
+        f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch a file outside",
+    ])  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "jupyter", "trust", str(rtclab.root / name)],
+        check=True, capture_output=True, env={**os.environ, "JUPYTER_CONFIG_DIR": str(rtclab.root / ".jupyter")},
+    )  # fmt: skip
+    a = browser.new_context(viewport={"width": 1280, "height": 1200}).new_page()
+    b = browser.new_context(viewport={"width": 1280, "height": 1200}).new_page()
+    try:
+        _open(a, rtclab, name)
+        _open(b, rtclab, name)
+        a.click(".jp-Notebook")
+        a.keyboard.press("Escape")
+        a.click("li.lm-MenuBar-item:has-text('Run')")
+        a.click(".lm-Menu-item:has-text('Run All Cells')")
+        a.locator(".dsh-allow").wait_for(timeout=90_000)
+        allow_b = b.locator(".dsh-allow")
+        allow_b.wait_for(timeout=30_000)  # the collaborator renders the live widget too
+        b.wait_for_timeout(600)
+        allow_b.click()
+        for page in (a, b):  # one decision, seen on both pages; one transcript each
+            page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+            assert page.locator(".dsh-root").count() == 0
+        wait_until(target.exists, 10, "the allowed command did not run")
+        b.screenshot(path=str(artifacts / "rtc-trusted-settled.png"), full_page=True)
     finally:
         a.context.close()
         b.context.close()
