@@ -14,6 +14,7 @@ gateway then stalls 42-48 s before the kernel is ready (docs/deploy.md).
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .conftest import Lab, start_lab, write_notebook
+from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
 from .servers import (
     KERNEL_NAME,
     Gateway,
@@ -76,6 +77,11 @@ def gwlab(
         },
     ) as server:
         yield server
+    # kept for a failed run: the stall shows as "Replacing stale connection" in the gateway's
+    # log and "Ignoring message on failed connection" in the lab's
+    ARTIFACTS.mkdir(exist_ok=True)
+    for log in (server.root / "lab.log", gateway.dsh_home.parent / "gateway.log"):
+        shutil.copy(log, ARTIFACTS / f"gateway-test-{log.name}")
 
 
 def _session(lab: Lab, name: str) -> dict[str, Any]:
