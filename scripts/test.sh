@@ -16,6 +16,17 @@ ensure_venv .venv -e '.[runtime,jupyter,test,bench]'
 echo "== .venv-ipykernel6: the kernel tests run on ipykernel 6 and 7"
 ensure_venv .venv-ipykernel6 'ipykernel>=6,<7' -e '.[runtime,jupyter]'
 export DSH_TEST_KERNEL_PYTHONS="$PWD/.venv-ipykernel6/bin/python:$PWD/.venv/bin/python"
+echo "== .venv-gateway: Enterprise Gateway 3.3 pins jupyter_server 1.24, so it gets its own venv"
+ensure_venv .venv-gateway 'jupyter_enterprise_gateway>=3.3,<4'
+export DSH_TEST_GATEWAY_PYTHON="$PWD/.venv-gateway/bin/python"
+echo "== .chp: configurable-http-proxy (npm) for the JupyterHub test"
+[ -x .chp/node_modules/.bin/configurable-http-proxy ] \
+  || npm install --no-audit --no-fund --loglevel=error --prefix .chp configurable-http-proxy@5.3.0 >/dev/null
+export DSH_TEST_CHP="$PWD/.chp/node_modules/.bin/configurable-http-proxy"
+echo "== .rtc: jupyter-collaboration under a pip --prefix, put on the collaboration test's lab only"
+# (installed into .venv it would turn every JupyterLab of the other browser tests into an RTC one)
+[ -d .rtc/lib ] || .venv/bin/python -m pip install -q --prefix .rtc 'jupyter-collaboration>=4,<5'
+export DSH_TEST_RTC_PREFIX="$PWD/.rtc"
 export DSH_TEST_EXPECT_IPYKERNEL_MAJORS="6,7"
 
 echo "== widget: npm install against the committed lock, vitest, and a bundle that is up to date"

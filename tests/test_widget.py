@@ -485,13 +485,19 @@ def test_close_stops_everything(recording_comms: list[RecordingComm]) -> None:
     assert "0x" not in repr(w)
 
 
-def test_text_plain_is_a_one_line_summary(recording_comms: list[RecordingComm]) -> None:
+def test_text_plain_is_the_summary_and_says_why_the_widget_is_not_shown(
+    recording_comms: list[RecordingComm],
+) -> None:
     t = waiting_transcript()
     w = RunWidget(t.snapshot())
     data, _ = w._repr_mimebundle_()
     plain = data["text/plain"]
-    assert "\n" not in plain and "0x" not in plain
-    assert plain == t.summary_line()
+    assert "0x" not in plain
+    summary, note = plain.split("\n")
+    assert summary == t.summary_line()
+    # the fallback an untrusted copy shows: what is happening and what to do
+    assert "not trusted" in note and "Trust Notebook" in note and "jupyter trust" in note
+    assert "transcript replaces this" in note
     assert "application/vnd.jupyter.widget-view+json" in data
     assert "0x" not in repr(RunWidget()) and "\n" not in repr(RunWidget())
 

@@ -22,6 +22,7 @@ from ..runtime import (
     describe_environment,
     ensure_dsh_home,
     is_secret_name,
+    native_cache_env,
     resolve_dsh_bin,
     resolve_dsh_home,
 )
@@ -175,7 +176,7 @@ class HarnessConfig:
             base_url=self.base_url,
             api_key=self.api_key,
             permission_mode=self.permission_mode,
-            env=self.env,
+            env={**native_cache_env(parent, home), **self.env},
         )
         return LaunchSpec(
             argv=argv_for(prefix, self.profile, self.resolve_patches()),

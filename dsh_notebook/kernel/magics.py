@@ -19,6 +19,8 @@ in :mod:`.run`, the line commands in :mod:`.commands`.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, cast
 
 from IPython.core.error import UsageError
@@ -28,7 +30,7 @@ from traitlets import Bool, Enum, Int, Unicode
 
 from ..client import HarnessConfig
 from ..errors import DshError, PromptError
-from ..runtime import Secret
+from ..runtime import Secret, ensure_dsh_home, sandbox_problem
 from .agent import NotebookAgent
 from .commands import run_line_command
 from .naming import validate_session_name
@@ -133,6 +135,7 @@ class DshMagics(Magics):
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self.agent = NotebookAgent(shell, self.settings)
+        self._sandbox_checked = False
 
     def settings(self) -> KernelSettings:
         """The current configuration, as the agent reads it (the key only in a masked repr)."""
@@ -193,7 +196,19 @@ class DshMagics(Magics):
             raise UsageError(str(exc)) from None
         return None
 
+    def _check_host(self) -> None:
+        """Before each run: the harness home must be writable (else a ``ConfigError`` that says
+        to configure ``DSH_HOME``, before anything is written); once per kernel, a one-line
+        warning on stderr when the runtime's bash sandbox cannot work on this host."""
+        ensure_dsh_home(self.agent.resolved_home())
+        if not self._sandbox_checked:
+            self._sandbox_checked = True
+            problem = sandbox_problem(self.permission_mode, os.environ)
+            if problem is not None:
+                print(problem, file=sys.stderr)
+
     def _run_cell(self, args: Any, cell: str) -> None:
+        self._check_host()
         agent = self.agent
         cell_id = agent.adopt_notebook()  # the notebook's own session, when the frontend says
         agent.discard_stale_prewarm()  # a %config after %load_ext applies to the first run

@@ -9,7 +9,15 @@ from .environment import (
     is_secret_name,
 )
 from .process import LaunchSpec, RuntimeProcess, StderrTail, argv_for
-from .resolve import RUNTIME_WHEEL, ensure_dsh_home, resolve_dsh_bin, resolve_dsh_home
+from .resolve import (
+    RUNTIME_WHEEL,
+    ensure_dsh_home,
+    native_cache_env,
+    resolve_dsh_bin,
+    resolve_dsh_home,
+    unwritable_home_message,
+)
+from .sandbox import sandbox_problem
 from .secret import Secret, redact
 
 __all__ = [
@@ -26,7 +34,10 @@ __all__ = [
     "describe_environment",
     "ensure_dsh_home",
     "is_secret_name",
+    "native_cache_env",
     "redact",
     "resolve_dsh_bin",
     "resolve_dsh_home",
+    "sandbox_problem",
+    "unwritable_home_message",
 ]

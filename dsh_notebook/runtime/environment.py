@@ -42,6 +42,7 @@ INHERITED_NAMES: frozenset[str] = frozenset(
         "http_proxy", "https_proxy", "no_proxy", "all_proxy",
         "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
         "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
+        "PKG_NATIVE_CACHE_PATH",  # where the packed runtime extracts its native addons
         # Windows essentials
         "SYSTEMROOT", "SystemRoot", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA",
         "USERPROFILE", "PROGRAMDATA", "PROGRAMFILES",

@@ -18,7 +18,14 @@ from pathlib import Path
 
 from ..errors import ConfigError, RuntimeNotFound
 
-__all__ = ["RUNTIME_WHEEL", "ensure_dsh_home", "resolve_dsh_bin", "resolve_dsh_home"]
+__all__ = [
+    "RUNTIME_WHEEL",
+    "ensure_dsh_home",
+    "resolve_dsh_bin",
+    "resolve_dsh_home",
+    "native_cache_env",
+    "unwritable_home_message",
+]
 
 RUNTIME_WHEEL = "deepseek-harness-runtime-bin==0.2.1rc2"
 
@@ -99,9 +106,50 @@ def resolve_dsh_home(
 
 
 def ensure_dsh_home(path: Path) -> Path:
-    """Create the home (and parents) when absent; return it."""
+    """Create the home (and parents) when absent and check that it can be written; return it.
+
+    Raises :class:`~dsh_notebook.errors.ConfigError` whose message says to configure
+    ``DSH_HOME`` when the folder cannot be created or written (a kernel host whose ``HOME`` is
+    read-only or missing, e.g. a container user without a home).
+    """
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError(f"cannot create DSH_HOME {str(path)!r}: {exc}") from exc
+        raise ConfigError(unwritable_home_message(path, exc.strerror or str(exc))) from exc
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(unwritable_home_message(path, "permission denied"))
     return path
+
+
+def unwritable_home_message(path: Path, reason: str) -> str:
+    """What to do when the harness home cannot be written (one paragraph, no secrets)."""
+    return (
+        f"DSH_HOME {str(path)!r} cannot be written ({reason}). The runtime keeps its sessions, "
+        "profiles and locks there, by default in ~/.dsh, and this kernel host has no writable "
+        "HOME. Set DSH_HOME to a writable folder that persists, in the kernel's environment "
+        "(the kernelspec's env, the hub spawner's environment, the gateway's forwarded env) or "
+        "with %config DshMagics.dsh_home = '/path', then run the cell again."
+    )
+
+
+def native_cache_env(parent_env: Mapping[str, str], dsh_home: Path) -> dict[str, str]:
+    """``PKG_NATIVE_CACHE_PATH`` for the child when the runtime could not use its default.
+
+    The runtime executable (a packed Node program) extracts its native addons under
+    ``$HOME/.cache/pkg`` on start, or under ``$PKG_NATIVE_CACHE_PATH`` when set; on a host
+    without a writable ``HOME`` every run then fails with ``ENOTDIR``/``EACCES`` on that
+    ``mkdir``. When the parent sets no such path and ``$HOME/.cache`` cannot be written, the
+    cache goes to ``<DSH_HOME>/cache``; otherwise nothing is changed (``{}``). May create
+    ``$HOME/.cache`` (which the runtime would create anyway).
+    """
+    if _non_empty(parent_env.get("PKG_NATIVE_CACHE_PATH")):
+        return {}
+    home = parent_env.get("HOME") or str(Path.home())
+    cache = Path(home, ".cache")
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        if os.access(cache, os.W_OK | os.X_OK):
+            return {}
+    except OSError:
+        pass
+    return {"PKG_NATIVE_CACHE_PATH": str(dsh_home / "cache")}

@@ -39,7 +39,7 @@ from ._messages import AckMessage, DeltaMessage, WidgetAction
 from .actions import GONE, check_action
 from .delta import diff_snapshots
 
-__all__ = ["STATIC", "ActionCallback", "RunWidget"]
+__all__ = ["FALLBACK_NOTE", "STATIC", "ActionCallback", "RunWidget"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,13 @@ kernel's handler is typed ``dict[str, Any]``; narrow this alias once it takes a 
 _SYNCED = ("snapshot", "seq", "elapsed")
 _OVER = ("settled", "error")
 NO_KERNEL = "this view is not connected to a running kernel (read-only)"
+FALLBACK_NOTE = (
+    "This is the live view of a dsh run, and this page does not show widgets: the notebook is "
+    'not trusted here (trust it: "Trust Notebook" in the command palette or File menu, or '
+    "`jupyter trust NOTEBOOK.ipynb`), or the frontend has no ipywidgets. The run goes on in "
+    "the kernel; its transcript replaces this text when the run settles."
+)
+"""The second line of a live run's ``text/plain`` (see :meth:`RunWidget.fallback_text`)."""
 
 
 class RunWidget(anywidget.AnyWidget):
@@ -301,9 +308,19 @@ class RunWidget(anywidget.AnyWidget):
     def __repr__(self) -> str:
         return f"<RunWidget {self.summary()}>"
 
+    def fallback_text(self) -> str:
+        """The output's ``text/plain``: what a frontend shows when it does not render the widget.
+
+        JupyterLab renders a widget output only in a trusted notebook; a collaborator whose copy
+        is not trusted (or a frontend without ipywidgets) sees this text instead, and it is
+        fixed when the output is displayed (the widget's later updates never reach it). So it
+        says what is going on and what to do, not only the state at display time; the static
+        transcript replaces the whole output when the run settles."""
+        return f"{self.summary()}\n{FALLBACK_NOTE}"
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
         if bundle is None:
-            return {"text/plain": self.summary()}
+            return {"text/plain": self.fallback_text()}
         data, metadata = bundle
-        return {**data, "text/plain": self.summary()}, metadata
+        return {**data, "text/plain": self.fallback_text()}, metadata

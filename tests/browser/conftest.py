@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,7 @@ class Lab:
     url: str
     token: str
     root: Path
+    pid: int = 0
 
     def api(self, path: str, method: str = "GET", body: Any = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
@@ -84,9 +85,16 @@ class Lab:
 
 
 @contextlib.contextmanager
-def start_lab(root: Path, app: str = "lab") -> Iterator[Lab]:
+def start_lab(
+    root: Path,
+    app: str = "lab",
+    *,
+    extra_args: Sequence[str] = (),
+    extra_env: Mapping[str, str] | None = None,
+) -> Iterator[Lab]:
     """JupyterLab (``app="lab"``) or Notebook 7 (``"notebook"``) on 127.0.0.1 serving ``root``,
-    with a token; stopped on exit."""
+    with a token; stopped on exit. ``extra_args`` go to the server's command line (e.g.
+    ``--gateway-url``), ``extra_env`` into its environment."""
     port = _free_port()
     token = secrets.token_hex(16)
     # the checkout's own build of the extension, ahead of the copy pip installed (first wins)
@@ -104,6 +112,7 @@ def start_lab(root: Path, app: str = "lab") -> Iterator[Lab]:
         "JUPYTER_CONFIG_DIR": str(root / ".jupyter"),
         "JUPYTERLAB_SETTINGS_DIR": str(root / ".jupyter" / "lab" / "user-settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(root / ".jupyter" / "lab" / "workspaces"),
+        **(extra_env or {}),
     }
     log = (root / "lab.log").open("wb")
     proc = subprocess.Popen(
@@ -111,10 +120,10 @@ def start_lab(root: Path, app: str = "lab") -> Iterator[Lab]:
          "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
          f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
          f"--ServerApp.root_dir={root}",
-         f"--LabServerApp.extra_labextensions_path={extensions}", *(["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"] if app == "lab" else [])],
+         f"--LabServerApp.extra_labextensions_path={extensions}", *(["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"] if app == "lab" else []), *extra_args],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
-    server = Lab(f"http://127.0.0.1:{port}", token, root)
+    server = Lab(f"http://127.0.0.1:{port}", token, root, proc.pid)
     deadline = time.monotonic() + 60
     while True:
         try:

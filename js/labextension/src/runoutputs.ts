@@ -40,6 +40,8 @@ import {
 } from './runoutput';
 
 const WIDGET_TARGET = 'jupyter.widget';
+/** How long a collaborative page waits for the running page's own replacement (ms). */
+const COLLABORATIVE_GRACE_MS = 1500;
 
 export class RunOutputs {
   constructor(private readonly _context: DocumentRegistry.IContext<INotebookModel>) {
@@ -62,6 +64,12 @@ export class RunOutputs {
     }
     this._live.delete(message.model_id);
     await this._context.ready;
+    if (this._context.model.collaborative) {
+      // Real-time collaboration: the page that ran the cell replaces this output through its
+      // display_id at the same moment, and two concurrent replacements of one shared output
+      // merge into two outputs. Let that edit arrive first; replace only if it did not.
+      await new Promise(resolve => setTimeout(resolve, COLLABORATIVE_GRACE_MS));
+    }
     const replaced = this._replace(message.cell_id, message.model_id, message.bundle);
     if (!replaced && message.replay === true) {
       this._restore(message.cell_id, staticRunOutput(message.bundle, message.model_id, false));
