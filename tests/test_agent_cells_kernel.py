@@ -58,11 +58,10 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
 
 def open_link(k: Kernel) -> str:
     """Open the kernel's frontend comm and answer it as the extension does; its comm id."""
-    opened = k.execute(
-        "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link.open()"
-    )
-    (comm_open,) = [m for m in opened.outputs if m["msg_type"] == "comm_open"]
-    comm_id = str(comm_open["content"]["comm_id"])
+    link = "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link"
+    # a live frontend's %load_ext opened it already (prewarm waits for its hello_reply)
+    assert k.value(f"{link}.open()") == "True"
+    comm_id = str(k.value(f"{link}._comm.comm_id")).strip("'")
     reply = {"v": 1, "type": "hello_reply", "version": "0.1.0",
              "capabilities": ["identity", "waiting", "run_output", "insert_cell"]}  # fmt: skip
     msg = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
