@@ -6,9 +6,9 @@
 #   bash scripts/run.sh --headless                  # no browser: execute the quickstart and write
 #                                                   # build/quickstart.html (= scripts/run-headless.sh)
 #
-# Without DEEPSEEK_API_KEY (and DEEPSEEK_BASE_URL) the notebook kernel starts the scripted demo
-# model by itself: no key and no network needed. With a key in the environment, the same
-# notebooks talk to DeepSeek.
+# Without DEEPSEEK_API_KEY (and DEEPSEEK_BASE_URL) the notebook kernel starts the demo analyst
+# (rule-based, no LLM; it answers from the notebook's data through the real tools) by itself: no
+# key and no network needed. With a key in the environment, the same notebooks talk to DeepSeek.
 #
 # Setup (as scripts/test.sh does it; re-running is cheap, installs are skipped when satisfied):
 # bubblewrap (the runtime's sandbox for bash; installed with apt-get when running as root), a
@@ -34,7 +34,7 @@ ensure_venv .venv -e '.[runtime,jupyter]' jupyterlab nbconvert pandas matplotlib
 export JUPYTER_PATH="$PWD/.venv/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
 
 if [ -z "${DEEPSEEK_API_KEY:-}" ] && [ -z "${DEEPSEEK_BASE_URL:-}" ]; then
-  echo "== no DEEPSEEK_API_KEY: the notebooks use the scripted demo model (canned answers)"
+  echo "== no DEEPSEEK_API_KEY: the notebooks use the demo analyst (rule-based, no LLM)"
 fi
 
 if [ "$headless" = "1" ]; then

@@ -121,6 +121,9 @@ def test_a_dismissed_question_computes_nothing() -> None:
         "Which city earned most?", (VARIABLES, False), (DESCRIBED, False), (cancelled, True)
     )
     assert "dismissed" in steps[3].text and not steps[3].tool_calls
+    # nobody may have been there (nbconvert, CI): the answer does not say the person dismissed it
+    assert steps[3].text.startswith("The question was dismissed without an answer")
+    assert "You dismissed" not in steps[3].text
 
 
 def test_outside_the_set_is_one_honest_line() -> None:

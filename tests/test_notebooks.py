@@ -135,6 +135,31 @@ def test_saved_notebooks_hold_settled_transcripts(name: str) -> None:
         assert "execution" not in cell["metadata"], "save without timing metadata (README)"
 
 
+@pytest.mark.parametrize("name", NOTEBOOK_NAMES)
+def test_shipped_notebooks_ask_the_demo_analyst_not_scripted_scenarios(name: str) -> None:
+    """Prompts a data person would type: no ``[[scenario:…]]`` tag picks a canned reply."""
+    for cell in code_cells(name):
+        source = "".join(cell["source"])
+        assert "[[scenario:" not in source and "[[target:" not in source, source
+
+
+def test_approvals_notebook_shows_its_lessons_from_the_data() -> None:
+    """A rejected approval that ran nothing, the same one allowed (answer = pandas' totals), a
+    question dismissed with nobody to answer (and said so), a subagent's report quoted."""
+    out = {c["id"]: outputs_text(c) for c in code_cells("approvals-and-questions.ipynb")}
+    assert "approval for run_python: rejected (by policy)" in out["reject"]
+    assert "You rejected it; nothing ran" in out["reject"]
+    assert "nothing was executed" in out["reject-check"]
+    assert "DSH-ANALYST" not in out["reject-check"]
+    assert "approval for run_python: allowed once (by policy)" in out["allow"]
+    assert "- Lyon: 13\n- Lille: 12\n- Nantes: 11" in out["allow"]
+    assert "Lyon      13" in out["allow-check"] and "DSH-ANALYST" in out["allow-check"]
+    assert "question · dismissed" in out["question"]
+    assert "The question was dismissed without an answer" in out["question"]
+    assert "[subagent]" in out["subagent"] and "`price` 1" in out["subagent"]
+    assert "subagent sessions seen: 1" in out["subagent-check"]
+
+
 @real_notebook_run
 def test_notebooks_pass_nbval(tmp_path: Path) -> None:
     pytest.importorskip("nbval")

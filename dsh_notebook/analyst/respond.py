@@ -325,9 +325,11 @@ def next_step(turn: Turn, intent: Intent) -> Step:
             return _say(compose.REJECTED)
     for exchange in turn.exchanges:
         if exchange.tool == "ask_user_question" and exchange.is_error:
+            # the result does not say who dismissed it (a click, or nobody there to answer:
+            # nbconvert, CI), so the answer does not claim the person did
             return _say(
-                "You dismissed the question, so I computed nothing; name the DataFrame and "
-                "columns in your prompt and ask again."
+                "The question was dismissed without an answer, so I computed nothing; name the "
+                "DataFrame and columns in your prompt and ask again."
             )
     if intent.kind == "help":
         return _say(compose.HELP)
