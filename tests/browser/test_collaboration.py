@@ -112,10 +112,6 @@ def test_an_untrusted_collaborator_is_told_why_and_sees_the_transcript(
         b.context.close()
 
 
-@pytest.mark.skip(
-    reason="known problem (docs/deploy.md): the collaborator's Allow once shows 'sent…' and never "
-    "reaches the kernel; once it did, the settled transcript appeared twice on a page"
-)
 def test_two_trusted_pages_see_the_widget_and_an_approval_is_decided_once(
     browser: Any, rtclab: Lab, artifacts: Path
 ) -> None:
