@@ -6,6 +6,7 @@ thread with the model's result unchanged, and the skipped-rerun note."""
 from __future__ import annotations
 
 import base64
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -222,6 +223,30 @@ def test_recorder_numbers_calls_and_sends_them_in_order() -> None:
     assert comm.sent[0]["source"].startswith("# dsh agent:")
     assert comm.sent[0]["outputs"][0]["text"] == "one\n"
     assert run.agent_cells == 2
+
+
+def test_the_key_never_reaches_an_agent_cell() -> None:
+    key = "sk-live-0123456789"
+    link, comm = linked(["insert_cell"])
+    cells = AgentCells(
+        link,
+        enabled=lambda: True,
+        run_for_call=lambda: Run(),  # type: ignore[arg-type,return-value]
+        secrets=lambda: (key,),
+    )
+    sink = cells(f"print('{key}')")
+    assert sink is not None
+    png = {"image/png": "aGVsbG8=", "text/plain": f"<Figure {key}>"}
+    sink(
+        result_with([
+            {"output_type": "stream", "name": "stdout", "text": f"{key}\n"},
+            {"output_type": "display_data", "data": png, "metadata": {}},
+            {"output_type": "error", "ename": "E", "evalue": key, "traceback": [f"x {key}"]},
+        ])
+    )  # fmt: skip
+    sent = json.dumps(comm.sent)
+    assert key not in sent and "***" in sent
+    assert comm.sent[0]["outputs"][1]["data"]["image/png"] == "aGVsbG8="
 
 
 @pytest.mark.parametrize("case", ["off", "no-cell-id", "no-run", "no-capability"])

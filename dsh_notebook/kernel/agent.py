@@ -102,6 +102,7 @@ class NotebookAgent:
                 self.frontend_link,
                 enabled=lambda: self.settings().agent_cells,
                 run_for_call=lambda: self._run_of(self.current_run_session()),
+                secrets=self.secrets,
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,

@@ -21,10 +21,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..frontend import FrontendLink
 from ..frontend.protocol import insert_cell
+from ..runtime.secret import redact
 
 if TYPE_CHECKING:  # notebook_tools needs the jupyter extra; only its result type is used here
     from ..notebook_tools.tools import RunPythonResult
@@ -43,6 +44,21 @@ def agent_cell_source(code: str, session: str, run_id: str, call: int) -> str:
     return f"{head}\n{code}"
 
 
+def _masked(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``value`` (an nbformat output) with every key masked in its text; image data (base64) is
+    left as it is. Agent code is untrusted: it may print the key, and the cell is saved."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, list):
+        return [_masked(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {
+            k: v if isinstance(k, str) and k.startswith("image/") else _masked(v, secrets)
+            for k, v in value.items()
+        }
+    return value
+
+
 class AgentCells:
     """The recorder of one kernel's notebook tools (see the module docstring)."""
 
@@ -52,10 +68,12 @@ class AgentCells:
         *,
         enabled: Callable[[], bool],
         run_for_call: Callable[[], ActiveRun | None],
+        secrets: Callable[[], tuple[str, ...]] = tuple,
     ) -> None:
         self._link = link
         self._enabled = enabled
         self._run_for_call = run_for_call
+        self._secrets = secrets
         self._lock = threading.Lock()
 
     def __call__(self, code: str) -> Callable[[RunPythonResult], None] | None:
@@ -69,10 +87,12 @@ class AgentCells:
             run.agent_calls += 1
             call = run.agent_calls
         anchor, session, run_id = run.cell_id, run.handle.session, run.run_id
-        source = agent_cell_source(code, session, run_id, call)
+        secrets = self._secrets()
+        source = redact(agent_cell_source(code, session, run_id, call), secrets)
 
         def sink(result: RunPythonResult) -> None:  # kernel main thread, right after the code
-            message = insert_cell(anchor, session, run_id, call, source, result.cell_outputs)
+            outputs = [_masked(output, secrets) for output in result.cell_outputs]
+            message = insert_cell(anchor, session, run_id, call, source, outputs)
             if message is None:
                 log.warning("dsh: the agent cell of call %s is too large to insert", call)
                 return
