@@ -40,15 +40,24 @@ def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def nb7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    with lab_with_extension(tmp_path_factory.mktemp("reload-nb7"), app="notebook") as server:
+        yield server
+
+
 def new_page(browser: Any) -> Any:
     page = browser.new_page(viewport={"width": 1280, "height": 1200})
     page.on("dialog", lambda dialog: dialog.accept())  # "leave the page?" on a reload
     return page
 
 
-def open_notebook(page: Any, lab: Lab, name: str) -> None:
-    workspace = f"{name.replace('.', '-')}-{time.monotonic_ns()}"
-    page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
+def open_notebook(page: Any, lab: Lab, name: str, app: str = "lab") -> None:
+    if app == "lab":
+        workspace = f"{name.replace('.', '-')}-{time.monotonic_ns()}"
+        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
+    else:
+        page.goto(f"{lab.url}/notebooks/{name}?token={lab.token}")
     wait_notebook(page, lab, name)
 
 
@@ -220,20 +229,22 @@ def test_saved_mid_run_and_reopened_without_the_kernel_reads_interrupted(
     page.close()
 
 
+@pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_an_unsaved_reload_puts_the_run_back_in_its_cell(
-    browser: Any, extlab: Lab, tmp_path: Path
+    browser: Any, app: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     """Reloaded before the notebook was ever saved with the run's output: the cell is empty on
     disk. The live widget comes back (its card takes the click), and after it settles another
-    unsaved reload shows the transcript."""
-    name = "unsaved.ipynb"
+    unsaved reload shows the transcript. JupyterLab 4 and Notebook 7."""
+    extlab: Lab = request.getfixturevalue("extlab" if app == "lab" else "nb7")
+    name = f"unsaved-{app}.ipynb"
     target = tmp_path / "unsaved.txt"
     write_notebook(
         extlab.root / name,
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
     page = new_page(browser)
-    open_notebook(page, extlab, name)
+    open_notebook(page, extlab, name, app)
     run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     assert not saved_outputs(extlab, name, 1)  # never saved with the run
