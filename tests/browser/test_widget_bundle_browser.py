@@ -15,7 +15,7 @@ import pytest
 
 from dsh_notebook.widget.bundle import HASH
 
-from .conftest import Lab, write_notebook
+from .conftest import Lab, start_lab, write_notebook
 from .test_widget_browser import open_notebook
 
 pytestmark = pytest.mark.browser
@@ -59,10 +59,24 @@ def _notebook(lab: Lab, name: str) -> Path:
     return target
 
 
-def _run_two_widgets(page: Any, lab: Lab, name: str, frames: Frames) -> None:
+def _open_in_notebook7(page: Any, server: Lab, name: str) -> None:
+    page.goto(f"{server.url}/notebooks/{name}?token={server.token}")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        sessions = [s for s in server.api("/api/sessions") if s["path"].endswith(name)]
+        if sessions and sessions[0].get("kernel", {}).get("execution_state") == "idle":
+            break
+        time.sleep(0.3)
+    page.wait_for_timeout(1000)
+
+
+def _run_two_widgets(
+    page: Any, lab: Lab, name: str, frames: Frames, opener: Any = open_notebook
+) -> None:
     """Runs the cells one by one (as a person does) and works both widgets."""
     target = _notebook(lab, name)
-    open_notebook(page, lab, name)
+    opener(page, lab, name)
     cells = page.locator(".jp-Notebook .jp-Cell")
     cells.nth(0).click()
     page.keyboard.press("Escape")
@@ -126,3 +140,21 @@ def test_with_the_extension_blocked_the_kernel_sends_the_whole_bundle(
     print("blocked: widget comm_open bytes", frames.widget_opens, "phase bytes", frames.totals)
     assert len(frames.widget_opens) == 2 and all(n > 200_000 for n in frames.widget_opens)
     page.close()
+
+
+def test_notebook7_serves_the_bundle_too(browser: Any, tmp_path: Path) -> None:
+    """Notebook 7 has ``fullLabextensionsUrl`` in its page config as JupyterLab does: the same
+    loader finds the served bundle there."""
+    pytest.importorskip("notebook")
+    root = tmp_path / "nb7"
+    root.mkdir()
+    with start_lab(root, app="notebook") as server:
+        page = browser.new_page(viewport={"width": 1280, "height": 1200})
+        frames = Frames(page)
+        fetched: list[str] = []
+        page.on("request", lambda r: fetched.append(r.url) if "dsh-widget." in r.url else None)
+        _run_two_widgets(page, server, "nb7.ipynb", frames, _open_in_notebook7)
+        print("notebook 7: widget comm_open bytes", frames.widget_opens, "phase", frames.totals)
+        assert len(frames.widget_opens) == 2 and all(n <= 10_000 for n in frames.widget_opens)
+        assert len(fetched) == 2 and all(HASH in u for u in fetched)
+        page.close()
