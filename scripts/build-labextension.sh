@@ -19,6 +19,13 @@ tar -C js/labextension --exclude=node_modules --exclude=lib --exclude=lib-test -
   npm install --no-audit --no-fund --loglevel=error >/dev/null
   npm run build --silent >/dev/null
 )
+# the widget bundle, served once per page from the extension's static folder under its content
+# hash (the hash js/build.mjs wrote into src/widgetbundle.ts, which the extension announces)
+hash=$(sed -n "s/^export const WIDGET_BUNDLE_HASH = '\([0-9a-f]*\)';$/\1/p" js/labextension/src/widgetbundle.ts)
+actual=$({ cat dsh_notebook/widget/static/widget.js; printf '\0'; cat dsh_notebook/widget/static/widget.css; } | sha256sum | cut -c1-16)
+[ "$hash" = "$actual" ] || { echo "!! js/labextension/src/widgetbundle.ts is stale: run (cd js && npm run build)" >&2; exit 1; }
+cp dsh_notebook/widget/static/widget.js "$stage/dsh_notebook/labextension/static/dsh-widget.$hash.js"
+cp dsh_notebook/widget/static/widget.css "$stage/dsh_notebook/labextension/static/dsh-widget.$hash.css"
 rm -rf "$repo/dsh_notebook/labextension"
 cp -r "$stage/dsh_notebook/labextension" "$repo/dsh_notebook/labextension"
 echo "built dsh_notebook/labextension (from $stage)"

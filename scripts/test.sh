@@ -37,7 +37,7 @@ echo "== widget: npm install against the committed lock, vitest, and a bundle th
   npm test --silent
   npm run build --silent
 )
-git diff --exit-code dsh_notebook/widget/static || { echo "!! the widget bundle is stale: run (cd js && npm run build) and commit it" >&2; exit 1; }
+git diff --exit-code dsh_notebook/widget/static js/labextension/src/widgetbundle.ts || { echo "!! the widget bundle (or its hash in js/labextension/src/widgetbundle.ts) is stale: run (cd js && npm run build) and commit it" >&2; exit 1; }
 
 echo "== labextension: npm install against the committed lock, node tests, and a build that is up to date"
 (

@@ -19,7 +19,9 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
       "kernel_version": "0.1.0"}``.
     - ``hello_reply`` (frontend -> kernel): ``{"v": 1, "type": "hello_reply", "version":
       "0.1.0", "capabilities": ["waiting"]}``. This is how the kernel learns that the extension
-      is present; without a reply it assumes it is absent.
+      is present; without a reply it assumes it is absent. ``widget_bundle:<hash>`` (no
+      message of its own): the page serves the run widget's bundle of that content hash, so
+      new widgets get a small loader as ``_esm`` (see :mod:`dsh_notebook.widget.bundle`).
     - ``waiting`` (kernel -> frontend): ``{"v": 1, "type": "waiting", "count": 1, "cells":
       [{"cell_id": "...", "kind": "approval" | "question", "label": "bash"}]}``. The whole
       current state (latest wins); ``count == 0`` clears the signal.

@@ -284,8 +284,13 @@ class NotebookAgent:
         except (ImportError, OSError) as exc:
             log.info("dsh: no live widget (%s); showing markdown", exc)
             return None
+        from ..widget.bundle import CAPABILITY  # the page serves this very bundle: a loader
+
         return RunWidget(
-            transcript.snapshot(), on_action=self.on_widget_action, interactive=interactive
+            transcript.snapshot(),
+            on_action=self.on_widget_action,
+            interactive=interactive,
+            light=CAPABILITY in self.frontend_link.capabilities,
         )
 
     def on_widget_action(self, action: dict[str, Any]) -> str | None:

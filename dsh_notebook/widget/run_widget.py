@@ -37,6 +37,7 @@ from ..transcript.schema import Snapshot
 from ..transcript.text import summary_line
 from ._messages import AckMessage, DeltaMessage, WidgetAction
 from .actions import GONE, check_action
+from .bundle import LIGHT_ESM
 from .delta import diff_snapshots
 
 __all__ = ["FALLBACK_NOTE", "STATIC", "ActionCallback", "RunWidget"]
@@ -80,8 +81,14 @@ class RunWidget(anywidget.AnyWidget):
         interactive: bool = True,
         max_rate: float = 20.0,
         clock: Callable[[], float] = time.monotonic,
+        light: bool = False,
         **kwargs: Any,
     ) -> None:
+        """``light``: the page serves this very bundle (see :mod:`.bundle`); send the small
+        loader as ``_esm`` (and no ``_css``) instead of the whole bundle."""
+        if light:
+            kwargs["_esm"] = LIGHT_ESM
+            kwargs["_css"] = ""
         self._lock = threading.RLock()
         self._quiet = False
         self._clock = clock

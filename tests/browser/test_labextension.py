@@ -26,6 +26,8 @@ from typing import Any
 
 import pytest
 
+from dsh_notebook.widget.bundle import CAPABILITY
+
 from .conftest import REPO, Lab, start_lab, write_notebook
 
 pytestmark = [pytest.mark.browser]
@@ -258,8 +260,8 @@ def test_waiting_signal_shows_and_clears(browser: Any, extlab: Lab, artifacts: P
         cells.nth(i).locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
     assert "opened True" in cells.nth(0).inner_text()
     assert (
-        "present True ['identity', 'insert_cell', 'read_notebook', 'run_output', 'waiting']"
-        in cells.nth(1).inner_text()
+        "present True ['identity', 'insert_cell', 'read_notebook', 'run_output', 'waiting', "
+        f"'{CAPABILITY}']" in cells.nth(1).inner_text()
     )
     assert "sent True" in cells.nth(2).inner_text()
 

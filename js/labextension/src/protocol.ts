@@ -22,6 +22,8 @@
  * this version gives `null` and is ignored.
  */
 
+import { WIDGET_BUNDLE_HASH } from './widgetbundle';
+
 export const PROTOCOL_VERSION = 1;
 export const METADATA_KEY = 'dsh_notebook';
 export const COMM_TARGET = 'dsh_notebook.frontend';
@@ -216,8 +218,15 @@ export function identityMetadata(stored: IStoredIdentity, cellId: string | null)
   return meta;
 }
 
+/**
+ * `widget_bundle:<hash>`: this page serves the widget bundle of that content hash from the
+ * extension's static folder (`<fullLabextensionsUrl>/dsh-notebook/static/dsh-widget.<hash>.js`
+ * and `.css`), so a kernel with the same bundle sends widgets a small loader instead of it.
+ */
+export const WIDGET_BUNDLE_CAPABILITY = `widget_bundle:${WIDGET_BUNDLE_HASH}`;
+
 export function helloReply(version: string): IHelloReply {
-  return { v: 1, type: 'hello_reply', version, capabilities: [...CAPABILITIES] };
+  return { v: 1, type: 'hello_reply', version, capabilities: [...CAPABILITIES, WIDGET_BUNDLE_CAPABILITY] };
 }
 
 function parseWaitingCell(raw: unknown): IWaitingCell | null {

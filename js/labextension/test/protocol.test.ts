@@ -10,7 +10,8 @@ import {
   newId,
   parseKernelMessage,
   parseStoredIdentity,
-  RESERVED_TYPES
+  RESERVED_TYPES,
+  WIDGET_BUNDLE_CAPABILITY
 } from '../src/protocol';
 
 const ID = '0123456789abcdef0123456789abcdef';
@@ -96,8 +97,9 @@ test('hello_reply announces the implemented capabilities', () => {
     v: 1,
     type: 'hello_reply',
     version: '0.1.0',
-    capabilities: ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook']
+    capabilities: ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook', WIDGET_BUNDLE_CAPABILITY]
   });
+  assert.match(WIDGET_BUNDLE_CAPABILITY, /^widget_bundle:[0-9a-f]{16}$/);
 });
 
 test('read_notebook carries a request id; without one it is ignored', () => {
