@@ -33,6 +33,7 @@ SET: list[tuple[str, str, list[str], list[str]]] = [
     ("turn_latency", "-", ["turn_latency.py"], ["turn_latency.py", "--cold", "2", "--turns", "5", "--rss-turns", "5"]),
     ("widget_flood", "5", ["widget_flood.py"], ["widget_flood.py", "--events", "2000", "--chunks", "4000"]),
     ("widget_bytes", "5", ["widget_bytes.py"], ["widget_bytes.py"]),
+    ("notebook_growth", "5", ["notebook_growth.py"], ["notebook_growth.py", "--cells", "5"]),
     ("widget_browser", "2", ["widget_browser.py"], ["widget_browser.py", "--chunks", "2000"]),
 ]  # fmt: skip
 
