@@ -33,6 +33,8 @@ SET: list[tuple[str, str, list[str], list[str]]] = [
     ("turn_latency", "-", ["turn_latency.py"], ["turn_latency.py", "--cold", "2", "--turns", "5", "--rss-turns", "5"]),
     ("widget_flood", "5", ["widget_flood.py"], ["widget_flood.py", "--events", "2000", "--chunks", "4000"]),
     ("widget_browser", "2", ["widget_browser.py"], ["widget_browser.py", "--chunks", "2000"]),
+    ("browser_streaming", "2,3", ["browser_streaming.py", "--repeats", "3"],
+     ["browser_streaming.py", "--repeats", "1", "--chunks", "2000", "--slow", "2"]),
 ]  # fmt: skip
 
 
