@@ -84,6 +84,13 @@ def _settle(self, *a, **k):
 _orig_add = _pump.UiPump.add
 def _add(self, view):
     _log.write(f"{{_time.time()!r}} {{id(view)}} add 0\\n")
+    _publish, _first = view.publish, []
+    def _published(bundle):
+        if len(_first) < 2:  # the first two: the empty view, then the first with content
+            _first.append(1)
+            _log.write(f"{{_time.time()!r}} {{id(view)}} publish{{len(_first)}} 0\\n")
+        _publish(bundle)
+    view.publish = _published
     _orig_add(self, view)
 _pump.UiPump.add = _add
 _pump.UiPump.notification = _notification
@@ -216,6 +223,7 @@ def one_repeat(browser: Any, lab: Any, index: int, chunks: int, slow: int) -> di
     receipts: dict[str, dict[int, float]] = {}
     marks: dict[str, float] = {}
     adds: dict[str, float] = {}
+    publishes: dict[str, float] = {}  # a view's first publish (its first display/comm message)
     views: list[tuple[str, str]] = []
     for line in log.read_text().splitlines():
         t_s, view, prefix, n_s = line.split()
@@ -223,8 +231,8 @@ def one_repeat(browser: Any, lab: Any, index: int, chunks: int, slow: int) -> di
         if prefix.startswith("mark:"):
             marks[prefix[5:]] = t
             continue
-        if prefix == "add":
-            adds[view] = t
+        if prefix in ("add", "publish1", "publish2"):
+            (adds if prefix == "add" else publishes)[view + prefix[-1]] = t
             continue
         key = f"{view}:{prefix}"
         if key not in receipts:
@@ -268,17 +276,19 @@ def one_repeat(browser: Any, lab: Any, index: int, chunks: int, slow: int) -> di
                 short = url.split("?")[0].rsplit("/", 2)
                 scripts["/".join(short[-2:]) if len(short) > 1 else url] += dur
     first_tokens = []
-    split = []  # (view added -> slow0 received, view added -> widget mounted, mounted -> slow0 painted)
+    split = []  # ms: view added -> slow0 received, -> second publish (the first after the empty view), -> widget mounted; mounted -> slow0 painted
     for rkey, pkey in zip(kernel_keys["slow"], paint_keys["slow"], strict=False):
         first = [(t, n) for t, n in paints[pkey] if n >= 0]
         if 0 in receipts[rkey] and first:
             first_tokens.append(min(first)[0] - receipts[rkey][0])
-            added = adds.get(rkey.split(":")[0])
+            added = adds.get(rkey.split(":")[0] + "d")
             mount = paints.get(pkey.split(":")[0] + ":mount")
             if added is not None and mount:
+                published = publishes.get(rkey.split(":")[0] + "2", float("nan"))
                 split.append(
-                    (receipts[rkey][0] - added, mount[0][0] - added, min(first)[0] - mount[0][0])
-                )
+                    (receipts[rkey][0] - added, published - added, mount[0][0] - added,
+                     min(first)[0] - mount[0][0])
+                )  # fmt: skip
     long_at = [round(s - window[0]) for s, d in longtasks if window[0] <= s <= window[1]]
     return {
         "offset": offset, "rtt": max(before[1], after[1]), "drift": after[0] - before[0],
@@ -306,7 +316,7 @@ def main(repeats: int, chunks: int, slow: int) -> None:
                     f" ({r['stream_s']:.1f} s), {len(r['base_tasks'])} in baseline; first token"
                     f" {[round(x) for x in r['first_tokens']]} ms; clock rtt {r['rtt']:.1f} ms,"
                     f" drift {r['drift']:.1f} ms; long tasks at {r['long_at']} ms into the stream;"
-                    f" first token split (added->received, added->mounted, mounted->painted)"
+                    f" first token split (added->received, added->second publish, added->mounted, mounted->painted)"
                     f" {[tuple(round(x) for x in t) for t in r['split']]}; lag by tenth of the answer"
                     f" {[round(pct(r['lags'][k * len(r['lags']) // 10 : (k + 1) * len(r['lags']) // 10], 0.5)) for k in range(10)]}",
                     file=sys.stderr,
