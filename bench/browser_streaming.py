@@ -2,6 +2,10 @@
 first token to screen (issue 17, targets 2 and 3).
 
     python bench/browser_streaming.py [--repeats 3] [--chunks 20000] [--slow 3]
+    python bench/browser_streaming.py --background   # the slow answer in a background cell
+
+``--background``: one slow answer per repeat in a background cell (no ``--wait``, the kernel is
+idle while it streams), to tell what ``--wait`` (main thread blocked) adds to first token.
 
 Each repeat opens a fresh notebook (its own kernel) in JupyterLab on 127.0.0.1 (the checkout's
 labextension, ``tests/browser/conftest.start_lab``) in Debian's chromium driven by Playwright, the
@@ -79,6 +83,7 @@ def _notification(self, view, notification):
     _orig_notification(self, view, notification)
 _orig_settle = _pump.UiPump.settle
 def _settle(self, *a, **k):
+    _log.write(f"{{_time.time()!r}} 0 mark:settle 0\\n")
     _log.flush()
     _orig_settle(self, *a, **k)
 _orig_add = _pump.UiPump.add
@@ -178,7 +183,9 @@ def clock_offset(page: Any) -> tuple[float, float]:
     return best
 
 
-def one_repeat(browser: Any, lab: Any, index: int, chunks: int, slow: int) -> dict[str, Any]:
+def one_repeat(
+    browser: Any, lab: Any, index: int, chunks: int, slow: int, background: bool = False
+) -> dict[str, Any]:
     log = lab.root / f"receipts-{index}.txt"
     name = f"stream-{index}.ipynb"
     flags = "%%dsh --format widget --keep-widget --wait"
@@ -187,8 +194,10 @@ def one_repeat(browser: Any, lab: Any, index: int, chunks: int, slow: int) -> di
         f"{flags}\n[[scenario:plain]] warm up",
         "_mark('baseline-start'); _time.sleep(5); _mark('baseline-end')",
         f"{flags}\n[[scenario:long]] [[chunks:{chunks}]] a long answer",
-        *[f"{flags}\n[[scenario:slow]] [[chunks:5]] [[chunk-delay:0.3]] slow {i}" for i in range(slow)],
-        "_mark('done')",
+        *(["%%dsh --format widget --keep-widget\n[[scenario:slow]] [[chunks:5]] [[chunk-delay:0.3]] slow"]
+          if background else
+          [f"{flags}\n[[scenario:slow]] [[chunks:5]] [[chunk-delay:0.3]] slow {i}" for i in range(slow)]),
+        *([] if background else ["_mark('done')"]),
     ]  # fmt: skip
     write_notebook(lab.root / name, cells)
     page = browser.new_page(viewport={"width": 1280, "height": 1400})
@@ -198,7 +207,8 @@ def one_repeat(browser: Any, lab: Any, index: int, chunks: int, slow: int) -> di
     run_all(page)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
-        if log.exists() and " mark:done " in log.read_text():
+        text = log.read_text() if log.exists() else ""
+        if " mark:done " in text or (background and text.count(" mark:settle ") >= 3):
             break
         time.sleep(0.5)
     else:
@@ -300,7 +310,7 @@ def one_repeat(browser: Any, lab: Any, index: int, chunks: int, slow: int) -> di
     }  # fmt: skip
 
 
-def main(repeats: int, chunks: int, slow: int) -> None:
+def main(repeats: int, chunks: int, slow: int, background: bool = False) -> None:
     from playwright.sync_api import sync_playwright
 
     results = []
@@ -308,7 +318,7 @@ def main(repeats: int, chunks: int, slow: int) -> None:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             for i in range(repeats):
-                results.append(one_repeat(browser, lab, i, chunks, slow))
+                results.append(one_repeat(browser, lab, i, chunks, slow, background))
                 r = results[-1]
                 print(
                     f"  repeat {i + 1}: lag p50 {pct(r['lags'], 0.5):.0f} p95 {pct(r['lags'], 0.95):.0f}"
@@ -378,6 +388,11 @@ if __name__ == "__main__":
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--chunks", type=int, default=20000)
     parser.add_argument("--slow", type=int, default=3, help="slow answers per repeat")
+    parser.add_argument(
+        "--background",
+        action="store_true",
+        help="one slow answer per repeat, as a background cell (no --wait: the kernel is idle)",
+    )
     a = parser.parse_args()
     try:
         import playwright  # noqa: F401
@@ -387,4 +402,4 @@ if __name__ == "__main__":
     if not CHROMIUM.exists():
         print(f"skipped: {CHROMIUM} is missing (apt-get install chromium)")
         sys.exit(0)
-    main(a.repeats, a.chunks, a.slow)
+    main(a.repeats, a.chunks, a.slow, a.background)
