@@ -40,6 +40,9 @@ pytestmark = [
     pytest.mark.deploy,
     pytest.mark.real_runtime,
     pytest.mark.timeout(300),
+    # a real gateway on a loaded 2-core machine: its websocket reopen stall (docs/deploy.md) can
+    # eat a cell; one rerun with a fresh server, as the widget browser tests have
+    pytest.mark.flaky(reruns=1, reruns_delay=2),
 ]
 
 FORWARDED = ["DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL"]
@@ -191,12 +194,20 @@ def test_a_gateway_kernel_streams_asks_runs_python_and_leaves_no_runtime(
         assert "south    5" in settled and "Series 'revenue': 2 rows" in settled, settled
         # the notebook's identity rode on the execute requests: its session is the notebook's
         page.keyboard.press("Control+s")
+
+        def saved_identity() -> Any:
+            try:  # read while the server writes the file: an empty file, a 400
+                return gwlab.api(f"/api/contents/{name}")["content"]["metadata"].get("dsh_notebook")
+            except OSError:
+                return None
+
+        found: list[Any] = []
         wait_until(
-            lambda: gwlab.api(f"/api/contents/{name}")["content"]["metadata"].get("dsh_notebook"),
+            lambda: found.append(saved_identity()) or found[-1],
             30,
             "the notebook was not saved with its identity",
         )
-        identity = gwlab.api(f"/api/contents/{name}")["content"]["metadata"]["dsh_notebook"]
+        identity = found[-1]
         assert f"session nb-{identity['id'][:12]}" in settled
     finally:
         page.close()

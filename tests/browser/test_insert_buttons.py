@@ -92,8 +92,14 @@ def saved_cells(page: Any, lab: Lab, name: str) -> list[dict[str, Any]]:
     page.keyboard.press("Escape")
     page.keyboard.press("Control+s")
     page.wait_for_timeout(1500)
-    content = lab.api(f"/api/contents/{name}?content=1")["content"]
-    return list(content["cells"])
+    deadline = time.monotonic() + 30
+    while True:
+        try:  # read while the server writes it: an empty file, a 400
+            content = lab.api(f"/api/contents/{name}?content=1")["content"]
+            return list(content["cells"])
+        except OSError:
+            assert time.monotonic() < deadline, "the notebook could not be read after its save"
+            time.sleep(0.3)
 
 
 def source(saved: dict[str, Any]) -> str:
