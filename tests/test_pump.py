@@ -81,3 +81,29 @@ def test_settle_and_flush_do_not_wait_out_the_rate_limit() -> None:
         assert "w1" in published[-1][1]["text/plain"]
     finally:
         pump.stop()
+
+
+def test_the_first_streamed_text_does_not_wait_for_the_slot_the_start_took() -> None:
+    """The run's start is published when the view is added; its first text, a moment later, is
+    published at once (not at the next slot of the rate); later text keeps the rate."""
+    pump = UiPump(max_rate=2.0)  # a 0.5 s slot: waiting for it would show
+    published: list[tuple[float, dict[str, Any]]] = []
+    try:
+        live = view(published)
+        pump.add(live)
+        assert pump.flush()  # the empty view, published just now
+        posted = time.monotonic()
+        pump.notification(live, chunk(0))
+        deadline = posted + 2
+        while len(published) < 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert len(published) == 2, "the first text was never published"
+        assert published[1][0] - posted < 0.2, "the first text waited for the rate's slot"
+        second = time.monotonic()
+        pump.notification(live, chunk(1))
+        while len(published) < 3 and time.monotonic() < second + 2:
+            time.sleep(0.005)
+        assert len(published) == 3
+        assert published[2][0] - published[1][0] >= 0.4, "later text must keep the rate"
+    finally:
+        pump.stop()

@@ -10,7 +10,9 @@ Guarantees:
 
 - Order: each view's items are applied in the order they were posted.
 - Rate: a view is republished at most ``max_rate`` times per second (coalesced), plus once when it
-  settles; the settled output is the static transcript (``text/markdown`` + ``text/plain``).
+  settles, and its first streamed output (the first ``session.assistant_stream`` notification
+  that changed it: the first text a person waits for) is published at once, not at the next
+  slot of the rate (which an earlier publish of the run's start had just taken); the settled output is the static transcript (``text/markdown`` + ``text/plain``).
   A ``widget`` view is published its snapshot while live (the widget diffs it and sends deltas;
   no markdown is rendered per tick) and the static transcript once settled.
 - Parent: each view carries the parent message of the cell that started the run; its ``publish``
@@ -37,7 +39,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol import Notification
+from ..protocol import ASSISTANT_STREAM, Notification
 from ..runtime import redact
 from ..transcript import Transcript
 
@@ -60,6 +62,10 @@ class LiveView:
     done: threading.Event = field(default_factory=threading.Event)
     """Set once the settled output has been published."""
     view_id: int = field(default_factory=itertools.count(1).__next__)
+    streamed: bool = False
+    """A stream notification (text, reasoning, tool input) changed the transcript already."""
+    hurry: bool = False
+    """Publish at the next drain, whatever the rate (the run's first streamed output)."""
     secrets: tuple[str, ...] = ()
     """Texts never shown (the API key): replaced by ``***`` wherever agent output repeats them."""
 
@@ -200,6 +206,8 @@ class UiPump:
             return
         if kind == "wire":
             changed = view.transcript.apply(payload)
+            if changed and not view.streamed and payload.method == ASSISTANT_STREAM:
+                view.streamed = view.hurry = True
         elif kind == "local":
             local_kind, data = payload
             changed = view.transcript.apply_local(local_kind, **data)
@@ -223,7 +231,7 @@ class UiPump:
         published = False
         for view_id, view in list(self._views.items()):
             due = view.dirty and (
-                force or view.settled or now - view.last_publish >= self._interval
+                force or view.settled or view.hurry or now - view.last_publish >= self._interval
             )
             if not due:
                 continue
@@ -233,7 +241,7 @@ class UiPump:
                 published = True
             except Exception:
                 log.exception("dsh ui pump: publishing a view failed")
-            view.dirty = False
+            view.dirty = view.hurry = False
             view.last_publish = now
             if view.settled:
                 del self._views[view_id]
