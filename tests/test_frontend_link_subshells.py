@@ -111,7 +111,7 @@ def test_a_run_widget_is_not_pinned_to_the_subshell_of_a_click(kernel: Any) -> N
     subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
     _execute(kernel, "w.send_state()", subshell=subshell)  # as while handling a page's click
     # forgotten, so a click goes where its own header says (not to the main shell either)
-    assert _execute(kernel, "repr(hasattr(w.comm, '_reply_subshell_id'))") == "False"
+    assert _execute(kernel, "hasattr(w.comm, '_reply_subshell_id')") == "False"
     _execute(kernel, "from comm import create_comm\nc = create_comm(target_name='x')")
     _execute(kernel, "c.send({})", subshell=subshell)  # a comm of someone else: pinned
     assert _execute(kernel, "c._reply_subshell_id").strip("'") == subshell
@@ -124,14 +124,16 @@ def test_a_widget_is_answered_on_the_page_subshell_while_a_cell_holds_the_main_t
     view that missed a delta asks) is answered while a ``%%dsh --wait`` cell blocks the main
     thread, not when it ends. Pinned to the main shell by its ``comm_open``, it waited."""
     comm_id = _execute(
-        kernel, "from dsh_notebook.widget.run_widget import RunWidget\nw = RunWidget()\nw.comm.comm_id"
+        kernel,
+        "from dsh_notebook.widget.run_widget import RunWidget\nw = RunWidget()\nw.comm.comm_id",
     ).strip("'\"")
     subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
     busy = kernel.session.msg("execute_request", {"code": "import time; time.sleep(8)"})
     kernel.shell_channel.send(busy)
     time.sleep(0.5)  # the main thread is in the cell now
     resync = kernel.session.msg(
-        "comm_msg", {"comm_id": comm_id, "data": {"type": "resync", "seq": 0}}
+        "comm_msg",
+        {"comm_id": comm_id, "data": {"method": "custom", "content": {"type": "resync", "seq": 0}}},
     )
     resync["header"]["subshell_id"] = subshell
     sent = time.monotonic()
