@@ -232,6 +232,7 @@ def test_server_masks_its_own_failure_messages(
     shell: InteractiveShell,
     make_server: Callable[..., NotebookMcpServer],
     monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     def broken(*args: Any, **kwargs: Any) -> str:
         raise RuntimeError(f"cannot list {KEY}")
@@ -240,6 +241,8 @@ def test_server_masks_its_own_failure_messages(
     server = make_server(secrets=lambda: (KEY,))
     failed = tool_call(server, "notebook_variables")
     assert failed["isError"] and "RuntimeError: cannot list ***" in text_of(failed)
+    assert "cannot list ***" in caplog.text and "Traceback" in caplog.text  # the kernel log
+    assert_no_key(caplog.text)
     unknown = tool_call(server, f"tool_{KEY}")
     assert unknown["isError"] and "unknown tool 'tool_***'" in text_of(unknown)
 

@@ -51,7 +51,8 @@ Guarantees:
   :func:`~.masking.mask_result` with the secrets ``secrets()`` names at that moment (default:
   :func:`environment_secrets`): each key, and each piece of it of 8 or more characters, is
   ``***``; images are not changed. Should the lookup or the masking fail, the model gets an
-  error saying the result was withheld, never the unmasked text.
+  error saying the result was withheld, never the unmasked text. A tool's failure is logged
+  with the secrets masked in its traceback.
 - **Lifecycle.** :meth:`NotebookMcpServer.start` returns once the socket accepts requests (or
   raises); :meth:`NotebookMcpServer.stop` is idempotent and bounded (graceful, then forced, then
   the daemon thread is abandoned) and withdraws every queued ``run_python`` call.
@@ -68,6 +69,7 @@ import os
 import socket
 import threading
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from secrets import token_urlsafe
@@ -80,6 +82,7 @@ from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..context.time_limit import TimedOut, call_with_time_limit
+from ..runtime.secret import redact_fragments
 from .cells import FigureLookup, fallback_cells, format_cells
 from .edits import EditedCode, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
@@ -353,9 +356,18 @@ class NotebookMcpServer:
         result = await self._dispatch(params)
         try:
             return mask_result(result, tuple(self.secrets()))  # the secrets of this moment
-        except Exception:  # fail closed: an unchecked result never leaves
-            log.exception("masking the result of notebook tool %s failed", params.name)
+        except Exception as exc:  # fail closed: an unchecked result never leaves
+            # the exception's text could repeat what it failed to mask: its type only
+            log.error("masking the result of notebook tool %s failed: %s", params.name, type(exc))
             return _text(WITHHELD_MESSAGE, error=True)
+
+    def _masked_traceback(self) -> str:
+        """The exception being handled, formatted, with the secrets masked (the log too must not
+        hold the key); only a note when the secrets cannot be looked up."""
+        try:
+            return redact_fragments(traceback.format_exc(), list(self.secrets()))
+        except Exception as exc:
+            return f"(traceback withheld: the secrets to mask could not be read: {type(exc)})"
 
     async def _dispatch(self, params: mt.CallToolRequestParams) -> mt.CallToolResult:
         args: dict[str, Any] = dict(params.arguments or {})
@@ -368,7 +380,7 @@ class NotebookMcpServer:
                 return await self._read_tool(params.name, args)
             return _text(f"unknown tool {params.name!r}; available: {self.tool_names}", error=True)
         except Exception as exc:  # a bug of ours must not look like a hung tool
-            log.exception("notebook tool %s failed", params.name)
+            log.error("notebook tool %s failed:\n%s", params.name, self._masked_traceback())
             return _text(f"the notebook tool failed: {type(exc).__name__}: {exc}", error=True)
 
     async def _read_tool(self, name: str, args: dict[str, Any]) -> mt.CallToolResult:
