@@ -106,6 +106,7 @@ class NotebookAgent:
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,
+            secrets=self.secrets,  # asked at every tool call: a key typed later counts
         )
         self._ledger: PromptLedger | None = None
         self._conversations: ConversationIndex | None = None

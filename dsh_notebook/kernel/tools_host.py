@@ -2,7 +2,8 @@
 
 When the runtime starts, an MCP server on 127.0.0.1 gives the agent ``notebook_variables``,
 ``describe_variable``, ``notebook_history``, ``notebook_cells`` (asking the page through the
-frontend link) and ``run_python``. Every ``run_python`` call is an
+frontend link) and ``run_python``; every result the model gets has the kernel's secrets (asked
+for at each call) masked. Every ``run_python`` call is an
 approval of the newest run still in progress (the broker decides it by that run's policy; with no
 run in progress it is rejected). The person may edit the code on the card ("Edit, then run"):
 the broker returns the edit to this very call, which runs it instead. Approved code runs on the kernel's main thread while no cell
@@ -47,6 +48,7 @@ class NotebookToolsHost:
         record: Any = None,
         read_notebook: Callable[[float], Any] | None = None,
         figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
+        secrets: Callable[[], tuple[str, ...]] | None = None,
     ) -> None:
         self._shell = shell
         self._host = host
@@ -57,6 +59,7 @@ class NotebookToolsHost:
         self._record = record  # a notebook_tools.server.CallRecorder (agent cells), or None
         self._read_notebook = read_notebook  # FrontendLink.read_notebook: notebook_cells
         self._figure_notes = figure_notes  # FigureNotes.lookup: figures of the person's cells
+        self._secrets = secrets  # NotebookAgent.secrets: masked in every tool result, per call
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
@@ -72,7 +75,11 @@ class NotebookToolsHost:
         try:
             from ..notebook_tools.executor import MainThreadExecutor
             from ..notebook_tools.patch import write_mcp_patch
-            from ..notebook_tools.server import NotebookMcpServer, NotebookToolsSettings
+            from ..notebook_tools.server import (
+                NotebookMcpServer,
+                NotebookToolsSettings,
+                environment_secrets,
+            )
         except ImportError as exc:
             log.warning(
                 "dsh: notebook tools are off (%s); pip install 'dsh-notebook[jupyter]'", exc
@@ -93,6 +100,7 @@ class NotebookToolsHost:
             record=self._record,
             read_notebook=self._read_notebook,
             figure_notes=self._figure_notes,
+            secrets=self._secrets or environment_secrets,
         ).start()
         mount = write_mcp_patch(server.url, server.token)
         atexit.register(mount.remove)

@@ -47,6 +47,12 @@ Guarantees:
   captured as nbformat outputs and the sink gets the :class:`~.tools.RunPythonResult` on the
   kernel's main thread right after the code ran, before the model's result is sent. A failing
   recorder or sink is logged and ignored: the model's result is the same either way.
+- **Secrets.** Every result (each tool, error paths included) goes out through
+  :func:`~.masking.mask_result` with the secrets ``secrets()`` names at that moment (default:
+  :func:`environment_secrets`): each key, and each piece of it of 8 or more characters, is
+  ``***``; images are not changed. Should the lookup or the masking fail, the model gets an
+  error saying the result was withheld, never the unmasked text. A tool's failure is logged
+  with the secrets masked in its traceback.
 - **Lifecycle.** :meth:`NotebookMcpServer.start` returns once the socket accepts requests (or
   raises); :meth:`NotebookMcpServer.stop` is idempotent and bounded (graceful, then forced, then
   the daemon thread is abandoned) and withdraws every queued ``run_python`` call.
@@ -59,12 +65,14 @@ import base64
 import contextlib
 import hmac
 import logging
-import secrets
+import os
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+import traceback
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
+from secrets import token_urlsafe
 from typing import Any, Protocol
 
 import anyio
@@ -74,9 +82,11 @@ from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..context.time_limit import TimedOut, call_with_time_limit
+from ..runtime.secret import redact_fragments
 from .cells import FigureLookup, fallback_cells, format_cells
 from .edits import EditedCode, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
+from .masking import mask_result
 from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
 from .tools import (
     RunPythonResult,
@@ -88,11 +98,14 @@ from .tools import (
 
 __all__ = [
     "REJECTED_MESSAGE",
+    "WITHHELD_MESSAGE",
     "Approver",
     "CallRecorder",
     "NotebookMcpServer",
     "NotebookReader",
     "NotebookToolsSettings",
+    "SecretsLookup",
+    "environment_secrets",
 ]
 
 log = logging.getLogger(__name__)
@@ -131,6 +144,17 @@ class NotebookToolsSettings:
     stop_timeout: float = 3.0
     cells_timeout: float = 3.0
     """Seconds ``notebook_cells`` waits for the notebook page before it falls back."""
+
+
+SecretsLookup = Callable[[], Iterable[str]]
+"""The secrets to mask right now (called on the server loop for every tool result): the key in
+the environment, the configured one, one typed with ``%dsh key``."""
+
+
+def environment_secrets() -> tuple[str, ...]:
+    """The default :data:`SecretsLookup`: ``DEEPSEEK_API_KEY`` of the kernel's environment."""
+    key = os.environ.get("DEEPSEEK_API_KEY")
+    return (key,) if key else ()
 
 
 NotebookReader = Callable[[float], Mapping[str, Any] | str]
@@ -178,6 +202,11 @@ def _text(text: str, *, error: bool = False) -> mt.CallToolResult:
     return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], is_error=error)
 
 
+WITHHELD_MESSAGE = (
+    "The notebook tool's result was withheld: it could not be checked for secrets (see the "
+    "kernel log). Nothing about the result can be shown; ask the user."
+)
+
 REJECTED_MESSAGE = (
     "The user rejected running this code, so nothing was executed and the notebook is unchanged. "
     "Do not retry the same code; explain what you wanted to do, or ask the user how to proceed."
@@ -203,8 +232,10 @@ class NotebookMcpServer:
         record: CallRecorder | None = None,
         read_notebook: NotebookReader | None = None,
         figure_notes: FigureLookup | None = None,
+        secrets: SecretsLookup = environment_secrets,
     ) -> None:
         self.shell = shell
+        self.secrets = secrets
         self.record = record
         self.approve = approve
         self.executor = executor
@@ -212,7 +243,7 @@ class NotebookMcpServer:
         self.settings = settings or NotebookToolsSettings()
         self.read_notebook = read_notebook
         self.figure_notes = figure_notes
-        self.token = token or secrets.token_urlsafe(32)
+        self.token = token or token_urlsafe(32)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._uvicorn: uvicorn.Server | None = None
@@ -321,6 +352,24 @@ class NotebookMcpServer:
         return mt.ListToolsResult(tools=list(self._tools))
 
     async def _call_tool(self, ctx: Any, params: mt.CallToolRequestParams) -> mt.CallToolResult:
+        """Every tool's result, masked: the one exit of tool results towards the model."""
+        result = await self._dispatch(params)
+        try:
+            return mask_result(result, tuple(self.secrets()))  # the secrets of this moment
+        except Exception as exc:  # fail closed: an unchecked result never leaves
+            # the exception's text could repeat what it failed to mask: its type only
+            log.error("masking the result of notebook tool %s failed: %s", params.name, type(exc))
+            return _text(WITHHELD_MESSAGE, error=True)
+
+    def _masked_traceback(self) -> str:
+        """The exception being handled, formatted, with the secrets masked (the log too must not
+        hold the key); only a note when the secrets cannot be looked up."""
+        try:
+            return redact_fragments(traceback.format_exc(), list(self.secrets()))
+        except Exception as exc:
+            return f"(traceback withheld: the secrets to mask could not be read: {type(exc)})"
+
+    async def _dispatch(self, params: mt.CallToolRequestParams) -> mt.CallToolResult:
         args: dict[str, Any] = dict(params.arguments or {})
         try:
             if params.name == "run_python":
@@ -331,7 +380,7 @@ class NotebookMcpServer:
                 return await self._read_tool(params.name, args)
             return _text(f"unknown tool {params.name!r}; available: {self.tool_names}", error=True)
         except Exception as exc:  # a bug of ours must not look like a hung tool
-            log.exception("notebook tool %s failed", params.name)
+            log.error("notebook tool %s failed:\n%s", params.name, self._masked_traceback())
             return _text(f"the notebook tool failed: {type(exc).__name__}: {exc}", error=True)
 
     async def _read_tool(self, name: str, args: dict[str, Any]) -> mt.CallToolResult:
