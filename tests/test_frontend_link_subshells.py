@@ -145,9 +145,12 @@ def test_a_widget_is_answered_on_the_page_subshell_while_a_cell_holds_the_main_t
         except queue.Empty:
             continue
         content = out["content"]
-        if out["msg_type"] == "comm_msg" and content.get("comm_id") == comm_id:
-            if content["data"].get("method") == "update":  # the full sync answering it
-                answered = time.monotonic() - sent
-                break
+        if (
+            out["msg_type"] == "comm_msg"
+            and content.get("comm_id") == comm_id
+            and content["data"].get("method") == "update"  # the full sync answering it
+        ):
+            answered = time.monotonic() - sent
+            break
     assert answered is not None, "the resync was never answered"
     assert answered < 4, f"answered after {answered:.1f} s: it waited for the busy cell"

@@ -115,7 +115,9 @@ class RunWidget(anywidget.AnyWidget):
         )
         self._sent = snapshot or None
         self.on_msg(self._on_view_message)
-        unpin_reply_route(self.comm)  # its comm_open pinned the page's messages to this cell's shell
+        unpin_reply_route(
+            self.comm
+        )  # its comm_open pinned the page's messages to this cell's shell
 
     # -- updates (any thread) ------------------------------------------------------------------
 
