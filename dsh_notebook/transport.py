@@ -124,6 +124,7 @@ class JsonRpcLineTransport:
         self._task_group: TaskGroup | None = None
         self._max_line = max_line_bytes
         self._diagnostics = diagnostics
+        self._on_eof: Callable[[], Awaitable[TransportClosed]] | None = None
         self._strings: dict[str, str] = {}
         self.malformed_lines = 0
         self.handler_errors = 0
@@ -164,9 +165,11 @@ class JsonRpcLineTransport:
 
         On EOF the transport closes with the error ``on_eof`` produces (default: a plain
         :class:`TransportClosed`); pending requests stay pending until then, so they fail with the
-        richer error (e.g. the runtime's exit status). Never raises on bad input; an unexpected
+        richer error (e.g. the runtime's exit status). A write that fails because the peer is gone
+        closes it with that same error, not a poorer one: the EOF may lag the failed write. Never raises on bad input; an unexpected
         error of the stream closes the transport with a :class:`TransportClosed` naming it.
         """
+        self._on_eof = on_eof
         async with anyio.create_task_group() as tg:
             self._task_group = tg
             try:
@@ -362,8 +365,17 @@ class JsonRpcLineTransport:
             try:
                 await self._send.send(data)
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+                error: TransportClosed | None = None
+                if self._on_eof is not None and self._closed is None:
+                    # the peer is gone; its end of the story (exit status, stderr) is what the
+                    # read loop would report at EOF, which may lag the failed write a little
+                    try:
+                        error = await self._on_eof()
+                    except Exception:  # never let the diagnosis hide the failure
+                        error = None
                 self.close(
-                    TransportClosed(
+                    error
+                    or TransportClosed(
                         f"writing to the runtime failed: {exc}", stderr_tail=self.stderr_tail()
                     )
                 )

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from dsh_notebook.errors import (
@@ -249,3 +250,32 @@ async def test_concurrent_writes_never_interleave() -> None:
         transport.close()
     assert sorted(f["method"] for f in frames) == sorted(f"n{i}" for i in range(20))
     assert all(f["params"]["p"] == payload for f in frames)
+
+
+async def test_a_write_to_a_gone_peer_fails_with_the_error_eof_would_give() -> None:
+    """The runtime died: the write's broken pipe may come before the read side's EOF. The
+    request fails with what ``on_eof`` says (exit status, stderr), not a poorer error."""
+    client_side, peer_side = duplex()
+    receive, send = client_side
+
+    class Broken:
+        async def send(self, data: bytes) -> None:
+            raise anyio.BrokenResourceError
+
+        async def aclose(self) -> None:
+            pass
+
+    transport = JsonRpcLineTransport(receive, Broken())  # type: ignore[arg-type]
+
+    async def on_eof() -> TransportClosed:
+        return TransportClosed("the runtime exited unexpectedly", exit_status=3)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(lambda: transport.run(on_eof=on_eof))
+        await anyio.lowlevel.checkpoint()
+        with pytest.raises(TransportClosed) as info:
+            await transport.request("session/prompt", {"sessionId": "s"})
+        tg.cancel_scope.cancel()
+    assert info.value.exit_status == 3
+    assert "exited unexpectedly" in str(info.value)
+    del send, peer_side

@@ -31,6 +31,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from ..errors import ConfigError, TransportClosed
+from .gather import GatheringReceiveStream, pausable_pipe
 from .secret import Secret, redact
 
 __all__ = ["LaunchSpec", "RuntimeProcess", "StderrTail"]
@@ -126,6 +127,8 @@ class RuntimeProcess:
         self._stderr_done = anyio.Event()
         self._closing: anyio.Event | None = None
         self._finalizer = weakref.finalize(self, _emergency_kill, process.pid)
+        assert process.stdout is not None
+        self._stdout = GatheringReceiveStream(process.stdout, pausable_pipe(process, 1))
 
     @classmethod
     async def spawn(cls, spec: LaunchSpec) -> RuntimeProcess:
@@ -169,8 +172,8 @@ class RuntimeProcess:
 
     @property
     def stdout(self) -> ByteReceiveStream:
-        assert self._process.stdout is not None
-        return self._process.stdout
+        """The runtime's stdout, read a few frames per wake-up (see :mod:`.gather`)."""
+        return self._stdout
 
     async def drain_stderr(self) -> None:
         """Read stderr into the tail until EOF. Run it as a task for the process's lifetime."""
