@@ -433,6 +433,44 @@ def test_resync_sends_the_whole_snapshot(recording_comms: list[RecordingComm]) -
     assert c.updates()[-1]["content"]["base"] == last["state"]["seq"]
 
 
+def test_a_new_widget_sends_full_syncs_at_first_so_a_late_view_needs_no_resync(
+    recording_comms: list[RecordingComm],
+) -> None:
+    """A page's view starts once its module loaded; the deltas before that are lost, and the
+    resync it would ask waits for a busy kernel. In its first second the widget sends the whole
+    (small) snapshot instead, so a view that starts late holds the newest state; then deltas."""
+    now = [0.0]
+    t = Transcript("s")
+    w = RunWidget(t.snapshot(), max_rate=1e9, clock=lambda: now[0], full_sync_for=1.0)
+    c = widget_of(w)
+    for i in range(5):
+        now[0] = 0.1 * i
+        t.apply(chunk_frame("s", "a", 0, {"type": "text-delta", "index": 0, "text": f"w{i} "}))
+        w.update(t.snapshot())
+    early = c.updates()
+    assert [u["method"] for u in early] == ["update"] * 5
+    # a view that started only now, having missed all of it, reads the newest state
+    assert early[-1]["state"]["snapshot"] == t.snapshot()
+    now[0] = 1.5
+    t.apply(chunk_frame("s", "a", 0, {"type": "text-delta", "index": 0, "text": "late "}))
+    w.update(t.snapshot())
+    assert c.updates()[-1]["content"]["type"] == "delta"
+    assert c.updates()[-1]["content"]["base"] == early[-1]["state"]["seq"]
+
+
+def test_early_full_syncs_stop_once_the_snapshot_is_large(
+    recording_comms: list[RecordingComm],
+) -> None:
+    t = Transcript("s")
+    w = RunWidget(t.snapshot(), max_rate=1e9, clock=lambda: 0.0, full_sync_for=1.0)
+    c = widget_of(w)
+    t.apply(chunk_frame("s", "a", 0, {"type": "text-delta", "index": 0, "text": "x" * 40_000}))
+    w.update(t.snapshot())
+    t.apply(chunk_frame("s", "a", 0, {"type": "text-delta", "index": 0, "text": "y"}))
+    w.update(t.snapshot())
+    assert c.updates()[-1]["content"]["type"] == "delta"  # not 40 KB again for one character
+
+
 def test_a_reconnecting_frontend_gets_the_newest_state(
     recording_comms: list[RecordingComm],
 ) -> None:

@@ -286,12 +286,14 @@ class NotebookAgent:
             log.info("dsh: no live widget (%s); showing markdown", exc)
             return None
         from ..widget.bundle import CAPABILITY  # the page serves this very bundle: a loader
+        from ..widget.run_widget import FULL_SYNC_FOR
 
         return RunWidget(
             transcript.snapshot(),
             on_action=self.on_widget_action,
             interactive=interactive,
             light=CAPABILITY in self.frontend_link.capabilities,
+            full_sync_for=FULL_SYNC_FOR,  # a new view starts from the state, not a resync
         )
 
     def on_widget_action(self, action: dict[str, Any]) -> str | None:

@@ -8,7 +8,12 @@ Messages. :meth:`update` may be called as often as anyone likes, from any thread
 calls it at ~10 Hz). The widget sends at most one comm message per ``1 / max_rate`` seconds
 (default 20 per second): the newest snapshot as a *delta* (a custom message, see
 :mod:`.delta`) against the last one sent, or as a full trait sync for the first update, the final
-one and after a view asked to resync. Between full syncs the Python-side traits are kept current
+one and after a view asked to resync, and — with ``full_sync_for`` — every update of the widget's
+first seconds while its snapshot is small (:data:`FULL_SYNC_MAX_BYTES`): a page's view of a new
+widget starts only once its module has loaded, and the deltas that arrive before that are lost,
+so the view would have to ask for a resync, which a busy kernel without subshells (a ``--wait``
+cell) answers only when the cell ends; a full sync sets the model's state, which the view
+starts from whenever it is ready. Between full syncs the Python-side traits are kept current
 without a message, so a frontend that (re)connects and requests the state gets the newest snapshot.
 A throttled update is sent by a timer when its slot comes; nothing is lost, and the last message
 always carries the newest snapshot.
@@ -22,6 +27,7 @@ Handlers are registered with ``on_msg``; the class never overrides ipywidgets' d
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -50,6 +56,10 @@ ActionCallback = Callable[[dict[str, Any]], "str | None"]
 (an approval's ``decision`` is an ``ApprovalOutcome``), passed as a plain dict for now: the
 kernel's handler is typed ``dict[str, Any]``; narrow this alias once it takes a ``WidgetAction``."""
 _SYNCED = ("snapshot", "seq", "elapsed")
+FULL_SYNC_MAX_BYTES = 32_768
+"""With ``full_sync_for``: a snapshot this large (compact JSON) is sent as deltas even early."""
+FULL_SYNC_FOR = 1.0
+"""The kernel's run widgets send full syncs for this many seconds after they are created."""
 _OVER = ("settled", "error")
 NO_KERNEL = "this view is not connected to a running kernel (read-only)"
 FALLBACK_NOTE = (
@@ -82,10 +92,13 @@ class RunWidget(anywidget.AnyWidget):
         max_rate: float = 20.0,
         clock: Callable[[], float] = time.monotonic,
         light: bool = False,
+        full_sync_for: float = 0.0,
         **kwargs: Any,
     ) -> None:
         """``light``: the page serves this very bundle (see :mod:`.bundle`); send the small
-        loader as ``_esm`` (and no ``_css``) instead of the whole bundle."""
+        loader as ``_esm`` (and no ``_css``) instead of the whole bundle. ``full_sync_for``:
+        seconds after creation during which updates are sent as full syncs (while the snapshot
+        is under :data:`FULL_SYNC_MAX_BYTES`), not deltas (see the module docstring)."""
         if light:
             kwargs["_esm"] = LIGHT_ESM
             kwargs["_css"] = ""
@@ -94,6 +107,7 @@ class RunWidget(anywidget.AnyWidget):
         self._clock = clock
         self._interval = 1.0 / max_rate
         self._started = clock()
+        self._full_until = self._started + full_sync_for
         self._ended: float | None = None
         self._latest: Snapshot | None = snapshot  # None: no snapshot yet (an empty trait)
         self._sent: Snapshot | None = None  # what the views hold (after the last send)
@@ -191,7 +205,7 @@ class RunWidget(anywidget.AnyWidget):
         deltable = (
             snap is not None
             and sent is not None
-            and not (self._need_full or self._final)
+            and not (self._need_full or self._final or self._early(snap))
             and snap["schema"] == sent["schema"]
             and seq >= sent["seq"]
         )
@@ -219,6 +233,15 @@ class RunWidget(anywidget.AnyWidget):
             self.messages_sent += 1
         except Exception:  # a broken comm must not break the UI pump
             log.exception("dsh widget: sending an update failed")
+
+    def _early(self, snap: Snapshot) -> bool:
+        """Within the first seconds and still small: send a full sync, not a delta."""
+        if self._clock() >= self._full_until:
+            return False
+        if len(json.dumps(snap, separators=(",", ":"), default=str)) >= FULL_SYNC_MAX_BYTES:
+            self._full_until = self._started  # grown: deltas from now on, no more measuring
+            return False
+        return True
 
     def _set_quietly(self, **values: Any) -> None:
         """Set synced traits without ipywidgets sending them (a delta or full sync follows)."""
