@@ -154,3 +154,43 @@ def test_a_widget_is_answered_on_the_page_subshell_while_a_cell_holds_the_main_t
             break
     assert answered is not None, "the resync was never answered"
     assert answered < 4, f"answered after {answered:.1f} s: it waited for the busy cell"
+
+
+PAGE_REPLY = {
+    "v": 1, "type": "read_notebook_reply", "path": "a.ipynb", "total_cells": 1,
+    "cells": [{"index": 0, "id": "c1", "cell_type": "code", "source": "x = 1",
+               "execution_count": None, "agent": False, "selected": True, "outputs": []}],
+}  # fmt: skip
+
+
+def test_the_page_is_read_on_its_subshell_while_a_cell_holds_the_main_thread(kernel: Any) -> None:
+    """``notebook_cells`` during a ``%%dsh --wait`` cell: a page that sends on a subshell of its
+    own answers ``read_notebook`` there, so the agent reads the notebook, not the history."""
+    comm_id = _execute(kernel, SETUP).strip("'\"")
+    subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
+
+    def page_send(data: dict[str, Any]) -> None:
+        msg = kernel.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        msg["header"]["subshell_id"] = subshell
+        kernel.shell_channel.send(msg)
+
+    page_send({**REPLY, "capabilities": ["run_output", "read_notebook"]})
+    deadline = time.monotonic() + 10  # handled on the subshell's thread, not in cell order
+    while _execute(kernel, "link.replies_off_main") != "True" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _execute(kernel, "link.replies_off_main") == "True"
+    busy = kernel.session.msg("execute_request", {"code": (
+        "import threading, time\n_box = []\n"
+        "_th = threading.Thread(target=lambda: _box.append(link.read_notebook(5, True)))\n"
+        "_th.start()\ntime.sleep(4)"), "silent": False})  # fmt: skip
+    kernel.shell_channel.send(busy)
+    deadline = time.monotonic() + 10
+    asked = None
+    while asked is None and time.monotonic() < deadline:
+        for data in _run_outputs(kernel, comm_id, 0.2):
+            if data.get("type") == "read_notebook":
+                asked = data["request_id"]
+    assert asked is not None, "the page was never asked"
+    page_send({**PAGE_REPLY, "request_id": asked})
+    assert _execute(kernel, "_th.join(10); type(_box[0]).__name__") == "'dict'"
+    assert _execute(kernel, "_box[0]['cells'][0]['source']") == "'x = 1'"

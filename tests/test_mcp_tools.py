@@ -589,11 +589,11 @@ def test_server_notebook_cells_reads_the_page_or_falls_back(
     shell: InteractiveShell, make_server: Callable[..., NotebookMcpServer]
 ) -> None:
     run_cells(shell, "ran_before = 1")
-    asked: list[float] = []
+    asked: list[tuple[float, bool]] = []
 
-    def page(timeout: float) -> dict[str, Any] | str:
-        asked.append(timeout)
-        if timeout <= 0:
+    def page(timeout: float, main_thread_busy: bool) -> dict[str, Any] | str:
+        asked.append((timeout, main_thread_busy))
+        if main_thread_busy:
             return "the kernel is busy running a cell"
         assert threading.current_thread() is not threading.main_thread()
         return PAGE
@@ -602,9 +602,9 @@ def test_server_notebook_cells_reads_the_page_or_falls_back(
     assert read.startswith("sales.ipynb as the user sees it now")
     assert "cell 1 is selected" in read and "## cell 1 · code · not run · SELECTED" in read
     assert "never_run = 41" in read and "written by the agent" in read
-    assert "→ error: ZeroDivisionError: division by zero" in read and asked == [3.0]
+    assert "→ error: ZeroDivisionError: division by zero" in read and asked == [(3.0, False)]
     absent = text_of(
-        tool_call(make_server(read_notebook=lambda t: "no page here"), "notebook_cells")
+        tool_call(make_server(read_notebook=lambda t, busy: "no page here"), "notebook_cells")
     )
     assert absent.startswith("The notebook itself could not be read (no page here)")
     assert "ran_before = 1" in absent
@@ -612,4 +612,4 @@ def test_server_notebook_cells_reads_the_page_or_falls_back(
     busy_executor.cell_started()
     busy = make_server(read_notebook=page, executor=busy_executor)
     assert "the kernel is busy running a cell" in text_of(tool_call(busy, "notebook_cells"))
-    assert asked == [3.0, 0.0]  # a busy kernel: asked to wait 0 s (no reply could be handled)
+    assert asked == [(3.0, False), (3.0, True)]  # the reader knows a cell holds the main thread

@@ -69,9 +69,11 @@ def answer_later(comm: Any, delay: float = 0.1) -> threading.Thread:
     return thread
 
 
-def read_off_main(link: Any, timeout: float) -> Any:
+def read_off_main(link: Any, timeout: float, main_thread_busy: bool = False) -> Any:
     box: list[Any] = []
-    worker = threading.Thread(target=lambda: box.append(link.read_notebook(timeout)))
+    worker = threading.Thread(
+        target=lambda: box.append(link.read_notebook(timeout, main_thread_busy))
+    )
     worker.start()
     worker.join(10)
     return box[0]
@@ -86,6 +88,7 @@ def test_link_asks_the_page_and_waits_bounded() -> None:
     comms[0].receive({**REPLY, "capabilities": ["waiting", "read_notebook"]})
     assert "main thread" in link.read_notebook(1)  # would deadlock on itself: refused at once
     assert "busy running a cell" in read_off_main(link, 0)  # the caller knows: nothing sent
+    assert "busy running a cell" in read_off_main(link, 5, main_thread_busy=True)  # no subshell
     assert [m["type"] for m in comms[0].sent] == []
     page = answer_later(comms[0])
     got = read_off_main(link, 5)
@@ -122,3 +125,25 @@ def test_a_big_notebook_is_cut_evenly_and_keeps_every_cell() -> None:
     assert "cell 60 is selected" in text
     assert all(f"## cell {i + 1} ·" in text for i in range(60))  # every header survives the cut
     assert "SELECTED\n# cell 59\nx = 1\nx = 1" in text  # the selected cell keeps more source
+
+
+def test_a_page_on_a_subshell_is_asked_while_a_cell_holds_the_main_thread() -> None:
+    """JupyterLab 4.4+ sends comm messages on a subshell of its own: its reply is handled there
+    while a cell (``%%dsh --wait``) runs, so the page is asked even then."""
+    link, comms = make()
+    link.open()
+    comm = comms[0]
+    assert comm.msg is not None
+    hello = {**REPLY, "capabilities": ["waiting", "read_notebook"]}
+    comm.msg({"header": {"subshell_id": "page-1"}, "content": {"comm_id": "x", "data": hello}})
+    assert link.replies_off_main
+    page = answer_later(comm)
+    got = read_off_main(link, 5, main_thread_busy=True)
+    page.join()
+    assert got["cells"] == [CELL]
+    # the page sends on the main shell again (subshells off): a busy kernel is not asked
+    comm.msg({"header": {"subshell_id": None}, "content": {"comm_id": "x", "data": hello}})
+    assert not link.replies_off_main
+    sent = len(comm.sent)
+    assert "busy running a cell" in read_off_main(link, 5, main_thread_busy=True)
+    assert len(comm.sent) == sent

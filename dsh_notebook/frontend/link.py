@@ -88,6 +88,7 @@ class FrontendLink:
         self._waiting: list[WaitingCell] = []
         self._outputs: dict[str, RunOutput] = {}  # model id -> latest, oldest first
         self._reads: dict[str, tuple[threading.Event, list[ReadNotebookReply]]] = {}
+        self._replies_off_main = False
         self._read_ids = itertools.count(1)
         self.on_hello: Callable[[], None] | None = None
         """Called (on the thread that handles the reply: the kernel's main thread) after each
@@ -173,12 +174,16 @@ class FrontendLink:
                 return False
             return True
 
-    def read_notebook(self, timeout: float) -> ReadNotebookReply | str:
+    def read_notebook(
+        self, timeout: float, main_thread_busy: bool = False
+    ) -> ReadNotebookReply | str:
         """The notebook's cells from the extension, or why not (a sentence for the model).
 
         Waits at most ``timeout`` seconds; never call it on the main thread (see the module
-        doc). ``timeout <= 0`` (the caller knows a cell holds the main thread) sends nothing and
-        only says why no answer can come. Never raises."""
+        doc). ``main_thread_busy`` (a cell runs, ``%%dsh --wait`` included) or ``timeout <= 0``
+        sends nothing and only says why no answer can come — unless the page sends on a
+        subshell of its own (:attr:`replies_off_main`), whose thread handles the reply while
+        the cell runs. Never raises."""
         if threading.current_thread() is threading.main_thread():
             return "the request came from the kernel's main thread, which handles the reply"
         with self._lock:
@@ -190,7 +195,7 @@ class FrontendLink:
                 )
             if "read_notebook" not in capabilities:
                 return "the connected dsh-notebook extension is too old to read the notebook"
-            if timeout <= 0:
+            if timeout <= 0 or (main_thread_busy and not self._replies_off_main):
                 return "the kernel is busy running a cell, so the notebook page cannot answer"
             request_id = f"n{next(self._read_ids)}"
             slot: tuple[threading.Event, list[ReadNotebookReply]] = (threading.Event(), [])
@@ -233,7 +238,16 @@ class FrontendLink:
             return False
         return True
 
+    @property
+    def replies_off_main(self) -> bool:
+        """The page's last message on the link came on a subshell (JupyterLab 4.4+ / Notebook 7
+        with ipykernel 7, ``commsOverSubshells``): its replies are handled while a cell runs."""
+        return self._replies_off_main
+
     def _on_msg(self, msg: Mapping[str, Any]) -> None:
+        header = msg.get("header")
+        if isinstance(header, Mapping):
+            self._replies_off_main = bool(header.get("subshell_id"))
         content = msg.get("content")
         data = content.get("data") if isinstance(content, Mapping) else None
         cells = parse_read_notebook_reply(data)

@@ -46,7 +46,7 @@ class NotebookToolsHost:
         current_session: Callable[[], str],
         kernel_loop: asyncio.AbstractEventLoop | None,
         record: Any = None,
-        read_notebook: Callable[[float], Any] | None = None,
+        read_notebook: Callable[[float, bool], Any] | None = None,
         figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
         secrets: Callable[[], tuple[str, ...]] | None = None,
     ) -> None:

@@ -157,10 +157,11 @@ def environment_secrets() -> tuple[str, ...]:
     return (key,) if key else ()
 
 
-NotebookReader = Callable[[float], Mapping[str, Any] | str]
+NotebookReader = Callable[[float, bool], Mapping[str, Any] | str]
 """Reads the notebook from the page, waiting at most the given seconds (called on a worker
-thread): a ``read_notebook_reply`` mapping, or a sentence saying why not. ``0`` means a cell
-holds the main thread: ask nothing, only say why there is no answer
+thread): a ``read_notebook_reply`` mapping, or a sentence saying why not. The flag says a cell
+holds the main thread: then the reader asks only where the page's reply is handled elsewhere (a
+subshell), else it only says why there is no answer
 (:meth:`dsh_notebook.frontend.FrontendLink.read_notebook`)."""
 
 
@@ -419,16 +420,17 @@ class NotebookMcpServer:
         return _text(text, error=not ok)
 
     async def _notebook_cells(self) -> mt.CallToolResult:
-        """The page's cells, else the history. Never waits for a busy main thread: a running
-        cell (``%%dsh --wait`` included) cannot handle the page's reply until it ends."""
+        """The page's cells, else the history. Never waits for a busy main thread: while a cell
+        runs (``%%dsh --wait`` included) the page is asked only when its reply is handled on a
+        subshell (the reader knows)."""
         shell, cap, reader = self.shell, self.settings.max_chars, self.read_notebook
         timeout = self.settings.cells_timeout
 
         def work() -> str:
             if reader is None:
                 reason: Mapping[str, Any] | str = "this kernel has no notebook page to ask"
-            else:  # a running cell: ask nothing (no reply could be handled), only say why
-                reason = reader(0.0 if self.executor.cell_running else timeout)
+            else:
+                reason = reader(timeout, self.executor.cell_running)
             if isinstance(reason, str):
                 return fallback_cells(shell, reason, errors=self.errors, max_chars=cap)
             return format_cells(reason, max_chars=cap, figures=self.figure_notes)
