@@ -135,8 +135,12 @@ def test_a_page_on_a_subshell_is_asked_while_a_cell_holds_the_main_thread() -> N
     comm = comms[0]
     assert comm.msg is not None
     hello = {**REPLY, "capabilities": ["waiting", "read_notebook"]}
-    comm.msg({"header": {"subshell_id": "page-1"}, "content": {"comm_id": "x", "data": hello}})
+    comm.msg({"header": {"subshell_id": None}, "content": {"comm_id": "x", "data": hello}})
+    assert not link.replies_off_main  # the reply went before the page's subshell started
+    ready = {"v": 1, "type": "subshell_ready"}
+    comm.msg({"header": {"subshell_id": "page-1"}, "content": {"comm_id": "x", "data": ready}})
     assert link.replies_off_main
+    assert link.capabilities == frozenset(["waiting", "read_notebook"])  # nothing else changed
     page = answer_later(comm)
     got = read_off_main(link, 5, main_thread_busy=True)
     page.join()

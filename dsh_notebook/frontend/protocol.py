@@ -58,6 +58,12 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
       bounds it (:data:`MAX_READ_CELLS` cells, :data:`MAX_READ_SOURCE` characters of source and
       :data:`MAX_OUTPUT_TEXT` of text per output, :data:`MAX_READ_OUTPUTS` outputs per cell);
       the kernel rejects a reply over those bounds.
+    - ``subshell_ready`` (frontend -> kernel): ``{"v": 1, "type": "subshell_ready"}``, sent
+      once the page's comm has its own subshell (JupyterLab 4.4+ / Notebook 7 on ipykernel 7
+      start one per comm target after the comm opened, so ``hello_reply`` usually travels
+      before it). It carries nothing: its header's ``subshell_id`` tells the kernel that the
+      page's replies are handled while a cell runs (``FrontendLink.replies_off_main``); every
+      message of the page updates that. A kernel that does not know it ignores it.
 
     A side that does not announce the matching capability in ``hello_reply`` never receives a
     message of it.

@@ -84,11 +84,23 @@ def test_notebook7_notebook_cells_reads_the_page(
         read_through_the_page(browser, server, model, artifacts, "notebook")
 
 
+def test_notebook_cells_reads_the_page_while_a_wait_cell_holds_the_kernel(
+    browser: Any, extlab: Lab, model: ScriptedModelServer, artifacts: Path
+) -> None:
+    """JupyterLab sends comm messages on a subshell: the page answers while ``--wait`` runs."""
+    read_through_the_page(browser, extlab, model, artifacts, "lab", magic="%%dsh --wait")
+
+
 def read_through_the_page(
-    browser: Any, extlab: Lab, model: ScriptedModelServer, artifacts: Path, app: str
+    browser: Any,
+    extlab: Lab,
+    model: ScriptedModelServer,
+    artifacts: Path,
+    app: str,
+    magic: str = "%%dsh",
 ) -> None:
     model.clear_requests()
-    name = f"reading-{app}.ipynb"
+    name = f"reading-{app}{'-wait' if 'wait' in magic else ''}.ipynb"
     write_notebook(
         extlab.root / name,
         [
@@ -99,7 +111,7 @@ def read_through_the_page(
             "never_run = 41  # nobody ran me",
             "import matplotlib.pyplot as plt\n"
             "plt.plot([3, 5, 4], label='growth')\nplt.title('Growth per month')\nplt.legend()",
-            "%%dsh\n[[scenario:read-cells]] What is in my notebook?",
+            f"{magic}\n[[scenario:read-cells]] What is in my notebook?",
         ],
     )
     page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -129,14 +141,16 @@ def read_through_the_page(
         ):
             assert time.monotonic() < deadline, "the model never received the tool result"
             time.sleep(0.5)
-        page.screenshot(path=str(artifacts / f"notebook-cells-{app}.png"))
+        page.screenshot(path=str(artifacts / f"{name}.png"))
         seen = tool_results(model)
         assert seen.startswith(f"{name} as the user sees it now (read from the open notebook)")
         assert "5 cell(s), cell 5 is selected" in seen
         assert "## cell 2 · code · In [2]\nedited = 2  # changed after it ran" in seen
         assert "→ stream: first version ran" in seen  # the output of the version that ran
         assert "## cell 3 · code · not run\nnever_run = 41  # nobody ran me" in seen
-        assert "## cell 5 · code · In [4] · SELECTED\n%%dsh\n[[scenario:read-cells]]" in seen
+        # a --wait cell is still running while it is read: the page has no count for it yet
+        count = "not run" if "--wait" in magic else "In [4]"
+        assert f"## cell 5 · code · {count} · SELECTED\n{magic}\n[[scenario:read-cells]]" in seen
         # the plot: the page has only its PNG; the kernel noted the figure as text
         assert "## cell 4 · code · In [3]" in seen and "image/png" in seen
         assert "→ figure (described as text):\nFigure (6.4x4.8 in, 1 axes)" in seen

@@ -20,7 +20,8 @@ import {
   IRunOutput,
   IWaiting,
   helloReply,
-  parseKernelMessage
+  parseKernelMessage,
+  subshellReady
 } from './protocol';
 
 export type WaitingListener = (waiting: IWaiting | null) => void;
@@ -61,6 +62,7 @@ export function linkKernel(
       }
     };
     comm.onClose = () => onWaiting(null);
+    announceSubshell(comm);
   };
 
   kernel.registerCommTarget(COMM_TARGET, (comm, msg) => {
@@ -77,6 +79,25 @@ export function linkKernel(
   });
 
   void adoptOpenComms(kernel, wire, reply);
+}
+
+/**
+ * JupyterLab 4.4+ gives each comm target a kernel subshell, started after the comm opened (so the
+ * first `hello_reply` goes before it): once it runs, say so, so the kernel knows this page's
+ * replies are handled while a cell runs. Older frontends have no `subshellStarted`: nothing sent.
+ */
+export function announceSubshell(comm: Kernel.IComm): void {
+  const started = (comm as { subshellStarted?: Promise<void> }).subshellStarted;
+  if (started === undefined || typeof started.then !== 'function') {
+    return;
+  }
+  started
+    .then(() => {
+      if (!comm.isDisposed && (comm as { subshellId?: string | null }).subshellId) {
+        comm.send(subshellReady() as unknown as JSONObject);
+      }
+    })
+    .catch(() => undefined); // no subshell (creation failed): the main shell, as before
 }
 
 function answerRead(comm: Kernel.IComm, requestId: string, read: NotebookReader): void {

@@ -16,6 +16,8 @@
  *   `execute_result` / `error` with only `AGENT_OUTPUT_MIMES` data, never HTML.
  *   `read_notebook` (kernel: `{request_id}`) -> `read_notebook_reply` (frontend: the cells as the
  *   person sees them, bounded; see `cells.ts`).
+ *   `subshell_ready` (frontend: `{}`), once this comm has its own kernel subshell: its header
+ *   tells the kernel that this page's replies are handled while a cell runs.
  * - a message of a capability is only sent to a side that announced it.
  *
  * Guarantee: `parseKernelMessage` never throws; anything that is not a well-formed message of
@@ -224,6 +226,11 @@ export function identityMetadata(stored: IStoredIdentity, cellId: string | null)
  * and `.css`), so a kernel with the same bundle sends widgets a small loader instead of it.
  */
 export const WIDGET_BUNDLE_CAPABILITY = `widget_bundle:${WIDGET_BUNDLE_HASH}`;
+
+/** Sent once the comm's subshell started; only its header matters to the kernel. */
+export function subshellReady(): { v: 1; type: 'subshell_ready' } {
+  return { v: 1, type: 'subshell_ready' };
+}
 
 export function helloReply(version: string): IHelloReply {
   return { v: 1, type: 'hello_reply', version, capabilities: [...CAPABILITIES, WIDGET_BUNDLE_CAPABILITY] };
