@@ -65,4 +65,4 @@ echo "== mypy --strict"
 .venv/bin/mypy
 echo "== pytest"
 # pytest exits 5 when it collected no tests: that is a failure here too (set -e).
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest --durations=25 "$@"
