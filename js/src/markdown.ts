@@ -1,5 +1,8 @@
 // Sanitized markdown that grows live. Blocks that are complete are rendered once and kept; each
 // update re-parses only the text from the start of the last block (the one still being written).
+// A paragraph that only grows by plain words (after a space; no markdown or link characters, no
+// newline) is extended in place instead: its new words are appended to its last text node, so a
+// long paragraph is not rebuilt, restyled and laid out anew for every few words.
 // Code blocks are highlighted, and get a Copy button (Python ones also Insert below, see insert.ts),
 // once their closing fence has arrived.
 import MarkdownIt from "markdown-it";
@@ -127,6 +130,11 @@ export function renderMarkdown(text: string): DocumentFragment {
   return renderTokens(md.parse(text, {}), true);
 }
 
+/** Text that, appended to a paragraph after a space, renders as itself: letters, digits, spaces
+ * and punctuation that is neither markdown (`*_[]()<>!#|\\&~=+-` and backticks) nor part of a
+ * link (`.:/@`, linkify), and no newline (a new block, a table, a hard break). */
+const PLAIN = /^[\p{L}\p{N} \t,;?'"%]+$/u;
+
 /** A live markdown view: ``update(text, streaming)`` as the text grows. */
 export class MarkdownView {
   readonly el: HTMLElement;
@@ -137,6 +145,8 @@ export class MarkdownView {
   private streaming: boolean | null = null;
   /** Characters re-parsed by the last update (tests and the benchmark look at it). */
   lastParsed = 0;
+  /** The source of the tail as rendered, while the tail is one paragraph; else null. */
+  private tailSource: string | null = null;
 
   constructor(cls = "dsh-md") {
     this.stableEl = h("div", { class: "dsh-md-stable" });
@@ -159,6 +169,7 @@ export class MarkdownView {
     }
     if (!text.startsWith(this.stableSource)) this.reset();
     const tail = text.slice(this.stableSource.length);
+    if (this.appendPlain(tail)) return;
     this.lastParsed = tail.length;
     const blocks = splitBlocks(md.parse(tail, {}));
     if (blocks.length > 1) {
@@ -178,11 +189,38 @@ export class MarkdownView {
     const fragment = renderTokens(tokens, fenceClosed(tokens, source, start));
     this.tailEl.textContent = "";
     this.tailEl.appendChild(fragment);
+    const only = tokens.length === 3 && tokens[0].type === "paragraph_open" && tokens[2].type === "paragraph_close";
+    this.tailSource = only && this.tailEl.childElementCount === 1 ? source : null;
+  }
+
+  /** Extend the tail paragraph in place when ``tail`` is it plus plain words; false otherwise. */
+  private appendPlain(tail: string): boolean {
+    const before = this.tailSource;
+    if (before === null || tail.length <= before.length || !tail.startsWith(before)) return false;
+    const added = tail.slice(before.length);
+    // a space between (so no link or emphasis of the text before can change, and no line end:
+    // after a newline the next words may start a new block), then words
+    if (/\n[ \t]*$/.test(before)) return false;
+    if (!/[ \t]$/.test(before) && !/^[ \t]/.test(added)) return false;
+    if (!PLAIN.test(added)) return false;
+    const p = this.tailEl.firstElementChild;
+    if (!p || p.tagName !== "P") return false;
+    const last = p.lastChild;
+    const rendered = last?.nodeType === Node.TEXT_NODE ? (last as Text) : null;
+    // the render trimmed the paragraph's trailing space: put one back between the words
+    const spaced = rendered !== null && /\s$/.test(rendered.data);
+    const gap = /\s$/.test(before) && !spaced && !/^\s/.test(added) ? " " : "";
+    if (rendered) rendered.appendData(gap + added);
+    else p.appendChild(document.createTextNode(gap + added));
+    this.tailSource = tail;
+    this.lastParsed = 0;
+    return true;
   }
 
   private reset(): void {
     this.stableEl.textContent = "";
     this.tailEl.textContent = "";
     this.stableSource = "";
+    this.tailSource = null;
   }
 }

@@ -69,3 +69,51 @@ describe("live markdown", () => {
     expect(view.el.textContent!.trim()).toBe("something else entirely");
   });
 });
+
+describe("a long paragraph that grows by words", () => {
+  it("is extended in place, not rebuilt, and reads like a full render", () => {
+    const view = new MarkdownView();
+    let text = "Start of a long answer";
+    view.update(text, true);
+    const paragraph = view.el.querySelector(".dsh-md-tail p")!;
+    for (let i = 0; i < 300; i++) {
+      text += ` w${i}`;
+      view.update(text, true);
+      expect(view.lastParsed).toBe(0); // appended, nothing re-parsed
+    }
+    text += " ";
+    view.update(text, true);
+    for (let i = 300; i < 310; i++) {
+      text += `w${i} `; // words that end with the space instead
+      expect(view.lastParsed).toBe(0);
+      view.update(text, true);
+    }
+    expect(view.el.querySelector(".dsh-md-tail p")).toBe(paragraph); // the same element
+    const expected = document.createElement("div");
+    expected.appendChild(renderMarkdown(text));
+    expect(view.el.textContent!.replace(/\s+/g, " ").trim()).toBe(expected.textContent!.replace(/\s+/g, " ").trim());
+    view.update(text, false); // settled: one full render
+    expect(view.el.querySelector(".dsh-md-stable")!.innerHTML).toBe(full(text));
+  });
+
+  it("takes the slow path where words could change what came before or start a block", () => {
+    for (const [before, added] of [
+      ["see example", ".com"], // a link
+      ["see example.co", "m"], // no space: the link would change
+      ["a *b", "* c"], // emphasis
+      ["line one\n", "- item"], // a list after a line end
+      ["para\n\n", "next"], // a new paragraph
+      ["text ", "`code`"],
+      ["text ", "[a](b)"],
+    ]) {
+      const view = new MarkdownView();
+      view.update(before, true);
+      view.update(before + added, true);
+      expect(view.lastParsed, `${before} + ${added}`).toBeGreaterThan(0);
+      const expected = document.createElement("div");
+      expected.appendChild(renderMarkdown(before + added));
+      expect(view.el.querySelector(".dsh-md-tail")!.innerHTML || view.el.textContent).toBeTruthy();
+      expect(view.el.textContent!.replace(/\s+/g, "")).toBe(expected.textContent!.replace(/\s+/g, ""));
+    }
+  });
+});
