@@ -11,8 +11,12 @@ function initialize({ model }: { model: ModelLike }): () => void {
   return () => store.dispose();
 }
 
+/** The kernel swaps the widget for the static transcript when a run ends: a final render this
+ * soon after would be thrown away (see ``ViewOptions.settleDelay``). */
+const SETTLE_DELAY_MS = 400;
+
 function render({ model, el }: { model: ModelLike; el: HTMLElement }): () => void {
-  const view = new RunView(model, el);
+  const view = new RunView(model, el, { settleDelay: SETTLE_DELAY_MS });
   return () => view.destroy();
 }
 

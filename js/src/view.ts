@@ -16,6 +16,13 @@ export interface ViewOptions {
   now?: () => number;
   /** Schedule a render (default: requestAnimationFrame, else a 16 ms timeout). */
   frame?: (fn: () => void) => void;
+  /**
+   * Milliseconds to wait before rendering a run that has just ended (default 0). The kernel
+   * replaces the widget's output with the static transcript at that moment, which destroys this
+   * view; its own final render (a full markdown render of the whole answer) would be thrown
+   * away, so it is left for later and skipped if the view is destroyed by then.
+   */
+  settleDelay?: number;
 }
 
 export class RunView {
@@ -36,6 +43,7 @@ export class RunView {
   private disposed = false;
   private readonly unsubscribe: () => void;
   private readonly frame: (fn: () => void) => void;
+  private readonly settleDelay: number;
 
   constructor(model: ModelLike, host: HTMLElement, options: ViewOptions = {}) {
     const now = options.now ?? Date.now;
@@ -43,6 +51,7 @@ export class RunView {
     this.frame =
       options.frame ??
       ((fn) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(() => fn()) : setTimeout(fn, 16)));
+    this.settleDelay = options.settleDelay ?? 0;
     const ui = new UiState();
     const viewId = `dsh${++views}`;
     this.ctx = {
@@ -79,6 +88,14 @@ export class RunView {
   schedule(): void {
     if (this.pending || this.disposed) return;
     this.pending = true;
+    const ending = this.el.classList.contains("dsh-live") && isOver(this.store.snapshot.header.state);
+    if (ending && this.settleDelay > 0) {
+      this.ctx.later(this.settleDelay, () => {  // not called once the view is destroyed
+        this.pending = false;
+        this.render();
+      });
+      return;
+    }
     this.frame(() => {
       this.pending = false;
       if (!this.disposed) this.render();
