@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from itertools import count
 from typing import Any
@@ -68,7 +69,7 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
 
 _NO_ID: Any = object()
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
-_SHARED_STRINGS = 4096
+_intern = sys.intern
 
 RequestHandler = Callable[[dict[str, Any], Any], Awaitable[Any]]
 """``async handler(params, request_id) -> result`` (a JSON value or an object with ``to_wire()``)."""
@@ -125,7 +126,6 @@ class JsonRpcLineTransport:
         self._max_line = max_line_bytes
         self._diagnostics = diagnostics
         self._on_eof: Callable[[], Awaitable[TransportClosed]] | None = None
-        self._strings: dict[str, str] = {}
         self.malformed_lines = 0
         self.handler_errors = 0
 
@@ -274,28 +274,22 @@ class JsonRpcLineTransport:
             return
         self._malformed(line, "neither request, response nor notification")
 
-    def _share(self, text: str) -> str:
-        """One shared object per distinct short string (bounded cache): kept notifications of one
-        session then share their method, session id and event type instead of a copy each."""
-        strings = self._strings
-        shared = strings.get(text)
-        if shared is None:
-            if len(strings) >= _SHARED_STRINGS:
-                strings.clear()
-            shared = strings[text] = text
-        return shared
-
-    def _compact(self, method: str, params: dict[str, Any]) -> str:
-        """Share the repeated strings of a notification in place (values unchanged)."""
+    @staticmethod
+    def _compact(method: str, params: dict[str, Any]) -> str:
+        """Share the repeated strings of a notification in place (values unchanged): kept
+        notifications of one session then share their method, session id and event type instead
+        of a copy each. ``sys.intern`` (C, a few tens of ns) keeps one object per distinct short
+        string for as long as something uses it, so a peer sending ever new strings grows nothing
+        beyond what is kept anyway."""
         sid = params.get("sessionId")
         if type(sid) is str and len(sid) <= 64:
-            params["sessionId"] = self._share(sid)
+            params["sessionId"] = _intern(sid)
         event = params.get("event")
         if type(event) is dict:
             etype = event.get("type")
             if type(etype) is str and len(etype) <= 64:
-                event["type"] = self._share(etype)
-        return self._share(method) if len(method) <= 64 else method
+                event["type"] = _intern(etype)
+        return _intern(method) if len(method) <= 64 else method
 
     def _resolve(self, frame: dict[str, Any]) -> None:
         pending = self._pending.pop(str(frame["id"]), None)
