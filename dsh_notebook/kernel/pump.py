@@ -12,7 +12,8 @@ Guarantees:
 - Rate: a view is republished at most ``max_rate`` times per second (coalesced), plus once when it
   settles, and its first streamed output (the first ``session.assistant_stream`` notification
   that changed it: the first text a person waits for) is published at once, not at the next
-  slot of the rate (which an earlier publish of the run's start had just taken); the settled output is the static transcript (``text/markdown`` + ``text/plain``).
+  slot of the rate (which an earlier publish of the run's start had just taken); the settled
+  output is the static transcript (``text/markdown`` + ``text/plain``).
   A ``widget`` view is published its snapshot while live (the widget diffs it and sends deltas;
   no markdown is rendered per tick) and the static transcript once settled.
 - Parent: each view carries the parent message of the cell that started the run; its ``publish``
