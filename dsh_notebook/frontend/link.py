@@ -240,14 +240,18 @@ class FrontendLink:
 
     @property
     def replies_off_main(self) -> bool:
-        """The page's last message on the link came on a subshell (JupyterLab 4.4+ / Notebook 7
-        with ipykernel 7, ``commsOverSubshells``): its replies are handled while a cell runs."""
+        """A page sent on the link from a subshell of its own (JupyterLab 4.4+ / Notebook 7 with
+        ipykernel 7, ``commsOverSubshells``), so its replies are handled while a cell runs. Kept
+        until the comm closes (a page that later turns subshells off makes a busy kernel wait
+        out the read's timeout, then fall back)."""
         return self._replies_off_main
 
     def _on_msg(self, msg: Mapping[str, Any]) -> None:
         header = msg.get("header")
-        if isinstance(header, Mapping):
-            self._replies_off_main = bool(header.get("subshell_id"))
+        if isinstance(header, Mapping) and header.get("subshell_id"):
+            # sticky until the comm closes: a hello_reply sent before the page's subshell existed
+            # may be handled (on the main shell, after a running cell) later than this message
+            self._replies_off_main = True
         content = msg.get("content")
         data = content.get("data") if isinstance(content, Mapping) else None
         cells = parse_read_notebook_reply(data)
@@ -278,6 +282,7 @@ class FrontendLink:
 
     def _on_close(self, msg: Mapping[str, Any]) -> None:
         with self._lock:
+            self._replies_off_main = False
             self._comm = None
             self._capabilities = None
             self._frontend_version = None
