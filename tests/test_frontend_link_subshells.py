@@ -194,3 +194,25 @@ def test_the_page_is_read_on_its_subshell_while_a_cell_holds_the_main_thread(ker
     page_send({**PAGE_REPLY, "request_id": asked})
     assert _execute(kernel, "_th.join(10); type(_box[0]).__name__") == "'dict'"
     assert _execute(kernel, "_box[0]['cells'][0]['source']") == "'x = 1'"
+
+
+def test_a_hello_reply_handled_after_the_pages_subshell_message_does_not_undo_it(
+    kernel: Any,
+) -> None:
+    """The page answers ``hello`` before its comm subshell exists, so that reply waits on the
+    main shell behind the running cell, while its later ``subshell_ready`` is handled at once on
+    the subshell: handled in that order, the reply must not make the kernel think otherwise."""
+    comm_id = _execute(kernel, SETUP).strip("'\"")
+    subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
+    busy = kernel.session.msg("execute_request", {"code": "import time; time.sleep(3)"})
+    kernel.shell_channel.send(busy)
+    time.sleep(0.5)  # the main thread is in the cell now
+    hello = {**REPLY, "capabilities": ["run_output", "read_notebook"]}
+    # main shell: handled after the cell
+    kernel.shell_channel.send(kernel.session.msg("comm_msg", {"comm_id": comm_id, "data": hello}))
+    ready = kernel.session.msg(
+        "comm_msg", {"comm_id": comm_id, "data": {"v": 1, "type": "subshell_ready"}}
+    )
+    ready["header"]["subshell_id"] = subshell
+    kernel.shell_channel.send(ready)  # handled at once, before the replies above
+    assert _execute(kernel, "link.replies_off_main") == "True"  # runs after the queued replies
