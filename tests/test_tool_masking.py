@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from test_mcp_tools are parameters of the tests
 """The API key never leaves the kernel in a notebook tool's result: the masking function, the
 result walker, and the in-kernel MCP server over HTTP (every tool's result, error paths included,
 masked with the secrets of the moment of the call). Servers bind 127.0.0.1 only."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 import base64
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -25,6 +26,8 @@ from dsh_notebook.notebook_tools.server import (
     environment_secrets,
 )
 from dsh_notebook.runtime.secret import MASK, Secret, redact_fragments
+
+from .test_mcp_tools import make_server, run_cells, shell  # noqa: F401 - the same fixtures
 
 KEY = "sk-test-secret-123"
 PROTOCOL = "2025-06-18"
@@ -102,37 +105,6 @@ def test_mask_result_masks_every_string_but_not_images() -> None:
 
 
 # -- the server: every tool's result, with the secrets of the call ----------------------------------
-
-
-def run_cells(sh: InteractiveShell, *cells: str) -> None:
-    for cell in cells:
-        sh.run_cell(cell, store_history=True)  # type: ignore[no-untyped-call]
-
-
-@pytest.fixture
-def shell() -> Iterator[InteractiveShell]:
-    sh = InteractiveShell.instance()
-    sh.reset(new_session=True)  # type: ignore[no-untyped-call]
-    try:
-        yield sh
-    finally:
-        sh.reset(new_session=True)  # type: ignore[no-untyped-call]
-
-
-@pytest.fixture
-def make_server(shell: InteractiveShell) -> Iterator[Callable[..., NotebookMcpServer]]:
-    servers: list[NotebookMcpServer] = []
-
-    def make(**kwargs: Any) -> NotebookMcpServer:
-        kwargs.setdefault("approve", None)
-        kwargs.setdefault("executor", MainThreadExecutor())
-        server = NotebookMcpServer(shell, **kwargs).start()
-        servers.append(server)
-        return server
-
-    yield make
-    for server in servers:
-        server.stop()
 
 
 def tool_call(server: NotebookMcpServer, name: str, /, **arguments: Any) -> dict[str, Any]:
