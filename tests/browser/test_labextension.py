@@ -95,7 +95,11 @@ def new_notebook_from_launcher(page: Any, lab: Lab) -> str:
     before = {s["path"] for s in lab.api("/api/sessions")}
     page.click("li.lm-MenuBar-item:has-text('File')")
     page.click(".lm-Menu-item:has-text('New Launcher')")
-    page.locator(".jp-Launcher-section:has-text('Notebook') .jp-LauncherCard").first.click()
+    # JupyterLab opens its own Launcher about a second after an empty workspace loads; when that
+    # one came first it stays in the DOM behind ours, hidden, so take the card that is visible
+    page.locator(
+        ".jp-Launcher-section:has-text('Notebook') .jp-LauncherCard >> visible=true"
+    ).first.click()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         # a new session's path can be a placeholder uuid until the document's path is set
