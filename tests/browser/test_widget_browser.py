@@ -305,8 +305,15 @@ def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: P
     blue.wait_for(timeout=90_000)
     blue.check()
     page.locator(".dsh-question .dsh-submit").click()
-    page.locator(".dsh-subagent").wait_for(timeout=90_000)  # the second run started after the first
-    page.locator(".jp-RenderedMarkdown:has-text('The child said hello.')").wait_for(timeout=90_000)
+    # the delegated run ends with the parent's answer after the child's; its live card is not
+    # waited for: the scripted run can start and end between two renders, and a view skips the
+    # render of a run that just ended (the transcript replaces it), so the card is read from the
+    # transcript below. The live card is rendered and tested in js/test/render.test.ts.
+    delegated = page.locator(".jp-RenderedMarkdown:has-text('The child said hello.')")
+    delegated.wait_for(timeout=90_000)
+    subagent = delegated.inner_text()
+    assert "Subagent child task · done" in subagent, subagent
+    assert "Hello from the child subagent." in subagent, subagent
     reject = page.locator(".dsh-reject")
     reject.wait_for(timeout=90_000)
     page.wait_for_timeout(600)  # inert for 0.5 s after appearing
@@ -318,7 +325,6 @@ def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: P
     transcripts = page.locator(".jp-RenderedMarkdown").all_inner_texts()
     joined = "\n".join(transcripts)
     assert "Blue" in joined
-    assert "Subagent" in joined or "subagent" in joined
     page.close()
 
 
