@@ -18,10 +18,7 @@ import pytest
 
 from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
 
-# A whole JupyterLab, a kernel, the runtime and chromium on a 2-core machine: a rare timing miss
-# gets one more try; a real regression fails twice and still fails the run.
-pytestmark = pytest.mark.flaky(reruns=1, reruns_delay=2)
-
+# one rerun, as every browser test (tests/browser/conftest.py)
 pytestmark = pytest.mark.browser
 
 SETUP = r"""
