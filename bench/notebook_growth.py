@@ -5,17 +5,16 @@
 A notebook of ``--cells`` prompt cells (the scripted demo model's ``long`` answer of ``--words``
 words each, no key) is executed with nbclient in wait mode, as nbconvert and papermill do, and
 saved. Printed: the file's size before and after, the growth per cell, and the transcripts' own
-text per cell (the settled output's ``text/plain``: what a person reads), with the ratio. A
-settled cell stores its transcript twice on purpose (``text/markdown`` for JupyterLab, VS Code
-and GitHub; ``text/plain`` for terminals, ``nbconvert --to script`` and text-only viewers), plus
-the output's metadata; in a live JupyterLab the widget output is replaced by the same static
-bundle when the run settles, so a saved notebook holds the same.
+text per cell (the settled output's ``text/markdown``: what a person reads), with the ratio. A
+settled cell keeps its transcript once, as markdown, beside a one-line ``text/plain`` (its
+summary and where the transcript is) and the output's metadata; the rest of the growth is
+nbformat's JSON (one string per line, indentation). In a live JupyterLab the widget output is
+replaced by the same static bundle when the run settles, so a saved notebook holds the same.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -54,23 +53,23 @@ def main() -> None:
             cwd=home
         )
         after = len(nbformat.writes(nb).encode())
+    markdown = 0
     plain = 0
-    rich = 0
     for cell in nb.cells[1:]:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
+            markdown += len(str(data.get("text/markdown", "")).encode())
             plain += len(str(data.get("text/plain", "")).encode())
-            rich += len(json.dumps(output).encode())
     per_cell = (after - before) / args.cells
-    text = plain / args.cells
+    text = markdown / args.cells
     print(f"cells: {args.cells}, answer of {args.words} words each (scripted demo model)")
     print(f"notebook: {before:,} B -> {after:,} B")
     print(f"growth per settled cell: {per_cell:,.0f} B")
-    print(f"transcript text/plain per cell: {text:,.0f} B")
+    print(f"transcript text (text/markdown) per cell: {text:,.0f} B")
+    print(f"text/plain beside it per cell: {plain / args.cells:,.0f} B")
     print(
-        f"ratio growth / transcript text: {per_cell / text:.2f}x (text/markdown + text/plain + metadata)"
+        f"ratio growth / transcript text: {per_cell / text:.2f}x (the rest: text/plain, metadata, JSON)"
     )
-    print(f"outputs' JSON per cell: {rich / args.cells:,.0f} B")
 
 
 if __name__ == "__main__":

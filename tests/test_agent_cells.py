@@ -29,6 +29,7 @@ from dsh_notebook.kernel.ledger import PromptLedger
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
 from dsh_notebook.notebook_tools.tools import RunPythonResult, run_python
+from dsh_notebook.transcript import markdown_companion
 
 PNG_MAGIC = b"\x89PNG"
 
@@ -335,3 +336,17 @@ def test_skipped_note_says_the_agent_cells_recreate_the_variables(tmp_path: Any)
     assert "agent cell(s) it wrote below this cell" in note and "not recreated" not in note
     old = skipped_bundle({"text/plain": "t"}, ["df"], "s")["text/plain"]
     assert "not recreated" in old
+
+
+def test_a_skipped_cell_shows_the_kept_markdown_with_the_one_line_plain_text_of_a_settled_cell() -> (
+    None
+):
+    kept = {"text/markdown": "**dsh** the answer", "text/plain": "dsh · session s · settled\nanswer"}
+    shown = skipped_bundle(kept, [], "s")
+    assert shown["text/markdown"].endswith("**dsh** the answer")
+    assert "not sent again" in shown["text/markdown"]
+    assert shown["text/plain"].startswith("dsh: not sent again")
+    assert shown["text/plain"].endswith(markdown_companion("dsh · session s · settled"))
+    assert "answer" not in shown["text/plain"].split("\n\n", 1)[1]  # the plain body is not kept
+    whole = skipped_bundle(kept, [], "s", plain_transcript=True)["text/plain"]
+    assert whole.endswith("dsh · session s · settled\nanswer")  # a text display prints it all

@@ -453,3 +453,4 @@ def test_restart_and_run_all_shows_the_kept_transcript_and_the_variables_not_rec
     assert "not sent again" in shown
     assert "agent_thread" in shown and "were not recreated" in shown
     assert "settled" in shown  # the transcript it had, not only a note
+    assert "[tool] run_python" in shown or "[tool] mcp__notebook__run_python" in shown, shown

@@ -130,8 +130,10 @@ def test_saved_notebooks_hold_settled_transcripts(name: str) -> None:
             shown = [o for o in cell["outputs"] if o["output_type"] == "display_data"]
             assert len(shown) == 1, source
             plain = "".join(shown[0]["data"]["text/plain"])
-            assert " · settled · " in plain and "finish reason: completed" in plain, source
-            assert "demo analyst — no API key set" in plain, source
+            assert " · settled · " in plain, source  # the one-line summary beside the markdown
+            markdown = "".join(shown[0]["data"]["text/markdown"])
+            assert "finish reason `completed`" in markdown, source
+            assert "demo analyst — no API key set" in markdown, source
         assert "execution" not in cell["metadata"], "save without timing metadata (README)"
 
 
@@ -147,16 +149,16 @@ def test_approvals_notebook_shows_its_lessons_from_the_data() -> None:
     """A rejected approval that ran nothing, the same one allowed (answer = pandas' totals), a
     question dismissed with nobody to answer (and said so), a subagent's report quoted."""
     out = {c["id"]: outputs_text(c) for c in code_cells("approvals-and-questions.ipynb")}
-    assert "approval for run_python: rejected (by policy)" in out["reject"]
+    assert "**Approval** for `run_python`: **rejected** (by policy)" in out["reject"]
     assert "You rejected it; nothing ran" in out["reject"]
     assert "nothing was executed" in out["reject-check"]
     assert "DSH-ANALYST" not in out["reject-check"]
-    assert "approval for run_python: allowed once (by policy)" in out["allow"]
+    assert "**Approval** for `run_python`: **allowed once** (by policy)" in out["allow"]
     assert "- Lyon: 13\n- Lille: 12\n- Nantes: 11" in out["allow"]
     assert "Lyon      13" in out["allow-check"] and "DSH-ANALYST" in out["allow-check"]
-    assert "question · dismissed" in out["question"]
+    assert "**Question** · dismissed" in out["question"]
     assert "The question was dismissed without an answer" in out["question"]
-    assert "[subagent]" in out["subagent"] and "`price` 1" in out["subagent"]
+    assert "**Subagent** Check" in out["subagent"] and "`price` 1" in out["subagent"]
     assert "subagent sessions seen: 1" in out["subagent-check"]
 
 
@@ -191,10 +193,9 @@ def test_nbval_fails_when_a_saved_output_is_changed(tmp_path: Path) -> None:
     assert stream["output_type"] == "stream" and original in "".join(stream["text"])
     stream["text"] = [line.replace(original, edited) for line in stream["text"]]
     transcript = by_id["tool"]["outputs"][0]["data"]
-    for mime in ("text/markdown", "text/plain"):
-        text = "".join(transcript[mime])
-        assert original in text
-        transcript[mime] = text.replace(original, edited)
+    text = "".join(transcript["text/markdown"])
+    assert original in text
+    transcript["text/markdown"] = text.replace(original, edited)
     copy.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
 
     proc, _ = run_nbval([copy], tmp_path)

@@ -41,8 +41,9 @@ def test_a_stream_of_chunks_wakes_the_pump_per_drain_interval_not_per_chunk() ->
     # at most one wake-up per drain interval (100 per second), not one per chunk (3000)
     assert pump.wakeups <= elapsed / DRAIN_INTERVAL + 4, (pump.wakeups, elapsed)
     assert pump.published <= elapsed * 10 + 3  # publishing keeps its own rate
-    assert "w2999" in published[-1][1]["text/plain"]  # nothing lost, in order, settled last
-    assert published[-1][1]["text/plain"].index("w0 ") < published[-1][1]["text/plain"].index("w1 ")
+    final = published[-1][1]["text/markdown"]
+    assert "w2999" in final  # nothing lost, in order, settled last
+    assert final.index("w0 ") < final.index("w1 ")
 
 
 def test_the_first_item_after_a_quiet_spell_is_published_at_once() -> None:
@@ -78,7 +79,7 @@ def test_settle_and_flush_do_not_wait_out_the_rate_limit() -> None:
         pump.settle(live, "stop")
         assert live.done.wait(5)
         assert time.monotonic() - started < 1.0
-        assert "w1" in published[-1][1]["text/plain"]
+        assert "w1" in published[-1][1]["text/markdown"]
     finally:
         pump.stop()
 
@@ -107,3 +108,33 @@ def test_the_first_streamed_text_does_not_wait_for_the_slot_the_start_took() -> 
         assert published[2][0] - published[1][0] >= 0.4, "later text must keep the rate"
     finally:
         pump.stop()
+
+
+def answered() -> Transcript:
+    transcript = Transcript("s", prompt="sum the sales")
+    for i in range(3):
+        transcript.apply(chunk(i))
+    transcript.apply_local("settled", finish_reason="completed")
+    return transcript
+
+
+def test_a_settled_cell_keeps_its_transcript_once_as_markdown_beside_a_one_line_summary() -> None:
+    published: list[dict[str, Any]] = []
+    live = LiveView(answered(), "markdown", published.append)
+    live.settled = True
+    bundle = live.bundle()
+    assert "w0 w1 w2" in bundle["text/markdown"] and "sum the sales" in bundle["text/markdown"]
+    summary, pointer = bundle["text/plain"].split("\n")
+    assert summary == live.transcript.summary_line() and "settled" in summary
+    assert "text/markdown" in pointer and "--format text" in pointer
+    assert "w0" not in bundle["text/plain"] and "sum the sales" not in bundle["text/plain"]
+
+
+def test_a_text_view_still_gets_the_whole_plain_text_transcript() -> None:
+    text = LiveView(answered(), "text", lambda bundle: None)
+    text.settled = True
+    bundle = text.bundle()
+    assert set(bundle) == {"text/plain"}
+    assert bundle["text/plain"] == text.transcript.to_text()
+    assert "w0 w1 w2" in bundle["text/plain"] and "sum the sales" in bundle["text/plain"]
+

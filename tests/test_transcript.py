@@ -1393,6 +1393,7 @@ def test_public_names_are_pinned() -> None:
         "code_span",
         "escape_inline",
         "fence",
+        "markdown_companion",
         "sanitize_markdown",
     ]
 

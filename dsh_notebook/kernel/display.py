@@ -210,7 +210,7 @@ class ViewPublisher:
                 if markdown == self._live_sent:
                     return
                 self._live_sent = markdown
-            plain = redact(view.transcript.to_text(), view.secrets)
+            plain = redact(view.transcript.to_markdown_companion(), view.secrets)
             bundle = {"text/markdown": markdown, "text/plain": plain}
             state: RunOutputState = "settled" if settled else "live"
             self._link.send_run_output(model_id, self._cell_id, state, bundle)

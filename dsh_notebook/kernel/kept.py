@@ -15,6 +15,7 @@ import ast
 import json
 from typing import Any
 
+from ..transcript import markdown_companion
 from ..transcript.schema import Item, Snapshot
 
 __all__ = ["made_variables", "skipped_bundle"]
@@ -83,10 +84,20 @@ def made_variables(snapshot: Snapshot) -> list[str]:
 
 
 def skipped_bundle(
-    bundle: dict[str, str], variables: list[str], session_id: str, *, agent_cells: int = 0
+    bundle: dict[str, str],
+    variables: list[str],
+    session_id: str,
+    *,
+    agent_cells: int = 0,
+    plain_transcript: bool = False,
 ) -> dict[str, str]:
     """The kept transcript with a note on top: not sent again, and what was not recreated
-    (or, when the run inserted ``agent_cells``, that those cells recreate it)."""
+    (or, when the run inserted ``agent_cells``, that those cells recreate it).
+
+    ``bundle`` is what the ledger keeps: ``text/markdown`` and the whole plain-text transcript
+    (whose first line is its summary line). Its ``text/plain`` stays whole only with
+    ``plain_transcript`` (a text display prints it); otherwise it becomes the one-line companion
+    of the markdown, as in a cell's own settled output."""
     note = (
         f"not sent again: this prompt was answered in session `{session_id}` before; this is its "
         "transcript. Re-run with `--force` to send it again."
@@ -107,5 +118,8 @@ def skipped_bundle(
     out = dict(bundle)
     if "text/markdown" in out:
         out["text/markdown"] = f"> **dsh** {note}\n\n" + out["text/markdown"]
-    out["text/plain"] = f"dsh: {plain}\n\n" + out.get("text/plain", "")
+    text = out.get("text/plain", "")
+    if not plain_transcript and "text/markdown" in out:
+        text = markdown_companion(text.split("\n", 1)[0])
+    out["text/plain"] = f"dsh: {plain}\n\n" + text
     return out

@@ -13,7 +13,8 @@ Guarantees:
   settles, and its first streamed output (the first ``session.assistant_stream`` notification
   that changed it: the first text a person waits for) is published at once, not at the next
   slot of the rate (which an earlier publish of the run's start had just taken); the settled
-  output is the static transcript (``text/markdown`` + ``text/plain``).
+  output is the static transcript (``text/markdown``, with a one-line ``text/plain`` beside it;
+  ``text`` views: the plain-text transcript).
   A ``widget`` view is published its snapshot while live (the widget diffs it and sends deltas;
   no markdown is rendered per tick) and the static transcript once settled.
 - Parent: each view carries the parent message of the cell that started the run; its ``publish``
@@ -71,15 +72,15 @@ class LiveView:
     """Texts never shown (the API key): replaced by ``***`` wherever agent output repeats them."""
 
     def bundle(self) -> dict[str, Any]:
-        """What is published now: the widget's snapshot while live, else markdown and text."""
+        """What is published now: the widget's snapshot while live, else the markdown transcript
+        with its one-line ``text/plain`` companion (a ``text`` view: the plain-text transcript)."""
         if self.fmt == "widget" and not self.settled:
             return {"snapshot": _redacted(self.transcript.snapshot(), self.secrets)}
-        text = redact(self.transcript.to_text(), self.secrets)
         if self.fmt == "text":
-            return {"text/plain": text}
+            return {"text/plain": redact(self.transcript.to_text(), self.secrets)}
         return {
             "text/markdown": redact(self.transcript.to_markdown(), self.secrets),
-            "text/plain": text,
+            "text/plain": redact(self.transcript.to_markdown_companion(), self.secrets),
         }
 
 

@@ -347,8 +347,11 @@ def _show_skipped(agent: RunContext, plan: RunPlan) -> None:
         return
     bundle, variables = kept
     cells = agent.ledger.kept_agent_cells(plan.session_id, plan.prompt)
-    shown = skipped_bundle(bundle, variables, plan.session_id, agent_cells=cells)
-    if plan.display.fmt == "text" or agent.frontend().terminal:
+    as_text = plan.display.fmt == "text" or agent.frontend().terminal
+    shown = skipped_bundle(
+        bundle, variables, plan.session_id, agent_cells=cells, plain_transcript=as_text
+    )
+    if as_text:
         print(shown["text/plain"])
         return
     show_bundle(shown)
@@ -384,13 +387,15 @@ def settle_run(
 
 def _keep(agent: RunContext, run: ActiveRun, view: LiveView) -> None:
     """Keep the settled transcript for Restart & Run All (pump thread, once it is settled)."""
-    static = LiveView(view.transcript, "markdown", lambda bundle: None, secrets=view.secrets)
-    static.settled = True
+    markdown = LiveView(view.transcript, "markdown", lambda bundle: None, secrets=view.secrets)
+    text = LiveView(view.transcript, "text", lambda bundle: None, secrets=view.secrets)
+    markdown.settled = text.settled = True
     variables = made_variables(view.transcript.snapshot())
     agent.ledger.keep_transcript(
         run.handle.session,
         run.handle.prompt,
-        static.bundle(),
+        # the whole plain text too: a text display (a terminal, --format text) prints it
+        {**markdown.bundle(), **text.bundle()},
         variables,
         agent_cells=run.agent_cells,
     )

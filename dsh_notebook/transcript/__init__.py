@@ -9,6 +9,7 @@ no widgets, no anyio). One :class:`Transcript` per run::
     t.apply_local("settled", finish_reason="completed")
     t.snapshot()                     # schema.Snapshot (JSON), the widget's source of truth
     t.to_markdown(), t.to_text()     # the static transcript (sanitized markdown / plain text)
+    t.to_markdown_companion()        # the one-line text/plain saved beside the markdown
 
 Snapshot, schema 1 (every key always present; ``rev`` = ``seq`` of the node's last change; typed
 by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
@@ -68,6 +69,7 @@ from .bounds import (
 )
 from .reducer import APPROVAL_CANCELLED, LOCAL_KINDS, Transcript
 from .sanitize import code_span, escape_inline, fence, sanitize_markdown
+from .text import markdown_companion
 
 __all__ = [
     "APPROVAL_CANCELLED",
@@ -85,5 +87,6 @@ __all__ = [
     "code_span",
     "escape_inline",
     "fence",
+    "markdown_companion",
     "sanitize_markdown",
 ]

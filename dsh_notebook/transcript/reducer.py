@@ -65,7 +65,7 @@ from .nodes import (
     ToolNode,
 )
 from .stream import handle_frame
-from .text import render_text, summary_line
+from .text import markdown_companion, render_text, summary_line
 
 __all__ = ["APPROVAL_CANCELLED", "LOCAL_KINDS", "Transcript"]
 
@@ -211,6 +211,11 @@ class Transcript:
     def to_text(self) -> str:
         """The static transcript as plain text; the first line is :meth:`summary_line`."""
         return render_text(self.snapshot())
+
+    def to_markdown_companion(self) -> str:
+        """The ``text/plain`` kept beside :meth:`to_markdown`: the summary line and where the
+        transcript is (see :func:`~dsh_notebook.transcript.text.markdown_companion`)."""
+        return markdown_companion(self.summary_line())
 
     def summary_line(self) -> str:
         """One line, e.g. ``dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens``."""

@@ -39,6 +39,7 @@ __all__ = [
     "decided_by_words",
     "format_tokens",
     "last_text",
+    "markdown_companion",
     "plural",
     "render_text",
     "summary_line",
@@ -120,6 +121,24 @@ def summary_line(snapshot: Snapshot) -> str:
         parts.append(plural(h["errors"], "error"))
     parts.append(f"{format_tokens(h['usage']['total_tokens'])} tokens")
     return " · ".join(" ".join(p.split()) for p in parts)
+
+
+MARKDOWN_COMPANION_NOTE = (
+    "The transcript is this output's text/markdown; `%%dsh --format text` shows it as plain text."
+)
+
+
+def markdown_companion(summary: str) -> str:
+    """The ``text/plain`` beside a ``text/markdown`` transcript: ``summary`` (its
+    :func:`summary_line`) and where the transcript is.
+
+    A settled cell's output keeps the transcript once, as markdown: every notebook reader a
+    saved notebook meets (JupyterLab, Notebook 7, VS Code, Colab, GitHub, nbviewer, nbconvert's
+    html, markdown and pdf) renders ``text/markdown``, and markdown reads as text where it is not
+    rendered. ``text/plain`` is then what a text-only frontend shows (``jupyter console``): one
+    line that says what ran and how it ended, and how to get the plain-text transcript.
+    """
+    return f"{summary}\n{MARKDOWN_COMPANION_NOTE}"
 
 
 def render_text(snapshot: Snapshot) -> str:

@@ -120,7 +120,7 @@ def test_a_saved_transcript_folds_in_jupyterlab(browser: Any, extlab: Lab, artif
     name = "saved-transcript.ipynb"
     write_notebook(extlab.root / name, ["%%dsh\nCount to 100"])
     nb = json.loads((extlab.root / name).read_text())
-    bundle = {"text/markdown": t.to_markdown(), "text/plain": t.to_text()}
+    bundle = {"text/markdown": t.to_markdown(), "text/plain": t.to_markdown_companion()}
     nb["cells"][0]["outputs"] = [{"output_type": "display_data", "data": bundle, "metadata": {}}]
     (extlab.root / name).write_text(json.dumps(nb))
     page = browser.new_page(viewport={"width": 1280, "height": 900})
