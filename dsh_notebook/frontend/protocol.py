@@ -54,7 +54,8 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
       null, "agent": false, "selected": true, "outputs": [{"output_type": "stream" |
       "execute_result" | "display_data" | "error", "mime": ["text/plain", "image/png"], "text":
       "...", "ename": "KeyError", "evalue": "'x'"}]}]}``, read from the notebook model (so cells
-      never run and unsaved edits are there). ``agent`` is the ``dsh-agent`` tag. The frontend
+      never run and unsaved edits are there). ``agent`` is the ``dsh-agent`` tag; an output's
+      ``text`` is a stream's text, or a display's ``text/markdown`` else ``text/plain``. The frontend
       bounds it (:data:`MAX_READ_CELLS` cells, :data:`MAX_READ_SOURCE` characters of source and
       :data:`MAX_OUTPUT_TEXT` of text per output, :data:`MAX_READ_OUTPUTS` outputs per cell);
       the kernel rejects a reply over those bounds.

@@ -106,7 +106,9 @@ def read_through_the_page(
         [
             "%load_ext dsh_notebook\n"
             f"%config DshMagics.base_url = {model.base_url!r}\n"
-            "%config DshMagics.api_key = 'dummy-key'",
+            "%config DshMagics.api_key = 'dummy-key'\n"
+            "from IPython.display import Markdown, display\n"
+            "display(Markdown('**Totals** by region'))",
             "edited = 1\nprint('first version ran')",
             "never_run = 41  # nobody ran me",
             "import matplotlib.pyplot as plt\n"
@@ -155,6 +157,8 @@ def read_through_the_page(
         assert "## cell 4 · code · In [3]" in seen and "image/png" in seen
         assert "→ figure (described as text):\nFigure (6.4x4.8 in, 1 axes)" in seen
         assert 'axes 1/1 "Growth per month"' in seen and 'line "growth": 3 points' in seen
+        # a markdown display reads as its markdown, not as its repr
+        assert "→ out [text/markdown]: **Totals** by region" in seen
         assert "could not be read" not in seen
     finally:
         page.close()

@@ -59,9 +59,11 @@ function summarize(raw: Record<string, unknown>): ICellOutput | null {
     output.mime = Object.keys(data)
       .filter(m => m.length > 0 && m.length <= 200)
       .slice(0, 32);
-    const plain = joined(data['text/plain']);
-    if (plain) {
-      output.text = cut(plain, MAX_OUTPUT_TEXT);
+    // markdown first: a settled %%dsh cell keeps its transcript there (its text/plain is one
+    // line), and IPython's Markdown display has only a repr as text/plain
+    const text = joined(data['text/markdown']) || joined(data['text/plain']);
+    if (text) {
+      output.text = cut(text, MAX_OUTPUT_TEXT);
     }
   }
   return output;

@@ -149,6 +149,7 @@ export interface IReadNotebook {
 export interface ICellOutput {
   output_type: 'stream' | 'execute_result' | 'display_data' | 'error' | 'update_display_data';
   mime?: string[];
+  /** A stream's text; a display's `text/markdown`, else its `text/plain`. */
   text?: string;
   ename?: string;
   evalue?: string;
