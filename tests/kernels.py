@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,3 +168,59 @@ class Kernel:
     def shutdown(self) -> None:
         self.client.stop_channels()
         self.manager.shutdown_kernel(now=False)
+
+
+def scripted_model_env(
+    tmp_path: Path,
+    base_url: str,
+    *,
+    api_key: str = "dummy-key",
+    home: str = "home",
+    **extra: str,
+) -> dict[str, str]:
+    """This process's environment for a kernel whose runtime talks to the scripted model at
+    ``base_url``: its own ``DSH_HOME`` (``tmp_path / home``) and agents folder under
+    ``tmp_path``, telemetry off; ``extra`` is added last."""
+    (tmp_path / "agents").mkdir(exist_ok=True)
+    env = dict(os.environ)
+    env.update(
+        DSH_HOME=str(tmp_path / home),
+        DEEPSEEK_BASE_URL=base_url,
+        DEEPSEEK_API_KEY=api_key,
+        DSH_TELEMETRY_MODE="DISABLED",
+        DSH_AGENTS_HOME=str(tmp_path / "agents"),
+        **extra,
+    )
+    return env
+
+
+@contextlib.contextmanager
+def scripted_kernel(
+    tmp_path: Path,
+    base_url: str,
+    *,
+    setup: str | None = "%load_ext dsh_notebook",
+    api_key: str = "dummy-key",
+    home: str = "home",
+    **setup_options: Any,
+) -> Iterator[Kernel]:
+    """A real kernel working in ``tmp_path / "ws"`` with :func:`scripted_model_env`.
+
+    ``setup`` (default: load the extension) runs first and must raise nothing; it is executed
+    with ``setup_options`` (``allow_stdin``, ``metadata``, …). On exit the extension is unloaded
+    when ``setup`` loaded it (its runtime stops before the kernel does), then the kernel shuts
+    down, also when the body failed."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    env = scripted_model_env(tmp_path, base_url, api_key=api_key, home=home)
+    k = Kernel(env=env, cwd=str(workspace))
+    loaded = setup is not None and "%load_ext dsh_notebook" in setup
+    try:
+        if setup is not None:
+            ran = k.execute(setup, **setup_options)
+            assert ran.error is None, ran.error
+        yield k
+    finally:
+        if loaded:
+            k.execute("%unload_ext dsh_notebook", timeout=30)
+        k.shutdown()

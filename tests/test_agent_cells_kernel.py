@@ -7,7 +7,6 @@ and outputs, while the kernel is idle between cells; ``DshMagics.agent_cells = F
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
 
-from .kernels import Kernel
+from .kernels import Kernel, scripted_kernel
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -32,28 +31,14 @@ def identity(cell_id: str) -> dict[str, Any]:
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    env = dict(os.environ)
-    env.update(
-        DSH_HOME=str(tmp_path / "home"),
-        DEEPSEEK_BASE_URL=scripted_model.base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        DSH_TELEMETRY_MODE="DISABLED",
-        DSH_AGENTS_HOME=str(tmp_path / "agents"),
-    )
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    k = Kernel(env=env, cwd=str(workspace))
-    try:
-        setup = k.execute(
-            "%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
-            allow_stdin=True,
-            metadata=identity("setup"),
-        )
-        assert setup.error is None, setup.error
+    with scripted_kernel(
+        tmp_path,
+        scripted_model.base_url,
+        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
+        allow_stdin=True,
+        metadata=identity("setup"),
+    ) as k:
         yield k
-    finally:
-        k.execute("%unload_ext dsh_notebook", timeout=30)
-        k.shutdown()
 
 
 def open_link(k: Kernel) -> str:

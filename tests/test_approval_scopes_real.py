@@ -9,7 +9,6 @@ scripted model; clicks arrive as the ``comm_msg`` a browser sends (issue 15, las
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .kernels import Kernel
+from .kernels import Kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime]
 
@@ -67,24 +66,8 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer, outside: Path) -
         "edit-run",
         Script(steps=(run_python(AGENT_CODE), run_python(SECOND_CODE), Step(text="done"))),
     )
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    env = dict(os.environ)
-    env.update(
-        DSH_HOME=str(tmp_path / "home"),
-        DEEPSEEK_BASE_URL=scripted_model.base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        DSH_TELEMETRY_MODE="DISABLED",
-        DSH_AGENTS_HOME=str(tmp_path / "agents"),
-    )
-    k = Kernel(env=env, cwd=str(workspace))
-    try:
-        loaded = k.execute("%load_ext dsh_notebook")
-        assert loaded.error is None, loaded.error
+    with scripted_kernel(tmp_path, scripted_model.base_url) as k:
         yield k
-    finally:
-        k.execute("%unload_ext dsh_notebook", timeout=30)
-        k.shutdown()
 
 
 def widget_comms(k: Kernel) -> list[str]:

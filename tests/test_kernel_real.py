@@ -15,7 +15,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.testing.harnesses import group_alive
 
-from .kernels import Kernel, kernel_pythons
+from .kernels import Kernel, kernel_pythons, scripted_model_env
 
 pytestmark = [
     pytest.mark.real_runtime,  # skipped without the runtime wheel (the plugin)
@@ -33,16 +33,7 @@ def start_kernel(
     """A real kernel with the extension loaded; kernels of one ``tmp_path`` share DSH_HOME."""
     workspace = tmp_path / "workspace"
     workspace.mkdir(exist_ok=True)
-    (tmp_path / "agents").mkdir(exist_ok=True)
-    env = dict(os.environ)
-    env.update(
-        DSH_HOME=str(tmp_path / "dsh-home"),
-        DEEPSEEK_BASE_URL=scripted_model.base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        DSH_TELEMETRY_MODE="DISABLED",
-        DSH_AGENTS_HOME=str(tmp_path / "agents"),
-        **extra_env,
-    )
+    env = scripted_model_env(tmp_path, scripted_model.base_url, home="dsh-home", **extra_env)
     k = Kernel(env=env, cwd=str(workspace), python=python)
     loaded = k.execute("%load_ext dsh_notebook")
     assert loaded.error is None, loaded.error

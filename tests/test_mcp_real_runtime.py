@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import math
-import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -312,7 +311,7 @@ def workspace(tmp_path: Path) -> Path:
 def kernel(tmp_path: Path, workspace: Path, scripted_model: ScriptedModelServer) -> Iterator[Any]:
     if not integration_applied():
         pytest.skip("DshMagics has no notebook_tools yet (apply /tmp/mcp-integration.patch)")
-    from .kernels import Kernel
+    from .kernels import scripted_kernel
 
     scripted_model.register("k-run", one_call("run_python", code=KERNEL_CODE))
     scripted_model.register("k-long", one_call("run_python", code=LONG_CODE))
@@ -320,25 +319,13 @@ def kernel(tmp_path: Path, workspace: Path, scripted_model: ScriptedModelServer)
     scripted_model.register(
         "k-time", one_call("run_python", code="import time\nagent_ran_at = time.monotonic()")
     )
-    env = dict(os.environ)
-    env.update(
-        DSH_HOME=str(tmp_path / "home"),
-        DEEPSEEK_BASE_URL=scripted_model.base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        DSH_TELEMETRY_MODE="DISABLED",
-        DSH_AGENTS_HOME=str(tmp_path / "agents"),
+    setup = (
+        "import pandas as pd\nsales = pd.DataFrame({'a': [1, 2, 3]})\n"
+        "%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'"
     )
-    k = Kernel(env=env, cwd=str(workspace))
-    try:
-        setup = k.execute(
-            "import pandas as pd\nsales = pd.DataFrame({'a': [1, 2, 3]})\n"
-            "%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'"
-        )
-        assert setup.error is None, setup.error
+    assert workspace == tmp_path / "ws"  # the kernel's working directory
+    with scripted_kernel(tmp_path, scripted_model.base_url, setup=setup) as k:
         yield k
-    finally:
-        k.execute("%unload_ext dsh_notebook", timeout=30)
-        k.shutdown()
 
 
 def tool_texts(k: Any) -> str:

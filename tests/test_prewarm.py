@@ -5,7 +5,6 @@ prewarm is reported by the first prompt, and the next prompt starts afresh."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .kernels import Execution, Kernel
+from .kernels import Execution, Kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(240)]
 
@@ -27,21 +26,8 @@ REPLY = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": ["id
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "agents").mkdir()
-    env = dict(os.environ)
-    env.update(
-        DSH_HOME=str(tmp_path / "dsh-home"),
-        DEEPSEEK_BASE_URL=scripted_model.base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        DSH_TELEMETRY_MODE="DISABLED",
-        DSH_AGENTS_HOME=str(tmp_path / "agents"),
-    )
-    k = Kernel(env=env, cwd=str(tmp_path / "ws"))
-    try:
+    with scripted_kernel(tmp_path, scripted_model.base_url, setup=None) as k:
         yield k
-    finally:
-        k.shutdown()
 
 
 def frontend_comm(execution: Execution) -> str | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .kernels import Kernel
+from .kernels import Kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
 
@@ -65,24 +64,13 @@ def scripted_model_scripts() -> Mapping[str, Script]:
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    env = dict(os.environ)
-    env.update(
-        DSH_HOME=str(tmp_path / "home"),
-        DEEPSEEK_BASE_URL=scripted_model.base_url,
-        DEEPSEEK_API_KEY=KEY,
-        DSH_TELEMETRY_MODE="DISABLED",
-        DSH_AGENTS_HOME=str(tmp_path / "agents"),
-    )
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    k = Kernel(env=env, cwd=str(workspace))
-    try:
-        setup = k.execute("%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'")
-        assert setup.error is None, setup.error
+    with scripted_kernel(
+        tmp_path,
+        scripted_model.base_url,
+        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
+        api_key=KEY,
+    ) as k:
         yield k
-    finally:
-        k.execute("%unload_ext dsh_notebook", timeout=30)
-        k.shutdown()
 
 
 def assert_no_key(text: str, key: str) -> None:

@@ -5,7 +5,6 @@ runtime, answering ``hello`` as the extension does."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.widget import RunWidget
 from dsh_notebook.widget.bundle import CAPABILITY, HASH, LIGHT_ESM, STATIC, bundle_hash
 
-from .kernels import Execution, Kernel
+from .kernels import Execution, Kernel, scripted_kernel
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -48,21 +47,8 @@ def test_a_light_widget_carries_the_loader_and_no_css() -> None:
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "agents").mkdir()
-    env = dict(os.environ)
-    env.update(
-        DSH_HOME=str(tmp_path / "dsh-home"),
-        DEEPSEEK_BASE_URL=scripted_model.base_url,
-        DEEPSEEK_API_KEY="dummy-key",
-        DSH_TELEMETRY_MODE="DISABLED",
-        DSH_AGENTS_HOME=str(tmp_path / "agents"),
-    )
-    k = Kernel(env=env, cwd=str(tmp_path / "ws"))
-    try:
+    with scripted_kernel(tmp_path, scripted_model.base_url, setup=None) as k:
         yield k
-    finally:
-        k.shutdown()
 
 
 def _comm_opens(execution: Execution, target: str) -> list[dict[str, Any]]:
