@@ -15,10 +15,10 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -135,16 +135,7 @@ def start_lab(
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     server = Lab(f"http://127.0.0.1:{port}", token, root, proc.pid)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            server.api("/api/status")
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.close()
-                raise RuntimeError((root / "lab.log").read_text()[-3000:]) from None
-            time.sleep(0.3)
+    await_ready(proc, log, lambda: server.api("/api/status"))
     try:
         yield server
     finally:
@@ -153,13 +144,35 @@ def start_lab(
                 server.api(f"/api/sessions/{session['id']}", method="DELETE")
             except OSError:
                 pass
-        proc.terminate()
+        stop_process(proc, log)
+
+
+def await_ready(
+    proc: subprocess.Popen[bytes], log: IO[bytes], probe: Callable[[], object], timeout: float = 60
+) -> None:
+    """Call ``probe`` every 0.3 s until it raises no ``OSError`` (the server answers). When the
+    process exits first or ``timeout`` passes, close ``log`` and raise with the log's tail."""
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+            probe()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.close()
+                raise RuntimeError(Path(log.name).read_text()[-3000:]) from None
+            time.sleep(0.3)
+
+
+def stop_process(proc: subprocess.Popen[bytes], log: IO[bytes], grace: float = 20) -> None:
+    """Terminate ``proc`` (killed after ``grace`` seconds), wait for it, close its ``log``."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .conftest import REPO, _free_port
+from .conftest import REPO, _free_port, await_ready, stop_process
 
 USERS = ("alice", "bob")
 
@@ -136,26 +136,11 @@ def start_hub(root: Path, environment: Mapping[str, str]) -> Iterator[Hub]:
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     hub = Hub(f"http://127.0.0.1:{port}", token, root, proc)
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            hub.api("/hub/api/", timeout=5)
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.close()
-                raise RuntimeError(hub.log()[-3000:]) from None
-            time.sleep(0.5)
+    await_ready(proc, log, lambda: hub.api("/hub/api/", timeout=5), timeout=90)
     try:
         yield hub
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop_process(proc, log, grace=60)  # the hub stops its users' servers first
 
 
 class KernelSocket:

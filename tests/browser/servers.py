@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .conftest import REPO, _free_port
+from .conftest import REPO, _free_port, await_ready, stop_process
 
 RUNTIME_EXE = "deepseek-harness-sdk-runtime"
 KERNEL_NAME = "dsh-python"
@@ -100,16 +100,7 @@ def start_gateway(root: Path, *, client_envs: list[str]) -> Iterator[Gateway]:
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     gateway = Gateway(f"http://127.0.0.1:{port}", token, proc, dsh_home)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            gateway.api("/api/kernelspecs")
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.close()
-                raise RuntimeError((root / "gateway.log").read_text()[-3000:]) from None
-            time.sleep(0.3)
+    await_ready(proc, log, lambda: gateway.api("/api/kernelspecs"))
     try:
         yield gateway
     finally:
@@ -117,13 +108,7 @@ def start_gateway(root: Path, *, client_envs: list[str]) -> Iterator[Gateway]:
             for kernel in gateway.api("/api/kernels") or []:
                 with contextlib.suppress(OSError):
                     gateway.api(f"/api/kernels/{kernel['id']}", method="DELETE")
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop_process(proc, log)
 
 
 # -- processes ----------------------------------------------------------------------------------
