@@ -27,8 +27,8 @@ from dsh_notebook.kernel.agent_cells import AgentCells, agent_cell_source
 from dsh_notebook.kernel.kept import skipped_bundle
 from dsh_notebook.kernel.ledger import PromptLedger
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
+from dsh_notebook.notebook_tools.run_python import RunPythonResult, run_python
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
-from dsh_notebook.notebook_tools.tools import RunPythonResult, run_python
 from dsh_notebook.transcript import markdown_companion
 
 PNG_MAGIC = b"\x89PNG"

@@ -10,7 +10,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook.context.figures import MAX_SERIES, describe_figure
-from dsh_notebook.notebook_tools.tools import run_python
+from dsh_notebook.notebook_tools.run_python import run_python
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")

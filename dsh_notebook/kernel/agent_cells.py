@@ -28,7 +28,7 @@ from ..frontend.protocol import insert_cell
 from ..runtime.secret import redact
 
 if TYPE_CHECKING:  # notebook_tools needs the jupyter extra; only its result type is used here
-    from ..notebook_tools.tools import RunPythonResult
+    from ..notebook_tools.run_python import RunPythonResult
     from .run import ActiveRun
 
 __all__ = ["AgentCells", "agent_cell_source"]

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..context.describe import truncate
-from .tools import notebook_history
+from .history import notebook_history
 
 __all__ = ["FALLBACK_NOTE", "FigureLookup", "fallback_cells", "format_cells"]
 

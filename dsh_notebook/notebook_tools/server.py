@@ -12,8 +12,8 @@ Python SDK, low-level ``Server``, stateless JSON responses) on ``127.0.0.1`` at 
 ``run_python(code)``         run code in the kernel, **after the person approves that call**
 ============================ =================================================================
 
-The tools themselves are plain functions in :mod:`.tools`; what the model reads about them is in
-:mod:`.schemas`. The runtime mounts the server with the patch written by :mod:`.patch`; the model
+The tools themselves are plain functions (:mod:`.variables`, :mod:`.history`,
+:mod:`.run_python`); what the model reads about them is in :mod:`.schemas`. The runtime mounts the server with the patch written by :mod:`.patch`; the model
 sees the tools as ``mcp__notebook__<tool>``.
 
 Guarantees:
@@ -86,15 +86,11 @@ from ..runtime.secret import redact_fragments
 from .cells import FigureLookup, fallback_cells, format_cells
 from .edits import EditedCode, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
+from .history import notebook_history
 from .masking import mask_result
+from .run_python import RunPythonResult, run_python
 from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
-from .tools import (
-    RunPythonResult,
-    describe_variable,
-    notebook_history,
-    notebook_variables,
-    run_python,
-)
+from .variables import describe_variable, notebook_variables
 
 __all__ = [
     "REJECTED_MESSAGE",
