@@ -108,10 +108,19 @@ def test_two_light_widgets_render_work_and_load_the_bundle_once(
     page = browser.new_page(viewport={"width": 1280, "height": 1200})
     frames = Frames(page)
     fetched: list[str] = []
-    page.on("request", lambda r: fetched.append(r.url) if "dsh-widget." in r.url else None)
+    phases: list[str] = []
+
+    def bundle_request(request: Any) -> None:
+        if "dsh-widget." in request.url:
+            fetched.append(request.url)
+            phases.append(frames.phase)
+
+    page.on("request", bundle_request)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     _run_two_widgets(page, lab, "light.ipynb", frames)
+    # preloaded once the kernel loaded dsh_notebook, before the first widget's run streamed
+    assert phases == ["load", "load"], phases
     page.screenshot(path=str(artifacts / "widget-bundle-light.png"), full_page=True)
     print("light: widget comm_open bytes", frames.widget_opens, "phase bytes", frames.totals)
     print("light: by message type", sorted(frames.kinds.items()))

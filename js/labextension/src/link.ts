@@ -23,6 +23,7 @@ import {
   parseKernelMessage,
   subshellReady
 } from './protocol';
+import { preloadWidgetBundle } from './preload';
 
 export type WaitingListener = (waiting: IWaiting | null) => void;
 export type RunOutputListener = (output: IRunOutput) => void;
@@ -63,6 +64,7 @@ export function linkKernel(
     };
     comm.onClose = () => onWaiting(null);
     announceSubshell(comm);
+    preloadWidgetBundle(); // this kernel loaded dsh_notebook: its run widgets will need it
   };
 
   kernel.registerCommTarget(COMM_TARGET, (comm, msg) => {
