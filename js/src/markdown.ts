@@ -132,14 +132,22 @@ export function renderMarkdown(text: string): DocumentFragment {
 
 /** Text that, appended to a paragraph after a space, renders as itself: letters, digits, spaces
  * and punctuation that is neither markdown (`*_[]()<>!#|\\&~=+-` and backticks) nor part of a
- * link (`.:/@`, linkify), and no newline (a new block, a table, a hard break). */
+ * link (`:/@`, and a period inside a word: linkify), and no newline (a new block, a table, a hard
+ * break). A period that ends a word (before a space or at the end) is plain: no link ends so, and
+ * the next words are appended only after a space. */
 const PLAIN = /^[\p{L}\p{N} \t,;?'"%]+$/u;
+const WORD_END_PERIODS = /\.+(?=[ \t]|$)/g;
+
+/** Whether ``added`` (no newline) renders as itself when appended after a space. */
+function isPlain(added: string): boolean {
+  return PLAIN.test(added.replace(WORD_END_PERIODS, ""));
+}
 
 /** A live markdown view: ``update(text, streaming)`` as the text grows. */
 export class MarkdownView {
   readonly el: HTMLElement;
-  private readonly stableEl: HTMLElement;
-  private readonly tailEl: HTMLElement;
+  private stableEl: HTMLElement;
+  private tailEl: HTMLElement;
   private stableSource = "";
   private text = "";
   private streaming: boolean | null = null;
@@ -160,11 +168,16 @@ export class MarkdownView {
     this.streaming = streaming;
     this.el.classList.toggle("dsh-streaming", streaming);
     if (!streaming) {
-      // final: one full render, which also settles what live rendering could not know
-      this.reset();
-      this.stableEl.appendChild(renderMarkdown(text));
-      this.stableSource = text;
+      // final: one full render, which also settles what live rendering could not know; when the
+      // live view already shows exactly that (node for node), it is kept and not laid out again
+      const fragment = renderMarkdown(text);
       this.lastParsed = text.length;
+      if (!this.showsAlready(fragment)) {
+        this.reset();
+        this.stableEl.appendChild(fragment);
+      }
+      this.stableSource = text;
+      this.tailSource = null;
       return;
     }
     if (!text.startsWith(this.stableSource)) this.reset();
@@ -202,7 +215,7 @@ export class MarkdownView {
     // after a newline the next words may start a new block), then words
     if (/\n[ \t]*$/.test(before)) return false;
     if (!/[ \t]$/.test(before) && !/^[ \t]/.test(added)) return false;
-    if (!PLAIN.test(added)) return false;
+    if (!isPlain(added)) return false;
     const p = this.tailEl.firstElementChild;
     if (!p || p.tagName !== "P") return false;
     const last = p.lastChild;
@@ -210,10 +223,34 @@ export class MarkdownView {
     // the render trimmed the paragraph's trailing space: put one back between the words
     const spaced = rendered !== null && /\s$/.test(rendered.data);
     const gap = /\s$/.test(before) && !spaced && !/^\s/.test(added) ? " " : "";
-    if (rendered) rendered.appendData(gap + added);
-    else p.appendChild(document.createTextNode(gap + added));
+    // without its trailing spaces, as a render trims them: the paragraph then reads as a full
+    // render of the same text, node for node (see ``update``'s final render)
+    const piece = (gap + added).replace(/[ \t]+$/, "");
+    if (rendered) rendered.appendData(piece);
+    else p.appendChild(document.createTextNode(piece));
     this.tailSource = tail;
     this.lastParsed = 0;
+    return true;
+  }
+
+  /** True when the view shows ``fragment`` already; then everything is moved into the stable
+   * part without rebuilding it (the tail's element is renamed when it holds it all). */
+  private showsAlready(fragment: DocumentFragment): boolean {
+    const shown = [...this.stableEl.childNodes, ...this.tailEl.childNodes];
+    const wanted = [...fragment.childNodes];
+    if (shown.length === 0 || shown.length !== wanted.length) return false;
+    if (!shown.every((node, i) => node.isEqualNode(wanted[i]))) return false;
+    if (this.stableEl.childNodes.length === 0) {
+      // everything is in the tail (one paragraph grown in place): swap the two parts' roles
+      const empty = this.stableEl;
+      this.stableEl = this.tailEl;
+      this.tailEl = empty;
+      this.stableEl.className = "dsh-md-stable";
+      this.tailEl.className = "dsh-md-tail";
+      this.el.appendChild(this.tailEl);
+    } else {
+      this.stableEl.append(...this.tailEl.childNodes);
+    }
     return true;
   }
 

@@ -105,6 +105,8 @@ describe("a long paragraph that grows by words", () => {
       ["para\n\n", "next"], // a new paragraph
       ["text ", "`code`"],
       ["text ", "[a](b)"],
+      ["see ", "example.com now"], // a period inside a word: linkify
+      ["mail ", "ann@example.org"],
     ]) {
       const view = new MarkdownView();
       view.update(before, true);
@@ -115,5 +117,46 @@ describe("a long paragraph that grows by words", () => {
       expect(view.el.querySelector(".dsh-md-tail")!.innerHTML || view.el.textContent).toBeTruthy();
       expect(view.el.textContent!.replace(/\s+/g, "")).toBe(expected.textContent!.replace(/\s+/g, ""));
     }
+  });
+
+  it("appends a period that ends a sentence in place", () => {
+    const view = new MarkdownView();
+    let text = "Revenue fell";
+    view.update(text, true);
+    for (const added of [" in March.", " It rose again.", " Why?", " Twice... then"]) {
+      text += added;
+      view.update(text, true);
+      expect(view.lastParsed, added).toBe(0);
+    }
+    view.update(text, false);
+    expect(view.el.querySelector(".dsh-md-stable")!.innerHTML).toBe(full(text));
+  });
+
+  it("keeps the paragraph it grew at the final render when that render would be the same", () => {
+    const view = new MarkdownView();
+    let text = "w0 ";
+    view.update(text, true);
+    for (let i = 1; i < 50; i++) {
+      text += `w${i} `;
+      view.update(text, true);
+    }
+    const paragraph = view.el.querySelector("p")!;
+    view.update(text, false);
+    expect(view.el.querySelector("p")).toBe(paragraph); // not rebuilt
+    expect(view.el.querySelector(".dsh-md-stable")!.innerHTML).toBe(full(text));
+    expect(view.el.querySelector(".dsh-md-tail")!.innerHTML).toBe("");
+    expect([...view.el.children].map((c) => c.className)).toEqual(["dsh-md-stable", "dsh-md-tail"]);
+  });
+
+  it("renders again at the end what the live view could not know", () => {
+    const view = new MarkdownView();
+    const text = "See [the data][d] for details.\n\n[d]: https://example.org/data";
+    for (let i = 5; i <= text.length; i += 5) view.update(text.slice(0, i), true);
+    view.update(text, true);
+    const live = view.el.querySelector("p")!;
+    view.update(text, false);
+    expect(view.el.querySelector("a")?.getAttribute("href")).toBe("https://example.org/data");
+    expect(view.el.querySelector("p")).not.toBe(live);
+    expect(view.el.querySelector(".dsh-md-stable")!.innerHTML).toBe(full(text));
   });
 });
