@@ -104,6 +104,9 @@ def _mark(name):
     _log.write(f"{{_time.time()!r}} 0 mark:{{name}} 0\\n"); _log.flush()
 %load_ext dsh_notebook"""
 
+FRAMES = False
+"""Print each long frame of the stream with its scripts (``--frames``)."""
+
 OBSERVE = """() => {
   window.__long = [];
   new PerformanceObserver(l => { for (const e of l.getEntries())
@@ -115,7 +118,8 @@ OBSERVE = """() => {
       if (e.duration <= 50) continue;
       window.__loaf.push({start: performance.timeOrigin + e.startTime, duration: e.duration,
         layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
-        scripts: (e.scripts || []).map(s => [s.sourceURL || s.invoker || '?', s.duration])});
+        scripts: (e.scripts || []).map(s => [s.sourceURL || s.invoker || '?', s.duration,
+          `${s.invoker || '?'} -> ${s.sourceFunctionName || '?'}`])});
     } }).observe({type: 'long-animation-frame', buffered: true});
   } catch (err) { window.__loafError = String(err); }
   window.__paint = [];  // [epoch ms, cell index, prefix, highest seq shown]
@@ -284,7 +288,15 @@ def one_repeat(
     for f in loaf:
         if window[0] <= f["start"] <= window[1]:
             scripts["(style, layout and paint)"] += f.get("layout", 0.0)
-            for url, dur in f["scripts"]:
+            if FRAMES:
+                what = "; ".join(
+                    f"{name} {dur:.0f} ms" for _, dur, name in f["scripts"] if dur >= 2
+                )
+                print(
+                    f"    long frame at {f['start'] - window[0]:.0f} ms: {f['duration']:.0f} ms, "
+                    f"style/layout/paint {f.get('layout', 0.0):.0f} ms; scripts: {what or '-'}"
+                )
+            for url, dur, *_ in f["scripts"]:
                 short = url.split("?")[0].rsplit("/", 2)
                 scripts["/".join(short[-2:]) if len(short) > 1 else url] += dur
     first_tokens = []
@@ -400,7 +412,11 @@ if __name__ == "__main__":
         action="store_true",
         help="one slow answer per repeat, as a background cell (no --wait: the kernel is idle)",
     )
+    parser.add_argument(
+        "--frames", action="store_true", help="print every long frame of the stream (attribution)"
+    )
     a = parser.parse_args()
+    FRAMES = a.frames
     try:
         import playwright  # noqa: F401
     except ImportError:
