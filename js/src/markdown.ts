@@ -138,12 +138,43 @@ export function renderMarkdown(text: string): DocumentFragment {
 const PLAIN = /^[\p{L}\p{N} \t,;?'"%]+$/u;
 const WORD_END_PERIODS = /\.+(?=[ \t]|$)/g;
 
+/**
+ * Characters of a paragraph grown in place after which it goes on in a new block-level run
+ * (``span.dsh-md-run``): a frame then lays out the run being written, not the whole paragraph
+ * (a 110 KB paragraph took ~45 ms of layout a frame). It shows as an early line wrap every few
+ * thousand characters of one paragraph, nothing else; ordinary paragraphs never reach it.
+ */
+const RUN_CHARS = 4096;
+
 /** Whether ``added`` (no newline) renders as itself when appended after a space. */
 function isPlain(added: string): boolean {
   return PLAIN.test(added.replace(WORD_END_PERIODS, ""));
 }
 
 /** A live markdown view: ``update(text, streaming)`` as the text grows. */
+/** The text node words are appended to: the paragraph's last one, or its last run's. */
+function lastText(p: Element): Text | null {
+  let last = p.lastChild;
+  if (last instanceof HTMLElement && last.classList.contains("dsh-md-run")) last = last.lastChild;
+  return last?.nodeType === Node.TEXT_NODE ? (last as Text) : null;
+}
+
+/** A paragraph grown in place into runs that reads as ``wanted``: a paragraph of that text only. */
+function sameRuns(shown: Node, wanted: Node | undefined): boolean {
+  if (!(shown instanceof HTMLElement) || shown.tagName !== "P" || !(wanted instanceof HTMLElement)) return false;
+  if (wanted.tagName !== "P" || wanted.attributes.length !== 0 || shown.attributes.length !== 0) return false;
+  // (a browser's HTML parser cuts a text of over 65,536 characters into several text nodes)
+  if (![...wanted.childNodes].every((n) => n.nodeType === Node.TEXT_NODE)) return false;
+  const parts = [...shown.childNodes];
+  const runs = parts.every(
+    (n, i) =>
+      (i === 0 && n.nodeType === Node.TEXT_NODE) ||
+      (n instanceof HTMLElement && n.classList.contains("dsh-md-run") && n.childNodes.length === 1 &&
+        n.firstChild?.nodeType === Node.TEXT_NODE),
+  );
+  return runs && shown.textContent === wanted.textContent;
+}
+
 export class MarkdownView {
   readonly el: HTMLElement;
   private stableEl: HTMLElement;
@@ -218,15 +249,16 @@ export class MarkdownView {
     if (!isPlain(added)) return false;
     const p = this.tailEl.firstElementChild;
     if (!p || p.tagName !== "P") return false;
-    const last = p.lastChild;
-    const rendered = last?.nodeType === Node.TEXT_NODE ? (last as Text) : null;
+    const rendered = lastText(p);
     // the render trimmed the paragraph's trailing space: put one back between the words
     const spaced = rendered !== null && /\s$/.test(rendered.data);
     const gap = /\s$/.test(before) && !spaced && !/^\s/.test(added) ? " " : "";
     // without its trailing spaces, as a render trims them: the paragraph then reads as a full
-    // render of the same text, node for node (see ``update``'s final render)
+    // render of the same text (see ``update``'s final render)
     const piece = (gap + added).replace(/[ \t]+$/, "");
-    if (rendered) rendered.appendData(piece);
+    if (rendered !== null && rendered.length >= RUN_CHARS) {
+      p.appendChild(h("span", { class: "dsh-md-run" }, piece));
+    } else if (rendered !== null) rendered.appendData(piece);
     else p.appendChild(document.createTextNode(piece));
     this.tailSource = tail;
     this.lastParsed = 0;
@@ -239,7 +271,7 @@ export class MarkdownView {
     const shown = [...this.stableEl.childNodes, ...this.tailEl.childNodes];
     const wanted = [...fragment.childNodes];
     if (shown.length === 0 || shown.length !== wanted.length) return false;
-    if (!shown.every((node, i) => node.isEqualNode(wanted[i]))) return false;
+    if (!shown.every((node, i) => node.isEqualNode(wanted[i]) || sameRuns(node, wanted[i]))) return false;
     if (this.stableEl.childNodes.length === 0) {
       // everything is in the tail (one paragraph grown in place): swap the two parts' roles
       const empty = this.stableEl;

@@ -159,4 +159,27 @@ describe("a long paragraph that grows by words", () => {
     expect(view.el.querySelector("p")).not.toBe(live);
     expect(view.el.querySelector(".dsh-md-stable")!.innerHTML).toBe(full(text));
   });
+
+  it("goes on in block runs past a few thousand characters, and keeps them at the final render", () => {
+    const view = new MarkdownView();
+    let text = "w0 ";
+    view.update(text, true);
+    for (let i = 1; i < 3000; i++) {
+      text += `w${i} `;
+      view.update(text, true);
+      expect(view.lastParsed).toBe(0);
+    }
+    const paragraph = view.el.querySelector("p")!;
+    const runs = paragraph.querySelectorAll(".dsh-md-run");
+    expect(runs.length).toBeGreaterThanOrEqual(4); // ~17 KB in runs of ~4 KB
+    for (const run of runs) expect(run.textContent!.length).toBeLessThan(4096 + 40);
+    const expected = document.createElement("div");
+    expected.appendChild(renderMarkdown(text));
+    expect(paragraph.textContent).toBe(expected.querySelector("p")!.textContent);
+    view.update(text, false);
+    expect(view.el.querySelector("p")).toBe(paragraph); // the same text: not laid out again
+    expect(view.el.querySelector(".dsh-md-tail")!.innerHTML).toBe("");
+    expect(view.el.textContent).toBe(expected.textContent);
+  });
 });
+
