@@ -2,6 +2,7 @@
 import { storeFor } from "./store";
 import type { ModelLike } from "./types";
 import { RunView } from "./view";
+import { warm } from "./warm";
 
 export { RunView } from "./view";
 export { storeFor } from "./store";
@@ -20,4 +21,6 @@ function render({ model, el }: { model: ModelLike; el: HTMLElement }): () => voi
   return () => view.destroy();
 }
 
-export default { initialize, render };
+/** ``warm``: the dsh-notebook extension runs it once, when the page is idle after preloading
+ * this bundle, so the first real widget does not compile the code paths it uses (see warm.ts). */
+export default { initialize, render, warm };

@@ -9,6 +9,9 @@
  * the same URL, the module promise under the same `globalThis` key, the same
  * `link[data-dsh-widget-bundle]`. The loader then finds both done and only awaits the promise.
  *
+ * Once imported, the bundle's `warm` (when it has one) runs at the next idle moment: it renders a
+ * sample run off screen, so the browser compiles the widget's code before a real run needs it.
+ *
  * Guarantees: at most one import and one stylesheet per page and hash, whoever comes first (this
  * or the loader); a failed import is forgotten (the key is deleted), so the loader tries again and
  * reports it in the widget; nothing here throws.
@@ -81,9 +84,18 @@ export function preloadWidgetBundle(hash: string = WIDGET_BUNDLE_HASH, env: IPre
         env.doc.head.appendChild(link);
       }
       const module = env.importModule(base + '.js').then(m => m.default);
-      module.catch(() => {
-        delete env.global[key];
-      });
+      module.then(
+        bundle => {
+          // a first run of its code paths, off screen (the bundle's `warm`), also when idle
+          const warm = (bundle as { warm?: unknown } | null)?.warm;
+          if (typeof warm === 'function') {
+            env.whenIdle(() => warm());
+          }
+        },
+        () => {
+          delete env.global[key];
+        }
+      );
       env.global[key] = module;
     } catch (error) {
       console.warn('dsh-notebook: could not preload the widget bundle', error);

@@ -11,6 +11,8 @@ interface IFakeLink {
 }
 
 function fakeEnv(config: object | null, fail = false) {
+  let warmed = 0;
+  const bundle = { render: 1, warm: () => (warmed += 1) };
   const links: IFakeLink[] = [];
   const imported: string[] = [];
   const idle: Array<() => void> = [];
@@ -28,12 +30,12 @@ function fakeEnv(config: object | null, fail = false) {
     global: {},
     importModule: url => {
       imported.push(url);
-      return fail ? Promise.reject(new Error('404')) : Promise.resolve({ default: { render: 1 } });
+      return fail ? Promise.reject(new Error('404')) : Promise.resolve({ default: bundle });
     },
     whenIdle: run => idle.push(run)
   };
   const runIdle = () => idle.splice(0).forEach(run => run());
-  return { env, links, imported, runIdle };
+  return { env, links, imported, runIdle, warmed: () => warmed };
 }
 
 const settle = () => new Promise(resolve => setTimeout(resolve, 0));
@@ -58,7 +60,23 @@ test('one import and one stylesheet per page, when idle, under the loader key', 
   assert.equal(links.length, 1);
   assert.equal(links[0]?.href, 'http://127.0.0.1:8888/lab/extensions/dsh-notebook/static/dsh-widget.abc.css');
   assert.equal(links[0]?.dataset.dshWidgetBundle, 'abc');
-  assert.deepEqual(await (env.global[bundleKey('abc')] as Promise<unknown>), { render: 1 });
+  const loaded = await (env.global[bundleKey('abc')] as Promise<{ render: number }>);
+  assert.equal(loaded.render, 1);
+});
+
+test('the bundle is warmed once it is loaded, at the next idle moment', async () => {
+  const { env, runIdle, warmed } = fakeEnv({});
+  preloadWidgetBundle('abc', env);
+  runIdle();
+  await settle();
+  assert.equal(warmed(), 0); // not in the same task as the import
+  runIdle();
+  assert.equal(warmed(), 1);
+  preloadWidgetBundle('abc', env);
+  runIdle();
+  await settle();
+  runIdle();
+  assert.equal(warmed(), 1);
 });
 
 test('a widget loader that came first is left alone', () => {
