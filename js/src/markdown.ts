@@ -201,6 +201,14 @@ export class MarkdownView {
     if (!streaming) {
       // final: one full render, which also settles what live rendering could not know; when the
       // live view already shows exactly that (node for node), it is kept and not laid out again
+      if (this.stableSource === "" && this.tailSource === text) {
+        // one paragraph: rendered from a full parse, then grown by words that render as
+        // themselves; a full render would read the same, so it is not even parsed again
+        this.keepTail();
+        this.tailSource = null;
+        this.lastParsed = 0;
+        return;
+      }
       const fragment = renderMarkdown(text);
       this.lastParsed = text.length;
       if (!this.showsAlready(fragment)) {
@@ -272,6 +280,12 @@ export class MarkdownView {
     const wanted = [...fragment.childNodes];
     if (shown.length === 0 || shown.length !== wanted.length) return false;
     if (!shown.every((node, i) => node.isEqualNode(wanted[i]) || sameRuns(node, wanted[i]))) return false;
+    this.keepTail();
+    return true;
+  }
+
+  /** Make what the tail shows part of the stable part, without rebuilding it. */
+  private keepTail(): void {
     if (this.stableEl.childNodes.length === 0) {
       // everything is in the tail (one paragraph grown in place): swap the two parts' roles
       const empty = this.stableEl;
@@ -283,7 +297,7 @@ export class MarkdownView {
     } else {
       this.stableEl.append(...this.tailEl.childNodes);
     }
-    return true;
+    this.stableSource = this.text;
   }
 
   private reset(): void {

@@ -142,6 +142,7 @@ describe("a long paragraph that grows by words", () => {
     }
     const paragraph = view.el.querySelector("p")!;
     view.update(text, false);
+    expect(view.lastParsed).toBe(0); // not even parsed again
     expect(view.el.querySelector("p")).toBe(paragraph); // not rebuilt
     expect(view.el.querySelector(".dsh-md-stable")!.innerHTML).toBe(full(text));
     expect(view.el.querySelector(".dsh-md-tail")!.innerHTML).toBe("");
