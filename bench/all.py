@@ -35,6 +35,7 @@ SET: list[tuple[str, str, list[str], list[str]]] = [
     ("widget_bytes", "5", ["widget_bytes.py"], ["widget_bytes.py"]),
     ("notebook_growth", "5", ["notebook_growth.py"], ["notebook_growth.py", "--cells", "5"]),
     ("widget_browser", "2", ["widget_browser.py"], ["widget_browser.py", "--chunks", "2000"]),
+    ("paragraph_layout", "2", ["paragraph_layout.py"], ["paragraph_layout.py", "--repeats", "1"]),
     ("browser_streaming", "2,3", ["browser_streaming.py", "--repeats", "3"],
      ["browser_streaming.py", "--repeats", "1", "--chunks", "2000", "--slow", "2"]),
 ]  # fmt: skip
