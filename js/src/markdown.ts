@@ -151,7 +151,6 @@ function isPlain(added: string): boolean {
   return PLAIN.test(added.replace(WORD_END_PERIODS, ""));
 }
 
-/** A live markdown view: ``update(text, streaming)`` as the text grows. */
 /** The text node words are appended to: the paragraph's last one, or its last run's. */
 function lastText(p: Element): Text | null {
   let last = p.lastChild;
@@ -175,6 +174,7 @@ function sameRuns(shown: Node, wanted: Node | undefined): boolean {
   return runs && shown.textContent === wanted.textContent;
 }
 
+/** A live markdown view: ``update(text, streaming)`` as the text grows. */
 export class MarkdownView {
   readonly el: HTMLElement;
   private stableEl: HTMLElement;
