@@ -17,6 +17,19 @@ function full(text: string): string {
   return div.innerHTML;
 }
 
+/** A view whose one paragraph grew word by word (``w0 w1 …``), each word appended in place. */
+function growWords(count: number): { view: MarkdownView; text: string } {
+  const view = new MarkdownView();
+  let text = "w0 ";
+  view.update(text, true);
+  for (let i = 1; i < count; i++) {
+    text += `w${i} `;
+    view.update(text, true);
+    expect(view.lastParsed).toBe(0);
+  }
+  return { view, text };
+}
+
 describe("live markdown", () => {
   it("ends exactly like a full render, however the text was chunked", () => {
     for (const size of [1, 3, 17, 1000]) {
@@ -133,13 +146,7 @@ describe("a long paragraph that grows by words", () => {
   });
 
   it("keeps the paragraph it grew at the final render when that render would be the same", () => {
-    const view = new MarkdownView();
-    let text = "w0 ";
-    view.update(text, true);
-    for (let i = 1; i < 50; i++) {
-      text += `w${i} `;
-      view.update(text, true);
-    }
+    const { view, text } = growWords(50);
     const paragraph = view.el.querySelector("p")!;
     view.update(text, false);
     expect(view.lastParsed).toBe(0); // not even parsed again
@@ -162,14 +169,7 @@ describe("a long paragraph that grows by words", () => {
   });
 
   it("goes on in block runs past a few thousand characters, and keeps them at the final render", () => {
-    const view = new MarkdownView();
-    let text = "w0 ";
-    view.update(text, true);
-    for (let i = 1; i < 3000; i++) {
-      text += `w${i} `;
-      view.update(text, true);
-      expect(view.lastParsed).toBe(0);
-    }
+    const { view, text } = growWords(3000);
     const paragraph = view.el.querySelector("p")!;
     const runs = paragraph.querySelectorAll(".dsh-md-run");
     expect(runs.length).toBeGreaterThanOrEqual(4); // ~17 KB in runs of ~4 KB
