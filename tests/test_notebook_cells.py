@@ -115,6 +115,18 @@ def test_text_marks_runs_outputs_agent_and_selection() -> None:
     assert "## cell 3 · code · not run · written by the agent · SELECTED\n(empty)" in text
 
 
+def test_a_cell_the_page_runs_or_queued_reads_as_running() -> None:
+    running = {**CELL, "index": 0, "execution_count": None, "running": True}
+    rerun = {**CELL, "index": 1, "running": True}  # an earlier count: it is running again
+    reply = protocol.parse_read_notebook_reply({**PAGE, "total_cells": 2, "cells": [running, rerun]})
+    assert reply is not None and [c.get("running") for c in reply["cells"]] == [True, True]
+    text = format_cells(dict(reply))
+    assert "## cell 1 · code · running\n" in text and "## cell 2 · code · running\n" in text
+    idle = protocol.parse_read_notebook_reply({**PAGE, "cells": [{**CELL, "running": False}]})
+    assert idle is not None and "running" not in idle["cells"][0]  # only ever true when present
+    assert protocol.parse_read_notebook_reply({**PAGE, "cells": [{**CELL, "running": "yes"}]}) is None
+
+
 def test_a_big_notebook_is_cut_evenly_and_keeps_every_cell() -> None:
     cells = [
         {**CELL, "index": i, "source": f"# cell {i}\n" + "x = 1\n" * 2000, "selected": i == 59}

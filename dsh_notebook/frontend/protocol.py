@@ -54,7 +54,8 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
       null, "agent": false, "selected": true, "outputs": [{"output_type": "stream" |
       "execute_result" | "display_data" | "error", "mime": ["text/plain", "image/png"], "text":
       "...", "ename": "KeyError", "evalue": "'x'"}]}]}``, read from the notebook model (so cells
-      never run and unsaved edits are there). ``agent`` is the ``dsh-agent`` tag; an output's
+      never run and unsaved edits are there). ``agent`` is the ``dsh-agent`` tag; ``running: true`` (absent otherwise, and from pages before
+      JupyterLab 4.1) says the page runs the cell or has it queued; an output's
       ``text`` is a stream's text, or a display's ``text/markdown`` else ``text/plain``. The frontend
       bounds it (:data:`MAX_READ_CELLS` cells, :data:`MAX_READ_SOURCE` characters of source and
       :data:`MAX_OUTPUT_TEXT` of text per output, :data:`MAX_READ_OUTPUTS` outputs per cell);
@@ -214,7 +215,7 @@ class CellOutput(_CellOutputRequired, total=False):
     evalue: str
 
 
-class NotebookCell(TypedDict):
+class _NotebookCellRequired(TypedDict):
     index: int
     id: str
     cell_type: str
@@ -223,6 +224,11 @@ class NotebookCell(TypedDict):
     agent: bool
     selected: bool
     outputs: list[CellOutput]
+
+
+class NotebookCell(_NotebookCellRequired, total=False):
+    running: bool
+    """Present (true) while the page runs the cell or has it queued (JupyterLab 4.1+)."""
 
 
 class ReadNotebookReply(TypedDict):
@@ -325,10 +331,16 @@ def _notebook_cell(raw: object) -> NotebookCell | None:
     parsed = [_cell_output(o) for o in outputs]
     if any(o is None for o in parsed):
         return None
+    running = raw.get("running", False)
+    if type(running) is not bool:
+        return None
     assert isinstance(count, int) or count is None
-    return {"index": index, "id": cell_id, "cell_type": str(cell_type), "source": source,
-            "execution_count": count, "agent": agent, "selected": selected,
-            "outputs": [o for o in parsed if o is not None]}  # fmt: skip
+    cell: NotebookCell = {"index": index, "id": cell_id, "cell_type": str(cell_type),
+                          "source": source, "execution_count": count, "agent": agent,
+                          "selected": selected, "outputs": [o for o in parsed if o is not None]}  # fmt: skip
+    if running:
+        cell["running"] = True
+    return cell
 
 
 def parse_read_notebook_reply(data: object) -> ReadNotebookReply | None:

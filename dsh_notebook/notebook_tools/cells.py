@@ -85,7 +85,10 @@ def _cell_block(
     head = f"## cell {int(cell.get('index', 0)) + 1} · {kind}"
     if kind == "code":
         count = cell.get("execution_count")
-        head += f" · In [{count}]" if isinstance(count, int) else " · not run"
+        if cell.get("running"):
+            head += " · running"  # or queued: the page has sent it to the kernel
+        else:
+            head += f" · In [{count}]" if isinstance(count, int) else " · not run"
     if cell.get("agent"):
         head += " · written by the agent"
     if cell.get("selected"):

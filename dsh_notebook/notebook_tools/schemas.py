@@ -103,7 +103,7 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
             name="notebook_cells",
             description=(
                 "Show the user's notebook as they see it now: every cell in order with its type, "
-                "source, execution count (or 'not run'), a short summary of its outputs (text, "
+                "source, execution count (or 'running', or 'not run'), a short summary of its outputs (text, "
                 "kinds of rich outputs such as images, errors with their exception line), which "
                 "cells the agent wrote and which cell is selected. Includes cells that were "
                 "never run and edits made after running. Read-only. Where the notebook cannot "

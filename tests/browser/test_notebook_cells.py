@@ -150,8 +150,8 @@ def read_through_the_page(
         assert "## cell 2 · code · In [2]\nedited = 2  # changed after it ran" in seen
         assert "→ stream: first version ran" in seen  # the output of the version that ran
         assert "## cell 3 · code · not run\nnever_run = 41  # nobody ran me" in seen
-        # a --wait cell is still running while it is read: the page has no count for it yet
-        count = "not run" if "--wait" in magic else "In [4]"
+        # a --wait cell is still running while it is read, and the page says so
+        count = "running" if "--wait" in magic else "In [4]"
         assert f"## cell 5 · code · {count} · SELECTED\n{magic}\n[[scenario:read-cells]]" in seen
         # the plot: the page has only its PNG; the kernel noted the figure as text
         assert "## cell 4 · code · In [3]" in seen and "image/png" in seen

@@ -92,6 +92,8 @@ function isAgentCell(cell: ICellModel): boolean {
 function cellOf(cell: ICellModel, index: number, selectedId: string | null): INotebookCell {
   const type = cell.type === 'markdown' || cell.type === 'raw' ? cell.type : 'code';
   const count = type === 'code' ? (cell as ICodeCellModel).executionCount : null;
+  // JupyterLab 4.1+: 'running' from the execute request until its reply (queued included)
+  const state = type === 'code' ? (cell as { executionState?: unknown }).executionState : undefined;
   return {
     index,
     id: cut(cell.id, 200),
@@ -100,7 +102,8 @@ function cellOf(cell: ICellModel, index: number, selectedId: string | null): INo
     execution_count: typeof count === 'number' && count >= 0 ? count : null,
     agent: isAgentCell(cell),
     selected: selectedId !== null && cell.id === selectedId,
-    outputs: outputsOf(cell)
+    outputs: outputsOf(cell),
+    ...(state === 'running' ? { running: true } : {})
   };
 }
 

@@ -164,6 +164,8 @@ export interface INotebookCell {
   agent: boolean;
   selected: boolean;
   outputs: ICellOutput[];
+  /** Present (true) while the cell runs or waits to run (JupyterLab 4.1+; absent before). */
+  running?: boolean;
 }
 
 export interface IReadNotebookReply {
