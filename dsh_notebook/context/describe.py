@@ -43,6 +43,7 @@ from .sanitize import replace_lone_surrogates
 __all__ = [
     "TRUNCATION_MARKER",
     "describe_value",
+    "loaded_module",
     "render",
     "safe_repr",
     "short_summary",
@@ -169,8 +170,8 @@ def _repr_llm(obj: Any) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def _module(name: str) -> Any:
-    """A library module if (and only if) it is already imported."""
+def loaded_module(name: str) -> Any:
+    """A library module if (and only if) it is already imported (never imports it)."""
     return sys.modules.get(name)
 
 
@@ -212,7 +213,7 @@ def _short_item(obj: Any, width: int = _ITEM_REPR_MAX, depth: int = 0) -> str:
 
 
 def _is_table_or_array(obj: Any) -> bool:
-    pd, pl, np = _module("pandas"), _module("polars"), _module("numpy")
+    pd, pl, np = loaded_module("pandas"), loaded_module("polars"), loaded_module("numpy")
     return bool(
         (pd is not None and isinstance(obj, (pd.DataFrame, pd.Series)))
         or (pl is not None and isinstance(obj, (pl.DataFrame, pl.Series, pl.LazyFrame)))
@@ -225,7 +226,7 @@ def _is_table_or_array(obj: Any) -> bool:
 
 def _summary(obj: Any) -> str:
     name = _type_name(obj)
-    pd, pl, np = _module("pandas"), _module("polars"), _module("numpy")
+    pd, pl, np = loaded_module("pandas"), loaded_module("polars"), loaded_module("numpy")
     if pd is not None and isinstance(obj, pd.DataFrame):
         rows, cols = obj.shape
         return f"DataFrame: {rows:,} rows x {cols:,} columns"
@@ -275,7 +276,7 @@ def _series_name(name: Any) -> str:
 
 
 def _describe_pandas(obj: Any, max_rows: int, max_chars: int) -> str | None:
-    pd = _module("pandas")
+    pd = loaded_module("pandas")
     if pd is None:
         return None
     if isinstance(obj, pd.DataFrame):
@@ -365,7 +366,7 @@ def _pandas_series(pd: Any, s: Any, max_rows: int) -> str:
 
 
 def _describe_polars(obj: Any, max_rows: int, max_chars: int) -> str | None:
-    pl = _module("polars")
+    pl = loaded_module("polars")
     if pl is None:
         return None
     if isinstance(obj, pl.DataFrame):
@@ -427,7 +428,7 @@ def _polars_series(pl: Any, s: Any, max_rows: int) -> str:
 
 
 def _describe_numpy(obj: Any, max_rows: int, max_chars: int) -> str | None:
-    np = _module("numpy")
+    np = loaded_module("numpy")
     if np is None or not isinstance(obj, np.ndarray):
         return None
     parts = [f"ndarray: shape {_fmt_shape(obj.shape)}, dtype {obj.dtype}, {obj.size:,} elements"]

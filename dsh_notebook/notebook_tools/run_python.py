@@ -28,14 +28,13 @@ from __future__ import annotations
 import ast
 import base64
 import io
-import sys
 import threading
 import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..context.describe import describe_value, short_summary, truncate
+from ..context.describe import describe_value, loaded_module, short_summary, truncate
 from ..context.figures import describe_figure
 from .figures import watch_displayed_figures
 
@@ -49,10 +48,6 @@ __all__ = [
 
 MAX_FIGURES = 4
 """Most figures one :func:`run_python` call returns (more are counted, not rendered)."""
-
-
-def _module(name: str) -> Any:
-    return sys.modules.get(name)
 
 
 @dataclass
@@ -169,7 +164,7 @@ def _execute(shell: Any, code: str) -> tuple[Any, BaseException | None, str]:
 
 
 def _figure_numbers() -> set[int]:
-    plt = _module("matplotlib.pyplot")
+    plt = loaded_module("matplotlib.pyplot")
     if plt is None:
         return set()
     try:
@@ -183,7 +178,7 @@ def _render_new_figures(
 ) -> tuple[list[bytes], int]:
     """PNGs of figures opened since ``before``; they are closed (they belong to this call).
     Each one is also described into ``texts`` (when given) before it is closed."""
-    plt = _module("matplotlib.pyplot")
+    plt = loaded_module("matplotlib.pyplot")
     if plt is None:
         return [], 0
     images: list[bytes] = []

@@ -25,7 +25,7 @@ import types
 from collections.abc import Container, Mapping
 from typing import Any
 
-from ..context.describe import describe_value, short_summary, truncate
+from ..context.describe import describe_value, loaded_module, short_summary, truncate
 
 __all__ = [
     "HIDDEN_NAMES",
@@ -64,10 +64,6 @@ def visible_variables(
     return [(name, value) for name, value in items if _is_listed(name, value, hidden)]
 
 
-def _module(name: str) -> Any:
-    return sys.modules.get(name)
-
-
 def _format_bytes(n: int) -> str:
     size = float(n)
     for unit in ("B", "KiB", "MiB", "GiB"):
@@ -81,7 +77,7 @@ def _memory(value: Any) -> str:
     """Shallow memory size: pandas ``memory_usage(deep=False)``, numpy ``nbytes``, else
     ``sys.getsizeof`` (the container itself, not what it refers to)."""
     try:
-        pd, np, pl = _module("pandas"), _module("numpy"), _module("polars")
+        pd, np, pl = loaded_module("pandas"), loaded_module("numpy"), loaded_module("polars")
         if pd is not None and isinstance(value, pd.DataFrame):
             return _format_bytes(int(value.memory_usage(index=True, deep=False).sum()))
         if pd is not None and isinstance(value, pd.Series):
@@ -116,14 +112,14 @@ def _one_line(text: str, width: int) -> str:
 
 def _preview(value: Any) -> str:
     try:
-        pd = _module("pandas")
+        pd = loaded_module("pandas")
         if pd is not None and isinstance(value, pd.DataFrame):
             cols = [f"{c} ({t})" for c, t in zip(value.columns[:8], value.dtypes[:8], strict=True)]
             more = ", …" if len(value.columns) > 8 else ""
             return _one_line("columns: " + ", ".join(cols) + more, _PREVIEW_CHARS)
         if pd is not None and isinstance(value, pd.Series):
             return _one_line(f"dtype {value.dtype}; " + ", ".join(map(str, value.head(5))), 80)
-        np = _module("numpy")
+        np = loaded_module("numpy")
         if np is not None and isinstance(value, np.ndarray):
             head = value.ravel()[:6].tolist()
             return _one_line(repr(head)[:-1] + (", …]" if value.size > 6 else "]"), 80)
