@@ -200,7 +200,10 @@ export class MarkdownView {
     this.el.classList.toggle("dsh-streaming", streaming);
     if (!streaming) {
       // final: one full render, which also settles what live rendering could not know; when the
-      // live view already shows exactly that (node for node), it is kept and not laid out again
+      // live view already shows exactly that (node for node), it is kept and not laid out again.
+      // The final text often brings the last words too (they and the end of the stream came in
+      // one update): the tail paragraph takes them in place first, as a live update would.
+      if (text.startsWith(this.stableSource)) this.appendPlain(text.slice(this.stableSource.length));
       if (this.stableSource === "" && this.tailSource === text) {
         // one paragraph: rendered from a full parse, then grown by words that render as
         // themselves; a full render would read the same, so it is not even parsed again

@@ -156,6 +156,33 @@ describe("a long paragraph that grows by words", () => {
     expect([...view.el.children].map((c) => c.className)).toEqual(["dsh-md-stable", "dsh-md-tail"]);
   });
 
+  it("keeps the paragraph when the final text also brings its last words", () => {
+    const { view, text } = growWords(3000);
+    const paragraph = view.el.querySelector("p")!;
+    let final = text;
+    for (let i = 3000; i < 5000; i++) final += `w${i} `;
+    final = final.trimEnd();
+    view.update(final, false);
+    expect(view.lastParsed).toBe(0); // neither parsed nor rebuilt: grown in place, then kept
+    expect(view.el.querySelector("p")).toBe(paragraph);
+    const expected = document.createElement("div");
+    expected.appendChild(renderMarkdown(final));
+    expect(view.el.textContent).toBe(expected.textContent);
+    expect(view.el.querySelector(".dsh-md-tail")!.innerHTML).toBe("");
+  });
+
+  it("keeps a multi-block answer whose last paragraph grew in the final update", () => {
+    const view = new MarkdownView();
+    let text = "# Title\n\nFirst paragraph.\n\nw0 ";
+    view.update(text, true);
+    for (let i = 1; i < 50; i++) view.update((text += `w${i} `), true);
+    const last = [...view.el.querySelectorAll("p")].pop()!;
+    const final = `${text}w50 w51 w52`;
+    view.update(final, false);
+    expect([...view.el.querySelectorAll("p")].pop()).toBe(last); // compared, found the same, kept
+    expect(view.el.querySelector(".dsh-md-stable")!.innerHTML).toBe(full(final));
+  });
+
   it("renders again at the end what the live view could not know", () => {
     const view = new MarkdownView();
     const text = "See [the data][d] for details.\n\n[d]: https://example.org/data";
