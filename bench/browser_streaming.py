@@ -46,6 +46,7 @@ The machine is shared: read them with the load average printed.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -56,6 +57,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import chromium_trace
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, start_lab, write_notebook
 from tests.browser.test_widget_browser import open_notebook, run_all
 
@@ -106,6 +108,8 @@ def _mark(name):
 
 FRAMES = False
 """Print each long frame of the stream with its scripts (``--frames``)."""
+TRACE: Path | None = None
+"""Record a Chromium trace of each repeat here and break its long tasks down (``--trace DIR``)."""
 
 OBSERVE = """() => {
   window.__long = [];
@@ -209,6 +213,11 @@ def one_repeat(
     open_notebook(page, lab, name)
     page.evaluate(OBSERVE)
     before = clock_offset(page)
+    if TRACE is not None:
+        browser.start_tracing(page=page, categories=chromium_trace.CATEGORIES)
+        page.evaluate(
+            "console.timeStamp('dsh-sync:' + (performance.timeOrigin + performance.now()))"
+        )
     run_all(page)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -221,6 +230,7 @@ def one_repeat(
             "the notebook did not finish within 300 s (see lab.log; a cell may have failed)"
         )
     page.wait_for_timeout(1500)  # last frames and observers
+    trace = browser.stop_tracing() if TRACE is not None else None
     after = clock_offset(page)
     paint = page.evaluate("window.__paint")
     longtasks = page.evaluate("window.__long")
@@ -314,6 +324,20 @@ def one_repeat(
                      min(first)[0] - mount[0][0])
                 )  # fmt: skip
     long_at = [round(s - window[0]) for s, d in longtasks if window[0] <= s <= window[1]]
+    if trace is not None and TRACE is not None:
+        TRACE.mkdir(parents=True, exist_ok=True)
+        (TRACE / f"repeat-{index}.json").write_bytes(trace)
+        loaded = json.loads(trace)
+        sync = chromium_trace.clock_sync_us(loaded)
+        if sync is not None:
+            tasks, _ = chromium_trace.long_tasks(
+                loaded, 50.0, (window[0] * 1000 + sync - 50_000, window[1] * 1000 + sync)
+            )
+            print(
+                f"    trace {TRACE / f'repeat-{index}.json'}: {len(tasks)} long tasks in the stream"
+            )
+            for task in tasks:
+                print("    " + task.describe(window[0] * 1000 + sync))
     return {
         "offset": offset, "rtt": max(before[1], after[1]), "drift": after[0] - before[0],
         "lags": long_lags, "received": len(receipts[long_rkey]),
@@ -415,8 +439,13 @@ if __name__ == "__main__":
     parser.add_argument(
         "--frames", action="store_true", help="print every long frame of the stream (attribution)"
     )
+    parser.add_argument(
+        "--trace", type=Path, metavar="DIR",
+        help="record a Chromium trace per repeat into DIR and break down each long task",
+    )  # fmt: skip
     a = parser.parse_args()
     FRAMES = a.frames
+    TRACE = a.trace
     try:
         import playwright  # noqa: F401
     except ImportError:
