@@ -21,6 +21,7 @@ function render({ model, el }: { model: ModelLike; el: HTMLElement }): () => voi
   return () => view.destroy();
 }
 
-/** ``warm``: the dsh-notebook extension runs it once, when the page is idle after preloading
- * this bundle, so the first real widget does not compile the code paths it uses (see warm.ts). */
+/** ``warm``: the dsh-notebook extension runs it when the page is idle after preloading this
+ * bundle, and again at each idle moment while it returns true, so the first real widget does not
+ * compile the code paths it uses (see warm.ts). */
 export default { initialize, render, warm };

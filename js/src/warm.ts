@@ -4,12 +4,15 @@
  * The browser compiles a function when it is first called, so the page's first widget paid for
  * compiling the markdown parser, the sanitizer, the highlighter and the views (~100 ms measured
  * in JupyterLab) in one task while its run streamed. The dsh-notebook extension calls
- * :func:`warm` when the page is idle after it preloaded the bundle: a small run (markdown with
- * a code block, a table and a link, a tool call with a result, an approval card) is rendered
- * into a detached element and destroyed. Nothing is sent (its model's ``send`` does nothing),
- * nothing is added to the document, and nothing it does can throw out of it.
+ * :func:`warm` when the page is idle after it preloaded the bundle, and again at each next idle
+ * moment while it returns true: step by step, the sample (markdown with a code block, a table
+ * and a link) is parsed, then rendered, then a small run with it (a tool call with a result, an
+ * approval card) is rendered live and settled into a detached element and destroyed. Nothing is
+ * sent (its model's ``send`` does nothing), nothing is added to the document, and nothing it
+ * does can throw out of it.
  */
 
+import { md, renderMarkdown } from "./markdown";
 import { emptySnapshot } from "./store";
 import type { ModelLike, Snapshot } from "./types";
 import { RunView } from "./view";
@@ -43,25 +46,54 @@ function sampleSnapshot(state: string, streaming: boolean): Snapshot {
   return snap;
 }
 
-/** Render a sample run live and then settled into a detached element; returns nothing, never
- * throws (a failure here only means the first real widget compiles what it uses itself). */
-export function warm(): void {
-  try {
-    let snapshot = sampleSnapshot("running", true);
-    const listeners = new Map<string, (...args: unknown[]) => void>();
-    const model: ModelLike = {
-      get: (name) => (name === "snapshot" ? snapshot : name === "interactive" ? true : undefined),
-      on: (event, callback) => listeners.set(event, callback),
-      off: () => listeners.clear(),
-      send: () => undefined,
-    };
-    const host = document.createElement("div");
-    const view = new RunView(model, host, { frame: (fn) => fn() });
-    snapshot = sampleSnapshot("settled", false);
-    listeners.get("change:snapshot")?.();
+/** The warming steps, in order: each compiles a part of the widget's code the first time it
+ * runs, and is short enough for one idle moment (the whole at once was a 50–66 ms task). */
+const STEPS: (() => void)[] = [
+  () => md.parse(SAMPLE, {}), // the markdown parser
+  () => renderMarkdown(SAMPLE), // its renderer, the sanitizer, the highlighter, code bars
+  () => {
+    const view = sampleView("running", true);
     view.render();
     view.destroy();
+  }, // the views: header, items, a streaming paragraph, a tool card, an approval card
+  () => {
+    const view = sampleView("settled", false);
+    view.render();
+    view.destroy();
+  }, // a run that ended: the final render, the settled cards
+];
+
+function sampleView(state: string, streaming: boolean): RunView {
+  const snapshot = sampleSnapshot(state, streaming);
+  const model: ModelLike = {
+    get: (name) => (name === "snapshot" ? snapshot : name === "interactive" ? true : undefined),
+    on: () => undefined,
+    off: () => undefined,
+    send: () => undefined,
+  };
+  return new RunView(model, document.createElement("div"), { frame: (fn) => fn() });
+}
+
+let next = 0;
+
+/**
+ * Run the next warming step (off screen: into a detached element, which is then destroyed;
+ * nothing is sent, nothing is added to the document). Returns true while steps remain, so the
+ * caller runs it again at the next idle moment; false once all have run. Never throws: a
+ * failure only means the first real widget compiles what it uses itself.
+ */
+export function warm(): boolean {
+  if (next >= STEPS.length) return false;
+  const step = STEPS[next++];
+  try {
+    step();
   } catch {
     // warming is an optimisation only
   }
+  return next < STEPS.length;
+}
+
+/** Start the steps over (tests). */
+export function resetWarm(): void {
+  next = 0;
 }

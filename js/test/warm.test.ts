@@ -1,20 +1,45 @@
-import { describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import widget from "../src/index";
 import * as markdown from "../src/markdown";
 import { RunView } from "../src/view";
-import { warm } from "../src/warm";
+import { resetWarm, warm } from "../src/warm";
 
 describe("warm", () => {
-  it("renders a sample run live and settled, off screen, and leaves the page as it was", () => {
+  beforeEach(() => resetWarm());
+
+  it("renders a sample run live and settled, off screen, in steps, and leaves the page as it was", () => {
     const before = document.body.innerHTML;
     const renders = vi.spyOn(RunView.prototype, "render");
     const destroys = vi.spyOn(RunView.prototype, "destroy");
     const updates = vi.spyOn(markdown.MarkdownView.prototype, "update");
-    warm();
+    const parses = vi.spyOn(markdown.md, "parse");
+    let steps = 1;
+    expect(warm()).toBe(true); // the first step: the parser only
+    expect(parses).toHaveBeenCalledTimes(1);
+    expect(renders).not.toHaveBeenCalled();
+    while (warm()) steps += 1;
+    steps += 1; // the call that answered false ran the last step
+    expect(steps).toBeGreaterThanOrEqual(3);
     expect(renders.mock.calls.length).toBeGreaterThanOrEqual(2); // live, then settled
     expect(updates.mock.calls.map((c) => c[1])).toEqual(expect.arrayContaining([true, false]));
-    expect(destroys).toHaveBeenCalledTimes(1);
+    expect(destroys).toHaveBeenCalledTimes(2); // each view is destroyed at the end of its step
     expect(document.body.innerHTML).toBe(before);
+    vi.restoreAllMocks();
+  });
+
+  it("does nothing more once every step has run", () => {
+    while (warm());
+    const renders = vi.spyOn(RunView.prototype, "render");
+    expect(warm()).toBe(false);
+    expect(renders).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
+  });
+
+  it("never throws out of a step", () => {
+    vi.spyOn(markdown.md, "parse").mockImplementation(() => {
+      throw new Error("boom");
+    });
+    expect(() => warm()).not.toThrow();
     vi.restoreAllMocks();
   });
 

@@ -9,8 +9,10 @@
  * the same URL, the module promise under the same `globalThis` key, the same
  * `link[data-dsh-widget-bundle]`. The loader then finds both done and only awaits the promise.
  *
- * Once imported, the bundle's `warm` (when it has one) runs at the next idle moment: it renders a
- * sample run off screen, so the browser compiles the widget's code before a real run needs it.
+ * Once imported, the bundle's `warm` (when it has one) runs at the next idle moment, and again at
+ * each next one while it returns true: step by step it renders a sample run off screen, so the
+ * browser compiles the widget's code before a real run needs it, in tasks short enough for an
+ * idle moment.
  *
  * Guarantees: at most one import and one stylesheet per page and hash, whoever comes first (this
  * or the loader); a failed import is forgotten (the key is deleted), so the loader tries again and
@@ -86,10 +88,16 @@ export function preloadWidgetBundle(hash: string = WIDGET_BUNDLE_HASH, env: IPre
       const module = env.importModule(base + '.js').then(m => m.default);
       module.then(
         bundle => {
-          // a first run of its code paths, off screen (the bundle's `warm`), also when idle
+          // a first run of its code paths, off screen (the bundle's `warm`), a step per idle
+          // moment for as long as it answers true (one call, for a bundle whose warm is one step)
           const warm = (bundle as { warm?: unknown } | null)?.warm;
           if (typeof warm === 'function') {
-            env.whenIdle(() => warm());
+            const step = (): void => {
+              if (warm() === true) {
+                env.whenIdle(step);
+              }
+            };
+            env.whenIdle(step);
           }
         },
         () => {

@@ -10,9 +10,10 @@ interface IFakeLink {
   dataset: Record<string, string>;
 }
 
-function fakeEnv(config: object | null, fail = false) {
+function fakeEnv(config: object | null, fail = false, steps = 1) {
   let warmed = 0;
-  const bundle = { render: 1, warm: () => (warmed += 1) };
+  // a bundle's warm: one step per call, true while more remain
+  const bundle = { render: 1, warm: () => (warmed += 1) < steps };
   const links: IFakeLink[] = [];
   const imported: string[] = [];
   const idle: Array<() => void> = [];
@@ -77,6 +78,17 @@ test('the bundle is warmed once it is loaded, at the next idle moment', async ()
   await settle();
   runIdle();
   assert.equal(warmed(), 1);
+});
+
+test('a bundle warmed in steps gets one idle moment per step, until it answers false', async () => {
+  const { env, runIdle, warmed } = fakeEnv({}, false, 3);
+  preloadWidgetBundle('abc', env);
+  runIdle();
+  await settle();
+  for (const expected of [1, 2, 3, 3, 3]) {
+    runIdle(); // (runIdle runs only what was queued before it: the next step waits for the next)
+    assert.equal(warmed(), expected);
+  }
 });
 
 test('a widget loader that came first is left alone', () => {
