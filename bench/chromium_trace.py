@@ -34,6 +34,13 @@ CATEGORIES = [
 """The categories the bench records: tasks, the timeline's events, and JS samples."""
 
 TASK_NAMES = {"RunTask", "ThreadControllerImpl::RunTask"}
+SCRIPT_EVENTS = {"FunctionCall", "EvaluateScript", "v8.evaluateModule"}
+
+
+def is_widget_url(url: str) -> bool:
+    """Whether a script URL is the run widget's: anywidget's blob module (the only anywidget of
+    the bench's pages), the bundle the page extension serves, or the extension itself."""
+    return url.startswith("blob:") or "dsh-widget" in url or "/extensions/dsh-notebook/" in url
 
 
 @dataclass
@@ -42,6 +49,12 @@ class LongTask:
 
     start_us: float
     duration_ms: float
+    cpu_ms: float
+    """The main thread's own CPU time in the task (the trace's ``tdur``); the rest of
+    ``duration_ms`` it was runnable but waiting for a core."""
+    widget_ms: float = 0.0
+    """Wall time of the widget's script calls in the task (:func:`is_widget_url`)."""
+    widget_cpu_ms: float = 0.0
     by_event: Counter[str] = field(default_factory=Counter)
     by_function: Counter[str] = field(default_factory=Counter)
     by_entry: Counter[str] = field(default_factory=Counter)
@@ -52,7 +65,9 @@ class LongTask:
         funcs = ", ".join(f"{n} {ms:.0f}" for n, ms in self.by_function.most_common(top) if ms >= 1)
         entries = ", ".join(f"{n} {ms:.0f}" for n, ms in self.by_entry.most_common(4) if ms >= 1)
         return (
-            f"task at {(self.start_us - origin_us) / 1000:.0f} ms, {self.duration_ms:.0f} ms\n"
+            f"task at {(self.start_us - origin_us) / 1000:.0f} ms, {self.duration_ms:.0f} ms"
+            f" ({self.cpu_ms:.0f} ms on the CPU); the widget's script {self.widget_ms:.0f} ms"
+            f" ({self.widget_cpu_ms:.0f} ms on the CPU)\n"
             f"      self time by event (ms): {events or '-'}\n"
             f"      JS self time by function (ms, {self.samples} samples): {funcs or '-'}\n"
             f"      JS time by outermost frame of a named bundle (ms): {entries or '-'}"
@@ -151,8 +166,15 @@ def long_tasks(
     result = []
     for task in tasks:
         t0, t1 = float(task["ts"]), float(task["ts"] + task["dur"])
-        found = LongTask(t0, task["dur"] / 1000)
+        found = LongTask(t0, task["dur"] / 1000, task.get("tdur", task["dur"]) / 1000)
         inner = [e for e in thread if t0 <= e["ts"] and e["ts"] + e["dur"] <= t1]
+        counted_until = -1.0
+        for e in inner:
+            url = str(e.get("args", {}).get("data", {}).get("url", ""))
+            if e["name"] in SCRIPT_EVENTS and is_widget_url(url) and e["ts"] >= counted_until:
+                found.widget_ms += e["dur"] / 1000
+                found.widget_cpu_ms += e.get("tdur", e["dur"]) / 1000
+                counted_until = e["ts"] + e["dur"]
         # self time: an event's duration minus its direct children's (events nest by time)
         stack: list[tuple[dict[str, Any], float]] = []  # (event, children time)
         for e in [*inner, {"ts": t1 + 1, "dur": 0, "name": "_end"}]:
