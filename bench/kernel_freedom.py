@@ -11,9 +11,12 @@
    drift-free ticker runs beside it: it sleeps to the next 10 ms boundary, and the share of 10 ms
    slots in which it ran at least once is printed too (an idle loop keeps ~100 %; a slot is lost
    only when the loop was held through all of it),
-   median over ``--repeats``, and the kernel process's CPU time for the run (all its threads:
-   what competes with the kernel's loop for the GIL and the cores; less noisy than ticks on a
-   shared machine). The same measurement while the official SDK's blocking
+   median over ``--repeats``. A control arm: the same stream run to its end by a client in the
+   bench's own process while the kernel idles (same runtime, same model server, same cores):
+   what the kernel's loop loses then is the machine's share, and the ratio of the kernel's
+   streaming figure to it is what its own client costs. Also the kernel process's CPU time for
+   the run (all its threads: what competes with the kernel's loop for the GIL and the cores;
+   less noisy than ticks on a shared machine). The same measurement while the official SDK's blocking
    ``Session.run`` is called from a cell (when ``deepseek-harness-sdk`` is installed) shows what
    users are spared.
 """
@@ -30,6 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import anyio
+
+from dsh_notebook import DeepSeekHarness
 from dsh_notebook.testing import ScriptedModelServer
 from tests.kernels import Kernel
 
@@ -82,6 +88,19 @@ def ticks_kept(kernel: Kernel) -> tuple[float, float]:
     return float(drifting), float(slots)
 
 
+async def stream_elsewhere(server: ScriptedModelServer, root: Path, chunks: int, i: int) -> None:
+    """The kernel's stream, run to its end by a client in this process (the control arm)."""
+    (root / "ws").mkdir(parents=True, exist_ok=True)
+    (root / "agents").mkdir(exist_ok=True)
+    harness = DeepSeekHarness(
+        cwd=root / "ws", dsh_home=root / "home", base_url=server.base_url, api_key="dummy",
+        env={"DSH_TELEMETRY_MODE": "DISABLED", "DSH_AGENTS_HOME": str(root / "agents")},
+    )  # fmt: skip
+    async with harness:
+        session = harness.start_session("elsewhere")
+        await session.run(f"[[scenario:slow]] [[chunks:{chunks}]] [[chunk-delay:0.0001]] else {i}")
+
+
 def main(runs: int, chunks: int, repeats: int) -> None:
     with ScriptedModelServer() as server, tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, DSH_HOME=f"{tmp}/home", DEEPSEEK_BASE_URL=server.base_url,
@@ -108,6 +127,7 @@ def main(runs: int, chunks: int, repeats: int) -> None:
             kernel.execute(TICKER)
             streaming: list[tuple[float, float]] = []
             idle: list[tuple[float, float]] = []
+            elsewhere: list[tuple[float, float]] = []
             windows: list[float] = []
             cpu: list[float] = []
             for i in range(repeats):
@@ -127,6 +147,13 @@ def main(runs: int, chunks: int, repeats: int) -> None:
                 time.sleep(window)
                 kernel.execute("_t1 = time.monotonic()")
                 idle.append(ticks_kept(kernel))
+                # the control: the same stream, consumed by a client in this (the bench's)
+                # process while the kernel idles; what the kernel loses then is the machine's
+                # share (runtime, model server and consumer on the 2 cores), not its client's
+                kernel.execute("_t0 = time.monotonic()")
+                anyio.run(stream_elsewhere, server, Path(tmp) / f"elsewhere{i}", chunks, i)
+                kernel.execute("_t1 = time.monotonic()")
+                elsewhere.append(ticks_kept(kernel))
             ours = statistics.median(s[0] for s in streaming)
             ceiling = statistics.median(s[0] for s in idle)
             print(
@@ -140,6 +167,13 @@ def main(runs: int, chunks: int, repeats: int) -> None:
                 f"10 ms slots in which a deadline ticker ran (no sleep drift), same windows: "
                 f"streaming {slots:.1%}   idle {slots_idle:.1%}   ratio {slots / slots_idle:.3f}"
                 f"   (all streaming: {', '.join(f'{s[1]:.1%}' for s in streaming)})"
+            )
+            slots_elsewhere = statistics.median(s[1] for s in elsewhere)
+            print(
+                f"control, the same stream consumed by a client in another process while the"
+                f" kernel idles: 10 ms slots {slots_elsewhere:.1%}, ticks"
+                f" {statistics.median(s[0] for s in elsewhere):.1%}; the kernel's own client"
+                f" against it: slots ratio {slots / slots_elsewhere:.3f}"
             )
             print(
                 f"kernel process CPU for the {chunks}-chunk run (all threads, median): "
