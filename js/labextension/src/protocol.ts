@@ -1,6 +1,6 @@
 /**
  * The kernel <-> frontend-extension protocol, version 1.
- * Mirror of `dsh_notebook/frontend/protocol.py`: both name every message, same rules.
+ * Mirror of `dsh_notebook/frontend/protocol/` (shapes, parsing, messages): both name every message, same rules.
  *
  * - `identity`: `metadata.dsh_notebook` on every execute_request of a notebook
  *   (`{v: 1, id, path, cell_id, forked_from?}`), so the kernel knows the notebook of each cell

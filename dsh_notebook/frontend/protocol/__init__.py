@@ -1,0 +1,165 @@
+"""The kernel <-> frontend-extension protocol, version 1 (mirror: ``js/labextension/src/protocol.ts``).
+
+Every message between the kernel and the ``dsh-notebook`` JupyterLab extension is named here.
+Two carriers:
+
+``identity`` (frontend -> kernel, on every ``execute_request``)
+    The extension adds ``metadata.dsh_notebook`` to each execute request a notebook sends::
+
+        {"v": 1, "id": "<32 hex>", "path": "dir/a.ipynb", "cell_id": "<cell id>" | null,
+         "forked_from": "<32 hex>"}        # forked_from only on a copy
+
+    It travels with the request itself, so the kernel knows the notebook of every cell with no
+    race (a comm reply would queue behind the execute requests of a Run All).
+
+Comm ``dsh_notebook.frontend`` (the extension registers this target on every notebook kernel)
+    The kernel opens it; ``data`` of every message is one JSON object with ``v`` and ``type``:
+
+    - ``hello`` (kernel -> frontend, the comm_open data): ``{"v": 1, "type": "hello",
+      "kernel_version": "0.1.0"}``.
+    - ``hello_reply`` (frontend -> kernel): ``{"v": 1, "type": "hello_reply", "version":
+      "0.1.0", "capabilities": ["waiting"]}``. This is how the kernel learns that the extension
+      is present; without a reply it assumes it is absent. ``widget_bundle:<hash>`` (no
+      message of its own): the page serves the run widget's bundle of that content hash, so
+      new widgets get a small loader as ``_esm`` (see :mod:`dsh_notebook.widget.bundle`).
+    - ``waiting`` (kernel -> frontend): ``{"v": 1, "type": "waiting", "count": 1, "cells":
+      [{"cell_id": "...", "kind": "approval" | "question", "label": "bash"}]}``. The whole
+      current state (latest wins); ``count == 0`` clears the signal.
+    - ``run_output`` (kernel -> frontend, capability ``run_output``): ``{"v": 1, "type":
+      "run_output", "model_id": "<widget model id>", "cell_id": "..." | null, "state": "live" |
+      "settled", "bundle": {"text/markdown": "...", "text/plain": "..."}}``. The static
+      transcript of the run shown by that widget: ``live`` now and then while it runs (what a
+      save keeps if the kernel is gone when the notebook is reopened), ``settled`` once, before
+      the widget is closed (the page replaces the widget output with it, also when it no longer
+      knows the output's ``display_id``: after a reload, or in a second page). Each text is at
+      most :data:`MAX_BUNDLE_TEXT` characters (the kernel cuts longer ones with a note).
+
+    - ``insert_cell`` (kernel -> frontend, capability ``insert_cell``): ``{"v": 1, "type":
+      "insert_cell", "anchor": "<cell id of the %%dsh cell>", "session": "...", "run": "<run
+      id>", "call": 1, "source": "...", "outputs": [<nbformat v4 output>, ...]}``. An approved
+      ``run_python`` call of run ``run`` that has finished: the page inserts an unexecuted code
+      cell with ``source`` (the kernel's text, first line a comment naming the agent) and
+      ``outputs`` below the anchor, after the agent cells already there, tagged
+      :data:`AGENT_TAG`, with ``metadata.dsh_notebook.agent = {session, run, call, anchor}``.
+      Outputs are ``stream``, ``display_data``, ``execute_result`` or ``error``; their data
+      holds only :data:`AGENT_OUTPUT_MIMES` (strings), never HTML. Sent once, when the call
+      finished; a page that is not connected then does not get it (the transcript keeps the
+      code).
+    - ``read_notebook`` (kernel -> frontend, capability ``read_notebook``): ``{"v": 1, "type":
+      "read_notebook", "request_id": "n1"}``: the agent's ``notebook_cells`` tool asks for the
+      notebook as the person sees it.
+    - ``read_notebook_reply`` (frontend -> kernel): ``{"v": 1, "type": "read_notebook_reply",
+      "request_id": "n1", "path": "a.ipynb", "total_cells": 12, "cells": [{"index": 0, "id":
+      "...", "cell_type": "code" | "markdown" | "raw", "source": "...", "execution_count": 3 |
+      null, "agent": false, "selected": true, "outputs": [{"output_type": "stream" |
+      "execute_result" | "display_data" | "error", "mime": ["text/plain", "image/png"], "text":
+      "...", "ename": "KeyError", "evalue": "'x'"}]}]}``, read from the notebook model (so cells
+      never run and unsaved edits are there). ``agent`` is the ``dsh-agent`` tag; ``running: true`` (absent otherwise, and from pages before
+      JupyterLab 4.1) says the page runs the cell or has it queued; an output's
+      ``text`` is a stream's text, or a display's ``text/markdown`` else ``text/plain``. The frontend
+      bounds it (:data:`MAX_READ_CELLS` cells, :data:`MAX_READ_SOURCE` characters of source and
+      :data:`MAX_OUTPUT_TEXT` of text per output, :data:`MAX_READ_OUTPUTS` outputs per cell);
+      the kernel rejects a reply over those bounds.
+    - ``subshell_ready`` (frontend -> kernel): ``{"v": 1, "type": "subshell_ready"}``, sent
+      once the page's comm has its own subshell (JupyterLab 4.4+ / Notebook 7 on ipykernel 7
+      start one per comm target after the comm opened, so ``hello_reply`` usually travels
+      before it). It carries nothing: its header's ``subshell_id`` tells the kernel that the
+      page's replies are handled while a cell runs (``FrontendLink.replies_off_main``); every
+      message of the page updates that. A kernel that does not know it ignores it.
+
+    A side that does not announce the matching capability in ``hello_reply`` never receives a
+    message of it.
+
+Here: :mod:`.shapes` (constants and ``TypedDict`` shapes), :mod:`.parsing` (the ``parse_*``
+functions), :mod:`.messages` (the builders of what the kernel sends); everything is re-exported.
+
+Guarantee: the ``parse_*`` functions never raise. They return ``None`` for anything that is not
+a well-formed message of this version (unknown ``type``, other ``v``, wrong field types), and
+the caller ignores it.
+"""
+
+from .messages import hello, insert_cell, read_notebook, run_output, waiting
+from .parsing import (
+    parse_frontend_message,
+    parse_identity,
+    parse_kernel_message,
+    parse_read_notebook_reply,
+)
+from .shapes import (
+    AGENT_OUTPUT_MIMES,
+    AGENT_TAG,
+    CELL_TYPES,
+    COMM_TARGET,
+    MAX_BUNDLE_TEXT,
+    MAX_CELL_OUTPUTS,
+    MAX_CELL_SOURCE,
+    MAX_OUTPUT_TEXT,
+    MAX_OUTPUTS_TEXT,
+    MAX_READ_CELLS,
+    MAX_READ_OUTPUTS,
+    MAX_READ_SOURCE,
+    METADATA_KEY,
+    OUTPUT_TYPES,
+    PROTOCOL_VERSION,
+    RESERVED_TYPES,
+    RUN_OUTPUT_STATES,
+    AgentCellOrigin,
+    CellOutput,
+    Hello,
+    HelloReply,
+    IdentityMetadata,
+    InsertCell,
+    NotebookCell,
+    ReadNotebook,
+    ReadNotebookReply,
+    RunOutput,
+    RunOutputBundle,
+    RunOutputState,
+    Waiting,
+    WaitingCell,
+    WaitingKind,
+)
+
+__all__ = [
+    "AGENT_OUTPUT_MIMES",
+    "AGENT_TAG",
+    "AgentCellOrigin",
+    "CELL_TYPES",
+    "COMM_TARGET",
+    "CellOutput",
+    "Hello",
+    "HelloReply",
+    "IdentityMetadata",
+    "InsertCell",
+    "MAX_BUNDLE_TEXT",
+    "MAX_CELL_OUTPUTS",
+    "MAX_CELL_SOURCE",
+    "MAX_OUTPUTS_TEXT",
+    "MAX_OUTPUT_TEXT",
+    "MAX_READ_CELLS",
+    "MAX_READ_OUTPUTS",
+    "MAX_READ_SOURCE",
+    "METADATA_KEY",
+    "NotebookCell",
+    "OUTPUT_TYPES",
+    "PROTOCOL_VERSION",
+    "RESERVED_TYPES",
+    "RUN_OUTPUT_STATES",
+    "ReadNotebook",
+    "ReadNotebookReply",
+    "RunOutput",
+    "RunOutputBundle",
+    "RunOutputState",
+    "Waiting",
+    "WaitingCell",
+    "WaitingKind",
+    "hello",
+    "insert_cell",
+    "parse_frontend_message",
+    "parse_identity",
+    "parse_kernel_message",
+    "parse_read_notebook_reply",
+    "read_notebook",
+    "run_output",
+    "waiting",
+]

@@ -1,0 +1,97 @@
+"""Building the frontend protocol's kernel -> frontend messages
+(:mod:`dsh_notebook.frontend.protocol`): each builder returns a well-formed message, or ``None``
+where one could not be (then nothing is sent)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .parsing import (
+    checked_insert_cell,
+    normalized_output,
+    output_size,
+)
+from .shapes import (
+    MAX_BUNDLE_TEXT,
+    MAX_CELL_OUTPUTS,
+    MAX_OUTPUTS_TEXT,
+    Hello,
+    InsertCell,
+    ReadNotebook,
+    RunOutput,
+    RunOutputBundle,
+    RunOutputState,
+    Waiting,
+    WaitingCell,
+)
+
+
+def hello(kernel_version: str) -> Hello:
+    return {"v": 1, "type": "hello", "kernel_version": kernel_version}
+
+
+def read_notebook(request_id: str) -> ReadNotebook:
+    """The ``read_notebook`` request; the reply carries the same ``request_id``."""
+    return {"v": 1, "type": "read_notebook", "request_id": request_id}
+
+
+def waiting(cells: Sequence[WaitingCell]) -> Waiting:
+    """The ``waiting`` message for ``cells`` (the whole current state; ``[]`` clears it)."""
+    listed = [
+        WaitingCell(cell_id=c["cell_id"], kind=c["kind"], label=c["label"][:200]) for c in cells
+    ]
+    return {"v": 1, "type": "waiting", "count": len(listed), "cells": listed}
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    note = f"\n\n… (cut: {len(text) - limit:,} more characters; the whole run is in the kernel)"
+    return text[: limit - len(note)] + note
+
+
+def run_output(
+    model_id: str,
+    cell_id: str | None,
+    state: RunOutputState,
+    markdown: str,
+    plain: str,
+    *,
+    limit: int = MAX_BUNDLE_TEXT,
+) -> RunOutput:
+    """The ``run_output`` message; a text longer than ``limit`` is cut with a note."""
+    bundle: RunOutputBundle = {
+        "text/markdown": _cut(markdown, limit),
+        "text/plain": _cut(plain, limit),
+    }
+    return {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
+            "state": state, "bundle": bundle}  # fmt: skip
+
+
+def insert_cell(
+    anchor: str,
+    session: str,
+    run: str,
+    call: int,
+    source: str,
+    outputs: Sequence[Mapping[str, object]],
+) -> InsertCell | None:
+    """The ``insert_cell`` message, or ``None`` when it would not be well-formed (an anchor
+    or session too long, a source past :data:`MAX_CELL_SOURCE`): then nothing is sent. Outputs
+    past :data:`MAX_CELL_OUTPUTS` or the :data:`MAX_OUTPUTS_TEXT` budget are left out, with a
+    ``stderr`` note saying how many."""
+    kept: list[dict[str, object]] = []
+    budget, left_out = MAX_OUTPUTS_TEXT - 200, 0
+    for raw in outputs:
+        output = normalized_output(raw)
+        if output is None or len(kept) >= MAX_CELL_OUTPUTS - 1 or output_size(output) > budget:
+            left_out += 1
+            continue
+        budget -= output_size(output)
+        kept.append(output)
+    if left_out:
+        note = f"dsh: {left_out} more output(s) of this call are not shown here; run the cell.\n"
+        kept.append({"output_type": "stream", "name": "stderr", "text": note})
+    message = {"v": 1, "type": "insert_cell", "anchor": anchor, "session": session, "run": run,
+               "call": call, "source": source, "outputs": kept}  # fmt: skip
+    return checked_insert_cell(message)

@@ -1,0 +1,161 @@
+"""The protocol's constants and message shapes (``TypedDict``s), version 1; the protocol itself
+is described in :mod:`dsh_notebook.frontend.protocol`."""
+
+from __future__ import annotations
+
+from typing import Final, Literal, TypedDict
+
+PROTOCOL_VERSION: Final = 1
+METADATA_KEY: Final = "dsh_notebook"
+COMM_TARGET: Final = "dsh_notebook.frontend"
+RESERVED_TYPES: Final = frozenset[str]()
+"""Message types named for later use; none are left (``insert_cell`` and ``read_notebook`` are
+implemented)."""
+AGENT_TAG: Final = "dsh-agent"
+"""The cell tag of a cell the agent wrote (an inserted ``run_python`` call)."""
+AGENT_OUTPUT_MIMES: Final = ("text/plain", "image/png", "image/jpeg")
+MAX_CELL_SOURCE: Final = 512 * 1024
+"""The longest ``source`` of an ``insert_cell``."""
+MAX_CELL_OUTPUTS: Final = 64
+MAX_OUTPUTS_TEXT: Final = 8 * 1024 * 1024
+"""The most characters all outputs of one ``insert_cell`` may hold (images included)."""
+
+WaitingKind = Literal["approval", "question"]
+
+MAX_BUNDLE_TEXT: Final = 256 * 1024
+"""The longest ``text/markdown`` or ``text/plain`` of a ``run_output`` bundle."""
+RUN_OUTPUT_STATES: Final = ("live", "settled")
+MAX_READ_CELLS: Final = 500
+"""Most cells one ``read_notebook_reply`` carries (``total_cells`` says how many there are)."""
+MAX_READ_SOURCE: Final = 20000
+"""Longest ``source`` of one cell in a ``read_notebook_reply`` (the frontend cuts longer ones)."""
+MAX_OUTPUT_TEXT: Final = 2000
+"""Longest ``text`` of one output in a ``read_notebook_reply``."""
+MAX_READ_OUTPUTS: Final = 20
+"""Most outputs listed per cell in a ``read_notebook_reply``."""
+CELL_TYPES: Final = ("code", "markdown", "raw")
+OUTPUT_TYPES: Final = ("stream", "execute_result", "display_data", "error", "update_display_data")
+RunOutputState = Literal["live", "settled"]
+
+
+class _IdentityRequired(TypedDict):
+    v: Literal[1]
+    id: str
+    path: str
+    cell_id: str | None
+
+
+class IdentityMetadata(_IdentityRequired, total=False):
+    """``metadata.dsh_notebook`` of an ``execute_request``."""
+
+    forked_from: str
+
+
+class Hello(TypedDict):
+    v: Literal[1]
+    type: Literal["hello"]
+    kernel_version: str
+
+
+class HelloReply(TypedDict):
+    v: Literal[1]
+    type: Literal["hello_reply"]
+    version: str
+    capabilities: list[str]
+
+
+class WaitingCell(TypedDict):
+    cell_id: str
+    kind: WaitingKind
+    label: str
+
+
+class Waiting(TypedDict):
+    v: Literal[1]
+    type: Literal["waiting"]
+    count: int
+    cells: list[WaitingCell]
+
+
+# keys with "/" need the functional form
+RunOutputBundle = TypedDict("RunOutputBundle", {"text/markdown": str, "text/plain": str})
+
+
+class _RunOutputRequired(TypedDict):
+    v: Literal[1]
+    type: Literal["run_output"]
+    model_id: str
+    cell_id: str | None
+    state: RunOutputState
+    bundle: RunOutputBundle
+
+
+class RunOutput(_RunOutputRequired, total=False):
+    """``replay: True`` on a message sent again in answer to a page's ``hello_reply``: that page
+    may have lost the run's output (reloaded before a save) and puts it back in the cell."""
+
+    replay: Literal[True]
+
+
+class AgentCellOrigin(TypedDict):
+    """``metadata.dsh_notebook.agent`` of an inserted cell."""
+
+    session: str
+    run: str
+    call: int
+    anchor: str
+
+
+class InsertCell(TypedDict):
+    v: Literal[1]
+    type: Literal["insert_cell"]
+    anchor: str
+    session: str
+    run: str
+    call: int
+    source: str
+    outputs: list[dict[str, object]]
+
+
+class ReadNotebook(TypedDict):
+    v: Literal[1]
+    type: Literal["read_notebook"]
+    request_id: str
+
+
+class _CellOutputRequired(TypedDict):
+    output_type: str
+
+
+class CellOutput(_CellOutputRequired, total=False):
+    """One output of a cell, summarized: the mime types of rich data, its text, an error."""
+
+    mime: list[str]
+    text: str
+    ename: str
+    evalue: str
+
+
+class _NotebookCellRequired(TypedDict):
+    index: int
+    id: str
+    cell_type: str
+    source: str
+    execution_count: int | None
+    agent: bool
+    selected: bool
+    outputs: list[CellOutput]
+
+
+class NotebookCell(_NotebookCellRequired, total=False):
+    running: bool
+    """Present (true) while the page runs the cell or has it queued (JupyterLab 4.1+)."""
+
+
+class ReadNotebookReply(TypedDict):
+    v: Literal[1]
+    type: Literal["read_notebook_reply"]
+    request_id: str
+    path: str
+    total_cells: int
+    cells: list[NotebookCell]
