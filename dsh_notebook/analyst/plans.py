@@ -144,7 +144,8 @@ def _trend(sel: Selection) -> list[str]:
         "        y = table[column].to_numpy(dtype=float)",
         "        ok = ~np.isnan(y)",
         "        if ok.sum() >= 2:",
-        "            slope = float(np.polyfit(x[ok], y[ok], 1)[0])",
+        "            # rounded: the last bits of a least-squares fit differ between machines",
+        "            slope = round(float(np.polyfit(x[ok], y[ok], 1)[0]), 9)",
         "            slopes.append([str(column), slope, float(y[ok][0]), float(y[ok][-1])])",
         "    slopes.sort(key=lambda item: -item[1])",
         *_footer(
