@@ -8,42 +8,90 @@ cd "$(dirname "$0")/.."
 
 source scripts/setup.sh
 
+# Independent steps run in the background (their output is printed when they are joined, in
+# order); anything that installs this checkout (pip install -e) is joined before a step rewrites
+# the built files it copies (the widget bundle, the labextension).
+BG=$(mktemp -d -t dsh-setup-XXXXXX)
+declare -A BG_PIDS
+# a step that fails stops the script: the background ones still running stop with it
+trap 'kill "${BG_PIDS[@]}" 2>/dev/null || true; rm -rf "$BG"' EXIT
+in_background() {  # NAME COMMAND...: run COMMAND (a function or a program) in the background
+  local name=$1
+  shift
+  ( "$@" ) >"$BG/$name.log" 2>&1 &
+  BG_PIDS[$name]=$!
+}
+join() {  # NAME: wait for it, print its output; stop here if it failed
+  local name=$1
+  if wait "${BG_PIDS[$name]}"; then
+    cat "$BG/$name.log"
+  else
+    cat "$BG/$name.log" >&2
+    echo "!! $name failed (above)" >&2
+    exit 1
+  fi
+}
+chp() {
+  [ -x .chp/node_modules/.bin/configurable-http-proxy ] \
+    || npm install --no-audit --no-fund --loglevel=error --prefix .chp configurable-http-proxy@5.3.0 >/dev/null
+}
+rtc() {
+  # (installed into .venv it would turn every JupyterLab of the other browser tests into an RTC one)
+  [ -d .rtc/lib ] || .venv/bin/python -m pip install -q --prefix .rtc 'jupyter-collaboration>=4,<5'
+}
+npm_install() {  # DIR: npm install against the committed lock, which must not change
+  (
+    cd "$1"
+    npm install --no-audit --no-fund --loglevel=error
+    git diff --exit-code package-lock.json || { echo "!! $1/package-lock.json changed: commit it" >&2; exit 1; }
+  )
+}
+lint() {
+  echo "== ruff"
+  .venv/bin/ruff check dsh_notebook tests bench
+  .venv/bin/ruff format --check dsh_notebook
+  echo "== mypy --strict"
+  .venv/bin/mypy
+}
+
 # bubblewrap: the runtime's sandbox for bash; chromium: browser tests (Playwright drives the
 # system chromium, it never downloads a browser; without it those tests are skipped)
 ensure_debian_packages bwrap:bubblewrap /usr/bin/chromium:chromium
+echo "== .venv-ipykernel6: the kernel tests run on ipykernel 6 and 7 (in the background)"
+in_background ipykernel6 ensure_venv .venv-ipykernel6 'ipykernel>=6,<7' -e '.[runtime,jupyter]'
+echo "== .venv-gateway: Enterprise Gateway 3.3 pins jupyter_server 1.24, so it gets its own venv (in the background)"
+in_background gateway ensure_venv .venv-gateway 'jupyter_enterprise_gateway>=3.3,<4'
+echo "== .chp: configurable-http-proxy (npm) for the JupyterHub test (in the background)"
+in_background chp chp
+echo "== npm install of the widget and of the labextension (in the background)"
+in_background js-npm npm_install js
+in_background labextension-npm npm_install js/labextension
 echo "== .venv: dsh-notebook with the runtime, Jupyter and the test tools"
 ensure_venv .venv -e '.[runtime,jupyter,test,bench]'
-echo "== .venv-ipykernel6: the kernel tests run on ipykernel 6 and 7"
-ensure_venv .venv-ipykernel6 'ipykernel>=6,<7' -e '.[runtime,jupyter]'
+join ipykernel6
+echo "== .rtc: jupyter-collaboration under a pip --prefix, put on the collaboration test's lab only (in the background)"
+in_background rtc rtc
+echo "== ruff and mypy (in the background)"
+in_background lint lint
 export DSH_TEST_KERNEL_PYTHONS="$PWD/.venv-ipykernel6/bin/python:$PWD/.venv/bin/python"
-echo "== .venv-gateway: Enterprise Gateway 3.3 pins jupyter_server 1.24, so it gets its own venv"
-ensure_venv .venv-gateway 'jupyter_enterprise_gateway>=3.3,<4'
 export DSH_TEST_GATEWAY_PYTHON="$PWD/.venv-gateway/bin/python"
-echo "== .chp: configurable-http-proxy (npm) for the JupyterHub test"
-[ -x .chp/node_modules/.bin/configurable-http-proxy ] \
-  || npm install --no-audit --no-fund --loglevel=error --prefix .chp configurable-http-proxy@5.3.0 >/dev/null
 export DSH_TEST_CHP="$PWD/.chp/node_modules/.bin/configurable-http-proxy"
-echo "== .rtc: jupyter-collaboration under a pip --prefix, put on the collaboration test's lab only"
-# (installed into .venv it would turn every JupyterLab of the other browser tests into an RTC one)
-[ -d .rtc/lib ] || .venv/bin/python -m pip install -q --prefix .rtc 'jupyter-collaboration>=4,<5'
 export DSH_TEST_RTC_PREFIX="$PWD/.rtc"
 export DSH_TEST_EXPECT_IPYKERNEL_MAJORS="6,7"
 
-echo "== widget: npm install against the committed lock, vitest, and a bundle that is up to date"
+echo "== widget: vitest, and a bundle that is up to date"
+join js-npm
 (
   cd js
-  npm install --no-audit --no-fund --loglevel=error
-  git diff --exit-code package-lock.json || { echo "!! package-lock.json changed: commit it" >&2; exit 1; }
   npm test --silent
   npm run build --silent
 )
 git diff --exit-code dsh_notebook/widget/static js/labextension/src/widgetbundle.ts || { echo "!! the widget bundle (or its hash in js/labextension/src/widgetbundle.ts) is stale: run (cd js && npm run build) and commit it" >&2; exit 1; }
 
-echo "== labextension: npm install against the committed lock, node tests, and a build that is up to date"
+echo "== labextension: node tests, and a build that is up to date"
+join labextension-npm
 (
   cd js/labextension
-  npm install --no-audit --no-fund --loglevel=error
-  git diff --exit-code package-lock.json || { echo "!! js/labextension/package-lock.json changed: commit it" >&2; exit 1; }
   npm test --silent
 )
 # built from a copy at a fixed path: the output must not depend on where the checkout is
@@ -58,11 +106,12 @@ fi
 .venv/bin/jupyter labextension list 2>&1 | grep -E "dsh-notebook v[0-9.]+ .*enabled.*OK" >/dev/null \
   || { echo "!! jupyter labextension list does not show dsh-notebook: reinstall (pip install -e .)" >&2; exit 1; }
 
-echo "== ruff"
-.venv/bin/ruff check dsh_notebook tests bench
-.venv/bin/ruff format --check dsh_notebook
-echo "== mypy --strict"
-.venv/bin/mypy
+join gateway
+join chp
+join rtc
+join lint
+trap - EXIT
+rm -rf "$BG"
 echo "== pytest"
 # pytest exits 5 when it collected no tests: that is a failure here too (set -e).
 exec .venv/bin/python -m pytest --durations=25 "$@"
