@@ -52,28 +52,36 @@ const STEPS: (() => void)[] = [
   () => md.parse(SAMPLE, {}), // the markdown parser
   () => renderMarkdown(SAMPLE), // its renderer, the sanitizer, the highlighter, code bars
   () => {
-    const view = sampleView("running", true);
-    view.render();
-    view.destroy();
-  }, // the views: header, items, a streaming paragraph, a tool card, an approval card
+    live = sampleRun(); // the views live: header, items, a streaming paragraph, the cards
+  },
   () => {
-    const view = sampleView("settled", false);
-    view.render();
-    view.destroy();
-  }, // a run that ended: the final render, the settled cards
+    live?.settle(); // the same run ending: the final render, the settled cards
+    live = null;
+  },
 ];
 
-function sampleView(state: string, streaming: boolean): RunView {
-  const snapshot = sampleSnapshot(state, streaming);
+/** A sample run rendered live into a detached element; ``settle`` ends it and destroys it. */
+function sampleRun(): { settle: () => void } {
+  let snapshot = sampleSnapshot("running", true);
+  const listeners = new Map<string, (...args: unknown[]) => void>();
   const model: ModelLike = {
     get: (name) => (name === "snapshot" ? snapshot : name === "interactive" ? true : undefined),
-    on: () => undefined,
-    off: () => undefined,
+    on: (event, callback) => listeners.set(event, callback),
+    off: () => listeners.clear(),
     send: () => undefined,
   };
-  return new RunView(model, document.createElement("div"), { frame: (fn) => fn() });
+  const view = new RunView(model, document.createElement("div"), { frame: (fn) => fn() });
+  return {
+    settle: () => {
+      snapshot = sampleSnapshot("settled", false);
+      listeners.get("change:snapshot")?.();
+      view.render();
+      view.destroy();
+    },
+  };
 }
 
+let live: { settle: () => void } | null = null;
 let next = 0;
 
 /**
@@ -95,5 +103,7 @@ export function warm(): boolean {
 
 /** Start the steps over (tests). */
 export function resetWarm(): void {
+  live?.settle();
+  live = null;
   next = 0;
 }
