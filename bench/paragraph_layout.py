@@ -10,7 +10,10 @@ side by side in the same run for:
 
 (a) the widget as built: a paragraph grown in place goes on in block-level runs of ~4 KB;
 (b) the same with the runs made inline (``.dsh-md-run {display: inline}``): one paragraph, as
-    before the runs.
+    before the runs;
+(c) as (a), but the last ``--per-frame`` words arrive with the end (``streaming: false``) in
+    the final update, as the kernel's last update often brings them; beside it, the cost of a
+    final render that starts over (the whole answer rendered into a new view and laid out).
 
 Prints, per arm, the median layout of the last 10 frames and of the final update, and the ratio
 b/a. Needs playwright and /usr/bin/chromium; nothing reaches the network.
@@ -64,13 +67,23 @@ function step(text, streaming, seq) {
 }
 let text = "";
 const frames = [];
+// arm "words": the last words come with the end of the stream, in the final update (as the
+// kernel's last update often brings them), instead of in a live frame of their own
+const withFinal = params.get("arm") === "words";
 for (let i = 0; i < words; i += perFrame) {
   for (let j = i; j < Math.min(words, i + perFrame); j++) text += j < words - 1 ? `w${j} ` : `w${j}`;
-  frames.push(step(text, true, i + 1));
+  if (!(withFinal && i + perFrame >= words)) frames.push(step(text, true, i + 1));
 }
 const final = step(text, false, words + 1);
-window.__result = {frames, final, chars: text.length,
-  runs: document.querySelectorAll(".dsh-md-run").length};
+// what a final render that starts over costs: the whole answer into a new view, then layout
+const fresh = document.createElement("div");
+document.body.appendChild(fresh);
+const listenersBefore = new Map(listeners);
+new RunView(model, fresh, {frame: (fn) => fn()});
+const full = step(text, false, words + 2);
+for (const [k, v] of listenersBefore) listeners.set(k, v);
+window.__result = {frames, final, full, chars: text.length,
+  runs: document.querySelectorAll("#host .dsh-md-run").length};
 </script></body></html>
 """
 
@@ -109,7 +122,7 @@ def main() -> None:
     if not CHROMIUM.exists():
         print(f"skipped: {CHROMIUM} is missing (apt-get install chromium)")
         return
-    results: dict[str, list[dict[str, object]]] = {"runs": [], "inline": []}
+    results: dict[str, list[dict[str, object]]] = {"runs": [], "inline": [], "words": []}
     with tempfile.TemporaryDirectory(prefix="dsh-layout-") as tmp:
         root = Path(tmp)
         for name in ("widget.js", "widget.css"):
@@ -121,7 +134,7 @@ def main() -> None:
             )
             try:
                 for _ in range(args.repeats):  # interleaved, so noise hits both arms alike
-                    for arm in ("runs", "inline"):
+                    for arm in ("runs", "inline", "words"):
                         page = browser.new_page()
                         page.goto(
                             f"{url}/index.html?arm={arm}&words={args.words}&per={args.per_frame}"
@@ -150,7 +163,20 @@ def main() -> None:
         )
     a, b = summary["runs"], summary["inline"]
     print(f"layout per frame at the end, b/a: {b[0] / max(a[0], 0.05):.1f}x")
-    print(json.dumps({"runs": a, "inline": b}))
+    words = statistics.median(
+        r["final"][0] + r["final"][1]
+        for r in results["words"]  # type: ignore[index]
+    )
+    full = statistics.median(
+        r["full"][0] + r["full"][1]
+        for r in results["words"]  # type: ignore[index]
+    )
+    print(
+        f"(c) the last {args.per_frame} words in the final update: final update + layout"
+        f" {words:5.1f} ms, against {full:5.1f} ms for a final render that starts over (the"
+        f" whole answer into a new view): {full / max(words, 0.05):.1f}x"
+    )
+    print(json.dumps({"runs": a, "inline": b, "words_final": words, "full_render": full}))
 
 
 if __name__ == "__main__":
