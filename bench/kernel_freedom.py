@@ -11,10 +11,11 @@
    drift-free ticker runs beside it: it sleeps to the next 10 ms boundary, and the share of 10 ms
    slots in which it ran at least once is printed too (an idle loop keeps ~100 %; a slot is lost
    only when the loop was held through all of it),
-   median over ``--repeats``. A control arm: the same stream run to its end by a client in the
-   bench's own process while the kernel idles (same runtime, same model server, same cores):
-   what the kernel's loop loses then is the machine's share, and the ratio of the kernel's
-   streaming figure to it is what its own client costs. Also the kernel process's CPU time for
+   median over ``--repeats``. A control arm: the same stream run by a client in the bench's own
+   process while the kernel idles (same runtime, same model server, same cores; the window holds
+   the stream only, after that runtime's start and first turn, which are CPU-heavy): what the
+   kernel's loop loses then is the machine's share, and the ratio of the kernel's streaming
+   figure to it is what its own client costs. Also the kernel process's CPU time for
    the run (all its threads: what competes with the kernel's loop for the GIL and the cores;
    less noisy than ticks on a shared machine). The same measurement while the official SDK's blocking
    ``Session.run`` is called from a cell (when ``deepseek-harness-sdk`` is installed) shows what
@@ -35,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import anyio
 
-from dsh_notebook import DeepSeekHarness
+from bench.turn_latency import harness
 from dsh_notebook.testing import ScriptedModelServer
 from tests.kernels import Kernel
 
@@ -88,17 +89,18 @@ def ticks_kept(kernel: Kernel) -> tuple[float, float]:
     return float(drifting), float(slots)
 
 
-async def stream_elsewhere(server: ScriptedModelServer, root: Path, chunks: int, i: int) -> None:
-    """The kernel's stream, run to its end by a client in this process (the control arm)."""
-    (root / "ws").mkdir(parents=True, exist_ok=True)
-    (root / "agents").mkdir(exist_ok=True)
-    harness = DeepSeekHarness(
-        cwd=root / "ws", dsh_home=root / "home", base_url=server.base_url, api_key="dummy",
-        env={"DSH_TELEMETRY_MODE": "DISABLED", "DSH_AGENTS_HOME": str(root / "agents")},
-    )  # fmt: skip
-    async with harness:
-        session = harness.start_session("elsewhere")
+async def stream_elsewhere(
+    server: ScriptedModelServer, root: Path, chunks: int, i: int, kernel: Kernel
+) -> None:
+    """The kernel's stream, run to its end by a client in this process (the control arm). The
+    window (``_t0``/``_t1`` in the kernel) holds the stream only: the runtime is started and has
+    taken a first turn before it opens, as the kernel's own runtime has."""
+    async with harness(server, root) as client:
+        session = client.start_session("elsewhere")
+        await session.run("[[scenario:plain]] warm up")
+        await anyio.to_thread.run_sync(kernel.execute, "_t0 = time.monotonic()")
         await session.run(f"[[scenario:slow]] [[chunks:{chunks}]] [[chunk-delay:0.0001]] else {i}")
+        await anyio.to_thread.run_sync(kernel.execute, "_t1 = time.monotonic()")
 
 
 def main(runs: int, chunks: int, repeats: int) -> None:
@@ -150,9 +152,7 @@ def main(runs: int, chunks: int, repeats: int) -> None:
                 # the control: the same stream, consumed by a client in this (the bench's)
                 # process while the kernel idles; what the kernel loses then is the machine's
                 # share (runtime, model server and consumer on the 2 cores), not its client's
-                kernel.execute("_t0 = time.monotonic()")
-                anyio.run(stream_elsewhere, server, Path(tmp) / f"elsewhere{i}", chunks, i)
-                kernel.execute("_t1 = time.monotonic()")
+                anyio.run(stream_elsewhere, server, Path(tmp) / f"elsewhere{i}", chunks, i, kernel)
                 elsewhere.append(ticks_kept(kernel))
             ours = statistics.median(s[0] for s in streaming)
             ceiling = statistics.median(s[0] for s in idle)
