@@ -204,3 +204,42 @@ def test_an_interpolated_description_picks_the_frame_of_that_shape() -> None:
     prompt = "Here it is:\n\nDataFrame: 6 rows x 4 columns\nIndex: Index (str)\n\nDescribe it."
     steps = walk(prompt, (two, False))
     assert steps[1].tool_calls[0].input == {"name": "wide"}
+
+
+def child_steps(prompt: str, *results: tuple[str, bool]) -> list[Step]:
+    """Like :func:`walk`, for a subagent child of session ``nb-parent``: the runtime's
+    parent-id notice follows the task in the child's first message only."""
+    notice = (
+        'Your parent agent id is "nb-parent". Before you finish, send your result to that agent.'
+    )
+    done: list[tuple[Step, str, bool]] = []
+    steps: list[Step] = []
+    for result in (None, *results):
+        if result is not None:
+            done.append((steps[-1], *result))
+        request = body(prompt, *done)
+        request["messages"][0]["content"].append({"type": "text", "text": notice})
+        ctx = ScriptContext(
+            scenario="analyst", step_index=len(done), attempt=0, tags={}, prompt_text="",
+            notices=(), latest_user_kind="human", body=request, session_id="child-1",
+        )  # fmt: skip
+        steps.append(respond(ctx))
+    return steps
+
+
+def test_a_childs_report_after_tool_calls_waits_for_its_parents_turn_to_end() -> None:
+    # The report is the child's third step: the parent-id notice is two user messages back by
+    # then, and the hold must still name the parent (else the runtime may steer the settled
+    # notice into the parent's running turn, and the transcript has 1 turn instead of 2).
+    steps = child_steps("Any missing values?", (VARIABLES, False), (DESCRIBED, False))
+    assert [s.after_reply for s in steps[:2]] == [None, None]  # tool calls are never held
+    report = steps[2]
+    assert report.text == "Missing values in `trips` (5 rows): `tip` 2." and not report.tool_calls
+    assert report.after_reply is not None
+    assert (report.after_reply.session_id, report.after_reply.mention) == ("nb-parent", "child-1")
+
+
+def test_a_child_that_needs_code_says_it_cannot_ask_for_approval() -> None:
+    steps = child_steps("Total fare per city", (VARIABLES, False), (DESCRIBED, False))
+    assert "I am a subagent and cannot ask for approval" in steps[2].text
+    assert not steps[2].tool_calls and steps[2].after_reply is not None

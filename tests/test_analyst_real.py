@@ -202,3 +202,9 @@ def test_in_the_background_a_subagent_does_the_part_and_its_report_is_quoted(
     expected = f"Missing values in `gaps` ({len(ROWS)} rows): `beds` 3."
     assert answer.startswith("The subagent finished. Its report:")
     assert f"> {expected}" in answer, answer
+    # the same transcript every run: the child's report was held until the runtime said the
+    # parent's first turn had ended (its session.status, fed to the demo model), so the
+    # settled notice always starts a second turn, however slow the runtime is
+    assert " · 2 turns · " in text.splitlines()[0], text.splitlines()[0]
+    demo = "get_ipython()._dsh_notebook_magics.agent.demo._server"
+    assert int(kernel.value(f"{demo}.idle_releases")) >= 1

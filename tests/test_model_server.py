@@ -22,6 +22,7 @@ import pytest
 from dsh_notebook.scripted_model import (
     BUILTIN_SCRIPTS,
     REDACTED,
+    AfterReply,
     HttpError,
     Script,
     ScriptContext,
@@ -394,6 +395,69 @@ def test_subagent_parent_child_and_settled_follow_up(server: ScriptedModelServer
         ("subagent", 1),
         ("subagent", 2),
     ]
+
+
+def _held_child(server: ScriptedModelServer, grace: float) -> ThreadPoolExecutor:
+    """Register ``held`` (a reply held until parent-1's reply to the request naming child-7)."""
+    hold = AfterReply("parent-1", mention="child-7", grace=grace, timeout=5.0)
+    server.register("held", [Step(text="the child's report", after_reply=hold)])
+    return ThreadPoolExecutor(1)
+
+
+def _parent_names_the_child(server: ScriptedModelServer) -> None:
+    body = prompt_body(user("[[scenario:plain]] started subagent child-7"))
+    assert post(server, body, headers={"x-deepseek-harness-session-id": "parent-1"}).status == 200
+
+
+def test_a_held_reply_waits_for_the_parents_reported_idle_not_a_grace(
+    server: ScriptedModelServer,
+) -> None:
+    # The runtime steers a settled child's notice into a running parent turn and queues a new
+    # turn for an idle parent, so the child may answer only once the parent's turn has ended.
+    # With statuses reported that is exact: an idle of the parent after the awaited request.
+    server.report_session_status("parent-1", "running")
+    server.report_session_status("parent-1", "idle")  # an earlier turn's: must not count
+    with _held_child(server, grace=0.05) as pool:
+        child = pool.submit(
+            post,
+            server,
+            prompt_body(user("[[scenario:held]] go")),
+            headers={"x-deepseek-harness-session-id": "child-7"},
+        )
+        time.sleep(0.2)
+        _parent_names_the_child(server)
+        time.sleep(0.5)  # ten graces: a grace-timed hold would have answered by now
+        assert not child.done()
+        server.report_session_status("parent-1", "idle")
+        assert text_of(child.result(timeout=3).events()) == "the child's report"
+    assert server.idle_releases == 1
+
+
+def test_without_reported_statuses_a_held_reply_waits_out_its_grace(
+    server: ScriptedModelServer,
+) -> None:
+    with _held_child(server, grace=0.3) as pool:
+        child = pool.submit(
+            post,
+            server,
+            prompt_body(user("[[scenario:held]] go")),
+            headers={"x-deepseek-harness-session-id": "child-7"},
+        )
+        time.sleep(0.3)
+        assert not child.done()  # the awaited reply was not sent yet
+        _parent_names_the_child(server)
+        sent = time.monotonic()
+        assert text_of(child.result(timeout=3).events()) == "the child's report"
+        assert time.monotonic() - sent >= 0.25
+    assert server.idle_releases == 0
+
+
+def test_observe_takes_only_session_status_notifications(server: ScriptedModelServer) -> None:
+    server.observe("session.event", {"sessionId": "parent-1", "status": "idle"})
+    server.observe("session.status", {"sessionId": 7, "status": "idle"})
+    assert not server._reported
+    server.observe("session.status", {"sessionId": "parent-1", "status": "idle"})
+    assert server._reported == {"parent-1"} and "parent-1" in server._idle_at
 
 
 def test_long_streams_requested_number_of_deltas(server: ScriptedModelServer) -> None:

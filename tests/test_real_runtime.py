@@ -130,21 +130,27 @@ async def test_subagent_answer_comes_after_the_child(real_harness: HarnessFactor
     assert methods.index("subagent.started") < methods.index("subagent.finished")
 
 
+@pytest.mark.parametrize("statuses", ["reported", "not reported"])
 async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
-    scripted_model: ScriptedModelServer, real_harness: HarnessFactory
+    scripted_model: ScriptedModelServer, real_harness: HarnessFactory, statuses: str
 ) -> None:
     # The runtime steers a settled child's notice into the parent's running turn, or queues a
-    # new turn when the parent is idle. The scripted child waits for its parent's reply, so a
-    # parent that is slow to answer after starting the child (here 1.5 s) still ends its first
-    # turn before the child settles: always 2 turns (without the hold this run has 1).
+    # new turn when the parent is idle. The scripted child waits for its parent's turn to end,
+    # so a parent that is slow to answer after starting the child (here 1.5 s) still ends its
+    # first turn before the child settles: always 2 turns (without the hold this run has 1).
+    # With the runtime's session statuses reported to the model server (as the kernel's demo
+    # model is fed) the end of the parent's turn is the runtime's own idle, not a grace.
     builtin = BUILTIN_SCRIPTS["subagent"]
     slow = Script(
         steps=(builtin.steps[0], Step(text=SUBAGENT_INTERIM, delay=1.5), builtin.steps[2])
     )
     scripted_model.register("subagent-slow-parent", slow)
+    releases = scripted_model.idle_releases
     try:
         async with real_harness() as harness:
-            result = await harness.start_session("slow-1").run(
+            if statuses == "reported":
+                harness.client.router.add_tap(lambda n: scripted_model.observe(n.method, n.params))
+            result = await harness.start_session(f"slow-{statuses[0]}").run(
                 "[[scenario:subagent-slow-parent]] delegate"
             )
     finally:
@@ -152,11 +158,12 @@ async def test_subagent_turn_count_does_not_depend_on_the_parents_speed(
     root_turns = [
         n
         for n in result.notifications
-        if n.params.get("sessionId") == "slow-1"
+        if n.params.get("sessionId") == f"slow-{statuses[0]}"
         and n.params.get("event", {}).get("type") == "turn/start"
     ]
     assert len(root_turns) == 2
     assert result.final_response == "The child said hello."
+    assert scripted_model.idle_releases - releases == (1 if statuses == "reported" else 0)
 
 
 @pytest.mark.parametrize("how", ["shutdown", "sigkill"])

@@ -14,12 +14,10 @@ import re
 from typing import Final
 
 from ..scripted_model import Step, ToolCall
-from .turn import Turn
+from .turn import PARENT_NOTICE, Turn
 
 __all__ = ["PARENT_NOTICE", "child_prompt", "delegate_step", "is_child", "parent_id"]
 
-#: How the runtime starts the first message of a subagent child.
-PARENT_NOTICE: Final = "Your parent agent id is "
 _SETTLED: Final = "Background subagent "
 _WORDS: Final = re.compile(
     r"\s*\b(?:in the background|(?:please\s+)?delegate(?: this| it)?(?: to a subagent)?"
@@ -29,20 +27,14 @@ _WORDS: Final = re.compile(
 
 
 def is_child(turn: Turn) -> bool:
-    """Whether this request is a subagent child's (the runtime's parent-id notice is there)."""
-    return any(n.lstrip().startswith(PARENT_NOTICE) for n in turn.notices)
-
-
-_PARENT_ID: Final = re.compile(r'Your parent agent id is "([^"]+)"')
+    """Whether this request is a subagent child's, at any step of its turn (the runtime's
+    parent-id notice opens the child's history)."""
+    return turn.parent is not None
 
 
 def parent_id(turn: Turn) -> str | None:
     """The parent's session id a child's notice names, or ``None`` (not a child)."""
-    for notice in turn.notices:
-        match = _PARENT_ID.search(notice)
-        if match:
-            return match.group(1)
-    return None
+    return turn.parent
 
 
 def child_prompt(question: str) -> str:

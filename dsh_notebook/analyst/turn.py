@@ -8,13 +8,18 @@ restarts need no memory on the server side.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from ..scripted_model import analyze_request
 
-__all__ = ["Exchange", "Turn", "read_turn"]
+__all__ = ["PARENT_NOTICE", "Exchange", "Turn", "read_turn"]
+
+#: How the runtime starts the first user message of a subagent child (a notice it writes).
+PARENT_NOTICE: Final = "Your parent agent id is "
+_PARENT_ID: Final = re.compile(r'^\s*Your parent agent id is "([^"]+)"')
 
 
 @dataclass(frozen=True)
@@ -48,12 +53,16 @@ class Turn:
         tools: the names of the tools the request offers.
         exchanges: this turn's tool calls with their results, oldest first.
         notices: runtime-written texts of the newest user message (e.g. a subagent settled).
+        parent: the parent's session id when this is a subagent child's request (the runtime's
+            parent-id notice opens the child's history, so every step of the child has it),
+            else ``None``.
     """
 
     prompt: str
     tools: frozenset[str]
     exchanges: tuple[Exchange, ...]
     notices: tuple[str, ...] = ()
+    parent: str | None = None
 
     def offers(self, tool: str) -> bool:
         """Whether ``tool`` (bare name) is offered, natively or as a notebook MCP tool."""
@@ -140,4 +149,19 @@ def read_turn(body: Mapping[str, Any]) -> Turn:
         tools=tools,
         exchanges=exchanges,
         notices=analysis.notices,
+        parent=_parent_of(messages),
     )
+
+
+def _parent_of(messages: list[Mapping[str, Any]]) -> str | None:
+    """The parent id that the runtime's notice names in the history's user messages, if any."""
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, Mapping) and block.get("type") == "text":
+                match = _PARENT_ID.match(str(block.get("text", "")))
+                if match:
+                    return match.group(1)
+    return None

@@ -75,8 +75,12 @@ class NotebookAgent:
         self.typed_key: Secret | None = None
         """A key typed with ``%dsh key``: in memory only, for this kernel's life."""
         self.broker = Broker()
+        self.demo = DemoModel()
         self.host = RuntimeHost(
-            self.harness_config, on_approval=self.broker.approve, on_user_question=self.broker.ask
+            self.harness_config,
+            on_approval=self.broker.approve,
+            on_user_question=self.broker.ask,
+            taps=(self.demo.observe,),  # the demo model orders subagent reports by status
         )
         self.broker.tree = self.host  # requests from child sessions find their root's run
         self.pump = UiPump()
@@ -87,7 +91,6 @@ class NotebookAgent:
         self.errors: dict[int, str] = {}
         self.results: dict[str, RunResult] = {}
         self.runs: list[ActiveRun] = []
-        self.demo = DemoModel()
         self.figure_notes = FigureNotes()  # figures of the person's cells, for notebook_cells
         if shell is not None:
             self.figure_notes.install(shell)

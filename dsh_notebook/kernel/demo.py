@@ -6,6 +6,11 @@ agent. Routing: a prompt without a ``[[scenario:NAME]]`` tag goes to the demo an
 data through the notebook and runtime tools; a tagged prompt gets that scripted scenario (the
 tests' canned replies, unchanged). The one-line notice that runs use it is shown in the run's
 header (the model label), not printed as an error.
+
+The kernel's runtime client feeds the server the runtime's session statuses
+(:meth:`DemoModel.observe`), so a delegated question's transcript is the same every run: the
+subagent's report is held until its parent's turn has ended (``AfterReply``), told by the
+runtime's own ``session.status``, not guessed from a delay.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import threading
 from typing import Any
 
+from ..protocol import Notification
 from .settings import KernelSettings
 
 __all__ = ["DEMO_API_KEY", "DEMO_LABEL", "DemoModel", "demo_active"]
@@ -57,6 +63,14 @@ class DemoModel:
                     default_scenario=ANALYST_SCENARIO,
                 ).start()
             return str(self._server.base_url)
+
+    def observe(self, notification: Notification) -> None:
+        """Hand one runtime notification to the running server (its ``session.status`` ones
+        order a subagent's report after its parent's turn). Called on the runtime host's loop
+        for every notification: cheap, never raises, does nothing before the server started."""
+        server = self._server
+        if server is not None and notification.method == "session.status":
+            server.observe(notification.method, notification.params)
 
     def stop(self) -> None:
         with self._lock:

@@ -34,7 +34,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 import anyio
@@ -63,13 +63,16 @@ class RuntimeHost:
         *,
         on_approval: ApprovalHandler | None = None,
         on_user_question: QuestionHandler | None = None,
+        taps: Sequence[Callable[[Notification], None]] = (),
     ) -> None:
         """``on_approval`` / ``on_user_question`` answer the runtime's requests on the host
         loop (the kernel passes its broker's ``approve`` and ``ask``); without them approvals
-        are rejected and questions dismissed."""
+        are rejected and questions dismissed. Each of ``taps`` sees every notification of
+        every runtime this host starts, on the host loop, before routing (it must not block)."""
         self._config_factory = config_factory
         self._on_approval = on_approval
         self._on_user_question = on_user_question
+        self._taps = tuple(taps)
         self._lock = threading.RLock()
         self._portal_cm: Any = None
         self._portal: BlockingPortal | None = None
@@ -144,6 +147,8 @@ class RuntimeHost:
             harness = DeepSeekHarness(
                 config, on_approval=self._on_approval, on_user_question=self._on_user_question
             )
+            for tap in self._taps:
+                harness.client.router.add_tap(tap)
             harness_cm = portal.wrap_async_context_manager(harness)
             try:
                 harness_cm.__enter__()

@@ -99,6 +99,10 @@ class ScriptedModelServer:
         self._requests: list[RecordedRequest] = []
         self._replied = threading.Condition(self._lock)
         self._sent: list[RecordedRequest] = []  # model requests whose reply was sent
+        self._idle_at: dict[str, float] = {}  # session id -> time.time() of its latest idle
+        self._reported: set[str] = set()  # sessions whose statuses are reported to us
+        self.idle_releases = 0
+        """Held replies released by their session's reported idle (tests read it)."""
         self._connections: set[socket.socket] = set()
         self._workers: set[threading.Thread] = set()
         self._stopping = threading.Event()
@@ -213,6 +217,29 @@ class ScriptedModelServer:
         """Sorted names of the scenarios this server knows."""
         return self._registry.names()
 
+    def report_session_status(self, session_id: str, status: str) -> None:
+        """Tell the server a session's status as the runtime announced it (``session.status``).
+
+        Thread-safe and cheap: call it for every ``session.status`` notification of the runtime
+        this server answers (:meth:`observe` does). An :class:`AfterReply` hold on a session
+        whose status was reported waits for it to be reported ``idle`` after the awaited request
+        instead of waiting out a grace (see :class:`AfterReply`).
+        """
+        with self._replied:
+            self._reported.add(session_id)
+            if status == "idle":
+                self._idle_at[session_id] = time.time()
+                self._replied.notify_all()
+
+    def observe(self, method: str, params: Mapping[str, Any]) -> None:
+        """Feed one runtime notification (``method``, ``params``); only ``session.status``
+        ones are used (see :meth:`report_session_status`). Never raises on odd params."""
+        if method != "session.status":
+            return
+        session_id, status = params.get("sessionId"), params.get("status")
+        if isinstance(session_id, str) and isinstance(status, str):
+            self.report_session_status(session_id, status)
+
     # ---- internals ---------------------------------------------------------------------------
 
     def _add_worker(self, worker: threading.Thread) -> None:
@@ -238,22 +265,40 @@ class ScriptedModelServer:
             self._replied.notify_all()
 
     def _await_reply(self, hold: AfterReply) -> None:
-        """Block (a serving thread) until ``hold``'s reply was sent, plus its grace."""
+        """Block (a serving thread) until ``hold``'s reply was sent and its session has ended
+        that turn: reported idle since the awaited request when statuses are reported
+        (:meth:`report_session_status`), else after the hold's grace."""
         deadline = time.monotonic() + hold.timeout
 
-        def sent() -> bool:
-            return any(
-                e.session_id == hold.session_id
-                and (not hold.mention or hold.mention in json.dumps(e.body))
-                for e in self._sent
+        def awaited() -> RecordedRequest | None:
+            return next(
+                (
+                    e
+                    for e in self._sent
+                    if e.session_id == hold.session_id
+                    and (not hold.mention or hold.mention in json.dumps(e.body))
+                ),
+                None,
             )
 
+        def turn_ended(entry: RecordedRequest) -> bool:
+            # the session asked with this request while running: an idle reported after it
+            # was received is the end of that turn (the runtime sets the status, then says so)
+            return self._idle_at.get(hold.session_id, float("-inf")) >= entry.time
+
         with self._replied:
-            while not sent() and not self._stopping.is_set():
+            entry = awaited()
+            while (
+                entry is None or (hold.session_id in self._reported and not turn_ended(entry))
+            ) and not self._stopping.is_set():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
                 self._replied.wait(min(left, 0.1))
+                entry = awaited()
+            if entry is not None and hold.session_id in self._reported and turn_ended(entry):
+                self.idle_releases += 1
+                return
         grace = min(hold.grace, max(0.0, deadline - time.monotonic()))
         if grace > 0 and self._stopping.wait(grace):
             raise Aborted

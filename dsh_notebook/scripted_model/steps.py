@@ -95,20 +95,27 @@ class HttpError:
 
 @dataclass(frozen=True)
 class AfterReply:
-    """Hold a reply until the server has *finished* replying to another session's request.
+    """Hold a reply until another session's turn has ended.
 
     The server waits until it has sent the whole reply to a request of session
-    :attr:`session_id` whose body mentions :attr:`mention`, then :attr:`grace` seconds more,
-    and only then answers (at most :attr:`timeout` seconds in all; then it answers anyway).
+    :attr:`session_id` whose body mentions :attr:`mention`, and then until that session's turn
+    has ended, and only then answers (at most :attr:`timeout` seconds in all; then it answers
+    anyway). "Ended" is exact when the server is told the runtime's session statuses
+    (:meth:`~.server.ScriptedModelServer.report_session_status`, as the kernel's demo model
+    is): the session was reported ``idle`` after the awaited request. Without statuses it is a
+    guess: :attr:`grace` seconds after the reply was sent.
+
     This orders replies across sessions that the runtime runs concurrently: the ``child``
-    script uses it so that a subagent settles only after its parent's turn has ended (see
-    :func:`_child_answer`).
+    script and the demo analyst use it so that a subagent settles only after its parent's turn
+    has ended. The runtime delivers a settled child's notice by the parent's status at that
+    moment (``sendWaking``: *steer* into the running turn, or *queue* a new turn when the
+    parent is idle), so without the order the parent's turn count would depend on timing.
 
     Attributes:
         session_id: the session whose reply is awaited (``x-deepseek-harness-session-id``).
         mention: a text the awaited request's body must contain (e.g. the child's id in the
             parent's tool result); empty matches any request of that session.
-        grace: seconds to wait after that reply was sent.
+        grace: seconds to wait after that reply was sent, when no statuses are reported.
         timeout: the longest the hold lasts.
     """
 
