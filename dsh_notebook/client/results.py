@@ -13,17 +13,26 @@ short excerpt. No other exception type leaves :func:`build_result`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from orjson import dumps as _dumps
+from orjson import loads as _loads
 from pydantic import ValidationError
 
 from ..errors import SdkProtocolError
-from ..protocol import SESSION_EVENT, Notification, SessionEvent
+from ..protocol import ASSISTANT_STREAM, SESSION_EVENT, Notification, SessionEvent
 from ..protocol.events import turn_end_problem
 
-__all__ = ["EventList", "RunResult", "assistant_text", "build_result", "receipt_ids"]
+__all__ = [
+    "EventList",
+    "NotificationList",
+    "RunResult",
+    "assistant_text",
+    "build_result",
+    "receipt_ids",
+]
 
 _EXCERPT = 160
 
@@ -71,6 +80,77 @@ class EventList(Sequence[SessionEvent]):
         return f"EventList({len(self._raw)} events)"
 
 
+class NotificationList(Sequence[Notification]):
+    """A run's notifications, in transport order: a read-only sequence of :class:`Notification`.
+
+    Kept so that a finished run costs the kernel's garbage collector nothing per streamed token.
+    A ``session.assistant_stream`` notification (one per token, tens of thousands a run) is kept
+    as its params' JSON bytes, which the collector never tracks, and rebuilt on each access as an
+    equal, fresh :class:`Notification`; every other notification is kept as it came (the same
+    object). As plain objects a 20 000-token run left ~60 000 tracked dicts alive, enough to
+    trigger a full collection of the kernel's heap (100-200 ms with the GIL held, the
+    kernel's event loop frozen) about once a run (``bench/kernel_freedom.py``).
+
+    Appending happens on the loop that runs the session (not thread-safe); reading is safe from
+    any thread once the run has finished.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Iterable[Notification] = ()) -> None:
+        self._items: list[Notification | bytes] = []
+        for item in items:
+            self.append(item)
+
+    def append(self, notification: Notification) -> None:
+        """Keep ``notification`` (a stream frame compactly, when its params serialize)."""
+        if notification.method == ASSISTANT_STREAM:
+            try:
+                self._items.append(_dumps(notification.params))
+                return
+            except TypeError:  # e.g. an integer past 64 bits: keep it as it is
+                pass
+        self._items.append(notification)
+
+    def kept(self) -> Iterator[Notification]:
+        """The notifications that are not stream frames, as kept (no rebuilding)."""
+        for item in self._items:
+            if not isinstance(item, bytes):
+                yield item
+
+    @staticmethod
+    def _get(item: Notification | bytes) -> Notification:
+        if isinstance(item, bytes):
+            return Notification(ASSISTANT_STREAM, _loads(item))
+        return item
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Notification: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Notification]: ...
+    def __getitem__(self, index: int | slice) -> Notification | list[Notification]:
+        if isinstance(index, slice):
+            return [self._get(item) for item in self._items[index]]
+        return self._get(self._items[index])
+
+    def __iter__(self) -> Iterator[Notification]:
+        for item in self._items:
+            yield self._get(item)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"NotificationList({len(self._items)} notifications)"
+
+
 @dataclass(frozen=True)
 class RunResult:
     """What one ``run`` observed. Exactly the seed's five fields.
@@ -78,14 +158,15 @@ class RunResult:
     ``final_response``: the text of the last root ``assistant/message`` of the interval (``""``
     when none). ``finish_reason``: ``reason.kind`` of the last root ``turn/end`` (``None`` when no
     turn ended), e.g. ``"completed"``, ``"error"``, ``"max-tokens"``. ``events`` is a compact
-    :class:`EventList` (a sequence of :class:`SessionEvent`; a plain list is accepted too).
+    :class:`EventList` (a sequence of :class:`SessionEvent`; a plain list is accepted too), and
+    ``notifications`` a compact :class:`NotificationList` (a plain list is accepted too).
     """
 
     session_id: str
     final_response: str
     finish_reason: str | None
     events: Sequence[SessionEvent] = field(repr=False)
-    notifications: list[Notification] = field(repr=False)
+    notifications: Sequence[Notification] = field(repr=False)
 
     def __repr__(self) -> str:
         text = (
@@ -179,16 +260,17 @@ def parse_event(raw: Any) -> SessionEvent:
         raise _malformed(etype, problem, raw) from None
 
 
-def build_result(session_id: str, collected: list[Notification]) -> RunResult:
+def build_result(session_id: str, collected: Sequence[Notification]) -> RunResult:
     """Derive the :class:`RunResult` of an interval from its notifications (pure).
 
     Every root ``assistant/message`` and ``turn/end`` is checked, not only the last one, so a
-    malformed frame fails the run whatever follows it.
+    malformed frame fails the run whatever follows it. The result keeps ``collected`` itself.
     """
     events: list[dict[str, Any]] = []
     final_response = ""
     finish_reason: str | None = None
-    for n in collected:
+    # stream frames carry no session.event: a NotificationList need not rebuild them
+    for n in collected.kept() if isinstance(collected, NotificationList) else collected:
         if n.method != SESSION_EVENT or n.params.get("sessionId") != session_id:
             continue
         raw = n.params.get("event")

@@ -31,7 +31,7 @@ from ..protocol import (
     SessionQueryCommandResult,
 )
 from .prompt import PromptInput, normalize_input
-from .results import RunResult, build_result, receipt_ids
+from .results import NotificationList, RunResult, build_result, receipt_ids
 from .routing import END, Subscription
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ class Session:
     async def _observe(
         self, sub: Subscription, message_id: str, on_notification: NotificationCallback | None
     ) -> RunResult:
-        collected: list[Notification] = []
+        collected = NotificationList()
         receipt_seen = False
         failure: Exception | None = None
         async with anyio.create_task_group() as tg:
@@ -181,7 +181,7 @@ class Session:
         on_notification: NotificationCallback | None,
     ) -> RunResult:
         command_id = answer.execution.get("commandId") or answer.execution.get("id")
-        collected: list[Notification] = []
+        collected = NotificationList()
         while True:
             item = await sub.receive()
             if item is END:  # pragma: no cover - no END is queued for commands

@@ -41,7 +41,6 @@ __all__ = [
 _ZWSP = "\u200b"
 BLOCKED_TARGET = "#blocked-link"
 """What a dangerous link target is replaced with (a fragment: inert, and never an empty heading)."""
-_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _BLOCKQUOTE_PREFIX = re.compile(r"^(?:[ \t]*>)+")
@@ -185,22 +184,32 @@ def _neutralize_links(text: str) -> str:
 # prose ---------------------------------------------------------------------------------------
 
 
+# [!-/:-@\[-`{-~] is CommonMark's ASCII punctuation, the characters a backslash escapes
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])|[`&<>]")
+"""A backslash-escaped ASCII punctuation character (group 1), or a character to escape."""
+
+
+_TICK_OR_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]|`")
+"""The next backtick, or backslash escape of punctuation (whose character is then literal)."""
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    escaped = match.group(1)
+    if escaped is not None:  # kept as written; an escaped &, < or > becomes its entity
+        return _ENTITY.get(escaped, match.group(0))
+    char = match.group(0)
+    return "\\`" if char == "`" else _ENTITY[char]  # an unpaired backtick pairs with nothing
+
+
 def _escape_text(segment: str) -> str:
-    out = []
-    i, n = 0, len(segment)
-    while i < n:
-        ch = segment[i]
-        if ch == "\\" and i + 1 < n and segment[i + 1] in _PUNCT:
-            nxt = segment[i + 1]
-            out.append(_ENTITY[nxt] if nxt in _ENTITY else segment[i : i + 2])
-            i += 2
-        elif ch == "`":
-            out.append("\\`")  # an unpaired backtick: never an opener or closer for the renderer
-            i += 1
-        else:
-            out.append(_ENTITY.get(ch, ch))
-            i += 1
-    return _defang_words("".join(out))
+    """Prose with no code span kept: entities for ``&``, ``<``, ``>``, every backtick escaped,
+    backslash escapes of punctuation kept (an escaped ``&``, ``<``, ``>`` as its entity).
+
+    One left-to-right regex scan (C), with Python called per character that changes only: a
+    long answer is mostly plain words (a 190 KB answer: 2 ms, against 48 ms for the former
+    per-character loop that held the pump thread while the kernel's loop waited).
+    """
+    return _defang_words(_ESCAPED.sub(_escape_one, segment))
 
 
 def _sanitize_line(line: str) -> str:
@@ -225,13 +234,13 @@ def _sanitize_line(line: str) -> str:
     text_start = i = 0
     n = len(line)
     while i < n:
-        ch = line[i]
-        if ch == "\\" and i + 1 < n and line[i + 1] in _PUNCT:
-            i += 2
+        found = _TICK_OR_ESCAPE.search(line, i)  # skip plain text in C, not char by char
+        if found is None:
+            break
+        if found.group(0) != "`":  # a backslash escape: its character is literal
+            i = found.end()
             continue
-        if ch != "`":
-            i += 1
-            continue
+        i = found.start()
         run_end = i
         while run_end < n and line[run_end] == "`":
             run_end += 1
