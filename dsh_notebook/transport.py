@@ -67,7 +67,6 @@ try:  # a C parser roughly halves the per-frame cost; the stdlib is the fallback
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     _loads = json.loads
 
-_NO_ID: Any = object()
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 _intern = sys.intern
 
@@ -253,43 +252,43 @@ class JsonRpcLineTransport:
             self._malformed(line, "not an object")
             return
         method = frame.get("method")
-        frame_id = frame.get("id", _NO_ID)
-        has_id = frame_id is not _NO_ID and type(frame_id) in (str, int)
+        frame_id = frame.get("id")
+        has_id = type(frame_id) is str or type(frame_id) is int  # null, bool, float: no id
         if type(method) is str:
             params = frame.get("params")
             if type(params) is not dict:
                 params = {}
             if has_id:
                 self._start_request(frame_id, method, params)
-            elif self._on_notification is not None:
-                method = self._compact(method, params)
-                try:
-                    self._on_notification(Notification(method, params))
-                except Exception as exc:  # a consumer bug must not kill the transport
-                    self.handler_errors += 1
-                    log.warning("notification handler failed on %s: %r", method, exc)
+                return
+            on_notification = self._on_notification
+            if on_notification is None:
+                return
+            # Share the repeated strings in place (values unchanged), inline: this is the
+            # per-frame path, thousands a second while a run streams. Kept notifications of a
+            # session then share their method, session id and event type instead of a copy
+            # each; sys.intern keeps one object per distinct short string for as long as
+            # something uses it, so a peer sending ever new strings grows nothing.
+            sid = params.get("sessionId")
+            if type(sid) is str and len(sid) <= 64:
+                params["sessionId"] = _intern(sid)
+            event = params.get("event")
+            if type(event) is dict:
+                etype = event.get("type")
+                if type(etype) is str and len(etype) <= 64:
+                    event["type"] = _intern(etype)
+            if len(method) <= 64:
+                method = _intern(method)
+            try:
+                on_notification(Notification(method, params))
+            except Exception as exc:  # a consumer bug must not kill the transport
+                self.handler_errors += 1
+                log.warning("notification handler failed on %s: %r", method, exc)
             return
         if has_id and ("result" in frame or "error" in frame):
             self._resolve(frame)
             return
         self._malformed(line, "neither request, response nor notification")
-
-    @staticmethod
-    def _compact(method: str, params: dict[str, Any]) -> str:
-        """Share the repeated strings of a notification in place (values unchanged): kept
-        notifications of one session then share their method, session id and event type instead
-        of a copy each. ``sys.intern`` (C, a few tens of ns) keeps one object per distinct short
-        string for as long as something uses it, so a peer sending ever new strings grows nothing
-        beyond what is kept anyway."""
-        sid = params.get("sessionId")
-        if type(sid) is str and len(sid) <= 64:
-            params["sessionId"] = _intern(sid)
-        event = params.get("event")
-        if type(event) is dict:
-            etype = event.get("type")
-            if type(etype) is str and len(etype) <= 64:
-                event["type"] = _intern(etype)
-        return _intern(method) if len(method) <= 64 else method
 
     def _resolve(self, frame: dict[str, Any]) -> None:
         pending = self._pending.pop(str(frame["id"]), None)

@@ -37,7 +37,6 @@ from ..protocol import (
     InitializeCapabilities,
     InitializeParams,
     InitializeResult,
-    Notification,
     SessionPromptResult,
     SessionQueryResult,
     WorkingDirectoryResult,
@@ -140,7 +139,7 @@ class HarnessClient:
             transport = JsonRpcLineTransport(
                 receive,
                 send,
-                on_notification=self._on_notification,
+                on_notification=self.router.dispatch,  # no hop: this runs once per frame
                 max_line_bytes=self.config.max_line_bytes,
                 diagnostics=(lambda: process.stderr_tail.text()) if process is not None else None,
             )
@@ -194,9 +193,6 @@ class HarnessClient:
                     wait=0,
                 )
             )
-
-    def _on_notification(self, notification: Notification) -> None:
-        self.router.dispatch(notification)
 
     async def _shutdown_process(self, fast: bool) -> None:
         if self.process is None:

@@ -217,21 +217,20 @@ class Router:
             tap(notification)
         params: dict[str, Any] = notification.params
         method = notification.method
+        second: str | None = None
         if method in (SUBAGENT_STARTED, SUBAGENT_FINISHED):
             parent = params.get("parentSessionId")
             child = params.get("childSessionId")
             if isinstance(parent, str) and isinstance(child, str) and method == SUBAGENT_STARTED:
                 self._adopt(parent, child)
             current = self._parent.get(child) if isinstance(child, str) else None
-            ids: tuple[str | None, ...] = (
-                parent if isinstance(parent, str) else None,
-                # a late notification of a former parent goes to that parent's tree only
-                child if isinstance(child, str) and current in (None, parent) else None,
-            )
+            first = parent if isinstance(parent, str) else None
+            # a late notification of a former parent goes to that parent's tree only
+            if isinstance(child, str) and current in (None, parent):
+                second = child
         else:
             sid = params.get("sessionId")
-            ids = (sid if type(sid) is str else None, None)
-        first, second = ids
+            first = sid if type(sid) is str else None
         delivered = False
         for sub in self._subscriptions:
             sessions = sub.sessions
