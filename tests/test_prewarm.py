@@ -78,8 +78,16 @@ def test_the_runtime_starts_in_the_background_when_the_extension_answers(kernel:
     time.sleep(1.0)
     assert host_state(kernel) == (False, False)  # no extension answered yet: nothing starts
 
+    assert kernel.value("'dsh_notebook.widget' in __import__('sys').modules") == "False"
     answer_hello(kernel, comm_id)
     wait_until_running(kernel)
+    # the widget (anywidget, ipywidgets) was imported on the side too: the first background
+    # cell does not hold the kernel's main thread ~100 ms for it
+    imported = "'dsh_notebook.widget' in __import__('sys').modules"
+    deadline = time.monotonic() + 10
+    while kernel.value(imported) != "True" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert kernel.value(imported) == "True"
     idle = kernel.execute("1 + 1", allow_stdin=True)
     assert streams(idle.outputs) == []
     assert streams(kernel.iopub) == []  # the background start printed nothing anywhere
@@ -108,6 +116,7 @@ def test_prewarm_false_and_nbclient_start_nothing(kernel: Kernel) -> None:
     answer_hello(kernel, comm_id)
     time.sleep(2.0)
     assert host_state(kernel) == (False, False)
+    assert kernel.value("'dsh_notebook.widget' in __import__('sys').modules") == "False"
 
 
 def test_a_failed_prewarm_is_reported_by_the_first_prompt(kernel: Kernel, tmp_path: Path) -> None:

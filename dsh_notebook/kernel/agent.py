@@ -226,7 +226,10 @@ class NotebookAgent:
 
     def _frontend_answered(self) -> None:
         settings = self.settings()
-        if settings.prewarm is False or self.host.running or self.host.starting:
+        if settings.prewarm is False:
+            return
+        _import_widget_in_background()
+        if self.host.running or self.host.starting:
             return
         self._prewarmed = settings
         self.host.prewarm()
@@ -375,3 +378,25 @@ class NotebookAgent:
     def cell_finished(self, *_: Any) -> None:
         """``post_execute``: queued ``run_python`` calls run once the kernel is idle."""
         self.tools.cell_finished()
+
+
+_widget_import_started = False
+
+
+def _import_widget_in_background() -> None:
+    """Import the run widget (anywidget, ipywidgets: ~100 ms) on a daemon thread, once per
+    process, so the first background ``%%dsh`` cell does not hold the kernel's main thread for
+    it (it did: ~10 lost 10 ms slots of the kernel loop at the start of that run). A failed
+    import is left for :meth:`NotebookAgent.make_widget` to report; nothing is printed."""
+    global _widget_import_started
+    if _widget_import_started:
+        return
+    _widget_import_started = True
+
+    def run() -> None:
+        try:
+            from .. import widget  # noqa: F401  (the import is the point)
+        except Exception as exc:  # ImportError, OSError: make_widget falls back to markdown
+            log.debug("dsh: the widget was not imported ahead (%r)", exc)
+
+    threading.Thread(target=run, name="dsh-widget-import", daemon=True).start()
