@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import itertools
 import json
@@ -13,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -397,11 +398,19 @@ def test_subagent_parent_child_and_settled_follow_up(server: ScriptedModelServer
     ]
 
 
-def _held_child(server: ScriptedModelServer, grace: float) -> ThreadPoolExecutor:
-    """Register ``held`` (a reply held until parent-1's reply to the request naming child-7)."""
+@contextlib.contextmanager
+def _held_child(server: ScriptedModelServer, grace: float) -> Iterator[Future[Reply]]:
+    """child-7 asks scenario ``held``: a reply held until parent-1's reply to the request that
+    names child-7 (and, with statuses reported, parent-1's idle after it)."""
     hold = AfterReply("parent-1", mention="child-7", grace=grace, timeout=5.0)
     server.register("held", [Step(text="the child's report", after_reply=hold)])
-    return ThreadPoolExecutor(1)
+    with ThreadPoolExecutor(1) as pool:
+        yield pool.submit(
+            post,
+            server,
+            prompt_body(user("[[scenario:held]] go")),
+            headers={"x-deepseek-harness-session-id": "child-7"},
+        )
 
 
 def _parent_names_the_child(server: ScriptedModelServer) -> None:
@@ -417,13 +426,7 @@ def test_a_held_reply_waits_for_the_parents_reported_idle_not_a_grace(
     # With statuses reported that is exact: an idle of the parent after the awaited request.
     server.report_session_status("parent-1", "running")
     server.report_session_status("parent-1", "idle")  # an earlier turn's: must not count
-    with _held_child(server, grace=0.05) as pool:
-        child = pool.submit(
-            post,
-            server,
-            prompt_body(user("[[scenario:held]] go")),
-            headers={"x-deepseek-harness-session-id": "child-7"},
-        )
+    with _held_child(server, grace=0.05) as child:
         time.sleep(0.2)
         _parent_names_the_child(server)
         time.sleep(0.5)  # ten graces: a grace-timed hold would have answered by now
@@ -436,13 +439,7 @@ def test_a_held_reply_waits_for_the_parents_reported_idle_not_a_grace(
 def test_without_reported_statuses_a_held_reply_waits_out_its_grace(
     server: ScriptedModelServer,
 ) -> None:
-    with _held_child(server, grace=0.3) as pool:
-        child = pool.submit(
-            post,
-            server,
-            prompt_body(user("[[scenario:held]] go")),
-            headers={"x-deepseek-harness-session-id": "child-7"},
-        )
+    with _held_child(server, grace=0.3) as child:
         time.sleep(0.3)
         assert not child.done()  # the awaited reply was not sent yet
         _parent_names_the_child(server)
