@@ -98,6 +98,8 @@ class Subscription:
 
     async def receive(self) -> Notification | _End:
         """The next item, in order. Raises the failure (overflow, transport loss) after the buffer."""
+        if self._items:  # the per-frame case while a run streams: no further call
+            return self._items.popleft()
         while True:
             item = self.get_nowait()
             if item is not None:
