@@ -14,9 +14,9 @@ import re
 from typing import Final
 
 from ..scripted_model import Step, ToolCall
-from .turn import PARENT_NOTICE, Turn
+from .turn import Turn
 
-__all__ = ["PARENT_NOTICE", "child_prompt", "delegate_step", "is_child", "parent_id"]
+__all__ = ["child_prompt", "delegate_step"]
 
 _SETTLED: Final = "Background subagent "
 _WORDS: Final = re.compile(
@@ -24,17 +24,6 @@ _WORDS: Final = re.compile(
     r"|(?:with|using|via) a subagent)\b[\s:,.]*",
     re.I,
 )
-
-
-def is_child(turn: Turn) -> bool:
-    """Whether this request is a subagent child's, at any step of its turn (the runtime's
-    parent-id notice opens the child's history)."""
-    return turn.parent is not None
-
-
-def parent_id(turn: Turn) -> str | None:
-    """The parent's session id a child's notice names, or ``None`` (not a child)."""
-    return turn.parent
 
 
 def child_prompt(question: str) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from ..scripted_model import AfterReply, ScriptContext, Step, ToolCall
 from . import compose
-from .delegate import delegate_step, is_child, parent_id
+from .delegate import delegate_step
 from .intents import Intent, question_text, recognize
 from .names import (
     Column,
@@ -88,7 +88,7 @@ def respond(ctx: ScriptContext) -> Step:
         step = next_step(turn, recognize(turn.prompt))
     except Exception as exc:  # never leave the runtime without a reply
         return Step(text=f"The demo analyst failed on this request ({type(exc).__name__}).")
-    parent = parent_id(turn)
+    parent = turn.parent  # set on every step of a subagent child
     if parent and ctx.session_id and not step.tool_calls:
         # a child's report waits until its parent's turn has ended (see AfterReply), so the
         # settled notice always starts the parent's next turn: the same transcript every run
@@ -333,7 +333,7 @@ def next_step(turn: Turn, intent: Intent) -> Step:
             )
     if intent.kind == "help":
         return _say(compose.HELP)
-    if intent.background and turn.offers("subagent") and not is_child(turn):
+    if intent.background and turn.offers("subagent") and turn.parent is None:
         return delegate_step(turn, question_text(turn.prompt))
     if intent.kind in ("script", "run_script"):
         from .scripts import script_step
@@ -373,7 +373,7 @@ def next_step(turn: Turn, intent: Intent) -> Step:
     if not turn.offers("run_python"):
         return _say("`run_python` is turned off in this kernel, so I cannot compute in it.")
     ran = turn.done("run_python")
-    if not ran and is_child(turn):
+    if not ran and turn.parent is not None:
         return _say(
             "I am a subagent and cannot ask for approval, so I did not run code in your kernel; "
             'ask without "in the background" to compute this.'

@@ -19,7 +19,7 @@ __all__ = ["PARENT_NOTICE", "Exchange", "Turn", "read_turn"]
 
 #: How the runtime starts the first user message of a subagent child (a notice it writes).
 PARENT_NOTICE: Final = "Your parent agent id is "
-_PARENT_ID: Final = re.compile(r'^\s*Your parent agent id is "([^"]+)"')
+_PARENT_ID: Final = re.compile(r"^\s*" + re.escape(PARENT_NOTICE) + r'"([^"]+)"')
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import os
 import threading
 from typing import Any
 
-from ..protocol import Notification
+from ..protocol import SESSION_STATUS, Notification
 from .settings import KernelSettings
 
 __all__ = ["DEMO_API_KEY", "DEMO_LABEL", "DemoModel", "demo_active"]
@@ -69,7 +69,7 @@ class DemoModel:
         order a subagent's report after its parent's turn). Called on the runtime host's loop
         for every notification: cheap, never raises, does nothing before the server started."""
         server = self._server
-        if server is not None and notification.method == "session.status":
+        if server is not None and notification.method == SESSION_STATUS:
             server.observe(notification.method, notification.params)
 
     def stop(self) -> None:
