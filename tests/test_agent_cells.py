@@ -10,7 +10,6 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -26,10 +25,14 @@ from dsh_notebook.frontend.protocol import (
 from dsh_notebook.kernel.agent_cells import AgentCells, agent_cell_source
 from dsh_notebook.kernel.kept import skipped_bundle
 from dsh_notebook.kernel.ledger import PromptLedger
+from dsh_notebook.kernel.runs import ActiveRun
+from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.run_python import RunPythonResult, run_python
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
 from dsh_notebook.transcript import markdown_companion
+
+from .run_registry import bare_run
 
 PNG_MAGIC = b"\x89PNG"
 
@@ -190,18 +193,10 @@ def linked(capabilities: list[str]) -> tuple[FrontendLink, FakeComm]:
     return link, comms[0]
 
 
-@dataclass
-class Handle:
-    session: str = "nb-session"
-
-
-@dataclass
-class Run:
-    handle: Handle = field(default_factory=Handle)
-    cell_id: str | None = "dsh-cell"
-    run_id: str = "r1"
-    agent_calls: int = 0
-    agent_cells: int = 0
+def Run(cell_id: str | None = "dsh-cell") -> ActiveRun:
+    run = bare_run("nb-session", cell_id=cell_id)
+    run.run_id = "r1"
+    return run
 
 
 def result_with(outputs: list[dict[str, Any]]) -> RunPythonResult:
@@ -211,8 +206,8 @@ def result_with(outputs: list[dict[str, Any]]) -> RunPythonResult:
 def test_recorder_numbers_calls_and_sends_them_in_order() -> None:
     link, comm = linked(["insert_cell"])
     run = Run()
-    cells = AgentCells(link, enabled=lambda: True, run_for_call=lambda: run)  # type: ignore[arg-type,return-value]
-    first, second = cells("a = 1"), cells("b = 2")
+    cells = AgentCells(link, enabled=lambda: True)
+    first, second = cells("a = 1", run), cells("b = 2", run)
     assert first is not None and second is not None
     first(result_with([{"output_type": "stream", "name": "stdout", "text": "one\n"}]))
     second(result_with([]))
@@ -232,10 +227,9 @@ def test_the_key_never_reaches_an_agent_cell() -> None:
     cells = AgentCells(
         link,
         enabled=lambda: True,
-        run_for_call=lambda: Run(),  # type: ignore[arg-type,return-value]
         secrets=lambda: (key,),
     )
-    sink = cells(f"print('{key}')")
+    sink = cells(f"print('{key}')", Run())
     assert sink is not None
     png = {"image/png": "aGVsbG8=", "text/plain": f"<Figure {key}>"}
     sink(
@@ -257,16 +251,15 @@ def test_recorder_records_nothing_without_everything_it_needs(case: str) -> None
     cells = AgentCells(
         link,
         enabled=lambda: case != "off",
-        run_for_call=lambda: None if case == "no-run" else run,  # type: ignore[arg-type,return-value]
     )
-    assert cells("x = 1") is None
+    assert cells("x = 1", None if case == "no-run" else run) is None
     assert comm.sent == [] and run.agent_calls == 0
 
 
 def test_no_page_connected_is_a_quiet_no_op() -> None:
     link = FrontendLink(create_comm=lambda target, data: FakeComm(target, data))
-    cells = AgentCells(link, enabled=lambda: True, run_for_call=lambda: Run())  # type: ignore[arg-type,return-value]
-    assert cells("x = 1") is None
+    cells = AgentCells(link, enabled=lambda: True)
+    assert cells("x = 1", Run()) is None
 
 
 # -- the server calls the recorder on the pumping thread ------------------------------------------
@@ -275,8 +268,8 @@ def test_no_page_connected_is_a_quiet_no_op() -> None:
 def call_run_python(shell: InteractiveShell, record: Any, code: str) -> dict[str, Any]:
     """One approved run_python call over HTTP; this test's main thread pumps the executor."""
 
-    async def allow(*, tool_name: str, reason: str) -> bool:
-        return True
+    async def allow(*, tool_name: str, reason: str, arguments: Any) -> Grant:
+        return Grant()
 
     executor = MainThreadExecutor()
     server = NotebookMcpServer(shell, approve=allow, executor=executor, record=record).start()
@@ -308,10 +301,10 @@ def test_server_records_an_approved_call_and_the_model_result_is_the_same(
 ) -> None:
     seen: list[tuple[str, str, RunPythonResult]] = []
 
-    def record(code: str) -> Callable[[RunPythonResult], None]:
+    def record(code: str, owner: object) -> Callable[[RunPythonResult], None]:
         return lambda result: seen.append((code, threading.current_thread().name, result))
 
-    def broken(code: str) -> Callable[[RunPythonResult], None]:
+    def broken(code: str, owner: object) -> Callable[[RunPythonResult], None]:
         raise RuntimeError("recorder bug")
 
     code = "print('p')\n6 * 7"
@@ -341,7 +334,10 @@ def test_skipped_note_says_the_agent_cells_recreate_the_variables(tmp_path: Any)
 def test_a_skipped_cell_shows_the_kept_markdown_with_the_one_line_plain_text_of_a_settled_cell() -> (
     None
 ):
-    kept = {"text/markdown": "**dsh** the answer", "text/plain": "dsh · session s · settled\nanswer"}
+    kept = {
+        "text/markdown": "**dsh** the answer",
+        "text/plain": "dsh · session s · settled\nanswer",
+    }
     shown = skipped_bundle(kept, [], "s")
     assert shown["text/markdown"].endswith("**dsh** the answer")
     assert "not sent again" in shown["text/markdown"]

@@ -19,6 +19,8 @@ from dsh_notebook.transcript.markdown import render_markdown
 from dsh_notebook.transcript.text import render_text
 from dsh_notebook.widget.actions import EDIT_MAX, check_action
 
+from .run_registry import broker_with_runs, hold
+
 
 @pytest.fixture
 def anyio_backend() -> str:
@@ -53,8 +55,8 @@ async def approve_with_click(
 @pytest.mark.anyio
 async def test_allow_for_this_run_answers_the_same_tool_of_the_run_without_asking() -> None:
     notes: list[tuple[str, dict[str, Any]]] = []
-    broker = Broker()
-    broker.attach("s", RunPolicy(notify=lambda kind, data: notes.append((kind, data))))
+    broker, runs = broker_with_runs()
+    hold(runs, "s", RunPolicy(notify=lambda kind, data: notes.append((kind, data))))
     first = await approve_with_click(broker, ask(), "a1", for_run=True)
     assert first == Decision("allowed-once", "you-for-run")
     with anyio.fail_after(2):  # answered at once: nobody clicks
@@ -70,8 +72,8 @@ async def test_allow_for_this_run_answers_the_same_tool_of_the_run_without_askin
 
 @pytest.mark.anyio
 async def test_a_scope_never_covers_another_tool() -> None:
-    broker = Broker()
-    broker.attach("s", RunPolicy())
+    broker, runs = broker_with_runs()
+    hold(runs, "s", RunPolicy())
     await approve_with_click(broker, ask("bash"), "a1", for_run=True)
     other = await approve_with_click(broker, ask("write"), "a2", outcome="rejected")
     assert other == Decision("rejected", "you")  # it waited for the person
@@ -79,14 +81,14 @@ async def test_a_scope_never_covers_another_tool() -> None:
 
 @pytest.mark.anyio
 async def test_a_scope_never_outlives_its_run() -> None:
-    broker = Broker()
+    broker, runs = broker_with_runs()
     first_run = RunPolicy()
-    broker.attach("s", first_run)
+    first = hold(runs, "s", first_run)
     await approve_with_click(broker, ask(), "a1", for_run=True)
-    broker.detach("s", first_run)  # the run settled
+    runs.settle(first)  # the run settled
     assert first_run.allowed_for_run == set() and first_run.ended
     assert await broker.approve(ask()) == "rejected"  # nobody's run: not the old scope
-    broker.attach("s", RunPolicy())  # the next run on the same session asks again
+    hold(runs, "s", RunPolicy())  # the next run on the same session asks again
     again = await approve_with_click(broker, ask(), "a2", outcome="rejected")
     assert again == Decision("rejected", "you")
     # a stale policy object (kept by someone) grants nothing either
@@ -95,9 +97,9 @@ async def test_a_scope_never_outlives_its_run() -> None:
 
 @pytest.mark.anyio
 async def test_every_fail_closed_path_ends_the_scopes() -> None:
-    broker = Broker()
+    broker, runs = broker_with_runs()
     policy = RunPolicy()
-    broker.attach("s", policy)
+    hold(runs, "s", policy)
     await approve_with_click(broker, ask(), "a1", for_run=True)
     assert policy.covers("bash")
     broker.reject_all("you")  # stop / kernel shutdown / lost transport
@@ -108,9 +110,9 @@ async def test_every_fail_closed_path_ends_the_scopes() -> None:
 
 @pytest.mark.anyio
 async def test_no_scope_from_a_reject_a_policy_or_a_cancellation() -> None:
-    broker = Broker()
+    broker, runs = broker_with_runs()
     policy = RunPolicy()
-    broker.attach("s", policy)
+    hold(runs, "s", policy)
     assert not broker.decide("a9", "allowed-once", for_run=True)  # nothing pending
     async with anyio.create_task_group() as tg:
 
@@ -135,9 +137,9 @@ async def test_no_scope_from_a_reject_a_policy_or_a_cancellation() -> None:
 
 @pytest.mark.anyio
 async def test_allow_for_this_run_also_answers_what_already_waits_of_that_tool() -> None:
-    broker = Broker()
-    broker.attach("s", RunPolicy())
-    broker.attach("other", RunPolicy())
+    broker, runs = broker_with_runs()
+    hold(runs, "s", RunPolicy())
+    hold(runs, "other", RunPolicy())
     results: dict[str, Decision] = {}
 
     async def approve(name: str, request: ApprovalRequest) -> None:
@@ -172,8 +174,8 @@ async def test_allow_for_this_run_also_answers_what_already_waits_of_that_tool()
 
 @pytest.mark.anyio
 async def test_an_edit_goes_back_to_that_call_only() -> None:
-    broker = Broker()
-    broker.attach("s", RunPolicy())
+    broker, runs = broker_with_runs()
+    hold(runs, "s", RunPolicy())
     edited = await approve_with_click(
         broker, ask("run_python", reason="x = 1"), "a1", editable=True, code="x = 2"
     )
@@ -185,8 +187,8 @@ async def test_an_edit_goes_back_to_that_call_only() -> None:
 
 @pytest.mark.anyio
 async def test_an_edit_is_refused_where_it_could_not_run() -> None:
-    broker = Broker()
-    broker.attach("s", RunPolicy())
+    broker, runs = broker_with_runs()
+    hold(runs, "s", RunPolicy())
     async with anyio.create_task_group() as tg:
 
         async def clicks() -> None:
@@ -204,8 +206,8 @@ async def test_an_edit_is_refused_where_it_could_not_run() -> None:
 
 @pytest.mark.anyio
 async def test_a_rejected_edit_returns_no_code() -> None:
-    broker = Broker()
-    broker.attach("s", RunPolicy())
+    broker, runs = broker_with_runs()
+    hold(runs, "s", RunPolicy())
     decision = await approve_with_click(
         broker, ask("run_python"), "a1", editable=True, outcome="rejected"
     )
@@ -267,8 +269,8 @@ def test_the_transcript_says_allowed_for_this_run() -> None:
 @pytest.mark.anyio
 async def test_the_card_of_an_edited_call_shows_the_code_that_ran() -> None:
     t = Transcript("s", prompt="p")
-    broker = Broker()
-    broker.attach("s", RunPolicy(notify=lambda kind, data: t.apply_local(kind, **data)))
+    broker, runs = broker_with_runs()
+    hold(runs, "s", RunPolicy(notify=lambda kind, data: t.apply_local(kind, **data)))
     await approve_with_click(
         broker, ask("run_python", reason="agent = 1"), "a1", editable=True, code="person = 2"
     )

@@ -101,7 +101,7 @@ def test_run_all_after_restart_skips_answered_prompts(
     # the skipped cell shows the transcript it had (Restart & Run All keeps it in the notebook)
     shown = capsys.readouterr().out
     assert "not sent again" in shown and "expensive question" in shown and "settled" in shown
-    assert magics.agent.runs == []
+    assert len(magics.agent.runs) == 0
     # later cells that use the handle get a clear error, not a NameError
     from dsh_notebook.kernel.run import PromptSkipped
 

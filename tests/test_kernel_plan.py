@@ -5,11 +5,13 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from dsh_notebook.kernel.broker import Broker, RunPolicy
+from dsh_notebook.kernel.broker import RunPolicy
 from dsh_notebook.kernel.naming import SessionNames, validate_session_name
 from dsh_notebook.kernel.run import Frontend, PlanError, RunOptions, plan_run
 from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.protocol import ApprovalRequest, UserQuestionAsk
+
+from .run_registry import broker_with_runs, hold
 
 
 @pytest.fixture
@@ -88,8 +90,8 @@ class Tree:
 @pytest.mark.anyio
 async def test_a_child_sessions_question_reaches_the_run_of_its_root() -> None:
     notes: list[tuple[str, dict[str, object]]] = []
-    broker = Broker(Tree({"child": "root"}))
-    broker.attach("root", RunPolicy(notify=lambda kind, data: notes.append((kind, data))))
+    broker, runs = broker_with_runs(Tree({"child": "root"}))
+    hold(runs, "root", RunPolicy(notify=lambda kind, data: notes.append((kind, data))))
     ask = UserQuestionAsk.model_validate(
         {
             "requestId": "r1",
@@ -112,8 +114,8 @@ async def test_a_child_sessions_question_reaches_the_run_of_its_root() -> None:
 
 @pytest.mark.anyio
 async def test_approvals_are_decided_with_the_protocol_outcomes_only() -> None:
-    broker = Broker()
-    broker.attach("s", RunPolicy())
+    broker, runs = broker_with_runs()
+    hold(runs, "s", RunPolicy())
     request = ApprovalRequest(session_id="s", tool_name="bash", reason="why")
     async with anyio.create_task_group() as tg:
 
@@ -127,4 +129,4 @@ async def test_approvals_are_decided_with_the_protocol_outcomes_only() -> None:
         tg.start_soon(click)
         assert await broker.approve(request) == "allowed-once"
     # nobody's run: rejected at once, never pending
-    assert await Broker().approve(request) == "rejected"
+    assert await broker_with_runs()[0].approve(request) == "rejected"

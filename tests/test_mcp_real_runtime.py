@@ -23,6 +23,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook import DeepSeekHarness
+from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.patch import write_mcp_patch
 from dsh_notebook.notebook_tools.schemas import TOOL_NAMES, public_tool_name
@@ -116,9 +117,9 @@ class Notebook:
     decision: bool = True
     asked: list[tuple[str, str]] = field(default_factory=list)
 
-    async def approve(self, *, tool_name: str, reason: str) -> bool:
+    async def approve(self, *, tool_name: str, reason: str, arguments: Any) -> Grant | None:
         self.asked.append((tool_name, reason))
-        return self.decision
+        return Grant() if self.decision else None
 
     async def prompt(self, scenario: str, session: str = "nb") -> dict[str, Any]:
         """Run ``scenario``; the root's single tool result with its joined text."""
@@ -137,8 +138,8 @@ async def open_notebook(
     executor = MainThreadExecutor(loop=asyncio.get_running_loop())
     holder: dict[str, Notebook] = {}
 
-    async def approve(*, tool_name: str, reason: str) -> bool:
-        return await holder["nb"].approve(tool_name=tool_name, reason=reason)
+    async def approve(*, tool_name: str, reason: str, arguments: Any) -> Grant | None:
+        return await holder["nb"].approve(tool_name=tool_name, reason=reason, arguments=arguments)
 
     server = NotebookMcpServer(
         shell,

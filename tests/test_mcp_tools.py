@@ -18,6 +18,7 @@ import httpx
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.executor import (
     ExecutorClosed,
     ExecutorFull,
@@ -310,22 +311,22 @@ INITIALIZE = rpc(
     {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
 )
 
-Approve = Callable[..., Awaitable[bool]]
+Approve = Callable[..., Awaitable[Grant | Refusal | None]]
 
 
 def allow(calls: list[str]) -> Approve:
-    async def approve(*, tool_name: str, reason: str) -> bool:
+    async def approve(*, tool_name: str, reason: str, arguments: Any) -> Grant:
         calls.append(f"{tool_name}: {reason}")
-        return True
+        return Grant()
 
     return approve
 
 
-async def reject(*, tool_name: str, reason: str) -> bool:
-    return False
+async def reject(*, tool_name: str, reason: str, arguments: Any) -> None:
+    return None
 
 
-async def broken(*, tool_name: str, reason: str) -> bool:
+async def broken(*, tool_name: str, reason: str, arguments: Any) -> None:
     raise RuntimeError("approval widget crashed")
 
 

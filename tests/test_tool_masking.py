@@ -17,6 +17,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook.notebook_tools import server as server_module
+from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.masking import mask_result
 from dsh_notebook.notebook_tools.server import (
@@ -168,8 +169,8 @@ def test_server_masks_run_python_output_errors_and_figures(
     pytest.importorskip("matplotlib")
     run_cells(shell, "import matplotlib\nmatplotlib.use('Agg')", f"token = {KEY!r}")
 
-    async def allow(*, tool_name: str, reason: str) -> bool:
-        return True
+    async def allow(*, tool_name: str, reason: str, arguments: Any) -> Grant:
+        return Grant()
 
     executor = MainThreadExecutor()
     server = make_server(approve=allow, executor=executor, secrets=lambda: (KEY,))

@@ -5,8 +5,10 @@ host (the runtime's thread and process), the broker (the one registry of request
 person), the UI pump (the one thread that updates outputs), the notebook tools server, the demo
 model, the notebook's current session, the runs started in this kernel and their results.
 
-Wiring: the broker answers the runtime's approval and question requests (handed to the host at
-construction) and learns the session tree from the host; clicks in a run widget arrive at
+Wiring: the run registry (:class:`~.runs.Runs`) is the one answer to "which run is this?": it
+learns the session tree from the host, and the broker (policies, scopes), the notebook tools
+(whose call is this), the waiting signal and ``%dsh wait``/``stop`` ask it. The broker answers the
+runtime's approval and question requests (handed to the host at construction); clicks in a run widget arrive at
 :meth:`NotebookAgent.on_widget_action` (comm thread) and resolve the broker's pending items with
 the same decision values the wire carries.
 
@@ -44,9 +46,11 @@ from .host import RuntimeHost
 from .ledger import PromptLedger
 from .naming import SessionNames, default_session_id
 from .pump import UiPump
-from .run import ActiveRun, Frontend
+from .run import Frontend
+from .runs import ActiveRun, Runs
 from .session_lock import SessionLocks
 from .settings import KernelSettings
+from .tool_calls import CallOrigins
 from .tools_host import NotebookToolsHost
 
 __all__ = ["NotebookAgent"]
@@ -74,15 +78,19 @@ class NotebookAgent:
         self._settings = settings
         self.typed_key: Secret | None = None
         """A key typed with ``%dsh key``: in memory only, for this kernel's life."""
-        self.broker = Broker()
+        self.runs = Runs()
+        self.broker = Broker(self.runs)
         self.demo = DemoModel()
+        self.call_origins = CallOrigins()  # which session made a notebook tool call
         self.host = RuntimeHost(
             self.harness_config,
             on_approval=self.broker.approve,
             on_user_question=self.broker.ask,
-            taps=(self.demo.observe,),  # the demo model orders subagent reports by status
+            # the demo model orders subagent reports by status; tool/call events name the
+            # session of each notebook tool call
+            taps=(self.demo.observe, self.call_origins.observe),
         )
-        self.broker.tree = self.host  # requests from child sessions find their root's run
+        self.runs.tree = self.host  # requests from child sessions find their root's run
         self.pump = UiPump()
         self.sessions = SessionNames(default_session_id())
         self.frontend_link = FrontendLink()
@@ -90,7 +98,6 @@ class NotebookAgent:
         self._locks: SessionLocks | None = None
         self.errors: dict[int, str] = {}
         self.results: dict[str, RunResult] = {}
-        self.runs: list[ActiveRun] = []
         self.figure_notes = FigureNotes()  # figures of the person's cells, for notebook_cells
         if shell is not None:
             self.figure_notes.install(shell)
@@ -99,12 +106,12 @@ class NotebookAgent:
             self.host,
             self.broker,
             errors=self.errors,
-            current_session=self.current_run_session,
+            runs=self.runs,
+            origins=self.call_origins,
             kernel_loop=_running_loop(),  # the kernel's loop: the agent is made in %load_ext
             record=AgentCells(
                 self.frontend_link,
                 enabled=lambda: self.settings().agent_cells,
-                run_for_call=lambda: self._run_of(self.current_run_session()),
                 secrets=self.secrets,
             ),
             read_notebook=self.frontend_link.read_notebook,
@@ -190,13 +197,6 @@ class NotebookAgent:
         """The notebook's current session (what ``%%dsh`` without ``-s`` continues)."""
         return self.sessions.current
 
-    def current_run_session(self) -> str:
-        """The session of the newest run still in progress, else the current session."""
-        return next(
-            (r.handle.session for r in reversed(self.runs) if not r.handle.done()),
-            self.session_id,
-        )
-
     def adopt_notebook(self) -> str | None:
         """Learn which notebook the executing cell belongs to (main thread, inside the cell):
         its identity makes the notebook's own session the default. Returns the cell's id."""
@@ -253,7 +253,7 @@ class NotebookAgent:
         """Tell the frontend which cells wait for the person (host loop; thread-safe send)."""
         cells: list[WaitingCell] = []
         for pending in self.broker.pending.values():
-            run = self._run_of(pending.request.session_id)
+            run = self.runs.run_of(pending.request.session_id)
             if run is None or run.cell_id is None:
                 continue
             if pending.kind == "approval":
@@ -264,19 +264,9 @@ class NotebookAgent:
             cells.append({"cell_id": run.cell_id, "kind": pending.kind, "label": label})
         self.frontend_link.send_waiting(cells)
 
-    def _run_of(self, session_id: str) -> ActiveRun | None:
-        seen: set[str] = set()
-        current: str | None = session_id
-        while current is not None and current not in seen:
-            seen.add(current)
-            for run in reversed(self.runs):
-                if run.handle.session == current and not run.handle.done():
-                    return run
-            current = self.host.parent_of(current)
-        return None
-
     def last_run(self) -> ActiveRun | None:
-        return self.runs[-1] if self.runs else None
+        """The newest run started in this kernel (what ``%dsh wait`` and ``%dsh stop`` name)."""
+        return self.runs.last()
 
     def frontend(self) -> Frontend:
         """Who is watching this cell: a terminal, a live frontend (stdin), or nobody."""
@@ -340,10 +330,10 @@ class NotebookAgent:
         """Stop the runs in flight: there is no cancel on the wire, so the runtime restarts and
         every live session is resumed with its history; pending requests are rejected. Each
         stopped run's output says "stopped by you" (not an error)."""
-        for run in self.runs:
-            if not run.handle.done():
-                self.pump.local(run.view, "stopped", {})
+        for run in self.runs.in_progress():
+            self.pump.local(run.view, "stopped", {})
         self.broker.reject_all("you")
+        self.call_origins.forget_all()  # the old runtime's calls can never arrive now
         return self.host.restart()
 
     def close(self) -> None:

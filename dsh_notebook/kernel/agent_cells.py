@@ -2,8 +2,8 @@
 
 :class:`AgentCells` is the notebook tools server's recorder (:class:`~dsh_notebook.notebook_tools
 .server.CallRecorder`). When a call is approved it decides, once, whether the call is recorded:
-``%config DshMagics.agent_cells`` is on, the call belongs to a run in progress whose ``%%dsh`` cell
-is known (its id came with the execute request, i.e. the ``dsh-notebook`` extension is there) and
+``%config DshMagics.agent_cells`` is on, the call belongs to a run (the one the approval was
+decided for, handed over with the grant — never looked up again) whose ``%%dsh`` cell is known (its id came with the execute request, i.e. the ``dsh-notebook`` extension is there) and
 a page that inserts cells is connected. Only then is the call numbered (1, 2, … per run, in
 approval order, which is the order the calls run) and its outputs captured; after the code ran
 (kernel main thread) the ``insert_cell`` message goes to the page, which inserts the cell below
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 from ..frontend import FrontendLink
 from ..frontend.protocol import insert_cell
 from ..runtime.secret import redact
+from .runs import ActiveRun
 
 if TYPE_CHECKING:  # notebook_tools needs the jupyter extra; only its result type is used here
     from ..notebook_tools.run_python import RunPythonResult
-    from .run import ActiveRun
 
 __all__ = ["AgentCells", "agent_cell_source"]
 
@@ -67,26 +67,25 @@ class AgentCells:
         link: FrontendLink,
         *,
         enabled: Callable[[], bool],
-        run_for_call: Callable[[], ActiveRun | None],
         secrets: Callable[[], tuple[str, ...]] = tuple,
     ) -> None:
         self._link = link
         self._enabled = enabled
-        self._run_for_call = run_for_call
         self._secrets = secrets
         self._lock = threading.Lock()
 
-    def __call__(self, code: str) -> Callable[[RunPythonResult], None] | None:
-        """A just-approved call (server loop): a sink that sends its cell, or ``None``."""
+    def __call__(self, code: str, owner: object) -> Callable[[RunPythonResult], None] | None:
+        """A just-approved call of the run ``owner`` (server loop): a sink that sends its cell,
+        or ``None`` (not recorded)."""
         if not self._enabled() or not self._link.can_insert_cells():
             return None
-        run = self._run_for_call()
-        if run is None or run.cell_id is None:
+        if not isinstance(owner, ActiveRun) or owner.cell_id is None:
             return None
+        run, anchor = owner, owner.cell_id
         with self._lock:
             run.agent_calls += 1
             call = run.agent_calls
-        anchor, session, run_id = run.cell_id, run.handle.session, run.run_id
+        session, run_id = run.handle.session, run.run_id
         secrets = self._secrets()
         source = redact(agent_cell_source(code, session, run_id, call), secrets)
 

@@ -1,9 +1,10 @@
 """Who answers approvals and questions in a kernel: the person, a policy, or nobody.
 
 The broker is the kernel's one registry of requests waiting for the person. Every approval or
-question the runtime raises (and every ``run_python`` call of the notebook tools) is matched to
-the run it belongs to — by its session, or the nearest ancestor in the session tree that has a
-run — and answered according to that run's settings:
+question the runtime raises (and every ``run_python`` call of the notebook tools) names the session
+that asked; the run registry (:class:`PolicyLookup`, :mod:`.runs`) says which run holds that
+session or its nearest ancestor, and the request is answered according to that run's settings
+(no run holds it: rejected, dismissed):
 
 - ``--on-approval allow`` / ``reject``: answered at once by that policy (``decided_by="policy"``).
 - ``ask`` in **background** mode: the request waits as a *pending* item until a click (widget) or
@@ -71,6 +72,7 @@ __all__ = [
     "Decision",
     "MainThreadPrompt",
     "Pending",
+    "PolicyLookup",
     "RunPolicy",
     "SessionTree",
 ]
@@ -88,9 +90,22 @@ Answers = list[dict[str, Any]] | None
 
 
 class SessionTree(Protocol):
-    """Where the broker learns a session's parent (the runtime host's view of the tree)."""
+    """Where a session's parent is learned (the runtime host's view of the tree)."""
 
     def parent_of(self, session_id: str) -> str | None: ...
+
+
+class PolicyLookup(Protocol):
+    """Where the broker learns which run's policy answers a session's requests: the kernel's
+    run registry (:class:`~dsh_notebook.kernel.runs.Runs`), the one home of that answer."""
+
+    def policy_for(self, session_id: str) -> RunPolicy | None:
+        """The policy of the run holding ``session_id`` or its nearest ancestor, or None."""
+        ...
+
+    def live_policies(self) -> list[RunPolicy]:
+        """The policies of every run not settled yet."""
+        ...
 
 
 @dataclass
@@ -162,49 +177,15 @@ class Decision:
     """Replacement code the person approved instead of the request's (``None``: unedited)."""
 
 
-class _NoTree:
-    def parent_of(self, session_id: str) -> str | None:
-        return None
-
-
 class Broker:
     """Routes requests to the policy of the run they belong to. One per kernel."""
 
-    def __init__(self, tree: SessionTree | None = None) -> None:
-        self.tree: SessionTree = tree or _NoTree()
-        self._policies: dict[str, RunPolicy] = {}
+    def __init__(self, runs: PolicyLookup) -> None:
+        self.runs = runs
         self._pending: dict[str, Pending] = {}
         self._ids = itertools.count(1)
         self.on_change: Callable[[], None] = lambda: None
         """Called (on the host loop) whenever an item starts or stops waiting for the person."""
-
-    # -- runs ----------------------------------------------------------------------------------
-
-    def attach(self, session_id: str, policy: RunPolicy) -> None:
-        """The policy of the run that owns the session now (runs on a session are serialized)."""
-        self._policies[session_id] = policy
-
-    def detach(self, session_id: str, policy: RunPolicy | None = None) -> None:
-        """Forget the session's policy (only if it is still ``policy``, when given). The run is
-        over: the scopes of ``policy`` (or of the forgotten one) end here."""
-        if policy is not None:
-            policy.end_scopes()
-        if policy is None or self._policies.get(session_id) is policy:
-            gone = self._policies.pop(session_id, None)
-            if gone is not None:
-                gone.end_scopes()
-
-    def policy_for(self, session_id: str) -> RunPolicy | None:
-        """The policy of the run of ``session_id`` or of its nearest ancestor that has one."""
-        current: str | None = session_id
-        seen = set()
-        while current is not None and current not in seen:
-            seen.add(current)
-            policy = self._policies.get(current)
-            if policy is not None:
-                return policy
-            current = self.tree.parent_of(current)
-        return None
 
     @property
     def pending(self) -> dict[str, Pending]:
@@ -217,12 +198,17 @@ class Broker:
         """Decide an approval by its run's policy; ``rejected`` when no run of ours owns it."""
         return (await self.approve_call(request)).outcome
 
-    async def approve_call(self, request: ApprovalRequest, *, editable: bool = False) -> Decision:
+    async def approve_call(
+        self, request: ApprovalRequest, *, editable: bool = False, person_only: bool = False
+    ) -> Decision:
         """Decide an approval: a scope of its run, its run's policy, or the person.
 
         ``editable``: the caller will run :attr:`Decision.code` instead of the request's code
-        when the person edited it (only then may a decision carry code)."""
-        policy = self.policy_for(request.session_id)
+        when the person edited it (only then may a decision carry code). ``person_only``: the
+        caller is not sure the request is this run's (see :mod:`.tool_calls`), so no scope and
+        no ``--on-approval``/headless policy may grant it: the person decides, or, where nobody
+        can answer, it is rejected."""
+        policy = self.runs.policy_for(request.session_id)
         if policy is None:  # a request outside any run of this kernel: nobody can answer
             return Decision("rejected", "policy")
         key = f"a{next(self._ids)}"
@@ -234,9 +220,11 @@ class Broker:
         outcome: ApprovalOutcome
         by: DecidedBy
         code: str | None = None
-        if policy.covers(request.tool_name):
+        if person_only and policy.wait_mode and not (policy.stdin and policy.prompts is not None):
+            outcome, by = "rejected", "policy"  # nobody to ask, and no policy may grant it
+        elif policy.covers(request.tool_name) and not person_only:
             outcome, by = "allowed-once", "scope"
-        elif policy.on_approval != "ask":
+        elif policy.on_approval != "ask" and not person_only:
             outcome, by = (
                 ("allowed-once" if policy.on_approval == "allow" else "rejected"),
                 "policy",
@@ -278,7 +266,7 @@ class Broker:
 
     async def ask(self, request: UserQuestionAsk) -> Answers:
         """Answer a question by its run's policy; dismissed (``None``) when no run owns it."""
-        policy = self.policy_for(request.session_id)
+        policy = self.runs.policy_for(request.session_id)
         if policy is None:
             return None
         key = f"q{next(self._ids)}"
@@ -387,7 +375,7 @@ class Broker:
     def reject_all(self, decided_by: DecidedBy = "connection-lost") -> int:
         """Fail every pending item closed (kernel shutdown, stop, widget gone) and end every
         run's scopes. Count resolved."""
-        for policy in list(self._policies.values()):
+        for policy in self.runs.live_policies():
             policy.end_scopes()
         return sum(
             self._resolve(p, decided_by, outcome="rejected", answers=None)

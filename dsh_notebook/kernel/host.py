@@ -285,6 +285,7 @@ class RuntimeHost:
         on_notification: Callable[[Notification], None] | None = None,
         on_start: Callable[[], None] | None = None,
         on_note: Callable[[str], None] | None = None,
+        outcome: concurrent.futures.Future[RunResult] | None = None,
     ) -> concurrent.futures.Future[RunResult]:
         """Start a run; returns at once, also when the runtime still has to start.
 
@@ -294,9 +295,12 @@ class RuntimeHost:
         different sessions proceed concurrently. ``on_start`` runs on the host loop when this
         run's turn comes, before its prompt is sent. ``on_note`` gets one-line notes (e.g. that
         a dead runtime was replaced). A failure to start the runtime or to open the session
-        fails the returned future (never raised here).
+        fails the returned future (never raised here). ``outcome``: the future to complete and
+        return (a new one by default), so a caller can know it before any callback runs.
         """
-        result: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
+        result: concurrent.futures.Future[RunResult] = (
+            outcome if outcome is not None else concurrent.futures.Future()
+        )
         accepted = False
 
         def deliver(notification: Notification) -> None:

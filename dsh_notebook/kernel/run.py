@@ -3,10 +3,11 @@
 1. **Plan** (:func:`plan_run`, pure apart from evaluating the person's ``--image`` expressions):
    interpolation, image blocks, validation of the prompt, the rerun guard, the mode (background or
    wait), the display choice and the context chips. Testable without a shell or a runtime.
-2. **Start** (:func:`start_run`): display the view, attach the run's policy to the broker when its
-   turn comes, send the prompt through the runtime host; bind ``_dsh`` (and ``-o NAME``).
-3. **Settle** (:func:`settle_run`, host thread): detach the policy, keep the result, hand the
-   final state to the pump, which publishes the static transcript.
+2. **Start** (:func:`start_run`): display the view, add the run to the run registry (queued),
+   which it holds from the moment its turn on the session comes, send the prompt through the
+   runtime host; bind ``_dsh`` (and ``-o NAME``).
+3. **Settle** (:func:`settle_run`, host thread): the run releases its session (its scopes end),
+   keep the result, hand the final state to the pump, which publishes the static transcript.
 4. **Wait** (:func:`wait_for_run`, the cell's thread): ``--wait`` and ``%dsh wait`` share this
    loop; it pumps approved ``run_python`` calls and asks stdin prompts until the run settled.
 
@@ -20,7 +21,6 @@ import concurrent.futures
 import queue
 import sys
 import threading
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -40,6 +40,7 @@ from .host import RuntimeHost
 from .kept import made_variables, skipped_bundle
 from .ledger import PromptLedger
 from .pump import LiveView, UiPump
+from .runs import ActiveRun, Runs
 from .settings import KernelSettings
 from .terminal import answer_on_stdin
 from .tools_host import NotebookToolsHost
@@ -210,7 +211,7 @@ class RunContext(Protocol):
     pump: UiPump
     tools: NotebookToolsHost
     results: dict[str, RunResult]
-    runs: list[ActiveRun]
+    runs: Runs
     frontend_link: FrontendLink
 
     @property
@@ -237,24 +238,6 @@ class RunContext(Protocol):
     def stop(self) -> list[str]: ...
 
     def claim(self, session_id: str) -> None: ...
-
-
-@dataclass
-class ActiveRun:
-    """A run the kernel started: its handle, view, policy, stdin prompts and cell."""
-
-    handle: RunHandle
-    view: LiveView
-    policy: RunPolicy
-    prompts: queue.Queue[MainThreadPrompt]
-    cell_id: str | None = None
-    """The notebook cell that started it (known with the frontend extension)."""
-    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    """Names the run in its agent cells' metadata (see :mod:`.agent_cells`)."""
-    agent_calls: int = 0
-    """Approved ``run_python`` calls numbered for agent cells so far."""
-    agent_cells: int = 0
-    """Agent cells sent to the page so far."""
 
 
 def start_run(
@@ -306,9 +289,13 @@ def start_run(
     )
     # a runtime that still has to start takes seconds: say so (the cell returns at once anyway)
     agent.pump.local(view, "status", {"state": "running" if agent.host.alive() else "starting"})
+    future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
+    handle = RunHandle(future, session=plan.session_id, prompt=plan.prompt, context=plan.context)
+    run = ActiveRun(handle, view, policy, prompts, cell_id)
+    agent.runs.add(run)  # queued: it owns nothing until its turn on the session comes
 
     def on_start() -> None:  # host loop, when this run's turn on the session comes
-        agent.broker.attach(plan.session_id, policy)
+        agent.runs.hold(run)
 
     accepted = False
     # read here, on the main thread: the notebook, the keys to mask, the conversation index
@@ -325,16 +312,15 @@ def start_run(
     def on_note(text: str) -> None:
         agent.pump.local(view, "note", {"text": text})
 
-    future = agent.host.run(
-        plan.session_id, plan.blocks, on_notification, on_start=on_start, on_note=on_note
+    agent.host.run(
+        plan.session_id,
+        plan.blocks,
+        on_notification,
+        on_start=on_start,
+        on_note=on_note,
+        outcome=future,
     )
-    handle = RunHandle(future, session=plan.session_id, prompt=plan.prompt, context=plan.context)
-    run = ActiveRun(handle, view, policy, prompts, cell_id)
     future.add_done_callback(lambda f: settle_run(agent, run, f))
-    # keep the runs still in progress and the newest one (what %dsh wait waits for); a settled
-    # run's transcript lives on in its output, its result in agent.results (main thread only)
-    agent.runs[:] = [r for r in agent.runs if not r.handle.done()]
-    agent.runs.append(run)
     _bind(shell, handle, out)
     return run
 
@@ -366,8 +352,9 @@ def _bind(shell: Any, handle: RunHandle, out: str | None) -> None:
 def settle_run(
     agent: RunContext, run: ActiveRun, future: concurrent.futures.Future[RunResult]
 ) -> None:
-    """The run's future completed (host thread): detach its policy, publish the final state."""
-    agent.broker.detach(run.handle.session, run.policy)
+    """The run's future completed (host thread): it releases its session, its scopes end, and
+    the final state is published."""
+    agent.runs.settle(run)
     error = None
     finish_reason = None
     try:

@@ -3,11 +3,19 @@
 When the runtime starts, an MCP server on 127.0.0.1 gives the agent ``notebook_variables``,
 ``describe_variable``, ``notebook_history``, ``notebook_cells`` (asking the page through the
 frontend link) and ``run_python``; every result the model gets has the kernel's secrets (asked
-for at each call) masked. Every ``run_python`` call is an
-approval of the newest run still in progress (the broker decides it by that run's policy; with no
-run in progress it is rejected). The person may edit the code on the card ("Edit, then run"):
-the broker returns the edit to this very call, which runs it instead. Approved code runs on the kernel's main thread while no cell
-executes, or inside a waiting cell, which pumps it (:meth:`NotebookToolsHost.pump`).
+for at each call) masked.
+
+Every ``run_python`` call is an approval **of the run whose agent made it**: the call is matched
+to the runtime's own ``tool/call`` event (:mod:`.tool_calls`: the session and the call id), the
+run registry (:mod:`.runs`) names the run holding that session (or its root's, for a subagent),
+and the broker decides it by that run's policy and scopes, on that run's card. The decision and
+the run travel together: the approved call's agent cell is that run's. A call no run of this
+kernel owns (its run settled, no ``tool/call`` seen) is refused and the model is told why; a call
+the kernel cannot tell apart from another run's identical call is decided by the person only
+(never by a run's ``allow``, ``reject`` or scope). The person may edit the code on the card ("Edit,
+then run"): the broker returns the edit to this very call, which runs it instead. Approved code
+runs on the kernel's main thread while no cell executes, or inside a waiting cell, which pumps it
+(:meth:`NotebookToolsHost.pump`).
 
 Thread-safety: :meth:`mount` runs on whatever thread starts the runtime; the approval callback
 runs on the MCP server's loop and hands the request to the host loop; ``pump`` and the cell hooks
@@ -20,17 +28,32 @@ import asyncio
 import atexit
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..notebook_tools.edits import EditedCode
+from ..notebook_tools.edits import Grant, Refusal
 from ..protocol import ApprovalRequest
 from .broker import Broker, Decision
 from .host import RuntimeHost
+from .runs import Runs
+from .tool_calls import CallOrigins
 
-__all__ = ["NotebookToolsHost"]
+__all__ = ["NO_RUN_MESSAGE", "ORIGIN_TIMEOUT", "UNMATCHED_MESSAGE", "NotebookToolsHost"]
 
 log = logging.getLogger(__name__)
+
+ORIGIN_TIMEOUT = 10.0
+"""Seconds a call waits for its ``tool/call`` event (it is written before the call; normally
+milliseconds)."""
+
+UNMATCHED_MESSAGE = (
+    "dsh could not tell which run of this notebook made this call, so it was not run and the "
+    "notebook is unchanged. Nobody was asked. Do not retry it; tell the user what you wanted to run."
+)
+NO_RUN_MESSAGE = (
+    "This call arrived after the run that made it had ended (or was stopped), so it was not run "
+    "and the notebook is unchanged. Nobody was asked."
+)
 
 
 class NotebookToolsHost:
@@ -43,7 +66,8 @@ class NotebookToolsHost:
         broker: Broker,
         *,
         errors: dict[int, str],
-        current_session: Callable[[], str],
+        runs: Runs,
+        origins: CallOrigins,
         kernel_loop: asyncio.AbstractEventLoop | None,
         record: Any = None,
         read_notebook: Callable[[float, bool], Any] | None = None,
@@ -54,7 +78,8 @@ class NotebookToolsHost:
         self._host = host
         self._broker = broker
         self._errors = errors
-        self._current_session = current_session
+        self._runs = runs
+        self._origins = origins
         self._kernel_loop = kernel_loop
         self._record = record  # a notebook_tools.server.CallRecorder (agent cells), or None
         self._read_notebook = read_notebook  # FrontendLink.read_notebook: notebook_cells
@@ -116,24 +141,51 @@ class NotebookToolsHost:
             served[0].stop()
             served[1].remove()
 
-    async def _approve(self, *, tool_name: str, reason: str) -> bool | EditedCode:
-        """A tool call asks the person (MCP server loop -> broker on the host loop): ``True``,
-        the person's edited code for this call, or ``False``."""
+    async def _approve(
+        self, *, tool_name: str, reason: str, arguments: Mapping[str, Any]
+    ) -> Grant | Refusal | None:
+        """A tool call asks (MCP server loop): matched to the run whose agent made it, decided by
+        the broker on the host loop; a :class:`Grant` owned by that run, or a refusal."""
+        from ..notebook_tools.schemas import public_tool_name  # the server runs: mcp is there
+
+        runs = self._runs
+        try:
+            origin = await asyncio.to_thread(
+                self._origins.claim,
+                public_tool_name(tool_name),
+                arguments,
+                run_of=runs.run_of,
+                timeout=ORIGIN_TIMEOUT,
+            )
+        except Exception as exc:
+            log.warning("dsh: %s call not matched, refused: %s", tool_name, exc)
+            return Refusal(UNMATCHED_MESSAGE)
+        if origin is None:
+            log.warning("dsh: a %s call matched no tool/call of a watched session", tool_name)
+            return Refusal(UNMATCHED_MESSAGE)
+        run = runs.run_of(origin.session_id)
+        if run is None:
+            return Refusal(NO_RUN_MESSAGE)
         request = ApprovalRequest(
-            session_id=self._current_session(), tool_name=tool_name, reason=reason
+            session_id=origin.session_id,
+            tool_name=tool_name,
+            call_id=origin.call_id,
+            reason=reason,
         )
 
         async def ask() -> Decision:
-            return await self._broker.approve_call(request, editable=True)
+            return await self._broker.approve_call(
+                request, editable=True, person_only=not origin.certain
+            )
 
         try:
             decision = await asyncio.wrap_future(self._host.submit(ask))
         except Exception as exc:
             log.warning("dsh: %s approval failed closed: %s", tool_name, exc)
-            return False
+            return None
         if decision.outcome != "allowed-once":
-            return False
-        return True if decision.code is None else EditedCode(decision.code)
+            return None
+        return Grant(code=decision.code, owner=run)
 
     def pump(self) -> None:
         """Run approved ``run_python`` calls here (main thread; a waiting cell)."""

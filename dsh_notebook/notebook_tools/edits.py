@@ -1,9 +1,12 @@
-"""``run_python`` code the person edited before approving it ("Edit, then run").
+"""What an approver answers for one ``run_python`` call: a :class:`Grant`, or a :class:`Refusal`.
 
-An approver (see :class:`~dsh_notebook.notebook_tools.server.Approver`) answers ``True`` to run
-the code as the agent wrote it, or an :class:`EditedCode` to run the person's version instead.
-The agent is then told, in the tool result, that the person edited it and exactly what ran
-(:func:`edited_note`), so its next steps build on the code that really changed the kernel.
+An approver (see :class:`~dsh_notebook.notebook_tools.server.Approver`) answers a :class:`Grant`
+only for an explicit allow: with ``code=None`` the code runs as the agent wrote it; with the
+person's edited code ("Edit, then run") that runs instead, and the agent is told, in the tool
+result, that the person edited it and exactly what ran (:func:`edited_note`), so its next steps
+build on the code that really changed the kernel. The grant's ``owner`` (the kernel's run the call
+belongs to) is handed to the recorder as it is. Anything else refuses the call: a
+:class:`Refusal` with the one-line reason the model reads, or ``None`` (the person rejected it).
 
 No dependencies: the kernel builds these without importing the MCP server.
 """
@@ -12,17 +15,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["EDITED_CODE_MAX", "EditedCode", "edited_note"]
+__all__ = ["EDITED_CODE_MAX", "Grant", "Refusal", "edited_note"]
 
 EDITED_CODE_MAX = 100_000
 """The longest edited code accepted (characters); longer edits are refused, never cut."""
 
 
 @dataclass(frozen=True)
-class EditedCode:
-    """Approved, with this code instead of the agent's (for this one call only)."""
+class Grant:
+    """An explicit allow of one call."""
 
-    code: str
+    code: str | None = None
+    """The person's edited code, run instead of the agent's (this call only); None: as sent."""
+    owner: object = None
+    """Who made the call (the kernel's run), handed to the recorder; opaque to the server."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The call is refused for a reason other than the person's rejection (the model reads it)."""
+
+    message: str
 
 
 def edited_note(code: str, max_chars: int) -> str:

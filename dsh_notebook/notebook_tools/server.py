@@ -28,11 +28,12 @@ Guarantees:
   runs only on the thread that pumps the :class:`~.executor.MainThreadExecutor` — in a kernel,
   the main thread, between cells — never concurrently with a cell.
 - **Approval.** Every ``run_python`` call first awaits ``approve(tool_name="run_python",
-  reason=<the code>)`` (on the server loop). ``True`` runs the code; an
-  :class:`~.edits.EditedCode` runs the person's edited code instead (of this call only), and the
-  result starts by saying so and quoting exactly what ran. Anything else — ``False``, an empty
-  edit, an exception, a cancellation — means nothing runs and the model gets a tool error saying
-  the user rejected it.
+  reason=<the code>, arguments=<the call's arguments>)`` (on the server loop). Only a
+  :class:`~.edits.Grant` runs code: the call's own, or the person's edit of it (this call only),
+  and then the result starts by saying so and quoting exactly what ran. A
+  :class:`~.edits.Refusal` runs nothing and the model gets its reason; anything else — ``None``,
+  an empty edit, an exception, a cancellation — runs nothing and the model gets a tool error
+  saying the user rejected it.
 - **Bounds.** Tool text is capped at ``settings.max_chars``; a read-only tool that has not
   finished after ``settings.read_timeout`` seconds (a variable's ``repr`` that never returns) is
   given up on and reported, and the next call is served (the slow code is asked to stop, see
@@ -42,8 +43,8 @@ Guarantees:
   withdrawn and reported. Once started, the code runs until it ends or is interrupted.
 - **Interrupt.** "Interrupt kernel" (SIGINT) raises ``KeyboardInterrupt`` in the running code
   (how: :mod:`.executor`). The model is told the user stopped it.
-- **Recording.** An optional ``record(code)`` (:class:`CallRecorder`) is asked on the server
-  loop right after a call was approved; when it returns a sink, the code runs with its outputs
+- **Recording.** An optional ``record(code, owner)`` (:class:`CallRecorder`, ``owner`` from the
+  grant) is asked on the server loop right after a call was approved; when it returns a sink, the code runs with its outputs
   captured as nbformat outputs and the sink gets the :class:`~.tools.RunPythonResult` on the
   kernel's main thread right after the code ran, before the model's result is sent. A failing
   recorder or sink is logged and ignored: the model's result is the same either way.
@@ -84,7 +85,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..context.time_limit import TimedOut, call_with_time_limit
 from ..runtime.secret import redact_fragments
 from .cells import FigureLookup, fallback_cells, format_cells
-from .edits import EditedCode, edited_note
+from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .history import notebook_history
 from .masking import mask_result
@@ -108,10 +109,12 @@ log = logging.getLogger(__name__)
 
 
 class Approver(Protocol):
-    """Asks the person; ``True`` or :class:`~.edits.EditedCode` only for an explicit "allow".
-    Awaited on the server's loop."""
+    """Decides one call; a :class:`~.edits.Grant` only for an explicit allow. Awaited on the
+    server's loop. ``arguments`` are the call's, as the server received them."""
 
-    def __call__(self, *, tool_name: str, reason: str) -> Awaitable[bool | EditedCode]: ...
+    def __call__(
+        self, *, tool_name: str, reason: str, arguments: Mapping[str, Any]
+    ) -> Awaitable[Grant | Refusal | None]: ...
 
 
 RanSink = Callable[[RunPythonResult], None]
@@ -122,7 +125,7 @@ class CallRecorder(Protocol):
     call's result on the kernel's main thread right after the code ran, or ``None`` (do not
     record this call)."""
 
-    def __call__(self, code: str) -> RanSink | None: ...
+    def __call__(self, code: str, owner: object) -> RanSink | None: ...
 
 
 @dataclass(frozen=True)
@@ -370,7 +373,7 @@ class NotebookMcpServer:
         args: dict[str, Any] = dict(params.arguments or {})
         try:
             if params.name == "run_python":
-                return await self._run_python(args.get("code"))
+                return await self._run_python(args)
             if params.name == "notebook_cells":
                 return await self._notebook_cells()
             if params.name in ("notebook_variables", "describe_variable", "notebook_history"):
@@ -434,27 +437,30 @@ class NotebookMcpServer:
         text = await anyio.to_thread.run_sync(work)
         return _text(text)
 
-    async def _run_python(self, code: Any) -> mt.CallToolResult:
+    async def _run_python(self, arguments: dict[str, Any]) -> mt.CallToolResult:
+        code = arguments.get("code")
         if not self.settings.run_python:
             return _text("run_python is turned off for this notebook.", error=True)
         if not isinstance(code, str) or not code.strip():
             return _text("run_python needs `code`, a non-empty string of Python.", error=True)
         if self.executor.pending >= self.executor.max_pending:
             return _text(self._busy_message(), error=True)
-        approved = False
-        edited: str | None = None
+        grant: Grant | None = None
         if self.approve is not None:
             try:
-                verdict = await self.approve(tool_name="run_python", reason=code)
+                verdict = await self.approve(
+                    tool_name="run_python", reason=code, arguments=arguments
+                )
             except Exception as exc:
                 log.warning("run_python approval failed closed: %s", exc)
             else:
-                if isinstance(verdict, EditedCode) and verdict.code.strip():
-                    approved, edited = True, verdict.code
-                else:
-                    approved = verdict is True
-        if not approved:
+                if isinstance(verdict, Refusal):
+                    return _text(verdict.message, error=True)
+                if isinstance(verdict, Grant) and (verdict.code is None or verdict.code.strip()):
+                    grant = verdict
+        if grant is None:
             return _text(REJECTED_MESSAGE, error=True)
+        edited = grant.code
         if edited is not None:
             code = edited  # the person's code, for this call only
         cap = self.settings.max_chars
@@ -462,7 +468,7 @@ class NotebookMcpServer:
         sink: RanSink | None = None
         if self.record is not None:
             try:
-                sink = self.record(code)
+                sink = self.record(code, grant.owner)
             except Exception:
                 log.exception("recording a run_python call failed; it runs unrecorded")
 
