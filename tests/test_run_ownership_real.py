@@ -1,0 +1,154 @@
+"""Whose call is it: a ``run_python`` call is decided by the run whose agent made it, in a real
+ipykernel with the real runtime and the scripted model, the page played by this test over the
+kernel's own channels (execute metadata with cell ids, the extension's ``hello_reply``).
+
+- Two sessions in flight: A asks (the default), B (``--on-approval allow`` or ``reject``, newer,
+  still streaming) never decides A's call: A's call waits for a click on A's card, the waiting
+  signal names A's cell, the approved call's agent cell is anchored under A's cell, and B's
+  transcript records no approval.
+- Run All with two ``%%dsh`` cells on one session: the first asks, the second is queued behind
+  it; the signal, the card and the agent cell are the first cell's.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
+
+from .kernels import Kernel, scripted_kernel
+from .test_agent_cells_kernel import identity, open_link
+
+pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
+
+RUN_PYTHON = "mcp__notebook__run_python"
+A_CODE = "owned_by = 'A'\nowned_by"
+QUEUED_CODE = "queued_ran = True"
+
+
+def run_python(code: str, delay: float = 0.0) -> Step:
+    return Step(tool_calls=(ToolCall(RUN_PYTHON, {"code": code}),), delay=delay)
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
+    # A waits 3 s before its call, so B has started (and is the newest run) when it comes
+    scripted_model.register("own-a", Script(steps=(run_python(A_CODE, 3.0), Step(text="A done"))))
+    scripted_model.register("slow-b", Script(steps=(Step(text="B done", delay=12.0),)))
+    scripted_model.register(
+        "queued-first", Script(steps=(run_python(QUEUED_CODE), Step(text="first done")))
+    )
+    scripted_model.register("queued-second", Script(steps=(Step(text="second done"),)))
+    with scripted_kernel(
+        tmp_path,
+        scripted_model.base_url,
+        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
+        allow_stdin=True,
+        metadata=identity("setup"),
+    ) as k:
+        yield k
+
+
+def link_messages(k: Kernel, comm_id: str, kind: str, since: int = 0) -> list[dict[str, Any]]:
+    k.drain_iopub(0.2)
+    return [
+        m["content"]["data"]
+        for m in k.iopub[since:]
+        if m["msg_type"] == "comm_msg"
+        and m["content"].get("comm_id") == comm_id
+        and m["content"]["data"].get("type") == kind
+    ]
+
+
+def wait_for(k: Kernel, what: str, check: Any, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise TimeoutError(what)
+
+
+def pending_key(k: Kernel) -> str | None:
+    found = re.search(r"^(a\d+): approve run_python\?", k.execute("%dsh pending").stdout, re.M)
+    return found.group(1) if found else None
+
+
+@pytest.mark.parametrize("b_policy", ["allow", "reject"])
+def test_another_sessions_policy_never_decides_a_call(kernel: Kernel, b_policy: str) -> None:
+    comm_id = open_link(kernel)
+    start = len(kernel.iopub)
+    a = kernel.execute(
+        "%%dsh -s analysis\n[[scenario:own-a]] go", allow_stdin=True, metadata=identity("cell-a")
+    )
+    b = kernel.execute(
+        f"%%dsh -s report --on-approval {b_policy}\n[[scenario:slow-b]] go",
+        allow_stdin=True,
+        metadata=identity("cell-b"),
+    )
+    assert a.error is None and b.error is None, (a.error, b.error)
+    # A's call waits for the person (B's policy neither granted nor rejected it)
+    key = wait_for(kernel, "A's call never became pending", lambda: pending_key(kernel))
+    assert kernel.value("'owned_by' in globals()") == "False"
+    waiting = wait_for(
+        kernel,
+        "no waiting signal named a cell",
+        lambda: [m for m in link_messages(kernel, comm_id, "waiting", start) if m.get("cells")],
+    )
+    assert [c["cell_id"] for c in waiting[-1]["cells"]] == ["cell-a"]
+    assert kernel.execute(f"%dsh allow {key}").error is None
+    wait_for(
+        kernel, "A's code never ran", lambda: kernel.value("globals().get('owned_by')") == "'A'"
+    )
+    cells = wait_for(
+        kernel, "no agent cell", lambda: link_messages(kernel, comm_id, "insert_cell", start)
+    )
+    assert [c["anchor"] for c in cells] == ["cell-a"] and cells[0]["session"] == "analysis"
+    # B's run, settled, recorded no approval of A's call
+    deadline = time.monotonic() + 60
+    agent = "get_ipython().magics_manager.registry['DshMagics'].agent"
+    while kernel.value(f"'report' in {agent}.results") != "True":
+        assert time.monotonic() < deadline, "B never settled"
+        time.sleep(0.3)
+    b_events = kernel.value(f"[e.type for e in {agent}.results['report'].events]")
+    assert "approval" not in b_events and "tool/call" not in b_events
+    wait_for(
+        kernel, "A never settled", lambda: kernel.value(f"'analysis' in {agent}.results") == "True"
+    )
+    assert kernel.value(f"{agent}.results['analysis'].final_response") == "'A done'"
+
+
+def test_run_all_two_cells_on_one_session_the_first_owns_its_call(kernel: Kernel) -> None:
+    comm_id = open_link(kernel)
+    start = len(kernel.iopub)
+    first = kernel.execute(
+        "%%dsh -s shared\n[[scenario:queued-first]] go", allow_stdin=True, metadata=identity("c1")
+    )
+    second = kernel.execute(
+        "%%dsh -s shared\n[[scenario:queued-second]] go", allow_stdin=True, metadata=identity("c2")
+    )
+    assert first.error is None and second.error is None
+    key = wait_for(
+        kernel, "the first cell's call never became pending", lambda: pending_key(kernel)
+    )
+    waiting = wait_for(
+        kernel,
+        "no waiting signal named a cell",
+        lambda: [m for m in link_messages(kernel, comm_id, "waiting", start) if m.get("cells")],
+    )
+    assert [c["cell_id"] for c in waiting[-1]["cells"]] == ["c1"]
+    assert kernel.execute(f"%dsh allow {key}").error is None
+    wait_for(
+        kernel, "the code never ran", lambda: kernel.value("globals().get('queued_ran')") == "True"
+    )
+    cells = wait_for(
+        kernel, "no agent cell", lambda: link_messages(kernel, comm_id, "insert_cell", start)
+    )
+    assert [(c["anchor"], c["call"]) for c in cells] == [("c1", 1)]

@@ -1,0 +1,300 @@
+"""The run registry and the origin of notebook tool calls, in process (no kernel, no runtime).
+
+A request belongs to the run that *holds* its session (or its root's), never to the newest run;
+a ``run_python`` call belongs to the session whose ``tool/call`` event it matches, and a run's
+``allow``/``reject``/scope never decides another run's call. The real-kernel proofs are in
+``test_run_ownership_real.py``."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from dsh_notebook.kernel import tools_host as tools_host_module
+from dsh_notebook.kernel.broker import Broker, RunPolicy
+from dsh_notebook.kernel.runs import Runs
+from dsh_notebook.kernel.tool_calls import CallOrigins
+from dsh_notebook.kernel.tools_host import NO_RUN_MESSAGE, UNMATCHED_MESSAGE, NotebookToolsHost
+from dsh_notebook.notebook_tools.edits import Grant, Refusal
+from dsh_notebook.protocol import SESSION_EVENT, Notification
+
+from .run_registry import bare_run, hold
+
+RUN_PYTHON = "mcp__notebook__run_python"
+
+
+class Tree:
+    def __init__(self, parents: dict[str, str]) -> None:
+        self.parents = parents
+
+    def parent_of(self, session_id: str) -> str | None:
+        return self.parents.get(session_id)
+
+
+# -- Runs ----------------------------------------------------------------------------------------
+
+
+def test_a_queued_run_owns_nothing_the_holder_owns_its_session() -> None:
+    runs = Runs()
+    first, second = bare_run("s"), bare_run("s")  # Run All: two cells on one session
+    runs.add(first)
+    runs.hold(first)
+    runs.add(second)  # queued behind the first: the newest, but not the holder
+    assert runs.run_of("s") is first
+    assert runs.last() is second
+    assert runs.in_progress() == [first, second]
+    runs.settle(first)
+    assert runs.run_of("s") is None  # between the two: nobody's
+    runs.hold(second)
+    assert runs.run_of("s") is second
+    assert runs.in_progress() == [second]
+
+
+def test_a_child_session_belongs_to_the_run_holding_its_nearest_ancestor() -> None:
+    runs = Runs(Tree({"grandchild": "child", "child": "root"}))
+    root = hold(runs, "root")
+    assert runs.run_of("grandchild") is root
+    assert runs.run_of("elsewhere") is None
+    runs.settle(root)
+    assert runs.run_of("grandchild") is None
+
+
+def test_a_settled_run_never_holds_again_and_its_scopes_end() -> None:
+    runs = Runs()
+    run = hold(runs, "s")
+    run.policy.allowed_for_run.add("bash")
+    runs.settle(run)
+    runs.hold(run)  # a late on_start (the run failed before its turn came)
+    assert runs.run_of("s") is None and not run.policy.covers("bash")
+
+
+# -- CallOrigins -------------------------------------------------------------------------------
+
+
+def event(session: str, kind: str, data: dict[str, Any]) -> Notification:
+    return Notification(
+        SESSION_EVENT, {"sessionId": session, "event": {"type": kind, "data": data}}
+    )
+
+
+def tool_call(session: str, call_id: str, code: str, name: str = RUN_PYTHON) -> Notification:
+    import json
+
+    arguments = json.dumps({"code": code})
+    return event(session, "tool/call", {"callId": call_id, "name": name, "arguments": arguments})
+
+
+def tool_result(session: str, call_id: str) -> Notification:
+    return event(session, "tool/result", {"message": {"toolCallId": call_id, "content": []}})
+
+
+def test_a_call_is_matched_to_the_session_whose_tool_call_it_is() -> None:
+    runs = Runs()
+    a, b = hold(runs, "a"), hold(runs, "b")
+    origins = CallOrigins()
+    origins.observe(tool_call("b", "call-b", "x = 2"))
+    origins.observe(tool_call("a", "call-a", "x = 1"))
+    found = origins.claim(RUN_PYTHON, {"code": "x = 1"}, run_of=runs.run_of, timeout=0)
+    assert found is not None and (found.session_id, found.call_id, found.certain) == (
+        "a",
+        "call-a",
+        True,
+    )
+    assert runs.run_of(found.session_id) is a and runs.run_of("b") is b
+    # claimed: the same call is not matched twice; another tool's name never matches
+    assert origins.claim(RUN_PYTHON, {"code": "x = 1"}, run_of=runs.run_of, timeout=0) is None
+    assert (
+        origins.claim("mcp__other__run", {"code": "x = 2"}, run_of=runs.run_of, timeout=0) is None
+    )
+
+
+def test_a_call_waits_for_its_tool_call_event_and_gives_up_at_the_timeout() -> None:
+    runs = Runs()
+    hold(runs, "a")
+    origins = CallOrigins()
+    timer = threading.Timer(0.2, origins.observe, (tool_call("a", "late", "y = 1"),))
+    timer.start()
+    found = origins.claim(RUN_PYTHON, {"code": "y = 1"}, run_of=runs.run_of, timeout=5)
+    assert found is not None and found.call_id == "late"
+    assert origins.claim(RUN_PYTHON, {"code": "never"}, run_of=runs.run_of, timeout=0.1) is None
+
+
+def test_identical_calls_of_two_runs_are_not_certain() -> None:
+    runs = Runs()
+    hold(runs, "a")
+    hold(runs, "b")
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "same()"))
+    origins.observe(tool_call("b", "2", "same()"))
+    first = origins.claim(RUN_PYTHON, {"code": "same()"}, run_of=runs.run_of, timeout=0)
+    second = origins.claim(RUN_PYTHON, {"code": "same()"}, run_of=runs.run_of, timeout=0)
+    assert first is not None and not first.certain
+    assert second is not None and second.certain  # only one left: it can only be that one
+    # identical calls of one run are certain: whichever is claimed, the run is the same
+    origins.observe(tool_call("a", "3", "twice()"))
+    origins.observe(tool_call("a", "4", "twice()"))
+    third = origins.claim(RUN_PYTHON, {"code": "twice()"}, run_of=runs.run_of, timeout=0)
+    assert third is not None and third.certain and third.call_id == "3"
+
+
+def test_answered_calls_and_ended_turns_are_forgotten() -> None:
+    runs = Runs()
+    hold(runs, "a")
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "one()"))
+    origins.observe(tool_result("a", "1"))
+    origins.observe(tool_call("a", "2", "two()"))
+    origins.observe(event("a", "turn/end", {"turn": 1, "reason": {"kind": "completed"}}))
+    for code in ("one()", "two()"):
+        assert origins.claim(RUN_PYTHON, {"code": code}, run_of=runs.run_of, timeout=0) is None
+
+
+def test_non_mcp_tools_and_malformed_events_are_ignored() -> None:
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "x", name="bash"))
+    origins.observe(event("a", "tool/call", {"name": RUN_PYTHON}))  # no call id
+    origins.observe(Notification(SESSION_EVENT, {"sessionId": "a", "event": "junk"}))
+    origins.observe(tool_call("a", "2", "x") if False else event("a", "tool/call", []))  # type: ignore[arg-type]
+    assert origins.claim(RUN_PYTHON, {"code": "x"}, run_of=lambda s: None, timeout=0) is None
+
+
+# -- the approval of a notebook tool call ---------------------------------------------------------
+
+
+class LoopHost:
+    """The runtime host's loop, on a thread of its own (what ``RuntimeHost.submit`` offers)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def submit(
+        self, func: Callable[[], Coroutine[Any, Any, Any]]
+    ) -> concurrent.futures.Future[Any]:
+        return asyncio.run_coroutine_threadsafe(func(), self.loop)
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@pytest.fixture
+def host() -> Iterator[LoopHost]:
+    h = LoopHost()
+    yield h
+    h.stop()
+
+
+def tools(host: LoopHost, runs: Runs, origins: CallOrigins) -> tuple[NotebookToolsHost, Broker]:
+    broker = Broker(runs)
+    return NotebookToolsHost(
+        None,
+        host,
+        broker,
+        errors={},
+        runs=runs,
+        origins=origins,
+        kernel_loop=None,  # type: ignore[arg-type]
+    ), broker
+
+
+async def approve(tools_host: NotebookToolsHost, code: str) -> Grant | Refusal | None:
+    return await tools_host._approve(tool_name="run_python", reason=code, arguments={"code": code})
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only  # the MCP server's loop is asyncio
+@pytest.mark.parametrize("other_policy", ["allow", "reject"])
+async def test_another_runs_policy_never_decides_a_call(host: LoopHost, other_policy: str) -> None:
+    """The critical defect: B (``--on-approval allow``/``reject``, newer, still running) decided
+    A's call. Now A's call waits for A's person, on A's card."""
+    runs = Runs()
+    notes: list[tuple[str, str, dict[str, Any]]] = []
+    a = hold(runs, "analysis", RunPolicy(notify=lambda k, d: notes.append(("a", k, d))))
+    hold(
+        runs,
+        "report",
+        RunPolicy(on_approval=other_policy, notify=lambda k, d: notes.append(("b", k, d))),
+    )  # type: ignore[arg-type]
+    origins = CallOrigins()
+    origins.observe(tool_call("analysis", "toolu_a", "secret_work()"))
+    tools_host, broker = tools(host, runs, origins)
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            verdict: list[Any] = []
+
+            async def call() -> None:
+                verdict.append(await approve(tools_host, "secret_work()"))
+
+            tg.start_soon(call)
+            while not broker.pending:  # it waits for a click: nothing granted or rejected it
+                await anyio.sleep(0.01)
+            (pending,) = broker.pending.values()
+            assert pending.policy is a.policy and pending.request.call_id == "toolu_a"
+            assert broker.decide(pending.key, "allowed-once")
+    assert verdict == [Grant(code=None, owner=a)]
+    assert [who for who, _, _ in notes] == ["a", "a"]  # B's transcript says nothing
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_a_call_the_kernel_cannot_tell_apart_waits_for_the_person(host: LoopHost) -> None:
+    runs = Runs()
+    hold(runs, "a")
+    hold(runs, "b", RunPolicy(on_approval="allow"))
+    origins = CallOrigins()
+    origins.observe(tool_call("b", "1", "same()"))  # the allowed run's call is the older one
+    origins.observe(tool_call("a", "2", "same()"))
+    tools_host, broker = tools(host, runs, origins)
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            verdict: list[Any] = []
+
+            async def call() -> None:
+                verdict.append(await approve(tools_host, "same()"))
+
+            tg.start_soon(call)
+            while not broker.pending:  # B's allow did not grant it
+                await anyio.sleep(0.01)
+            (pending,) = broker.pending.values()
+            assert broker.decide(pending.key, "rejected")
+    assert verdict == [None]
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_a_call_no_run_owns_is_refused_and_says_why(
+    host: LoopHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tools_host_module, "ORIGIN_TIMEOUT", 0.5)
+    runs = Runs()
+    settled = hold(runs, "a", RunPolicy(on_approval="allow"))
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "late()"))
+    runs.settle(settled)  # the call arrives after its run settled
+    tools_host, _ = tools(host, runs, origins)
+    assert await approve(tools_host, "late()") == Refusal(NO_RUN_MESSAGE)
+    # no tool/call event at all (nothing the kernel watches made it)
+    with anyio.fail_after(5):
+        assert await approve(tools_host, "unseen()") == Refusal(UNMATCHED_MESSAGE)
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_a_subagents_call_is_decided_by_its_roots_run(host: LoopHost) -> None:
+    runs = Runs(Tree({"child": "root"}))
+    root = hold(runs, "root", RunPolicy(on_approval="allow"))
+    hold(runs, "other")  # an asking run elsewhere changes nothing
+    origins = CallOrigins()
+    origins.observe(tool_call("child", "c1", "child_work()"))
+    tools_host, broker = tools(host, runs, origins)
+    with anyio.fail_after(10):
+        assert await approve(tools_host, "child_work()") == Grant(owner=root)
+    assert not broker.pending
