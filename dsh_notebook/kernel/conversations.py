@@ -5,8 +5,11 @@ cells sent prompts to (its default one, ``%dsh new [NAME]`` / ``--new`` ones, ``
 resumed ones). The index is one small JSON file per notebook,
 ``<DSH_HOME>/dsh_notebook/conversations/<notebook>.json`` where ``<notebook>`` is the notebook's
 default session name (its identity with the frontend extension; the kernel's own fallback
-without it, see :mod:`.naming`), mapping each session to ``{"first_prompt", "started",
-"last", "prompts"}``.
+without it, see :mod:`.naming`), a :mod:`.store` record ``{"v": 1, "sessions": {...}}`` mapping
+each session to ``{"first_prompt", "started", "last", "prompts"}`` (session names are the
+person's, so they never share a level with the record's own keys). An index written before
+records had a version (the sessions at the top level) reads the same and is rewritten in this
+shape by the next prompt.
 
 Guarantees:
 
@@ -15,20 +18,25 @@ Guarantees:
   read-modify-write of one kernel whole; two kernels writing the same notebook at once may lose
   an update (a count, never a file: writes go through a temporary file and a rename).
 - Best effort: nothing here raises into a run or a command; an unreadable index reads as empty.
+  A time that no date can be shown for (NaN, infinite, negative, past the year 9999) is
+  replaced by the entry's other time; an entry with neither is not listed (but kept).
+- A write keeps every key of the index and of its entries that it does not change, unknown
+  ones included. An index from a newer ``dsh_notebook`` is read-only: not listed, not counted
+  into, left as it is (see :mod:`.store`).
 - The first prompt is kept one line, at most :data:`PROMPT_CHARS` characters, with the API keys
   the caller passes masked (``***``) before anything is written.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..runtime import redact
+from . import store
 
 __all__ = ["PROMPT_CHARS", "Conversation", "ConversationIndex"]
 
@@ -51,8 +59,23 @@ def _one_line(text: str) -> str:
     return line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1].rstrip() + "…"
 
 
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+_SESSIONS = "sessions"
+
+
+def _split(index: store.Record | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the index's own keys but its sessions, its entries by session) as read."""
+    if index is None or index.newer:
+        return {}, {}
+    fields = dict(index.fields)
+    if index.version >= 1:
+        entries = fields.pop(_SESSIONS, None)
+        return fields, dict(entries) if isinstance(entries, dict) else {}
+    # before versions: every object at the top level is a session's entry
+    entries = {k: fields.pop(k) for k in list(fields) if isinstance(fields[k], dict)}
+    nested = entries.get(_SESSIONS)
+    if nested is not None and "first_prompt" not in nested:  # a newer index an older kernel wrote
+        entries = {**entries.pop(_SESSIONS), **entries}
+    return fields, entries
 
 
 class ConversationIndex:
@@ -63,55 +86,45 @@ class ConversationIndex:
         self._lock = threading.Lock()
 
     def _path(self, notebook: str) -> Path:
-        return self._dir / f"{_safe(notebook)}.json"
-
-    def _load(self, notebook: str) -> dict[str, dict[str, object]]:
-        try:
-            data = json.loads(self._path(notebook).read_text())
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(data, dict):
-            return {}
-        return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, dict)}
+        return self._dir / f"{store.safe_name(notebook)}.json"
 
     def note(
         self, notebook: str, session_id: str, prompt: str, secrets: tuple[str, ...] = ()
     ) -> None:
         """Count an accepted ``prompt`` in ``session_id``; the first one is kept (never raises)."""
         now = time.time()
-        with self._lock, contextlib.suppress(OSError, TypeError, ValueError):
-            data = self._load(notebook)
-            entry = data.get(session_id)
-            if entry is None:
+        path = self._path(notebook)
+        with self._lock:
+            index = store.read(path)
+            fields, entries = _split(index)
+            entry = entries.get(session_id)
+            if isinstance(entry, dict):
+                entry = dict(entry)
+            else:
                 entry = {"first_prompt": _one_line(redact(prompt, secrets)), "started": now}
-                entry["prompts"] = 0
             count = entry.get("prompts")
-            entry["prompts"] = (count if isinstance(count, int) else 0) + 1
+            entry["prompts"] = (count if type(count) is int and count >= 0 else 0) + 1
             entry["last"] = now
-            data[session_id] = entry
-            self._dir.mkdir(parents=True, exist_ok=True)
-            path = self._path(notebook)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, ensure_ascii=False))
-            tmp.replace(path)
+            entries[session_id] = entry
+            store.write(path, {**fields, _SESSIONS: entries}, replacing=index)
 
     def list(self, notebook: str) -> list[Conversation]:
         """The notebook's conversations, the most recently used first."""
         out: list[Conversation] = []
         with self._lock:
-            data = self._load(notebook)
-        for session_id, entry in data.items():
-            prompt, started = entry.get("first_prompt"), entry.get("started")
-            last, prompts = entry.get("last", started), entry.get("prompts", 1)
-            if not isinstance(prompt, str) or not isinstance(started, (int, float)):
+            _, entries = _split(store.read(self._path(notebook)))
+        for session_id, entry in entries.items():
+            if not isinstance(entry, dict):
                 continue
-            out.append(
-                Conversation(
-                    session_id,
-                    prompt,
-                    float(started),
-                    float(last) if isinstance(last, (int, float)) else float(started),
-                    prompts if isinstance(prompts, int) else 1,
-                )
-            )
+            prompt, prompts = entry.get("first_prompt"), entry.get("prompts", 1)
+            started = store.valid_time(entry.get("started"))
+            last = store.valid_time(entry.get("last"))
+            if started is None:
+                started = last
+            elif last is None:
+                last = started
+            if not isinstance(prompt, str) or started is None or last is None:
+                continue
+            count = prompts if type(prompts) is int and prompts >= 0 else 1
+            out.append(Conversation(session_id, prompt, started, last, count))
         return sorted(out, key=lambda c: c.last, reverse=True)

@@ -7,6 +7,10 @@ the kernel is new). The variables are read from the code that ran: top-level ass
 imports, functions and classes of each approved ``run_python`` call. When the run wrote agent
 cells (:mod:`.agent_cells`), the note says instead that those cells, which Run All runs next,
 recreate them.
+
+A kept transcript is shown as ``text/markdown`` and ``text/plain`` only (:data:`KEPT_MIMES`): the
+file it comes from is data anyone who can write ``DSH_HOME`` may have changed, and other types
+(``text/html``, ``application/javascript``) would run in the page.
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from typing import Any
 from ..transcript import markdown_companion
 from ..transcript.schema import Item, Snapshot
 
-__all__ = ["made_variables", "skipped_bundle"]
+__all__ = ["KEPT_MIMES", "made_variables", "skipped_bundle"]
+
+KEPT_MIMES: tuple[str, ...] = ("text/markdown", "text/plain")
+"""The only MIME types a kept transcript is shown as."""
 
 _RUN_PYTHON = "run_python"
 _REJECTED_PREFIX = "The user rejected running this code"
@@ -97,7 +104,8 @@ def skipped_bundle(
     ``bundle`` is what the ledger keeps: ``text/markdown`` and the whole plain-text transcript
     (whose first line is its summary line). Its ``text/plain`` stays whole only with
     ``plain_transcript`` (a text display prints it); otherwise it becomes the one-line companion
-    of the markdown, as in a cell's own settled output."""
+    of the markdown, as in a cell's own settled output. Other MIME types in ``bundle`` are
+    dropped (:data:`KEPT_MIMES`)."""
     note = (
         f"not sent again: this prompt was answered in session `{session_id}` before; this is its "
         "transcript. Re-run with `--force` to send it again."
@@ -115,7 +123,7 @@ def skipped_bundle(
                 "recreated in this kernel."
             )
     plain = note.replace("`", "")
-    out = dict(bundle)
+    out = {mime: bundle[mime] for mime in KEPT_MIMES if mime in bundle}
     if "text/markdown" in out:
         out["text/markdown"] = f"> **dsh** {note}\n\n" + out["text/markdown"]
     text = out.get("text/plain", "")

@@ -12,17 +12,37 @@ cell showed (``ledger/<session>/<hash>.json``: markdown, text, and the variables
 after Restart & Run All holds the same transcripts as before. Those files hold agent output, as
 the session files in ``DSH_HOME`` already do; the API key is masked before anything is written.
 Concurrent writers may lose an entry: the cost is one resend, never a skip of something new.
+
+Both are records of :mod:`.store` (versioned, written atomically, never raising): an index or
+transcript that cannot be read, is not a JSON object or comes from a newer ``dsh_notebook``
+reads as absent (the prompt is sent; a skipped cell shows the note alone), and a newer one is
+never overwritten. A kept transcript is shown only as ``text/markdown`` and ``text/plain``
+(:data:`~.kept.KEPT_MIMES`), whatever else its file holds. Each record is read once per call.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PromptLedger"]
+from . import store
+from .kept import KEPT_MIMES
+
+__all__ = ["KeptTranscript", "PromptLedger"]
+
+
+@dataclass(frozen=True)
+class KeptTranscript:
+    """What a settled run of a prompt left for a skipped cell."""
+
+    bundle: dict[str, str]
+    """Its static transcript: only ``text/markdown`` and ``text/plain`` (at least one)."""
+    variables: list[str]
+    """Names its approved ``run_python`` calls made."""
+    agent_cells: int
+    """How many agent cells its run inserted into the notebook (0 when unknown)."""
 
 
 class PromptLedger:
@@ -35,22 +55,15 @@ class PromptLedger:
         return hashlib.sha256(prompt.strip().encode()).hexdigest()
 
     def _path(self, session_id: str) -> Path:
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)
-        return self._dir / f"{safe}.json"
-
-    def _load(self, session_id: str) -> dict[str, float]:
-        try:
-            data = json.loads(self._path(session_id).read_text())
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return self._dir / f"{store.safe_name(session_id)}.json"
 
     def answered_elsewhere(self, session_id: str, prompt: str) -> bool:
         """True when this prompt was sent in this session by an earlier kernel, not by this one."""
         key = self.digest(prompt)
         if (session_id, key) in self._sent_here:
             return False
-        return key in self._load(session_id)
+        index = store.read(self._path(session_id))
+        return index is not None and not index.newer and key in index.fields
 
     def keep_transcript(
         self,
@@ -66,45 +79,45 @@ class PromptLedger:
         record = {"bundle": bundle, "variables": variables, "agent_cells": agent_cells,
                   "time": time.time()}  # fmt: skip
         path = self._transcript_path(session_id, prompt)
-        with contextlib.suppress(OSError, TypeError, ValueError):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(record, ensure_ascii=False))
-            tmp.replace(path)
+        store.write(path, record, replacing=store.read(path))
+
+    def kept(self, session_id: str, prompt: str) -> KeptTranscript | None:
+        """The kept transcript of an answered prompt (its file read once), or None."""
+        record = store.read(self._transcript_path(session_id, prompt))
+        if record is None or record.newer:
+            return None
+        bundle, variables = record.fields.get("bundle"), record.fields.get("variables")
+        if not isinstance(bundle, dict):
+            return None
+        shown = {m: bundle[m] for m in KEPT_MIMES if isinstance(bundle.get(m), str)}
+        if not shown:
+            return None
+        names = [v for v in variables if isinstance(v, str)] if isinstance(variables, list) else []
+        count = record.fields.get("agent_cells")
+        return KeptTranscript(shown, names, count if type(count) is int and count > 0 else 0)
 
     def kept_transcript(
         self, session_id: str, prompt: str
     ) -> tuple[dict[str, str], list[str]] | None:
         """The kept transcript bundle and variables of an answered prompt, or None."""
-        try:
-            record = json.loads(self._transcript_path(session_id, prompt).read_text())
-        except (OSError, ValueError):
-            return None
-        bundle, variables = record.get("bundle"), record.get("variables")
-        if not isinstance(bundle, dict) or not all(isinstance(v, str) for v in bundle.values()):
-            return None
-        names = [v for v in variables if isinstance(v, str)] if isinstance(variables, list) else []
-        return bundle, names
+        kept = self.kept(session_id, prompt)
+        return None if kept is None else (kept.bundle, kept.variables)
 
     def kept_agent_cells(self, session_id: str, prompt: str) -> int:
         """How many agent cells the kept run of this prompt inserted (0 when unknown)."""
-        try:
-            record = json.loads(self._transcript_path(session_id, prompt).read_text())
-        except (OSError, ValueError):
-            return 0
-        count = record.get("agent_cells") if isinstance(record, dict) else None
-        return count if type(count) is int and count > 0 else 0
+        kept = self.kept(session_id, prompt)
+        return 0 if kept is None else kept.agent_cells
 
     def _transcript_path(self, session_id: str, prompt: str) -> Path:
         return self._path(session_id).with_suffix("") / f"{self.digest(prompt)}.json"
 
     def record(self, session_id: str, prompt: str) -> None:
+        """Count ``prompt`` as answered in ``session_id`` (best effort, never raises); the
+        index's other keys, unknown ones included, are kept."""
         key = self.digest(prompt)
         self._sent_here.add((session_id, key))
-        data = self._load(session_id)
-        data[key] = time.time()
-        with contextlib.suppress(OSError):
-            self._dir.mkdir(parents=True, exist_ok=True)
-            tmp = self._path(session_id).with_suffix(".tmp")
-            tmp.write_text(json.dumps(data))
-            tmp.replace(self._path(session_id))
+        path = self._path(session_id)
+        index = store.read(path)
+        fields = dict(index.fields) if index is not None else {}
+        fields[key] = time.time()
+        store.write(path, fields, replacing=index)
