@@ -12,7 +12,10 @@ Guarantees:
   supplies (which must themselves be thread-safe).
 - Lifecycle: :meth:`ensure_started` starts the runtime lazily (or ahead of time with
   :meth:`prewarm`); :meth:`close` runs the client's close ladder and stops the thread. It is
-  idempotent, bounded, and registered with ``atexit``, so an interpreter exit leaves no runtime.
+  idempotent and bounded, and one ``atexit`` hook closes every host still alive, so an
+  interpreter exit leaves no runtime. Nothing global holds a host: a closed host that nobody
+  references is collected, and it leaves no thread behind (the launcher thread lives only while
+  runs wait to be launched).
 - Sessions: a persisted session is resumed before its first use in a runtime process; a session
   the runtime does not know is created on first use.
 - Runs never block the caller (:meth:`run`): a runtime that still has to start is started on a
@@ -37,6 +40,7 @@ import logging
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -79,6 +83,16 @@ def may_replace(start: RuntimeStart, now: float) -> bool:
     return start.served or not start.automatic or now - start.at >= RECOVERY_GRACE
 
 
+_LIVE: weakref.WeakSet[RuntimeHost] = weakref.WeakSet()
+"""Every host not yet collected; closed at interpreter exit (weakly held: no host is kept)."""
+
+
+@atexit.register
+def _close_all() -> None:
+    for host in list(_LIVE):
+        host.close()
+
+
 class RuntimeHost:
     """Owns the runtime for one kernel. Cheap to construct; nothing starts until needed."""
 
@@ -112,7 +126,8 @@ class RuntimeHost:
         """The runtime started last (still running or dead); None before the first start."""
         self._launches: queue.Queue[Callable[[], None]] = queue.Queue()
         self._launcher: threading.Thread | None = None
-        atexit.register(self.close)
+        self._launcher_lock = threading.Lock()  # not ``_lock``: a start holds that for seconds
+        _LIVE.add(self)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -377,18 +392,24 @@ class RuntimeHost:
     def _launch(self, job: Callable[[], None]) -> None:
         """Run ``job`` on the launcher thread: in submission order, never on the caller's
         thread (starting a runtime takes seconds), so runs on one session start in the order
-        their cells ran."""
-        with self._lock:
-            if self._launcher is None or not self._launcher.is_alive():
+        their cells ran. The launcher thread ends when no job is left (a later job starts a
+        new one), so a host never keeps a thread, nor a thread the host."""
+        with self._launcher_lock:
+            self._launches.put(job)
+            if self._launcher is None:
                 self._launcher = threading.Thread(
                     target=self._launch_loop, name="dsh-runtime-launcher", daemon=True
                 )
                 self._launcher.start()
-        self._launches.put(job)
 
     def _launch_loop(self) -> None:
         while True:
-            job = self._launches.get()
+            with self._launcher_lock:
+                try:
+                    job = self._launches.get_nowait()
+                except queue.Empty:
+                    self._launcher = None
+                    return
             try:
                 job()
             except Exception:  # a job reports its own failures; never stop the launcher
