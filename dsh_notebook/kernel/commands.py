@@ -16,6 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..context.sanitize import replace_lone_surrogates
 from ..errors import DshError, UnsupportedByRuntime
 from ..protocol import ApprovalOutcome
 from ..runtime import Secret, redact
@@ -262,6 +263,7 @@ def _export(m: NotebookAgent, args: list[str]) -> None:
     else:
         raise UsageError("--format must be md or json")
     text = redact(text, m.secrets())  # a provider error may repeat the key
+    text = replace_lone_surrogates(text)  # a file or a print must encode it as UTF-8
     if target:
         Path(target).write_text(text)
         print(f"dsh: wrote {target}")
