@@ -556,3 +556,15 @@ def test_using_context_never_imports_ipython() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_encodable_makes_every_string_of_a_bundle_encodable_and_copies_only_what_changed() -> None:
+    from dsh_notebook.context.sanitize import encodable
+
+    clean = {"a": ["x", {"b": "y"}], "n": 1}
+    assert encodable(clean) is clean
+    value = {"text/markdown": "a\ud800b", "keep": clean, "items": ("\ud83d\ude00", None), 3: 4.5}
+    out = encodable(value)
+    assert out == {"text/markdown": "a\ufffdb", "keep": clean, "items": ("😀", None), 3: 4.5}
+    assert out["keep"] is clean and value["text/markdown"] == "a\ud800b"  # input untouched
+    assert encodable({"k\udcff": ["\udc80"]}) == {"k\ufffd": ["\ufffd"]}

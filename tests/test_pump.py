@@ -138,3 +138,35 @@ def test_a_text_view_still_gets_the_whole_plain_text_transcript() -> None:
     assert bundle["text/plain"] == text.transcript.to_text()
     assert "w0 w1 w2" in bundle["text/plain"] and "sum the sales" in bundle["text/plain"]
 
+
+
+def test_a_lone_surrogate_in_the_runtime_text_still_settles_into_a_sendable_transcript() -> None:
+    """The runtime's JSON may carry a ``"\\ud800"`` escape: every bundle the pump publishes packs
+    as a kernel message does (UTF-8), with U+FFFD, and the settled transcript is published."""
+    from jupyter_client.session import json_packer
+
+    pump = UiPump(max_rate=10.0)
+    try:
+        for fmt in ("widget", "markdown", "text"):
+            published: list[dict[str, Any]] = []
+
+            def publish(bundle: dict[str, Any], out: list[dict[str, Any]] = published) -> None:
+                json_packer(bundle)  # what ipykernel's session does: raises on a lone surrogate
+                out.append(bundle)
+
+            live = LiveView(Transcript("s"), fmt, publish)
+            pump.add(live)
+            lone = chunk(0)
+            lone.params["frame"]["chunk"]["text"] = "half \ud800 a pair"
+            pump.notification(live, lone)
+            assert pump.flush()
+            pump.settle(live, "stop")
+            assert live.done.wait(5), fmt
+            final = published[-1]
+            shown = final.get("text/markdown", final.get("text/plain", ""))
+            assert "half \ufffd a pair" in shown, fmt
+            assert "snapshot" not in final  # the static transcript replaced the live state
+            if fmt == "widget":
+                assert any("snapshot" in b for b in published[:-1])  # the live state was sent too
+    finally:
+        pump.stop()

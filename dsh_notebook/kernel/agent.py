@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import HarnessConfig, RunResult
+from ..context.sanitize import encodable
 from ..frontend import FrontendLink, current_identity
 from ..frontend.protocol import WaitingCell
 from ..notebook_tools.figures import FigureNotes
@@ -285,7 +286,7 @@ class NotebookAgent:
         from ..widget.run_widget import FULL_SYNC_FOR
 
         return RunWidget(
-            transcript.snapshot(),
+            encodable(transcript.snapshot()),
             on_action=self.on_widget_action,
             interactive=interactive,
             light=CAPABILITY in self.frontend_link.capabilities,

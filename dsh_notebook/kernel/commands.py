@@ -16,6 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..context.sanitize import replace_lone_surrogates
 from ..errors import DshError, UnsupportedByRuntime
 from ..protocol import ApprovalOutcome
 from ..runtime import Secret, redact
@@ -39,7 +40,7 @@ HELP = """%dsh commands:
   allow ID | reject ID   answer a pending approval
   allow ID --run         allow it, and the same tool for the rest of that run
   answer ID CHOICE...    answer a pending question (option labels, or free text)
-  dismiss ID             dismiss a pending question
+  dismiss ID             dismiss a pending question (an approval: rejected)
   pending                list pending approvals and questions
   export [ID] [--format md|json] [--to FILE]
                          the last run of a session as markdown or JSON
@@ -214,8 +215,18 @@ def _answer(m: NotebookAgent, args: list[str]) -> None:
 
 
 def _dismiss(m: NotebookAgent, args: list[str]) -> None:
-    if len(args) != 1 or not m.broker.answer(args[0], None, "you"):
-        print("dsh: nothing to dismiss under that id")
+    """Dismiss a question (answered with nothing) or an approval: a dismissed approval is
+    rejected, decided by you (the call does not run), never left pending."""
+    if len(args) != 1:
+        raise UsageError("usage: %dsh dismiss ID   (see %dsh pending)")
+    pending = m.broker.pending.get(args[0])
+    if pending is not None and pending.kind == "approval":
+        if m.broker.decide(args[0], "rejected", "you"):
+            print(f"dsh: {args[0]} rejected (a dismissed approval is rejected)")
+            return
+    elif m.broker.answer(args[0], None, "you"):
+        return
+    print("dsh: nothing to dismiss under that id")
 
 
 def _pending(m: NotebookAgent, args: list[str]) -> None:
@@ -262,6 +273,7 @@ def _export(m: NotebookAgent, args: list[str]) -> None:
     else:
         raise UsageError("--format must be md or json")
     text = redact(text, m.secrets())  # a provider error may repeat the key
+    text = replace_lone_surrogates(text)  # a file or a print must encode it as UTF-8
     if target:
         Path(target).write_text(text)
         print(f"dsh: wrote {target}")

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..context.sanitize import encodable
 from ..frontend import FrontendLink
 from ..frontend.protocol import RunOutputState
 from ..runtime import redact
@@ -211,7 +212,7 @@ class ViewPublisher:
                     return
                 self._live_sent = markdown
             plain = redact(view.transcript.to_markdown_companion(), view.secrets)
-            bundle = {"text/markdown": markdown, "text/plain": plain}
+            bundle = encodable({"text/markdown": markdown, "text/plain": plain})
             state: RunOutputState = "settled" if settled else "live"
             self._link.send_run_output(model_id, self._cell_id, state, bundle)
         except Exception:
@@ -231,7 +232,7 @@ class ViewPublisher:
                 widget.update(bundle["snapshot"])
                 self._send_run_output(view, settled=False)
             elif self._choice.keep_widget:
-                widget.update(view.transcript.snapshot(), final=True)
+                widget.update(encodable(view.transcript.snapshot()), final=True)
             else:
                 if self.handle is not None:  # freeze: the static transcript replaces the widget
                     # keeping the run marker: the page extension adds Insert below to its code

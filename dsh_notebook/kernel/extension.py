@@ -8,7 +8,8 @@ by default (``None``) when the dsh-notebook frontend extension answers the kerne
 (a live JupyterLab / Notebook 7 page; never under nbclient, VS Code or a terminal); never with
 ``False``. Loading itself only opens a comm (a few ms) and prints nothing. Unloading — and interpreter exit,
 through ``atexit`` — fails pending approvals closed and runs the runtime's close ladder: no
-runtime process outlives the kernel.
+runtime process outlives the kernel. Unloading drops every reference the shell holds to the
+instance and leaves no thread, so load/unload cycles do not accumulate hosts or threads.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def load_ipython_extension(ip: Any) -> None:
         return
     magics = DshMagics(shell=ip, config=ip.config)  # ipython_config.py and earlier %config apply
     ip.register_magics(magics)
-    ip.configurables.append(magics)  # so that %config DshMagics.x = … reaches this instance
+    if not any(c is magics for c in ip.configurables):  # IPython's Magics appends it itself
+        ip.configurables.append(magics)  # so that %config DshMagics.x = … reaches this instance
     ip.events.register("post_run_cell", magics.post_run_cell)
     ip.events.register("pre_execute", magics.cell_started)
     ip.events.register("post_execute", magics.cell_finished)
@@ -52,8 +54,11 @@ def unload_ipython_extension(ip: Any) -> None:
         except ValueError:
             pass
     magics.close()
-    if magics in ip.configurables:
-        ip.configurables.remove(magics)
-    ip.magics_manager.magics["line"].pop("dsh", None)
-    ip.magics_manager.magics["cell"].pop("dsh", None)
+    # every reference the shell holds, so the unloaded instance (and its host) is collected
+    ip.configurables[:] = [c for c in ip.configurables if c is not magics]
+    manager = ip.magics_manager
+    if manager.registry.get(type(magics).__name__) is magics:
+        del manager.registry[type(magics).__name__]
+    manager.magics["line"].pop("dsh", None)
+    manager.magics["cell"].pop("dsh", None)
     setattr(ip, _ATTR, None)

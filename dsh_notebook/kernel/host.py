@@ -12,14 +12,20 @@ Guarantees:
   supplies (which must themselves be thread-safe).
 - Lifecycle: :meth:`ensure_started` starts the runtime lazily (or ahead of time with
   :meth:`prewarm`); :meth:`close` runs the client's close ladder and stops the thread. It is
-  idempotent, bounded, and registered with ``atexit``, so an interpreter exit leaves no runtime.
+  idempotent and bounded, and one ``atexit`` hook closes every host still alive, so an
+  interpreter exit leaves no runtime. Nothing global holds a host: a closed host that nobody
+  references is collected, and it leaves no thread behind (the launcher thread lives only while
+  runs wait to be launched).
 - Sessions: a persisted session is resumed before its first use in a runtime process; a session
   the runtime does not know is created on first use.
 - Runs never block the caller (:meth:`run`): a runtime that still has to start is started on a
   thread of its own, and every failure (no runtime, a refused resume) fails the run's future.
 - Recovery: a run that finds the runtime dead (crashed, killed) starts a new one and resumes the
-  session from disk by itself, once; a runtime that dies again within ``RECOVERY_GRACE`` seconds
-  is left to the person (``%dsh restart``), so a crashing setup cannot loop.
+  session from disk by itself, every time, however often it happened before. The one exception
+  (:func:`may_replace`) is a crash loop: a runtime that this recovery started by itself and that
+  died within ``RECOVERY_GRACE`` seconds without accepting a prompt is left to the person
+  (``%dsh restart``) or to a prompt after the grace. A runtime the person started (the first
+  start, a prewarm, ``%dsh restart``) or one that accepted a prompt is always replaced.
 - Stop (:meth:`restart`): there is no cancel on the wire, so stopping a run means restarting the
   runtime; live sessions are resumed in the new one (history is kept), pending approvals fail
   closed (the old process is gone), and runs in flight end with ``TransportClosed``.
@@ -34,7 +40,9 @@ import logging
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import anyio
@@ -45,13 +53,44 @@ from ..client.handlers import ApprovalHandler, QuestionHandler
 from ..errors import SessionAlreadyExists, SessionAlreadyOpen, SessionNotFound, TransportClosed
 from ..protocol import Notification
 
-__all__ = ["RuntimeHost"]
+__all__ = ["RuntimeHost", "RuntimeStart", "may_replace"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RECOVERY_GRACE = 10.0
-"""Seconds after a start within which a dead runtime is not replaced again by itself."""
+"""Seconds after an automatic replacement's start within which, dead before it accepted a
+prompt, it is not replaced again by itself (see :func:`may_replace`)."""
+
+
+@dataclass
+class RuntimeStart:
+    """One runtime process the host started: when, by whom, and whether it served."""
+
+    at: float
+    """``time.time()`` when it was ready."""
+    automatic: bool
+    """Started by recovery, not by the person (first start, prewarm, ``%dsh restart``)."""
+    served: bool = False
+    """It accepted a prompt (a run received its first notification from it)."""
+
+
+def may_replace(start: RuntimeStart, now: float) -> bool:
+    """Whether the dead runtime of ``start`` may be replaced by recovery, without the person.
+
+    Always, except for a crash loop: an automatic replacement that died within
+    :data:`RECOVERY_GRACE` seconds of its start without accepting a prompt."""
+    return start.served or not start.automatic or now - start.at >= RECOVERY_GRACE
+
+
+_LIVE: weakref.WeakSet[RuntimeHost] = weakref.WeakSet()
+"""Every host not yet collected; closed at interpreter exit (weakly held: no host is kept)."""
+
+
+@atexit.register
+def _close_all() -> None:
+    for host in list(_LIVE):
+        host.close()
 
 
 class RuntimeHost:
@@ -83,10 +122,12 @@ class RuntimeHost:
         self._starting: concurrent.futures.Future[None] | None = None
         self.started_at: float | None = None
         self._closed = False
-        self._recovered = False
+        self.last_start: RuntimeStart | None = None
+        """The runtime started last (still running or dead); None before the first start."""
         self._launches: queue.Queue[Callable[[], None]] = queue.Queue()
         self._launcher: threading.Thread | None = None
-        atexit.register(self.close)
+        self._launcher_lock = threading.Lock()  # not ``_lock``: a start holds that for seconds
+        _LIVE.add(self)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -96,17 +137,21 @@ class RuntimeHost:
 
     def prewarm(self) -> concurrent.futures.Future[None]:
         """Start the runtime in the background; the returned future settles when it is ready."""
+        return self._begin(automatic=False)
+
+    def _begin(self, automatic: bool) -> concurrent.futures.Future[None]:
+        """The start under way, or a new one recorded as ``automatic`` (by recovery)."""
         with self._lock:
             if self._starting is None:
                 self._starting = concurrent.futures.Future()
                 threading.Thread(
-                    target=self._start_into, args=(self._starting,), daemon=True
+                    target=self._start_into, args=(self._starting, automatic), daemon=True
                 ).start()
             return self._starting
 
-    def _start_into(self, future: concurrent.futures.Future[None]) -> None:
+    def _start_into(self, future: concurrent.futures.Future[None], automatic: bool) -> None:
         try:
-            self._start()
+            self._start(automatic)
         except BaseException as exc:
             future.set_exception(exc)
         else:
@@ -123,7 +168,11 @@ class RuntimeHost:
 
         A failed start (also one begun by a prewarm, in the background) is raised here, to the
         first caller that needs the runtime, and then forgotten: the next call starts afresh."""
-        future = self.prewarm()
+        return self._await_start(self._begin(automatic=False), timeout)
+
+    def _await_start(
+        self, future: concurrent.futures.Future[None], timeout: float | None
+    ) -> DeepSeekHarness:
         try:
             future.result(timeout)
         except concurrent.futures.TimeoutError:
@@ -136,7 +185,7 @@ class RuntimeHost:
         assert self.harness is not None
         return self.harness
 
-    def _start(self) -> None:
+    def _start(self, automatic: bool) -> None:
         with self._lock:
             if self.harness is not None:
                 return
@@ -161,6 +210,7 @@ class RuntimeHost:
             self._opened = set()
             self._session_locks = {}
             self.started_at = time.time()
+            self.last_start = RuntimeStart(self.started_at, automatic)
 
     def close(self) -> None:
         """Close ladder, then stop the host thread. Idempotent; safe at interpreter exit."""
@@ -263,19 +313,18 @@ class RuntimeHost:
     def _recover(self) -> str | None:
         """Start a new runtime when the last one died; a one-line note when it did.
 
-        Sessions are resumed lazily (on their next use, from disk), so history is kept. A runtime
-        that died again within :data:`RECOVERY_GRACE` seconds of its start is not restarted
-        again: the person decides (``%dsh restart``), so a crashing setup cannot loop.
+        Sessions are resumed lazily (on their next use, from disk), so history is kept. A dead
+        runtime is replaced whenever :func:`may_replace` allows it; otherwise (a replacement that
+        died at once, before serving) nothing starts and the run fails with ``TransportClosed``.
         """
         with self._lock:
             if self.harness is None or self.alive():
                 return None
-            started_at = self.started_at or 0.0
-        if time.time() - started_at < RECOVERY_GRACE and self._recovered:
-            return None  # died again at once: the run fails with TransportClosed
+            start = self.last_start
+        if start is not None and not may_replace(start, time.time()):
+            return None
         self.close()
-        self.ensure_started()
-        self._recovered = True
+        self._await_start(self._begin(automatic=True), None)
         return "the runtime had exited; a new one was started and the session resumed"
 
     def run(
@@ -302,10 +351,20 @@ class RuntimeHost:
             outcome if outcome is not None else concurrent.futures.Future()
         )
         accepted = False
+        sent_to: RuntimeStart | None = None  # the runtime the prompt goes to
+
+        def starting() -> None:
+            nonlocal sent_to
+            sent_to = self.last_start  # on that runtime's own loop, before the prompt
+            if on_start is not None:
+                on_start()
 
         def deliver(notification: Notification) -> None:
             nonlocal accepted
-            accepted = True
+            if not accepted:
+                accepted = True
+                if sent_to is not None:
+                    sent_to.served = True  # it accepted a prompt: never a crash loop
             if on_notification is not None:
                 on_notification(notification)
 
@@ -314,7 +373,7 @@ class RuntimeHost:
                 note = self._recover()
                 if note is not None and on_note is not None:
                     on_note(note)
-                inner = self.submit(self._run, session_id, blocks, deliver, on_start)
+                inner = self.submit(self._run, session_id, blocks, deliver, starting)
             except BaseException as exc:
                 if not result.done():
                     result.set_exception(exc)
@@ -337,18 +396,24 @@ class RuntimeHost:
     def _launch(self, job: Callable[[], None]) -> None:
         """Run ``job`` on the launcher thread: in submission order, never on the caller's
         thread (starting a runtime takes seconds), so runs on one session start in the order
-        their cells ran."""
-        with self._lock:
-            if self._launcher is None or not self._launcher.is_alive():
+        their cells ran. The launcher thread ends when no job is left (a later job starts a
+        new one), so a host never keeps a thread, nor a thread the host."""
+        with self._launcher_lock:
+            self._launches.put(job)
+            if self._launcher is None:
                 self._launcher = threading.Thread(
                     target=self._launch_loop, name="dsh-runtime-launcher", daemon=True
                 )
                 self._launcher.start()
-        self._launches.put(job)
 
     def _launch_loop(self) -> None:
         while True:
-            job = self._launches.get()
+            with self._launcher_lock:
+                try:
+                    job = self._launches.get_nowait()
+                except queue.Empty:
+                    self._launcher = None
+                    return
             try:
                 job()
             except Exception:  # a job reports its own failures; never stop the launcher

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..context.sanitize import encodable
 from ..protocol import ASSISTANT_STREAM, Notification
 from ..runtime import redact
 from ..transcript import Transcript
@@ -73,7 +74,11 @@ class LiveView:
 
     def bundle(self) -> dict[str, Any]:
         """What is published now: the widget's snapshot while live, else the markdown transcript
-        with its one-line ``text/plain`` companion (a ``text`` view: the plain-text transcript)."""
+        with its one-line ``text/plain`` companion (a ``text`` view: the plain-text transcript).
+        Every string in it encodes as UTF-8 (lone surrogates become U+FFFD)."""
+        return encodable(self._bundle())
+
+    def _bundle(self) -> dict[str, Any]:
         if self.fmt == "widget" and not self.settled:
             return {"snapshot": _redacted(self.transcript.snapshot(), self.secrets)}
         if self.fmt == "text":

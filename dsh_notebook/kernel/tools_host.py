@@ -140,6 +140,7 @@ class NotebookToolsHost:
         if served is not None:
             served[0].stop()
             served[1].remove()
+            atexit.unregister(served[1].remove)  # the mount is not kept until exit
 
     async def _approve(
         self, *, tool_name: str, reason: str, arguments: Mapping[str, Any]
