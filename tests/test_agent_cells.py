@@ -32,6 +32,7 @@ from dsh_notebook.notebook_tools.run_python import RunPythonResult, run_python
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
 from dsh_notebook.transcript import markdown_companion
 
+from .canary import CANARY_CODE, HALF, KEY, PRINTED, key_pieces
 from .run_registry import bare_run
 
 PNG_MAGIC = b"\x89PNG"
@@ -221,27 +222,33 @@ def test_recorder_numbers_calls_and_sends_them_in_order() -> None:
     assert run.agent_cells == 2
 
 
-def test_the_key_never_reaches_an_agent_cell() -> None:
-    key = "sk-live-0123456789"
+def test_no_piece_of_the_key_reaches_an_agent_cell() -> None:
+    """The cell's code and outputs are masked as the model's copy is: the whole key, a slice
+    and the key in two halves (on two lines, in two outputs) become ``***``; images stay."""
     link, comm = linked(["insert_cell"])
     cells = AgentCells(
         link,
         enabled=lambda: True,
-        secrets=lambda: (key,),
+        secrets=lambda: (KEY,),
     )
-    sink = cells(f"print('{key}')", Run())
+    sink = cells(f"{CANARY_CODE}\nassert key[:12] == '{KEY[:12]}'", Run())
     assert sink is not None
-    png = {"image/png": "aGVsbG8=", "text/plain": f"<Figure {key}>"}
+    png = {"image/png": "aGVsbG8=", "text/plain": f"<Figure {KEY[:12]}>"}
     sink(
         result_with([
-            {"output_type": "stream", "name": "stdout", "text": f"{key}\n"},
+            {"output_type": "stream", "name": "stdout", "text": PRINTED},
+            {"output_type": "stream", "name": "stdout", "text": KEY[:HALF]},
+            {"output_type": "stream", "name": "stderr", "text": [KEY[HALF:], "\n"]},
             {"output_type": "display_data", "data": png, "metadata": {}},
-            {"output_type": "error", "ename": "E", "evalue": key, "traceback": [f"x {key}"]},
+            {"output_type": "error", "ename": "E", "evalue": KEY[:12], "traceback": [f"x {KEY}"]},
         ])
     )  # fmt: skip
-    sent = json.dumps(comm.sent)
-    assert key not in sent and "***" in sent
-    assert comm.sent[0]["outputs"][1]["data"]["image/png"] == "aGVsbG8="
+    assert key_pieces(comm.sent) == 0 and "***" in json.dumps(comm.sent)
+    outputs = comm.sent[0]["outputs"]
+    assert outputs[0]["text"] == "***\n***\n***\n***\n"
+    assert outputs[1]["text"] == "***" and outputs[2]["text"] == "***\n"
+    assert outputs[3]["data"] == {"image/png": "aGVsbG8=", "text/plain": "<Figure ***>"}
+    assert comm.sent[0]["source"].endswith("assert key[:12] == '***'")
 
 
 @pytest.mark.parametrize("case", ["off", "no-cell-id", "no-run", "no-capability"])

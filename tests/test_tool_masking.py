@@ -26,7 +26,7 @@ from dsh_notebook.notebook_tools.server import (
     NotebookToolsSettings,
     environment_secrets,
 )
-from dsh_notebook.runtime.secret import MASK, Secret, redact_fragments
+from dsh_notebook.runtime.secret import MASK, Secret, redact
 
 from .test_mcp_tools import make_server, run_cells, shell  # noqa: F401 - the same fixtures
 
@@ -49,28 +49,28 @@ def assert_no_key(text: str, key: str = KEY) -> None:
 # -- the masking function ---------------------------------------------------------------------------
 
 
-def test_redact_fragments_masks_the_key_and_its_cut_pieces() -> None:
+def test_redact_masks_the_key_and_its_cut_pieces() -> None:
     secrets = [KEY]
-    assert redact_fragments(f"key={KEY}; again {KEY}", secrets) == "key=***; again ***"
+    assert redact(f"key={KEY}; again {KEY}", secrets) == "key=***; again ***"
     # a cap cut the key in two: the piece before a marker, the tail after "[… N chars cut]"
     cut = f"value: {KEY[:11]}… [truncated, 40 more chars]"
-    assert redact_fragments(cut, secrets) == "value: ***… [truncated, 40 more chars]"
-    assert redact_fragments(f"[… 99 earlier chars cut] {KEY[5:]}!", secrets) == (
+    assert redact(cut, secrets) == "value: ***… [truncated, 40 more chars]"
+    assert redact(f"[… 99 earlier chars cut] {KEY[5:]}!", secrets) == (
         "[… 99 earlier chars cut] ***!"
     )
     # pieces shorter than 8 characters are kept: too short to tell from ordinary text
-    assert redact_fragments("sk-test and secret-", secrets) == "sk-test and secret-"
+    assert redact("sk-test and secret-", secrets) == "sk-test and secret-"
     # a Secret (what settings hold) is masked by its value, not by its masked str()
-    assert redact_fragments(f"x {KEY} y", [Secret(KEY)]) == "x *** y"
+    assert redact(f"x {KEY} y", [Secret(KEY)]) == "x *** y"
     # short secrets: whole occurrences only (as redact); empty or tiny ones are ignored
-    assert redact_fragments("a pin 1234 here", ["1234", "", "ab"]) == "a pin *** here"
-    assert redact_fragments("nothing to hide", []) == "nothing to hide"
+    assert redact("a pin 1234 here", ["1234", "", "ab"]) == "a pin *** here"
+    assert redact("nothing to hide", []) == "nothing to hide"
 
 
-def test_redact_fragments_never_makes_a_text_longer() -> None:
+def test_redact_never_makes_a_text_longer() -> None:
     texts = [KEY * 3, KEY[:9] + KEY[4:], "x" * 70 + KEY[:8], "a" + KEY + "b" + KEY[2:12]]
     for text in texts:
-        masked = redact_fragments(text, [KEY])
+        masked = redact(text, [KEY])
         assert len(masked) <= len(text) and MASK in masked
         assert_no_key(masked)
 

@@ -35,7 +35,7 @@ from ..frontend import FrontendLink, current_identity
 from ..frontend.protocol import WaitingCell
 from ..notebook_tools.figures import FigureNotes
 from ..protocol import ApprovalOutcome
-from ..runtime import Secret, resolve_dsh_home
+from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
 from .agent_cells import AgentCells
 from .broker import Broker
@@ -286,7 +286,7 @@ class NotebookAgent:
         from ..widget.run_widget import FULL_SYNC_FOR
 
         return RunWidget(
-            encodable(transcript.snapshot()),
+            encodable(redact(transcript.snapshot(), self.secrets())),  # the prompt may hold a piece
             on_action=self.on_widget_action,
             interactive=interactive,
             light=CAPABILITY in self.frontend_link.capabilities,

@@ -11,6 +11,9 @@ the ``%%dsh`` cell. Everywhere else (nbclient, VS Code, the option off) nothing 
 stays in the transcript only.
 
 What the model receives is the same either way (the server sends the same result). The cell's
+code and outputs are masked with the one policy the model's copy has
+(:func:`~dsh_notebook.runtime.secret.redact`): the key and each piece of it of 8 or more
+characters become ``***``, images are left as they are. The cell's
 text is the code that ran, under one comment line naming the agent, the session and the run; it
 is not executed when inserted. Thread-safety: :meth:`AgentCells.__call__` runs on the MCP
 server's loop, the sink on the kernel's main thread; the per-run counter is under a lock.
@@ -21,7 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..frontend import FrontendLink
 from ..frontend.protocol import insert_cell
@@ -42,21 +45,6 @@ def agent_cell_source(code: str, session: str, run_id: str, call: int) -> str:
         f"# dsh agent: run_python call {call} of run {run_id} (session {session}), approved by you"
     )
     return f"{head}\n{code}"
-
-
-def _masked(value: Any, secrets: tuple[str, ...]) -> Any:
-    """``value`` (an nbformat output) with every key masked in its text; image data (base64) is
-    left as it is. Agent code is untrusted: it may print the key, and the cell is saved."""
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, list):
-        return [_masked(v, secrets) for v in value]
-    if isinstance(value, dict):
-        return {
-            k: v if isinstance(k, str) and k.startswith("image/") else _masked(v, secrets)
-            for k, v in value.items()
-        }
-    return value
 
 
 class AgentCells:
@@ -90,7 +78,9 @@ class AgentCells:
         source = redact(agent_cell_source(code, session, run_id, call), secrets)
 
         def sink(result: RunPythonResult) -> None:  # kernel main thread, right after the code
-            outputs = [_masked(output, secrets) for output in result.cell_outputs]
+            # agent code is untrusted: it may print the key or a piece of it, and the cell is
+            # saved; images (base64) are not searched (runtime.secret.redact)
+            outputs = redact(list(result.cell_outputs), secrets)
             message = insert_cell(anchor, session, run_id, call, source, outputs)
             if message is None:
                 log.warning("dsh: the agent cell of call %s is too large to insert", call)

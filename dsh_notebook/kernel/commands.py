@@ -257,22 +257,20 @@ def _export(m: NotebookAgent, args: list[str]) -> None:
     result = m.results.get(session_id)
     if result is None:
         raise UsageError(f"no settled run of session {session_id!r} in this kernel")
-    if fmt == "json":
-        text = json.dumps(
-            {"session_id": result.session_id, "final_response": result.final_response,
-             "finish_reason": result.finish_reason,
-             "events": [e.to_wire() for e in result.events]},
-            indent=2, ensure_ascii=False,
-        )  # fmt: skip
+    # agent output (a provider error, an echoed tool result) may repeat the key or a piece of it
+    if fmt == "json":  # masked before it is dumped: images in the events stay base64, unsearched
+        exported = {"session_id": result.session_id, "final_response": result.final_response,
+                    "finish_reason": result.finish_reason,
+                    "events": [e.to_wire() for e in result.events]}  # fmt: skip
+        text = json.dumps(redact(exported, m.secrets()), indent=2, ensure_ascii=False)
     elif fmt == "md":
         transcript = Transcript(session_id)
         for notification in result.notifications:
             transcript.apply(notification)
         transcript.apply_local("settled", finish_reason=result.finish_reason)
-        text = transcript.to_markdown()
+        text = redact(transcript.to_markdown(), m.secrets())
     else:
         raise UsageError("--format must be md or json")
-    text = redact(text, m.secrets())  # a provider error may repeat the key
     text = replace_lone_surrogates(text)  # a file or a print must encode it as UTF-8
     if target:
         Path(target).write_text(text)

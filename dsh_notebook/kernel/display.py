@@ -232,7 +232,9 @@ class ViewPublisher:
                 widget.update(bundle["snapshot"])
                 self._send_run_output(view, settled=False)
             elif self._choice.keep_widget:
-                widget.update(encodable(view.transcript.snapshot()), final=True)
+                widget.update(
+                    encodable(redact(view.transcript.snapshot(), view.secrets)), final=True
+                )
             else:
                 if self.handle is not None:  # freeze: the static transcript replaces the widget
                     # keeping the run marker: the page extension adds Insert below to its code

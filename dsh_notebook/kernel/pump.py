@@ -32,7 +32,6 @@ Guarantees:
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import threading
 import time
@@ -70,7 +69,8 @@ class LiveView:
     hurry: bool = False
     """Publish at the next drain, whatever the rate (the run's first streamed output)."""
     secrets: tuple[str, ...] = ()
-    """Texts never shown (the API key): replaced by ``***`` wherever agent output repeats them."""
+    """Texts never shown (the API key): it and each piece of it of 8 or more characters become
+    ``***`` wherever agent output repeats them (:func:`~dsh_notebook.runtime.redact`)."""
 
     def bundle(self) -> dict[str, Any]:
         """What is published now: the widget's snapshot while live, else the markdown transcript
@@ -80,26 +80,13 @@ class LiveView:
 
     def _bundle(self) -> dict[str, Any]:
         if self.fmt == "widget" and not self.settled:
-            return {"snapshot": _redacted(self.transcript.snapshot(), self.secrets)}
+            return {"snapshot": redact(self.transcript.snapshot(), self.secrets)}
         if self.fmt == "text":
             return {"text/plain": redact(self.transcript.to_text(), self.secrets)}
         return {
             "text/markdown": redact(self.transcript.to_markdown(), self.secrets),
             "text/plain": redact(self.transcript.to_markdown_companion(), self.secrets),
         }
-
-
-def _redacted(value: Any, secrets: tuple[str, ...]) -> Any:
-    """``value`` with the secrets masked in every string (a copy only where one occurs)."""
-    if not secrets or not any(s in json.dumps(value, ensure_ascii=False) for s in secrets):
-        return value
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {k: _redacted(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redacted(v, secrets) for v in value]
-    return value
 
 
 _STOP = object()

@@ -83,7 +83,7 @@ from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..context.time_limit import TimedOut, call_with_time_limit
-from ..runtime.secret import redact_fragments
+from ..runtime.secret import redact
 from .cells import FigureLookup, fallback_cells, format_cells
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
@@ -365,7 +365,7 @@ class NotebookMcpServer:
         """The exception being handled, formatted, with the secrets masked (the log too must not
         hold the key); only a note when the secrets cannot be looked up."""
         try:
-            return redact_fragments(traceback.format_exc(), list(self.secrets()))
+            return redact(traceback.format_exc(), tuple(self.secrets()))
         except Exception as exc:
             return f"(traceback withheld: the secrets to mask could not be read: {type(exc)})"
 

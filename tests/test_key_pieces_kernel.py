@@ -1,0 +1,124 @@
+"""No piece of the API key reaches any exit, end to end: a real ipykernel whose key is the
+canary (``DEEPSEEK_API_KEY``), the real runtime, the scripted model calling ``run_python`` with
+the three prints (the key, ``key[:12]``, the key in two halves on two lines) and then repeating
+what it read; the page is played by this test (``tests/test_agent_cells_kernel.py``). Every
+exit is read back and counted: the agent cell sent to the page, the model's requests, the
+static transcript, every IOPub message of the run (widget state, ``run_output``), ``%dsh
+export`` (md and json), the kept transcript and the conversations index. Nothing leaves
+127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.notebook_tools.schemas import public_tool_name
+from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
+
+from .canary import CANARY_CODE, KEY, PRINTED, key_pieces
+from .kernels import Kernel, scripted_kernel
+from .test_agent_cells_kernel import identity, open_link
+
+pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
+
+SCRIPTS = {
+    "key-canary": Script(
+        steps=(
+            Step(tool_calls=(ToolCall(public_tool_name("run_python"), {"code": CANARY_CODE}),)),
+            Step(text=f"The code printed:\n{PRINTED}"),  # a model that repeats what it read
+        )
+    )
+}
+
+
+@pytest.fixture(scope="module")
+def scripted_model_scripts() -> Mapping[str, Script]:
+    return SCRIPTS
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
+    with scripted_kernel(
+        tmp_path,
+        scripted_model.base_url,
+        setup="%load_ext dsh_notebook",
+        api_key=KEY,  # the scripted model takes any key; the kernel must mask this one
+        allow_stdin=True,
+        metadata=identity("setup"),
+    ) as k:
+        yield k
+
+
+def comm_data(messages: list[dict[str, Any]], comm_id: str, kind: str) -> list[dict[str, Any]]:
+    return [
+        m["content"]["data"]
+        for m in messages
+        if m["msg_type"] == "comm_msg"
+        and m["content"].get("comm_id") == comm_id
+        and m["content"]["data"].get("type") == kind
+    ]
+
+
+def test_no_piece_of_the_key_reaches_any_exit(
+    kernel: Kernel, scripted_model: ScriptedModelServer, tmp_path: Path
+) -> None:
+    comm_id = open_link(kernel)
+    first = len(kernel.iopub)
+    run = kernel.execute(
+        "%%dsh --on-approval allow -s canary\n[[scenario:key-canary]] check the key",
+        allow_stdin=True,
+        metadata=identity("dsh-cell"),
+    )
+    assert run.error is None, run.error
+    deadline = time.monotonic() + 120
+    while kernel.value("_dsh.done()") != "True":
+        assert time.monotonic() < deadline, "the run never settled"
+        kernel.drain_iopub(0.5)
+    kernel.drain_iopub(1.0)
+    assert kernel.value("'key' in globals() and len(key)") == str(len(KEY))  # the code ran
+    messages = kernel.iopub[first:]
+    counts: dict[str, int] = {}
+
+    # the agent cell sent to the page (and saved with the notebook)
+    cells = comm_data(messages, comm_id, "insert_cell")
+    assert len(cells) == 1, cells
+    counts["agent cell"] = key_pieces(cells)
+
+    # the model's requests: the tool result it read
+    bodies = [r.body for r in scripted_model.requests if r.scenario == "key-canary"]
+    assert len(bodies) == 2 and "***" in json.dumps(bodies[1])
+    counts["model requests"] = key_pieces(bodies)
+
+    # the static transcript that replaced the widget (what the notebook saves)
+    static = [
+        m["content"]["data"]["text/markdown"]
+        for m in messages
+        if m["msg_type"] in ("display_data", "update_display_data")
+        and "text/markdown" in m["content"].get("data", {})
+    ]
+    assert static and "The code printed:" in static[-1], static
+    counts["static transcript"] = key_pieces(static[-1])
+    counts["run_output"] = key_pieces(comm_data(messages, comm_id, "run_output"))
+    counts["every IOPub message of the run"] = key_pieces(
+        [{k: m[k] for k in ("msg_type", "content", "metadata")} for m in messages]
+    )
+
+    # %dsh export
+    markdown = kernel.execute("%dsh export canary")
+    exported = kernel.execute("%dsh export canary --format json")
+    assert "The code printed:" in markdown.stdout and '"final_response"' in exported.stdout
+    counts["export md"] = key_pieces(markdown.stdout)
+    counts["export json"] = key_pieces(exported.stdout)
+
+    # what the kernel keeps in DSH_HOME: the kept transcript, the conversations index
+    for path in (tmp_path / "home" / "dsh_notebook").rglob("*.json"):
+        counts[str(path.relative_to(tmp_path / "home"))] = key_pieces(path.read_text())
+    assert any("ledger" in name for name in counts) and any("conversations" in n for n in counts)
+
+    assert counts == dict.fromkeys(counts, 0), counts  # every exit's count, then the details
+    assert cells[0]["outputs"][0]["text"] == "***\n" * 4, cells[0]["outputs"]
