@@ -137,9 +137,6 @@ class JsonRpcLineTransport:
         else:
             self._handlers[method] = handler
 
-    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
-        self._on_notification = handler
-
     def stderr_tail(self) -> str:
         """What ``diagnostics`` reports now (the runtime's bounded stderr tail), else ``""``."""
         if self._diagnostics is None:

@@ -10,7 +10,6 @@ to be identifiers (variables), never pasted as code.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -254,8 +253,3 @@ def read_results(text: str) -> list[dict[str, Any]]:
         if isinstance(value, dict):
             out.append(value)
     return out
-
-
-def values_in(items: Sequence[Sequence[Any]]) -> list[float]:
-    """The numbers of ``[label, number, ...]`` items (helper for composition and tests)."""
-    return [float(item[1]) for item in items]

@@ -259,35 +259,12 @@ class RuntimeHost:
         """Schedule ``func(*args)`` on the host loop; a future for its result (non-blocking)."""
         return self._require_portal().start_task_soon(func, *args)
 
-    def call_soon(self, func: Callable[..., Any], *args: Any) -> None:
-        """Run a plain callable on the host loop (thread-safe), e.g. to resolve a pending answer."""
-        portal = self._portal
-        if portal is None:
-            return
-
-        async def run() -> None:
-            func(*args)
-
-        with contextlib.suppress(RuntimeError):
-            portal.start_task_soon(run)
-
     # -- sessions --------------------------------------------------------------------------------
 
     def open_session(self, session_id: str) -> Session:
         """A session usable in this runtime: resumed from disk when persisted, else new."""
-        harness = self.ensure_started()
-        if session_id in self._opened:
-            return harness.sessions.get(session_id) or harness.start_session(session_id)
-
-        async def resume_or_new() -> Session:
-            try:
-                return await harness.resume_session(session_id)
-            except (SessionNotFound, SessionAlreadyOpen):
-                return harness.start_session(session_id)
-
-        session = self.call(resume_or_new)
-        self._opened.add(session_id)
-        return session
+        self.ensure_started()
+        return self.call(self._open, session_id)
 
     def parent_of(self, session_id: str) -> str | None:
         """The parent of a session in the running runtime's tree (learned from
@@ -420,6 +397,8 @@ class RuntimeHost:
                 log.exception("dsh: launching a run failed")
 
     async def _open(self, session_id: str) -> Session:
+        """The one rule for a session's first use in this runtime (host loop): resume it from
+        disk when persisted, else start it; later uses get the open session."""
         harness = self.harness
         assert harness is not None
         if session_id in self._opened:

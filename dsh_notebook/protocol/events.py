@@ -63,11 +63,6 @@ class Message(WireModel):
     def text(self) -> str:
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))
 
-    @property
-    def source_kind(self) -> str | None:
-        kind = (self.source or {}).get("kind")
-        return kind if isinstance(kind, str) else None
-
 
 class InboxItem(WireModel):
     id: str | None = None

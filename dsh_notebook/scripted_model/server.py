@@ -187,11 +187,6 @@ class ScriptedModelServer:
         return f"http://{HOST}:{self.port}"
 
     @property
-    def messages_url(self) -> str:
-        """The full endpoint URL (``<base_url>/v1/messages``)."""
-        return f"{self.base_url}/v1/messages"
-
-    @property
     def requests(self) -> list[RecordedRequest]:
         """A snapshot (copy) of the recorded requests, oldest first."""
         with self._lock:

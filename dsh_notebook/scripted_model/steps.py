@@ -202,11 +202,6 @@ class Step:
         return out
 
     @property
-    def full_text(self) -> str:
-        """The whole answer text (the joined deltas)."""
-        return "".join(self.text_deltas())
-
-    @property
     def effective_stop_reason(self) -> StopReason:
         """The ``stop_reason`` sent in ``message_delta``."""
         if self.stop_reason is not None:
