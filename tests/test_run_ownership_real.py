@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
 RUN_PYTHON = "mcp__notebook__run_python"
 A_CODE = "owned_by = 'A'\nowned_by"
 QUEUED_CODE = "queued_ran = True"
+CHILD_CODE = "child_ran = 'by the child'"
 
 
 def run_python(code: str, delay: float = 0.0) -> Step:
@@ -45,6 +46,22 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
         "queued-first", Script(steps=(run_python(QUEUED_CODE), Step(text="first done")))
     )
     scripted_model.register("queued-second", Script(steps=(Step(text="second done"),)))
+    child_prompt = "[[scenario:own-child]] run it"
+    scripted_model.register(
+        "own-root",
+        Script(
+            steps=(
+                Step(
+                    tool_calls=(ToolCall("subagent", {"description": "c", "prompt": child_prompt}),)
+                ),
+                Step(text="root waits"),
+            ),
+            after_last=Step(text="root done"),
+        ),
+    )
+    scripted_model.register(
+        "own-child", Script(steps=(run_python(CHILD_CODE, 3.0), Step(text="child done")))
+    )
     with scripted_kernel(
         tmp_path,
         scripted_model.base_url,
@@ -152,3 +169,36 @@ def test_run_all_two_cells_on_one_session_the_first_owns_its_call(kernel: Kernel
         kernel, "no agent cell", lambda: link_messages(kernel, comm_id, "insert_cell", start)
     )
     assert [(c["anchor"], c["call"]) for c in cells] == [("c1", 1)]
+
+
+def test_a_subagents_call_belongs_to_its_roots_run(kernel: Kernel) -> None:
+    """The child's call waits for a click in its root's cell, though a newer run on another
+    session (``--on-approval reject``) is streaming when it comes."""
+    comm_id = open_link(kernel)
+    start = len(kernel.iopub)
+    root = kernel.execute(
+        "%%dsh -s parent\n[[scenario:own-root]] go", allow_stdin=True, metadata=identity("root")
+    )
+    other = kernel.execute(
+        "%%dsh -s other --on-approval reject\n[[scenario:slow-b]] go",
+        allow_stdin=True,
+        metadata=identity("other"),
+    )
+    assert root.error is None and other.error is None
+    key = wait_for(kernel, "the child's call never became pending", lambda: pending_key(kernel))
+    waiting = wait_for(
+        kernel,
+        "no waiting signal named a cell",
+        lambda: [m for m in link_messages(kernel, comm_id, "waiting", start) if m.get("cells")],
+    )
+    assert [c["cell_id"] for c in waiting[-1]["cells"]] == ["root"]
+    assert kernel.execute(f"%dsh allow {key}").error is None
+    wait_for(
+        kernel,
+        "the child's code never ran",
+        lambda: kernel.value("globals().get('child_ran')") == "'by the child'",
+    )
+    cells = wait_for(
+        kernel, "no agent cell", lambda: link_messages(kernel, comm_id, "insert_cell", start)
+    )
+    assert [c["anchor"] for c in cells] == ["root"]
