@@ -37,6 +37,6 @@ def test_dismissing_an_approval_rejects_it(
             assert time.monotonic() < deadline, "the run did not settle"
             time.sleep(0.2)
         assert "nothing is waiting" in k.execute("%dsh pending").stdout
-        transcript = "get_ipython()._dsh_notebook_magics.agent.runs[-1].view.transcript"
+        transcript = "get_ipython()._dsh_notebook_magics.agent.runs.last().view.transcript"
         assert "**rejected** (by you)" in k.value(f"{transcript}.to_markdown()")
         assert not target.exists()
