@@ -6,7 +6,7 @@ import itertools
 import time
 from typing import Any
 
-from dsh_notebook.kernel.pump import DRAIN_INTERVAL, LiveView, UiPump
+from dsh_notebook.kernel.pump import DRAIN_INTERVAL, KEEP_SHARE, LiveView, UiPump
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 
@@ -261,3 +261,28 @@ def test_a_keep_that_is_not_ready_is_asked_again_and_nothing_is_counted() -> Non
     finally:
         pump.stop()
     del kept
+
+
+def test_a_slow_keep_spaces_the_next_one_so_keeping_costs_a_bounded_share() -> None:
+    pump = UiPump(max_rate=10.0, keep_every=0.1)
+    kept: list[float] = []
+
+    def slow_keep(view: LiveView) -> bool:  # a long transcript: 40 ms to render and write
+        time.sleep(0.04)
+        kept.append(time.monotonic())
+        return True
+
+    live = LiveView(Transcript("s"), "markdown", lambda bundle: None)
+    live.keep = slow_keep
+    pump.add(live)
+    try:
+        for i in range(50):  # 1 s of changes
+            pump.notification(live, chunk(i))
+            time.sleep(0.02)
+        assert len(kept) == 1  # the next keep waits KEEP_SHARE x 40 ms = 2 s, not 0.1 s
+        deadline = time.monotonic() + 3
+        while len(kept) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        pump.stop()
+    assert len(kept) == 2 and kept[1] - kept[0] >= KEEP_SHARE * 0.04 - 0.05, kept

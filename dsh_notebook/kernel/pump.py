@@ -29,8 +29,11 @@ Guarantees:
 - Keeping (a view with a ``keep`` callback): while a view is live and changes, the pump calls
   ``keep(view)`` on its own thread at most once per ``keep_every`` seconds (the first change at
   once), and at once after a drain that left an approval or question card waiting (a card may
-  wait for minutes: that is the state a kernel restart must not lose). The last change of a
-  burst is kept within ``keep_every`` (+ one pump interval) even when nothing follows. Never
+  wait for minutes: that is the state a kernel restart must not lose). A keep that took ``d``
+  seconds (a long transcript renders slowly) puts the next one by that cadence at least
+  ``KEEP_SHARE * d`` later, so keeping costs the pump at most ``1 / KEEP_SHARE`` of its time
+  whatever the size. The last change of a burst is kept within that gap (+ one pump interval)
+  even when nothing follows. Never
   once the view is settled: the settle's own ``after`` callback keeps the final state, and
   every ``keep`` call was applied before it. ``keep`` returning ``False`` means "not yet"
   (asked again at the next drain or tick), anything else counts as kept.
@@ -53,7 +56,7 @@ from ..protocol import ASSISTANT_STREAM, Notification
 from ..runtime import redact
 from ..transcript import Transcript
 
-__all__ = ["KEEP_EVERY", "LiveView", "UiPump"]
+__all__ = ["KEEP_EVERY", "KEEP_SHARE", "LiveView", "UiPump"]
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +87,8 @@ class LiveView:
     docstring for when it is called)."""
     keep_due: bool = False
     """Changed since it was last kept."""
-    kept_at: float = float("-inf")
+    keep_after: float = float("-inf")
+    """``time.monotonic()`` before which the cadence does not keep it again."""
     waiting: int = 0
     """Approval and question cards asked and not yet decided (as the local facts say)."""
     card_opened: bool = False
@@ -110,6 +114,8 @@ class LiveView:
 _STOP = object()
 KEEP_EVERY = 5.0
 """Seconds between two keeps of a live view that keeps changing (a card waiting: at once)."""
+KEEP_SHARE = 50
+"""The cadence waits at least this many times the last keep's duration (at most 2 %)."""
 _OPENS = ("approval-requested", "question-asked")
 _CLOSES = ("approval-decided", "question-answered", "question-cancelled")
 DRAIN_INTERVAL = 0.01
@@ -260,7 +266,7 @@ class UiPump:
                 continue
             if view.card_opened and not view.waiting:
                 view.card_opened = False  # decided in the same drain (a policy, a scope)
-            if not view.card_opened and now - view.kept_at < self._keep_every:
+            if not view.card_opened and now < view.keep_after:
                 continue
             try:
                 if view.keep(view) is False:
@@ -268,8 +274,10 @@ class UiPump:
                 self.kept += 1
             except Exception:
                 log.exception("dsh ui pump: keeping a view failed")
+            spent = time.monotonic() - now
             view.keep_due = view.card_opened = False
-            view.kept_at = now
+            view.keep_after = now + max(self._keep_every, KEEP_SHARE * spent)
+            now += spent
 
     def _publish_due(self, *, force: bool) -> bool:
         """Publish the views that are due; whether any was published."""
