@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
-from dsh_notebook.kernel.pump import DRAIN_INTERVAL, LiveView, UiPump
+from dsh_notebook.kernel.pump import DRAIN_INTERVAL, KEEP_SHARE, LiveView, UiPump
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 
@@ -170,3 +171,118 @@ def test_a_lone_surrogate_in_the_runtime_text_still_settles_into_a_sendable_tran
                 assert any("snapshot" in b for b in published[:-1])  # the live state was sent too
     finally:
         pump.stop()
+
+
+# -- keeping a live view (Restart & Run All after a kernel restart mid-run) --------------------
+
+
+def keeping(
+    keep_every: float, *, ready: bool = True
+) -> tuple[UiPump, LiveView, list[tuple[float, str]]]:
+    """A pump and a view whose keeps are recorded as (time, markdown kept)."""
+    pump = UiPump(max_rate=10.0, keep_every=keep_every)
+    kept: list[tuple[float, str]] = []
+
+    def keep(view: LiveView) -> bool:
+        if not ready:
+            return False
+        kept.append((time.monotonic(), view.transcript.to_markdown()))
+        return True
+
+    live = LiveView(Transcript("s", prompt="sum the sales"), "markdown", lambda bundle: None)
+    live.keep = keep
+    pump.add(live)
+    return pump, live, kept
+
+
+def card(request_id: str) -> dict[str, Any]:
+    return {"request_id": request_id, "session_id": "s", "tool_name": "run_python"}
+
+
+def test_a_live_view_is_kept_at_once_then_at_most_every_keep_every_and_its_last_change_too() -> (
+    None
+):
+    pump, live, kept = keeping(0.5)
+    try:
+        started = time.monotonic()
+        for i in range(40):  # 0.8 s of streaming
+            pump.notification(live, chunk(i))
+            time.sleep(0.02)
+        time.sleep(0.8)  # nothing follows the last chunk: it is kept all the same
+    finally:
+        pump.stop()
+    times = [t for t, _ in kept]
+    assert times and times[0] - started < 0.2  # the first change at once
+    assert all(b - a >= 0.45 for a, b in itertools.pairwise(times)), times  # render jitter
+    assert len(times) <= 3, times
+    assert "w39" in kept[-1][1]  # the last change of the burst
+
+
+def test_a_card_that_starts_waiting_is_kept_at_once_and_a_settled_view_never_by_keep() -> None:
+    pump, live, kept = keeping(60.0)
+    try:
+        pump.notification(live, chunk(0))
+        assert pump.flush()
+        time.sleep(0.3)
+        assert len(kept) == 1  # the first change; the next slot is a minute away
+        # asked and decided in one go (a policy, a scope): nothing waits, nothing extra
+        pump.local(live, "approval-requested", card("a1"))
+        pump.local(live, "approval-decided", {"request_id": "a1", "outcome": "allowed-once",
+                                              "decided_by": "policy"})  # fmt: skip
+        assert pump.flush()
+        time.sleep(0.3)
+        assert len(kept) == 1
+        pump.local(live, "approval-requested", card("a2"))  # this one waits for the person
+        deadline = time.monotonic() + 2
+        while len(kept) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(kept) == 2 and "awaiting a decision" in kept[-1][1]
+        pump.local(live, "approval-decided", {"request_id": "a2", "outcome": "rejected",
+                                              "decided_by": "you"})  # fmt: skip
+        pump.settle(live, "stop")
+        assert live.done.wait(5)
+        time.sleep(0.3)
+    finally:
+        pump.stop()
+    assert len(kept) == 2  # the settled state is the settle's own to keep (pump.after)
+
+
+def test_a_keep_that_is_not_ready_is_asked_again_and_nothing_is_counted() -> None:
+    pump, live, kept = keeping(60.0, ready=False)
+    try:
+        pump.notification(live, chunk(0))
+        time.sleep(0.4)
+        assert pump.kept == 0 and live.keep_due
+        live.keep = lambda view: True  # the prompt was accepted meanwhile
+        deadline = time.monotonic() + 2
+        while pump.kept == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert pump.kept == 1 and not live.keep_due
+    finally:
+        pump.stop()
+    del kept
+
+
+def test_a_slow_keep_spaces_the_next_one_so_keeping_costs_a_bounded_share() -> None:
+    pump = UiPump(max_rate=10.0, keep_every=0.1)
+    kept: list[float] = []
+
+    def slow_keep(view: LiveView) -> bool:  # a long transcript: 40 ms to render and write
+        time.sleep(0.04)
+        kept.append(time.monotonic())
+        return True
+
+    live = LiveView(Transcript("s"), "markdown", lambda bundle: None)
+    live.keep = slow_keep
+    pump.add(live)
+    try:
+        for i in range(50):  # 1 s of changes
+            pump.notification(live, chunk(i))
+            time.sleep(0.02)
+        assert len(kept) == 1  # the next keep waits KEEP_SHARE x 40 ms = 2 s, not 0.1 s
+        deadline = time.monotonic() + 3
+        while len(kept) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        pump.stop()
+    assert len(kept) == 2 and kept[1] - kept[0] >= KEEP_SHARE * 0.04 - 0.05, kept

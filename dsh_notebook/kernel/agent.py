@@ -20,6 +20,7 @@ touch is thread-safe (the broker, the pump's queue, the host's portal).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import threading
@@ -61,6 +62,12 @@ log = logging.getLogger(__name__)
 _LEGACY_DECISIONS: dict[str, ApprovalOutcome] = {"allow": "allowed-once", "reject": "rejected"}
 _OUTCOMES: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected", "cancelled")
 _GONE = "this request is no longer pending (run stopped, kernel restarted, notebook reopened)"
+
+_EXITING = threading.Event()
+"""Set at interpreter exit, before the runtime hosts close: this module imports :mod:`.host`
+first, so this hook is registered after the host's and, ``atexit`` running hooks last-in
+first-out, runs before it."""
+atexit.register(_EXITING.set)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -123,6 +130,7 @@ class NotebookAgent:
         self._conversations: ConversationIndex | None = None
         self._prewarmed: KernelSettings | None = None
         """The settings a prewarm started the runtime with, until a run uses that runtime."""
+        self._closing = False
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -337,8 +345,15 @@ class NotebookAgent:
         self.call_origins.forget_all()  # the old runtime's calls can never arrive now
         return self.host.restart()
 
+    @property
+    def ending(self) -> bool:
+        """The kernel is exiting or this extension is being unloaded: a run that ends from now
+        on was cut off by that, its transcript is not its end (any thread)."""
+        return self._closing or _EXITING.is_set()
+
     def close(self) -> None:
         """Fail pending requests closed, close the runtime, stop the pump. Idempotent."""
+        self._closing = True  # first: what closing does to runs is not kept as their end
         self.broker.reject_all("connection-lost")
         self.host.close()
         self.tools.stop()

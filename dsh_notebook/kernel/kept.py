@@ -8,6 +8,11 @@ imports, functions and classes of each approved ``run_python`` call. When the ru
 cells (:mod:`.agent_cells`), the note says instead that those cells, which Run All runs next,
 recreate them.
 
+A run still in progress keeps its live transcript too (:mod:`.run` decides when), marked
+*interrupted*: if the kernel stops before the run ends, that is the last copy there is, and a
+skipped cell shows it under "interrupted — the kernel stopped before this run ended". When
+nothing was kept, the skipped cell says so (:data:`NOT_KEPT`) and claims no copy anywhere.
+
 A kept transcript is shown as ``text/markdown`` and ``text/plain`` only (:data:`KEPT_MIMES`): the
 file it comes from is data anyone who can write ``DSH_HOME`` may have changed, and other types
 (``text/html``, ``application/javascript``) would run in the page.
@@ -17,15 +22,34 @@ from __future__ import annotations
 
 import ast
 import json
+import time
+from collections.abc import Sequence
 from typing import Any
 
-from ..transcript import markdown_companion
+from ..context.sanitize import encodable
+from ..runtime import redact
+from ..transcript import Transcript, markdown_companion
+from ..transcript.markdown import render_markdown
 from ..transcript.schema import Item, Snapshot
+from ..transcript.text import render_text
 
-__all__ = ["KEPT_MIMES", "made_variables", "skipped_bundle"]
+__all__ = [
+    "INTERRUPTED",
+    "KEPT_MIMES",
+    "NOT_KEPT",
+    "keepable",
+    "made_variables",
+    "skipped_bundle",
+]
 
 KEPT_MIMES: tuple[str, ...] = ("text/markdown", "text/plain")
 """The only MIME types a kept transcript is shown as."""
+
+INTERRUPTED = "interrupted — the kernel stopped before this run ended"
+"""The mark of a transcript kept while its run was in progress, shown after a restart."""
+
+NOT_KEPT = "No transcript of that run was kept, so none is shown."
+"""Said by a skipped cell whose run left no transcript (its kernel stopped before keeping one)."""
 
 _RUN_PYTHON = "run_python"
 _REJECTED_PREFIX = "The user rejected running this code"
@@ -90,6 +114,18 @@ def made_variables(snapshot: Snapshot) -> list[str]:
     return names
 
 
+def keepable(transcript: Transcript, secrets: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """What the ledger keeps of ``transcript`` now: ``text/markdown`` and the whole plain-text
+    transcript, both masked (:func:`~dsh_notebook.runtime.redact`) and UTF-8 encodable, and
+    the variables its approved ``run_python`` calls made. One snapshot serves all three.
+    Call it from the thread that owns the transcript (the pump's)."""
+    snapshot = transcript.snapshot()
+    markdown = redact(render_markdown(snapshot), tuple(secrets))
+    text = redact(render_text(snapshot), tuple(secrets))
+    bundle: dict[str, str] = encodable({"text/markdown": markdown, "text/plain": text})
+    return bundle, made_variables(snapshot)
+
+
 def skipped_bundle(
     bundle: dict[str, str],
     variables: list[str],
@@ -97,19 +133,34 @@ def skipped_bundle(
     *,
     agent_cells: int = 0,
     plain_transcript: bool = False,
+    interrupted: bool = False,
+    kept_at: float | None = None,
 ) -> dict[str, str]:
     """The kept transcript with a note on top: not sent again, and what was not recreated
-    (or, when the run inserted ``agent_cells``, that those cells recreate it).
+    (or, when the run inserted ``agent_cells``, that those cells recreate it). An
+    ``interrupted`` transcript (kept while its run was in progress, at ``kept_at``) is marked
+    :data:`INTERRUPTED` first.
 
     ``bundle`` is what the ledger keeps: ``text/markdown`` and the whole plain-text transcript
     (whose first line is its summary line). Its ``text/plain`` stays whole only with
     ``plain_transcript`` (a text display prints it); otherwise it becomes the one-line companion
     of the markdown, as in a cell's own settled output. Other MIME types in ``bundle`` are
     dropped (:data:`KEPT_MIMES`)."""
-    note = (
-        f"not sent again: this prompt was answered in session `{session_id}` before; this is its "
-        "transcript. Re-run with `--force` to send it again."
-    )
+    if interrupted:
+        at = (
+            ""
+            if kept_at is None
+            else time.strftime(" (%Y-%m-%d %H:%M:%S)", time.localtime(kept_at))
+        )
+        note = (
+            f"{INTERRUPTED}. This is its transcript as last kept{at}; the prompt was sent in "
+            f"session `{session_id}` and is not sent again. Re-run with `--force` to send it again."
+        )
+    else:
+        note = (
+            f"not sent again: this prompt was answered in session `{session_id}` before; this is "
+            "its transcript. Re-run with `--force` to send it again."
+        )
     if variables:
         shown = ", ".join(f"`{v}`" for v in variables[:12]) + (" …" if len(variables) > 12 else "")
         if agent_cells:

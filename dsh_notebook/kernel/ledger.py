@@ -9,7 +9,9 @@ that this kernel has not sent yet is skipped with a visible note, unless the pol
 The index stores hashes only. Next to it, each answered prompt keeps the static transcript its
 cell showed (``ledger/<session>/<hash>.json``: markdown, text, and the variables its approved
 ``run_python`` calls made), so a skipped cell shows that transcript again and a notebook saved
-after Restart & Run All holds the same transcripts as before. Those files hold agent output, as
+after Restart & Run All holds the same transcripts as before. While its run is in progress the
+record holds the live transcript, flagged ``interrupted`` (what is left if the kernel stops
+first); the settled transcript replaces it. Those files hold agent output, as
 the session files in ``DSH_HOME`` already do; the API key is masked before anything is written.
 Concurrent writers may lose an entry: the cost is one resend, never a skip of something new.
 
@@ -43,6 +45,10 @@ class KeptTranscript:
     """Names its approved ``run_python`` calls made."""
     agent_cells: int
     """How many agent cells its run inserted into the notebook (0 when unknown)."""
+    interrupted: bool = False
+    """Kept while its run was in progress, and never replaced by the settled transcript."""
+    time: float | None = None
+    """When it was kept (seconds since the epoch), if the record says."""
 
 
 class PromptLedger:
@@ -73,13 +79,15 @@ class PromptLedger:
         variables: list[str],
         *,
         agent_cells: int = 0,
-    ) -> None:
-        """Keep the settled transcript of an answered prompt (best effort, never raises);
-        ``agent_cells``: how many agent cells its run inserted into the notebook."""
+        interrupted: bool = False,
+    ) -> bool:
+        """Keep the transcript of an answered prompt (best effort, never raises; whether it was
+        written): the settled one, or with ``interrupted`` the live one of a run in progress.
+        ``agent_cells``: how many agent cells its run inserted into the notebook so far."""
         record = {"bundle": bundle, "variables": variables, "agent_cells": agent_cells,
-                  "time": time.time()}  # fmt: skip
+                  "time": time.time(), "interrupted": interrupted}  # fmt: skip
         path = self._transcript_path(session_id, prompt)
-        store.write(path, record, replacing=store.read(path))
+        return store.write(path, record, replacing=store.read(path))
 
     def kept(self, session_id: str, prompt: str) -> KeptTranscript | None:
         """The kept transcript of an answered prompt (its file read once), or None."""
@@ -94,7 +102,13 @@ class PromptLedger:
             return None
         names = [v for v in variables if isinstance(v, str)] if isinstance(variables, list) else []
         count = record.fields.get("agent_cells")
-        return KeptTranscript(shown, names, count if type(count) is int and count > 0 else 0)
+        return KeptTranscript(
+            shown,
+            names,
+            count if type(count) is int and count > 0 else 0,
+            interrupted=record.fields.get("interrupted") is True,
+            time=store.valid_time(record.fields.get("time")),
+        )
 
     def kept_transcript(
         self, session_id: str, prompt: str

@@ -26,7 +26,18 @@ Guarantees:
   the kernel process ~100 pump wake-ups per second instead of one per chunk, which halves
   the CPU a stream costs the kernel process (``bench/kernel_freedom.py``). An idle pump waits on the event, so
   the first item after a quiet spell is applied and published at once.
-- Failures in rendering or publishing are logged, never raised into the kernel.
+- Keeping (a view with a ``keep`` callback): while a view is live and changes, the pump calls
+  ``keep(view)`` on its own thread at most once per ``keep_every`` seconds (the first change at
+  once), and at once after a drain that left an approval or question card waiting (a card may
+  wait for minutes: that is the state a kernel restart must not lose). A keep that took ``d``
+  seconds (a long transcript renders slowly) puts the next one by that cadence at least
+  ``KEEP_SHARE * d`` later, so keeping costs the pump at most ``1 / KEEP_SHARE`` of its time
+  whatever the size. The last change of a burst is kept within that gap (+ one pump interval)
+  even when nothing follows. Never
+  once the view is settled: the settle's own ``after`` callback keeps the final state, and
+  every ``keep`` call was applied before it. ``keep`` returning ``False`` means "not yet"
+  (asked again at the next drain or tick), anything else counts as kept.
+- Failures in rendering, publishing or keeping are logged, never raised into the kernel.
 """
 
 from __future__ import annotations
@@ -45,7 +56,7 @@ from ..protocol import ASSISTANT_STREAM, Notification
 from ..runtime import redact
 from ..transcript import Transcript
 
-__all__ = ["LiveView", "UiPump"]
+__all__ = ["KEEP_EVERY", "KEEP_SHARE", "LiveView", "UiPump"]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +82,17 @@ class LiveView:
     secrets: tuple[str, ...] = ()
     """Texts never shown (the API key): it and each piece of it of 8 or more characters become
     ``***`` wherever agent output repeats them (:func:`~dsh_notebook.runtime.redact`)."""
+    keep: Callable[[LiveView], bool] | None = None
+    """Keeps the live state somewhere that outlives the kernel (pump thread; see the module
+    docstring for when it is called)."""
+    keep_due: bool = False
+    """Changed since it was last kept."""
+    keep_after: float = float("-inf")
+    """``time.monotonic()`` before which the cadence does not keep it again."""
+    waiting: int = 0
+    """Approval and question cards asked and not yet decided (as the local facts say)."""
+    card_opened: bool = False
+    """A card started waiting since the last keep."""
 
     def bundle(self) -> dict[str, Any]:
         """What is published now: the widget's snapshot while live, else the markdown transcript
@@ -90,6 +112,12 @@ class LiveView:
 
 
 _STOP = object()
+KEEP_EVERY = 5.0
+"""Seconds between two keeps of a live view that keeps changing (a card waiting: at once)."""
+KEEP_SHARE = 50
+"""The cadence waits at least this many times the last keep's duration (at most 2 %)."""
+_OPENS = ("approval-requested", "question-asked")
+_CLOSES = ("approval-decided", "question-answered", "question-cancelled")
 DRAIN_INTERVAL = 0.01
 """Seconds between two drains while items keep coming. Short batches (a fast stream posts a few
 dozen chunks per 10 ms) keep each GIL hold of the pump well under the interpreter's 5 ms switch
@@ -100,17 +128,20 @@ second instead of one per chunk is what saves the CPU. Publishing keeps its own 
 class UiPump:
     """A daemon thread that applies run updates to views and republishes them, rate-limited."""
 
-    def __init__(self, *, max_rate: float = 10.0) -> None:
+    def __init__(self, *, max_rate: float = 10.0, keep_every: float = KEEP_EVERY) -> None:
         self._queue: deque[Any] = deque()  # append/popleft are atomic: no lock needed
         self._wake = threading.Event()
         self._urgent = threading.Event()  # a settle, flush or stop: do not sleep out the interval
         self._views: dict[int, LiveView] = {}
         self._interval = 1.0 / max_rate
+        self._keep_every = keep_every
         self._thread = threading.Thread(target=self._loop, name="dsh-ui-pump", daemon=True)
         self._thread.start()
         self.published = 0
         self.wakeups = 0
         """Times the pump thread woke up and found work (a measure of its cost to the kernel)."""
+        self.kept = 0
+        """Times a live view was kept."""
 
     # -- producers (any thread) ----------------------------------------------------------------
 
@@ -175,6 +206,8 @@ class UiPump:
                     log.exception("dsh ui pump: applying %s failed", kind)
             drained = bool(flushes) or self.wakeups != woken
             self._publish_due(force=bool(flushes) or stop)
+            if not stop:
+                self._keep_due()
             for event in flushes:
                 event.set()
             if stop:
@@ -205,6 +238,11 @@ class UiPump:
         elif kind == "local":
             local_kind, data = payload
             changed = view.transcript.apply_local(local_kind, **data)
+            if local_kind in _OPENS:
+                view.waiting += 1
+                view.card_opened = True
+            elif local_kind in _CLOSES:
+                view.waiting = max(0, view.waiting - 1)
         elif kind == "call":
             payload(view)
             return
@@ -218,6 +256,28 @@ class UiPump:
         else:  # pragma: no cover - internal
             return
         view.dirty = view.dirty or changed
+        view.keep_due = view.keep_due or changed
+
+    def _keep_due(self) -> None:
+        """Keep the live views that are due (see the module docstring)."""
+        now = time.monotonic()
+        for view in list(self._views.values()):
+            if view.keep is None or view.settled or not view.keep_due:
+                continue
+            if view.card_opened and not view.waiting:
+                view.card_opened = False  # decided in the same drain (a policy, a scope)
+            if not view.card_opened and now < view.keep_after:
+                continue
+            try:
+                if view.keep(view) is False:
+                    continue  # not yet: asked again at the next chance
+                self.kept += 1
+            except Exception:
+                log.exception("dsh ui pump: keeping a view failed")
+            spent = time.monotonic() - now
+            view.keep_due = view.card_opened = False
+            view.keep_after = now + max(self._keep_every, KEEP_SHARE * spent)
+            now += spent
 
     def _publish_due(self, *, force: bool) -> bool:
         """Publish the views that are due; whether any was published."""

@@ -12,7 +12,12 @@
    loop; it pumps approved ``run_python`` calls and asks stdin prompts until the run settled.
 
 A prompt is recorded in the Run-All ledger only once the runtime accepted it (its run started),
-so a prompt that failed at once is not "already answered" after a restart.
+so a prompt that failed at once is not "already answered" after a restart. From then on the
+ledger holds a transcript for it too: the live one, kept by the pump thread at most every
+:data:`~.pump.KEEP_EVERY` seconds and at once when a card starts waiting, marked interrupted
+(the last copy if the kernel stops first); the static one once the run settled, however it ended.
+A settle caused by the kernel (or the extension) shutting down keeps nothing: the live copy
+stays, and a skipped cell shows it as interrupted.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from .conversations import ConversationIndex
 from .display import DisplayChoice, Format, open_view, show_bundle
 from .handle import RunHandle
 from .host import RuntimeHost
-from .kept import made_variables, skipped_bundle
+from .kept import NOT_KEPT, keepable, skipped_bundle
 from .ledger import PromptLedger
 from .pump import LiveView, UiPump
 from .runs import ActiveRun, Runs
@@ -164,8 +169,8 @@ def plan_run(
         and answered_before(session_id, interpolation.text)
     ):
         skipped = (
-            f"skipped — this prompt was already answered in session {session_id!r} (its "
-            "transcript is in the saved notebook). Re-run with --force to send it again, or "
+            f"skipped — this prompt was already answered in session {session_id!r} by an "
+            "earlier kernel; it was not sent again. Re-run with --force to send it again, or "
             "%config DshMagics.rerun = 'always'."
         )
     wait = (
@@ -235,6 +240,11 @@ class RunContext(Protocol):
 
     def secrets(self) -> tuple[str, ...]: ...
 
+    @property
+    def ending(self) -> bool:
+        """The kernel or the extension is shutting down (runs ending now were cut off)."""
+        ...
+
     def stop(self) -> list[str]: ...
 
     def claim(self, session_id: str) -> None: ...
@@ -297,15 +307,21 @@ def start_run(
     def on_start() -> None:  # host loop, when this run's turn on the session comes
         agent.runs.hold(run)
 
-    accepted = False
+    def keep_live(view: LiveView) -> bool:  # pump thread (see pump.py: when it is called)
+        if not run.accepted:
+            return False  # not answered yet: nothing to keep for a restart
+        if not agent.ending:  # what a shutdown does to the run is not its last live state
+            _keep(agent, run, view, interrupted=True)
+        return True
+
+    view.keep = keep_live
     # read here, on the main thread: the notebook, the keys to mask, the conversation index
     notebook, secrets, conversations = agent.notebook_session, agent.secrets(), agent.conversations
 
     def on_notification(notification: Notification) -> None:  # host loop, in order
-        nonlocal accepted
-        if not accepted:  # the runtime took the prompt: from now on it counts as answered
-            accepted = True
+        if not run.accepted:  # the runtime took the prompt: from now on it counts as answered
             agent.ledger.record(plan.session_id, plan.prompt)
+            run.accepted = True  # before the notification is posted: the pump may keep it
             conversations.note(notebook, plan.session_id, plan.prompt, secrets)
         agent.pump.notification(view, notification)
 
@@ -326,16 +342,21 @@ def start_run(
 
 
 def _show_skipped(agent: RunContext, plan: RunPlan) -> None:
-    """A skipped cell shows the transcript it had (kept with the ledger), else the note alone."""
-    kept = agent.ledger.kept_transcript(plan.session_id, plan.prompt)
-    if kept is None or not kept[0].get("text/plain"):
-        print(f"dsh: {plan.skipped}", file=sys.stderr)
+    """A skipped cell shows the transcript it had (kept with the ledger; marked interrupted
+    when it was kept while the run was in progress), else a note that none was kept."""
+    kept = agent.ledger.kept(plan.session_id, plan.prompt)
+    if kept is None or not kept.bundle.get("text/plain"):
+        print(f"dsh: {plan.skipped} {NOT_KEPT}", file=sys.stderr)
         return
-    bundle, variables = kept
-    cells = agent.ledger.kept_agent_cells(plan.session_id, plan.prompt)
     as_text = plan.display.fmt == "text" or agent.frontend().terminal
     shown = skipped_bundle(
-        bundle, variables, plan.session_id, agent_cells=cells, plain_transcript=as_text
+        kept.bundle,
+        kept.variables,
+        plan.session_id,
+        agent_cells=kept.agent_cells,
+        plain_transcript=as_text,
+        interrupted=kept.interrupted,
+        kept_at=kept.time,
     )
     if as_text:
         print(shown["text/plain"])
@@ -352,8 +373,9 @@ def _bind(shell: Any, handle: RunHandle, out: str | None) -> None:
 def settle_run(
     agent: RunContext, run: ActiveRun, future: concurrent.futures.Future[RunResult]
 ) -> None:
-    """The run's future completed (host thread): it releases its session, its scopes end, and
-    the final state is published."""
+    """The run's future completed (host thread): it releases its session, its scopes end, the
+    final state is published and then kept for Run All, replacing the live copy (unless the
+    kernel is shutting down: then the live copy stays, marked interrupted)."""
     agent.runs.settle(run)
     error = None
     finish_reason = None
@@ -367,24 +389,24 @@ def settle_run(
     else:
         agent.results[run.handle.session] = result
         finish_reason = result.finish_reason
+    ending = agent.ending  # read now: the shutdown that ended the run may be under way
     agent.pump.settle(run.view, finish_reason, error)
-    if error is None:
+    if run.accepted and not ending:
         agent.pump.after(run.view, lambda view: _keep(agent, run, view))
 
 
-def _keep(agent: RunContext, run: ActiveRun, view: LiveView) -> None:
-    """Keep the settled transcript for Restart & Run All (pump thread, once it is settled)."""
-    markdown = LiveView(view.transcript, "markdown", lambda bundle: None, secrets=view.secrets)
-    text = LiveView(view.transcript, "text", lambda bundle: None, secrets=view.secrets)
-    markdown.settled = text.settled = True
-    variables = made_variables(view.transcript.snapshot())
+def _keep(agent: RunContext, run: ActiveRun, view: LiveView, *, interrupted: bool = False) -> None:
+    """Keep the transcript for Restart & Run All (pump thread): the settled one, or with
+    ``interrupted`` the live one of a run in progress. Masked; the whole plain text too (a
+    text display, a terminal or ``--format text``, prints it)."""
+    bundle, variables = keepable(view.transcript, view.secrets)
     agent.ledger.keep_transcript(
         run.handle.session,
         run.handle.prompt,
-        # the whole plain text too: a text display (a terminal, --format text) prints it
-        {**markdown.bundle(), **text.bundle()},
+        bundle,
         variables,
         agent_cells=run.agent_cells,
+        interrupted=interrupted,
     )
 
 

@@ -50,6 +50,8 @@ class ActiveRun:
     """Approved ``run_python`` calls numbered for agent cells so far."""
     agent_cells: int = 0
     """Agent cells sent to the page so far."""
+    accepted: bool = False
+    """The runtime took its prompt (the host thread sets it once): it counts as answered."""
     settled: bool = False
     """Set once by :meth:`Runs.settle`; a settled run never holds a session again."""
 

@@ -1,0 +1,75 @@
+"""The cost of keeping a live transcript for Restart & Run All (issue 24, item 5).
+
+    python bench/live_keep.py [--chars 120000 1000000] [--repeats 10]
+
+While a run is in progress the UI pump thread keeps its transcript at most every
+``KEEP_EVERY`` seconds (and at once when a card starts waiting): render it (markdown + plain
+text, masked: :func:`~dsh_notebook.kernel.kept.keepable`, which holds the GIL) and write it as
+a ledger record (:meth:`~dsh_notebook.kernel.ledger.PromptLedger.keep_transcript`: read the
+record it replaces, JSON, a temporary file, fsync, rename). This builds an answer of the given
+size from 20 000 stream chunks and prints the median of each step per keep, the gap the pump
+leaves before the next keep by its cadence (``max(KEEP_EVERY, KEEP_SHARE * cost)``) and the
+share of the pump thread that costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from dsh_notebook.kernel.kept import keepable
+from dsh_notebook.kernel.ledger import PromptLedger
+from dsh_notebook.kernel.pump import KEEP_EVERY, KEEP_SHARE
+from dsh_notebook.protocol import Notification
+from dsh_notebook.transcript import Transcript
+
+CHUNKS = 20_000
+
+
+def transcript(chars: int) -> Transcript:
+    t = Transcript("s", prompt="write a long report")
+    size = max(1, chars // CHUNKS)
+    for i in range(CHUNKS):
+        word = (f"w{i} " + "x" * size)[:size] if size > 4 else "w "
+        t.apply(Notification("session.assistant_stream", {"sessionId": "s", "frame": {
+            "type": "chunk", "attemptId": "a1", "revision": 1, "index": i, "time": 0,
+            "chunk": {"type": "text-delta", "index": 0, "text": word + ("\n" if i % 20 == 19 else " ")}}}))  # fmt: skip
+    t.apply_local("approval-requested", request_id="a1", session_id="s", tool_name="run_python")
+    return t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chars", type=int, nargs="+", default=[120_000, 1_000_000])
+    parser.add_argument("--repeats", type=int, default=10)
+    args = parser.parse_args()
+    secrets = ("sk-bench-0123456789abcdef",)
+    with tempfile.TemporaryDirectory() as home:
+        ledger = PromptLedger(Path(home))
+        for chars in args.chars:
+            t = transcript(chars)
+            render, write = [], []
+            size = 0
+            for _ in range(args.repeats):
+                started = time.perf_counter()
+                bundle, variables = keepable(t, secrets)
+                rendered = time.perf_counter()
+                ledger.keep_transcript("s", "p", bundle, variables, interrupted=True)
+                render.append(rendered - started)
+                write.append(time.perf_counter() - rendered)
+                size = sum(len(v.encode()) for v in bundle.values())
+            r, w = statistics.median(render), statistics.median(write)
+            gap = max(KEEP_EVERY, KEEP_SHARE * (r + w))
+            print(
+                f"live keep, {size / 1e3:,.0f} kB kept (markdown + text): render {r * 1e3:.1f} ms "
+                f"(GIL held), write {w * 1e3:.1f} ms (read old + JSON + fsync + rename), total "
+                f"{(r + w) * 1e3:.1f} ms per keep; next keep after {gap:.1f} s: "
+                f"{(r + w) / gap * 100:.2f} % of the pump thread"
+            )
+
+
+if __name__ == "__main__":
+    main()
