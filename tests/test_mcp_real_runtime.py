@@ -26,12 +26,9 @@ from dsh_notebook import DeepSeekHarness
 from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.patch import write_mcp_patch
+from dsh_notebook.notebook_tools.refusals import REJECTED_MESSAGE
 from dsh_notebook.notebook_tools.schemas import TOOL_NAMES, public_tool_name
-from dsh_notebook.notebook_tools.server import (
-    REJECTED_MESSAGE,
-    NotebookMcpServer,
-    NotebookToolsSettings,
-)
+from dsh_notebook.notebook_tools.server import NotebookMcpServer, NotebookToolsSettings
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 from dsh_notebook.testing.harnesses import real_harness
 
