@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
 import math
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -23,15 +25,17 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook import DeepSeekHarness
-from dsh_notebook.notebook_tools.edits import Grant
+from dsh_notebook.kernel.agent_cells import AgentCells, kept_note
+from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.patch import write_mcp_patch
-from dsh_notebook.notebook_tools.schemas import TOOL_NAMES, public_tool_name
-from dsh_notebook.notebook_tools.server import (
+from dsh_notebook.notebook_tools.refusals import (
+    NO_APPROVER_MESSAGE,
     REJECTED_MESSAGE,
-    NotebookMcpServer,
-    NotebookToolsSettings,
+    refusal_text,
 )
+from dsh_notebook.notebook_tools.schemas import TOOL_NAMES, public_tool_name
+from dsh_notebook.notebook_tools.server import NotebookMcpServer, NotebookToolsSettings
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 from dsh_notebook.testing.harnesses import real_harness
 
@@ -54,6 +58,11 @@ def one_call(tool: str, **arguments: Any) -> Script:
     )
 
 
+FIGURE_CODE = (
+    "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+    "fig, ax = plt.subplots()\nax.plot([1, 3, 2], label='trend')\nax.set_title('Trend')"
+)
+
 SCRIPTS = {
     "vars": one_call("notebook_variables"),
     "describe": one_call("describe_variable", name="sales"),
@@ -65,6 +74,7 @@ SCRIPTS = {
     "run-rejected": one_call("run_python", code="import pathlib\nMARKER = 'ran'"),
     "run-raises": one_call("run_python", code="print('before')\n{}['missing']"),
     "run-after-error": one_call("run_python", code="healthy = sum(range(4))\nhealthy"),
+    "run-figure-text-only": one_call("run_python", code=FIGURE_CODE),
     "run-figure": one_call(
         "run_python",
         code=(
@@ -75,6 +85,15 @@ SCRIPTS = {
             "ax.set_title('Revenue by region')\nax.legend()"
         ),
     ),
+    "run-chatty-fail": one_call(
+        "run_python",
+        code=(
+            "import sys\nfor i in range(400):\n    print(f'row {i:04d} ok')\n"
+            "print('w' * 2000, file=sys.stderr)\n"
+            "def deep(n):\n    return deep(n - 1) if n else {}['the real cause']\ndeep(30)"
+        ),
+    ),
+    "run-kept": one_call("run_python", code="kept_value = 41 + 1\nkept_value"),
 }
 
 
@@ -116,10 +135,16 @@ class Notebook:
     harness: DeepSeekHarness
     decision: bool = True
     asked: list[tuple[str, str]] = field(default_factory=list)
+    refusal: Refusal | None = None
+    owner: object = None
 
-    async def approve(self, *, tool_name: str, reason: str, arguments: Any) -> Grant | None:
+    async def approve(
+        self, *, tool_name: str, reason: str, arguments: Any
+    ) -> Grant | Refusal | None:
         self.asked.append((tool_name, reason))
-        return Grant() if self.decision else None
+        if self.refusal is not None:
+            return self.refusal
+        return Grant(owner=self.owner) if self.decision else None
 
     async def prompt(self, scenario: str, session: str = "nb") -> dict[str, Any]:
         """Run ``scenario``; the root's single tool result with its joined text."""
@@ -133,7 +158,13 @@ class Notebook:
 
 
 async def open_notebook(
-    tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell, **settings: Any
+    tmp_path: Path,
+    scripted_model: ScriptedModelServer,
+    shell: InteractiveShell,
+    *,
+    model: str = "deepseek-flash",
+    record: Any = None,
+    **settings: Any,
 ) -> tuple[Notebook, Any]:
     executor = MainThreadExecutor(loop=asyncio.get_running_loop())
     holder: dict[str, Notebook] = {}
@@ -146,9 +177,12 @@ async def open_notebook(
         approve=approve,
         executor=executor,
         settings=NotebookToolsSettings(max_chars=CAP, **settings),
+        record=record,
     ).start()
     mount = write_mcp_patch(server.url, server.token, directory=tmp_path)
-    harness = real_harness(tmp_path, scripted_model, patches=[mount.patch_path], env=mount.env)
+    harness = real_harness(
+        tmp_path, scripted_model, patches=[mount.patch_path], env=mount.env, model=model
+    )
     notebook = Notebook(shell, server, harness)
     holder["nb"] = notebook
     return notebook, mount
@@ -283,6 +317,109 @@ async def test_run_python_off_is_not_offered(
     assert result["isError"] and "MARKER" not in shell.user_ns and nb.asked == []
 
 
+# -- issue 25: what the model is told (the tool side) -------------------------------------------
+
+
+def last_body(scripted_model: ScriptedModelServer, scenario: str) -> str:
+    bodies = [r.body for r in scripted_model.requests if r.scenario == scenario and r.body]
+    return json.dumps(bodies[-1])
+
+
+async def test_the_system_prompt_teaches_the_notebook(
+    notebook: Notebook, scripted_model: ScriptedModelServer
+) -> None:
+    await notebook.prompt("vars")
+    body = last_body(scripted_model, "vars")
+    assert "### MCP server: notebook" in body
+    for taught in (
+        "each user message is a %%dsh cell and your reply is shown under it",
+        "Never read, write or edit the open .ipynb with file tools",
+        "never analyse notebook data with bash python",
+        "approved code is kept as a cell below the prompt",
+        f"Results are capped at {CAP:,} characters",
+    ):
+        assert json.dumps(taught)[1:-1] in body, taught
+
+
+async def test_notebook_variables_tells_the_model_the_imports_and_python(
+    notebook: Notebook, scripted_model: ScriptedModelServer
+) -> None:
+    await notebook.prompt("vars")
+    seen = model_saw(scripted_model, "vars")
+    assert f"pd = pandas {pd.__version__}" in seen
+    assert f"Kernel: Python {sys.version.split()[0]}" in seen
+    assert "sales | DataFrame | (3, 3)" in seen
+
+
+async def test_a_chatty_failure_reaches_the_model_with_its_error(
+    notebook: Notebook, scripted_model: ScriptedModelServer
+) -> None:
+    result = await notebook.prompt("run-chatty-fail")
+    assert result["isError"] and len(result["text"]) <= CAP + len("Error: ")  # the runtime's
+    seen = model_saw(scripted_model, "run-chatty-fail")
+    assert "KeyError: 'the real cause'" in seen  # the exception line survived the cap
+    assert "in deep" in seen  # and the traceback's tail
+    assert "row 0000 ok" in seen and "row 0399 ok" in seen  # stdout's head and tail
+    assert "characters omitted …]" in seen
+
+
+async def test_the_model_reads_why_a_call_was_refused_and_the_persons_note(
+    notebook: Notebook, scripted_model: ScriptedModelServer
+) -> None:
+    notebook.refusal = Refusal(refusal_text("rejected", "you", "Use sales2, it is cleaned."))
+    await notebook.prompt("run-rejected")
+    seen = model_saw(scripted_model, "run-rejected")
+    assert 'The user\'s note: "Use sales2, it is cleaned."' in seen
+    notebook.refusal = Refusal(refusal_text("rejected", "policy"))
+    await notebook.prompt("run-rejected", session="headless")
+    seen = model_saw(scripted_model, "run-rejected")
+    assert NO_APPROVER_MESSAGE in seen and "The user rejected" not in seen
+    assert "MARKER" not in notebook.shell.user_ns
+
+
+async def test_the_result_says_the_code_became_a_cell_below_the_prompt(
+    tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell
+) -> None:
+    from .test_agent_cells import Run, linked
+
+    link, comm = linked(["insert_cell"])
+    nb, mount = await open_notebook(
+        tmp_path, scripted_model, shell, record=AgentCells(link, enabled=lambda: True)
+    )
+    nb.owner = Run()
+    try:
+        async with nb.harness:
+            result = await nb.prompt("run-kept")
+    finally:
+        nb.server.stop()
+        mount.remove()
+    assert not result["isError"] and [m["call"] for m in comm.sent] == [1]
+    seen = model_saw(scripted_model, "run-kept")
+    assert seen.startswith(kept_note(1)) and "agent cell 1 of this run" in seen
+    assert "value of the last expression:\n42" in seen
+
+
+async def test_a_text_only_route_gets_no_images_and_is_told_so(
+    tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell
+) -> None:
+    pytest.importorskip("matplotlib")
+    nb, mount = await open_notebook(
+        tmp_path, scripted_model, shell, model="deepseek-v4-pro", images=False
+    )
+    try:
+        async with nb.harness:
+            result = await nb.prompt("run-figure-text-only")
+    finally:
+        nb.server.stop()
+        mount.remove()
+    assert not result["isError"], result["text"]
+    body = last_body(scripted_model, "run-figure-text-only")
+    assert "image unavailable" not in body and "attached as PNG" not in body
+    seen = model_saw(scripted_model, "run-figure-text-only")
+    assert "1 figure(s) not sent as images: this model route takes no image input" in seen
+    assert 'axes 1/1 \\"Trend\\"' in body or 'axes 1/1 "Trend"' in seen
+
+
 # -- a real ipykernel (active once the integration patch is applied to magics.py) -----------------
 
 KERNEL_CODE = (
@@ -371,11 +508,16 @@ def test_kernel_background_run_python_runs_when_idle(kernel: Any) -> None:
     assert kernel.value("agent_thread") == "'MainThread'"
 
 
-def test_kernel_headless_default_rejects_run_python(kernel: Any) -> None:
+def test_kernel_headless_default_rejects_run_python(
+    kernel: Any, scripted_model: ScriptedModelServer
+) -> None:
+    """No stdin, no page (nbconvert, papermill): the headless policy refuses, and the model is
+    told nobody can approve here (not that the user rejected it)."""
     run = kernel.execute("%%dsh --wait\n[[scenario:k-run]] go")  # no stdin: headless -> reject
     assert run.error is None, run.error
     assert kernel.value("'agent_thread' in globals()") == "False"
-    assert "rejected" in tool_texts(kernel)
+    seen = model_saw(scripted_model, "k-run")
+    assert NO_APPROVER_MESSAGE in seen and "The user rejected" not in seen
 
 
 def test_kernel_interrupt_stops_a_long_run_python(kernel: Any, workspace: Path) -> None:

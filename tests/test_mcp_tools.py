@@ -32,13 +32,10 @@ from dsh_notebook.notebook_tools.patch import (
     render_mcp_patch,
     write_mcp_patch,
 )
+from dsh_notebook.notebook_tools.refusals import REJECTED_MESSAGE
 from dsh_notebook.notebook_tools.run_python import run_python
 from dsh_notebook.notebook_tools.schemas import public_tool_name
-from dsh_notebook.notebook_tools.server import (
-    REJECTED_MESSAGE,
-    NotebookMcpServer,
-    NotebookToolsSettings,
-)
+from dsh_notebook.notebook_tools.server import NotebookMcpServer, NotebookToolsSettings
 from dsh_notebook.notebook_tools.variables import describe_variable, notebook_variables
 
 pd = pytest.importorskip("pandas")
@@ -177,8 +174,8 @@ def test_run_python_error_returns_traceback_and_shell_stays_healthy(
 def test_run_python_magics_and_output_cap(shell: InteractiveShell) -> None:
     assert run_python(shell, "%time y = 5").ok and shell.user_ns["y"] == 5
     result = run_python(shell, "for i in range(100000): print(i)", max_chars=1000)
-    assert len(result.as_text(1000)) <= 1000 and "earlier chars cut" in result.stdout
-    assert result.stdout.endswith("99999")
+    assert len(result.as_text(1000)) <= 1000 and "characters omitted …]" in result.stdout
+    assert result.stdout.startswith("0\n1\n2\n") and result.stdout.endswith("99999")
 
 
 def test_run_python_returns_new_figures_as_png(shell: InteractiveShell) -> None:

@@ -20,8 +20,13 @@ from dsh_notebook.kernel import tools_host as tools_host_module
 from dsh_notebook.kernel.broker import Broker, RunPolicy
 from dsh_notebook.kernel.runs import Runs
 from dsh_notebook.kernel.tool_calls import CallOrigins
-from dsh_notebook.kernel.tools_host import NO_RUN_MESSAGE, UNMATCHED_MESSAGE, NotebookToolsHost
+from dsh_notebook.kernel.tools_host import NotebookToolsHost
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
+from dsh_notebook.notebook_tools.refusals import (
+    NO_RUN_MESSAGE,
+    REJECTED_MESSAGE,
+    UNMATCHED_MESSAGE,
+)
 from dsh_notebook.protocol import SESSION_EVENT, Notification
 
 from .run_registry import bare_run, hold
@@ -265,7 +270,7 @@ async def test_a_call_the_kernel_cannot_tell_apart_waits_for_the_person(host: Lo
                 await anyio.sleep(0.01)
             (pending,) = broker.pending.values()
             assert broker.decide(pending.key, "rejected")
-    assert verdict == [None]
+    assert verdict == [Refusal(REJECTED_MESSAGE)]
 
 
 @pytest.mark.anyio

@@ -28,12 +28,32 @@ from ..runtime import (
 )
 from ..transport import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["DEFAULT_MODEL", "DEFAULT_PROVIDER", "PERMISSION_MODES", "HarnessConfig"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_PROVIDER",
+    "IMAGE_INPUT_MODELS",
+    "PERMISSION_MODES",
+    "HarnessConfig",
+    "takes_images",
+]
 
 DEFAULT_PROVIDER = "deepseek-official"
 DEFAULT_MODEL = "deepseek-flash"
 PERMISSION_MODES = ("read-only", "workspace-write", "danger-full-access")
 REASONING_EFFORTS_HINT = ("off", "low", "high", "max")
+
+IMAGE_INPUT_MODELS: Mapping[str, frozenset[str]] = {DEFAULT_PROVIDER: frozenset({"deepseek-flash"})}
+"""Model routes known to take image input, by provider: the runtime's model catalog
+(``DEFAULT_MODELS`` of runtime 0.2.1: ``deepseek-flash`` declares ``inputModalities ["text",
+"image"]``; ``deepseek-v4-pro`` declares none). The runtime does not tell a client (its
+``initialize`` returns no capabilities), so this table is the client's only source."""
+
+
+def takes_images(provider: str, model: str) -> bool:
+    """Whether images sent to ``model`` reach it as images. ``False`` for a model the catalog
+    does not list as taking them: the runtime then replaces each image by an "[image unavailable
+    …]" line, so an unknown route is treated as text-only (its images would not arrive)."""
+    return model in IMAGE_INPUT_MODELS.get(provider, frozenset())
 
 
 def _bridge_patch() -> Path | None:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import HarnessConfig, RunResult
+from ..client.config import takes_images
 from ..context.sanitize import encodable
 from ..frontend import FrontendLink, current_identity
 from ..frontend.protocol import WaitingCell
@@ -161,17 +162,19 @@ class NotebookAgent:
         """The client configuration the settings describe (read when the runtime starts)."""
         s = self.settings()
         demo = demo_active(s)
+        model = s.model or os.environ.get("DSH_MODEL") or "deepseek-flash"
         mount = self.tools.mount(
             enabled=s.notebook_tools,
             run_python=s.notebook_run_python,
             max_chars=s.notebook_tools_max_chars,
+            images=takes_images(s.provider, model),
         )
         return HarnessConfig(
             dsh_bin=s.dsh_bin or None,
             dsh_home=self.resolved_home(),
             cwd=s.cwd or os.getcwd(),
             provider=s.provider,
-            model=s.model or os.environ.get("DSH_MODEL") or "deepseek-flash",
+            model=model,
             reasoning_effort=s.reasoning_effort,
             max_tokens=s.max_tokens,
             permission_mode=s.permission_mode,
@@ -317,12 +320,13 @@ class NotebookAgent:
             outcome = _LEGACY_DECISIONS.get(str(decision), decision)
             if outcome not in _OUTCOMES:
                 return f"unknown decision {decision!r}"
-            code = action.get("code")
+            code, note = action.get("code"), action.get("note")
             done = self.broker.decide(
                 key,
                 outcome,
                 for_run=action.get("scope") == "run",
                 code=code if isinstance(code, str) else None,
+                note=note if isinstance(note, str) else None,
             )
         elif kind == "answer":
             answers = action.get("answers")

@@ -10,7 +10,8 @@ approval order, which is the order the calls run) and its outputs captured; afte
 the ``%%dsh`` cell. Everywhere else (nbclient, VS Code, the option off) nothing changes: the code
 stays in the transcript only.
 
-What the model receives is the same either way (the server sends the same result). The cell's
+The model's result says so when the cell was sent to the page (:func:`kept_note`, its first
+line); everywhere else the result says nothing about a cell. The cell's
 code and outputs are masked with the one policy the model's copy has
 (:func:`~dsh_notebook.runtime.secret.redact`): the key and each piece of it of 8 or more
 characters become ``***``, images are left as they are. The cell's
@@ -34,7 +35,7 @@ from .runs import ActiveRun
 if TYPE_CHECKING:  # notebook_tools needs the jupyter extra; only its result type is used here
     from ..notebook_tools.run_python import RunPythonResult
 
-__all__ = ["AgentCells", "agent_cell_source"]
+__all__ = ["AgentCells", "agent_cell_source", "kept_note"]
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,14 @@ def agent_cell_source(code: str, session: str, run_id: str, call: int) -> str:
         f"# dsh agent: run_python call {call} of run {run_id} (session {session}), approved by you"
     )
     return f"{head}\n{code}"
+
+
+def kept_note(call: int) -> str:
+    """What the model reads first in the result of a call kept as agent cell ``call``."""
+    return (
+        f"This code is now a cell of the notebook: agent cell {call} of this run, below the "
+        "user's %%dsh prompt cell, with its output. Do not repeat the code in your answer."
+    )
 
 
 class AgentCells:
@@ -62,7 +71,7 @@ class AgentCells:
         self._secrets = secrets
         self._lock = threading.Lock()
 
-    def __call__(self, code: str, owner: object) -> Callable[[RunPythonResult], None] | None:
+    def __call__(self, code: str, owner: object) -> Callable[[RunPythonResult], str | None] | None:
         """A just-approved call of the run ``owner`` (server loop): a sink that sends its cell,
         or ``None`` (not recorded)."""
         if not self._enabled() or not self._link.can_insert_cells():
@@ -77,16 +86,18 @@ class AgentCells:
         secrets = self._secrets()
         source = redact(agent_cell_source(code, session, run_id, call), secrets)
 
-        def sink(result: RunPythonResult) -> None:  # kernel main thread, right after the code
+        def sink(result: RunPythonResult) -> str | None:  # kernel main thread, after the code
             # agent code is untrusted: it may print the key or a piece of it, and the cell is
             # saved; images (base64) are not searched (runtime.secret.redact)
             outputs = redact(list(result.cell_outputs), secrets)
             message = insert_cell(anchor, session, run_id, call, source, outputs)
             if message is None:
                 log.warning("dsh: the agent cell of call %s is too large to insert", call)
-                return
-            if self._link.send_insert_cell(message):
-                with self._lock:
-                    run.agent_cells += 1
+                return None
+            if not self._link.send_insert_cell(message):
+                return None
+            with self._lock:
+                run.agent_cells += 1
+            return kept_note(call)
 
         return sink

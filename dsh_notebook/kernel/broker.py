@@ -59,6 +59,7 @@ from typing import Any, Literal, Protocol
 
 import anyio
 
+from ..notebook_tools.refusals import NOTE_MAX, clean_note
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
 
 ALLOW_FOR_RUN = "allowed-for-run"
@@ -165,16 +166,22 @@ class Pending:
     """Allowed for the rest of the run (a scope), not just this once."""
     code: str | None = None
     """The person's edited code (``editable`` requests only)."""
+    note: str | None = None
+    """The person's note on a rejection (told to the agent verbatim)."""
 
 
 @dataclass(frozen=True)
 class Decision:
-    """How one approval was decided: the wire outcome, who decided, and the edited code."""
+    """How one approval was decided: the wire outcome, who decided, the edited code, and the
+    person's note on a rejection. What the agent is told of it is
+    :func:`dsh_notebook.notebook_tools.refusals.refusal_text`."""
 
     outcome: ApprovalOutcome
     decided_by: DecidedBy
     code: str | None = None
     """Replacement code the person approved instead of the request's (``None``: unedited)."""
+    note: str | None = None
+    """The person's note with a rejection (``None``: none), at most ``refusals.NOTE_MAX``."""
 
 
 class Broker:
@@ -220,6 +227,7 @@ class Broker:
         outcome: ApprovalOutcome
         by: DecidedBy
         code: str | None = None
+        note: str | None = None
         if person_only and policy.wait_mode and not (policy.stdin and policy.prompts is not None):
             outcome, by = "rejected", "policy"  # nobody to ask, and no policy may grant it
         elif policy.covers(request.tool_name) and not person_only:
@@ -242,7 +250,7 @@ class Broker:
                 by = "policy"
         else:
             pending = await self._wait_for_person(key, "approval", request, policy, editable)
-            outcome, by = pending.outcome, pending.decided_by
+            outcome, by, note = pending.outcome, pending.decided_by, pending.note
             if outcome == "allowed-once":
                 code = pending.code if editable else None
                 if pending.for_run and not policy.ended:
@@ -251,7 +259,7 @@ class Broker:
         if code is not None:
             decided["code"] = code  # the card shows what ran
         policy.notify("approval-decided", decided)
-        return Decision(outcome, by, code)
+        return Decision(outcome, by, code, note)
 
     def _scope(self, policy: RunPolicy, tool_name: str) -> None:
         """Allow ``tool_name`` for the rest of ``policy``'s run, and answer what already waits."""
@@ -345,17 +353,22 @@ class Broker:
         *,
         for_run: bool = False,
         code: str | None = None,
+        note: str | None = None,
     ) -> bool:
         """Decide a pending approval. False when no approval is pending under ``key``, or when
         the decision is not one it can take (nothing is decided then).
 
         ``for_run`` (with ``allowed-once``): allow this tool for the rest of the request's run.
         ``code`` (with ``allowed-once``, editable requests only): run this code instead.
+        ``note`` (with ``rejected`` only, at most ``refusals.NOTE_MAX`` characters): the
+        person's reason, told to the agent verbatim.
         """
         pending = self._pending.get(key)
         if pending is None or pending.kind != "approval":
             return False
         if (for_run or code is not None) and outcome != "allowed-once":
+            return False
+        if note is not None and (outcome != "rejected" or len(note) > NOTE_MAX):
             return False
         if code is not None and (not pending.editable or for_run):
             return False
@@ -363,7 +376,9 @@ class Broker:
             decided_by = "you-edited" if decided_by == "you" else decided_by
         elif for_run:
             decided_by = "you-for-run" if decided_by == "you" else decided_by
-        return self._resolve(pending, decided_by, outcome=outcome, for_run=for_run, code=code)
+        return self._resolve(
+            pending, decided_by, outcome=outcome, for_run=for_run, code=code, note=note
+        )
 
     def answer(self, key: str, answers: Answers, decided_by: DecidedBy = "you") -> bool:
         """Answer (or, with ``None``, dismiss) a pending question. False when none is pending."""
@@ -391,6 +406,7 @@ class Broker:
         answers: Answers = None,
         for_run: bool = False,
         code: str | None = None,
+        note: str | None = None,
     ) -> bool:
         if pending.resolved:
             return False
@@ -402,6 +418,7 @@ class Broker:
             pending.decided_by = decided_by
             pending.for_run = for_run and outcome == "allowed-once"
             pending.code = code if outcome == "allowed-once" else None
+            pending.note = clean_note(note) if outcome == "rejected" else None
             pending.event.set()
 
         with contextlib.suppress(RuntimeError):  # the loop is gone: its waiters are gone too

@@ -18,6 +18,7 @@ from IPython.core.error import UsageError
 
 from ..context.sanitize import replace_lone_surrogates
 from ..errors import DshError, UnsupportedByRuntime
+from ..notebook_tools.refusals import NOTE_MAX
 from ..protocol import ApprovalOutcome
 from ..runtime import Secret, redact
 from ..transcript import Transcript
@@ -39,6 +40,7 @@ HELP = """%dsh commands:
   restart                restart the runtime (same as stop)
   allow ID | reject ID   answer a pending approval
   allow ID --run         allow it, and the same tool for the rest of that run
+  reject ID --note "…"   reject it and tell the agent why (the note reaches it as typed)
   answer ID CHOICE...    answer a pending question (option labels, or free text)
   dismiss ID             dismiss a pending question (an approval: rejected)
   pending                list pending approvals and questions
@@ -177,10 +179,20 @@ def _decide(command: str, outcome: ApprovalOutcome) -> Callable[[NotebookAgent, 
     def run(m: NotebookAgent, args: list[str]) -> None:
         for_run = outcome == "allowed-once" and "--run" in args
         rest = [a for a in args if a != "--run"] if for_run else args
+        note: str | None = None
+        if outcome == "rejected" and "--note" in rest:
+            at = rest.index("--note")
+            if at + 1 >= len(rest):
+                raise UsageError('usage: %dsh reject ID --note "why"')
+            note, rest = rest[at + 1], rest[:at] + rest[at + 2 :]
+            if len(note) > NOTE_MAX:
+                raise UsageError(f"the note is too long (at most {NOTE_MAX} characters)")
         if len(rest) != 1:
-            usage = f"%dsh {command} ID" + (" [--run]" if outcome == "allowed-once" else "")
+            usage = f"%dsh {command} ID" + (
+                " [--run]" if outcome == "allowed-once" else ' [--note "why"]'
+            )
             raise UsageError(f"usage: {usage}   (see %dsh pending)")
-        if m.broker.decide(rest[0], outcome, "you", for_run=for_run):
+        if m.broker.decide(rest[0], outcome, "you", for_run=for_run, note=note):
             done = "rejected"
             if outcome == "allowed-once":
                 done = "allowed for the rest of this run" if for_run else "allowed once"

@@ -32,28 +32,25 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..notebook_tools.edits import Grant, Refusal
+from ..notebook_tools.refusals import (
+    CONNECTION_LOST_MESSAGE,
+    NO_RUN_MESSAGE,
+    UNMATCHED_MESSAGE,
+    refusal_text,
+)
 from ..protocol import ApprovalRequest
 from .broker import Broker, Decision
 from .host import RuntimeHost
 from .runs import Runs
 from .tool_calls import CallOrigins
 
-__all__ = ["NO_RUN_MESSAGE", "ORIGIN_TIMEOUT", "UNMATCHED_MESSAGE", "NotebookToolsHost"]
+__all__ = ["ORIGIN_TIMEOUT", "NotebookToolsHost"]
 
 log = logging.getLogger(__name__)
 
 ORIGIN_TIMEOUT = 10.0
 """Seconds a call waits for its ``tool/call`` event (it is written before the call; normally
 milliseconds)."""
-
-UNMATCHED_MESSAGE = (
-    "dsh could not tell which run of this notebook made this call, so it was not run and the "
-    "notebook is unchanged. Nobody was asked. Do not retry it; tell the user what you wanted to run."
-)
-NO_RUN_MESSAGE = (
-    "This call arrived after the run that made it had ended (or was stopped), so it was not run "
-    "and the notebook is unchanged. Nobody was asked."
-)
 
 
 class NotebookToolsHost:
@@ -88,11 +85,13 @@ class NotebookToolsHost:
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
-    def mount(self, *, enabled: bool, run_python: bool, max_chars: int) -> Any:
+    def mount(self, *, enabled: bool, run_python: bool, max_chars: int, images: bool = True) -> Any:
         """Start (or reuse) the server; the patch mounting it, or None when the tools are off.
 
         Called with the config on every runtime start, so ``%dsh restart`` applies changed
-        settings. Missing ``mcp`` (the ``jupyter`` extra) turns the tools off with a warning.
+        settings (``images``: the model route takes images, see
+        :func:`~dsh_notebook.client.config.takes_images`). Missing ``mcp`` (the ``jupyter``
+        extra) turns the tools off with a warning.
         """
         if not enabled or self._shell is None:
             self.stop()
@@ -110,7 +109,7 @@ class NotebookToolsHost:
                 "dsh: notebook tools are off (%s); pip install 'dsh-notebook[jupyter]'", exc
             )
             return None
-        settings = NotebookToolsSettings(run_python=run_python, max_chars=max_chars)
+        settings = NotebookToolsSettings(run_python=run_python, max_chars=max_chars, images=images)
         with self._lock:
             if self._served is not None and self._served[0].settings == settings:
                 return self._served[1]
@@ -146,7 +145,8 @@ class NotebookToolsHost:
         self, *, tool_name: str, reason: str, arguments: Mapping[str, Any]
     ) -> Grant | Refusal | None:
         """A tool call asks (MCP server loop): matched to the run whose agent made it, decided by
-        the broker on the host loop; a :class:`Grant` owned by that run, or a refusal."""
+        the broker on the host loop; a :class:`Grant` owned by that run, or a :class:`Refusal`
+        whose text says who refused and why (:func:`~..notebook_tools.refusals.refusal_text`)."""
         from ..notebook_tools.schemas import public_tool_name  # the server runs: mcp is there
 
         runs = self._runs
@@ -181,11 +181,11 @@ class NotebookToolsHost:
 
         try:
             decision = await asyncio.wrap_future(self._host.submit(ask))
-        except Exception as exc:
+        except Exception as exc:  # the host loop is gone: the runtime is stopping
             log.warning("dsh: %s approval failed closed: %s", tool_name, exc)
-            return None
+            return Refusal(CONNECTION_LOST_MESSAGE)
         if decision.outcome != "allowed-once":
-            return None
+            return Refusal(refusal_text(decision.outcome, decision.decided_by, decision.note))
         return Grant(code=decision.code, owner=run)
 
     def pump(self) -> None:

@@ -5,8 +5,11 @@ a bare shell. The server in :mod:`.server` runs it on the kernel's main thread a
 
 Guarantees:
 
-- **Bounded output.** Every text field is at most ``max_chars`` characters (tracebacks keep
-  their tail, where the error is); at most :data:`MAX_FIGURES` figures are returned per call.
+- **Bounded output, the error first to survive.** Every text field is at most ``max_chars``
+  characters (stdout keeps its head and tail, stderr and tracebacks their tail, where the error
+  is), cut with the transcript's one marker (:func:`~dsh_notebook.transcript.bounds.clip`); at
+  most :data:`MAX_FIGURES` figures are returned per call. :meth:`RunPythonResult.as_text` keeps
+  the error (exception line and traceback tail) whole under its cap and cuts the rest.
 - :func:`run_python` **changes the namespace on purpose** (that is its job) but leaves IPython's
   bookkeeping alone: no history entry, no ``Out[n]``/``_``/``_N`` update, no ``pre/post_run_cell``
   events (so ``{Err[n]}`` of the person's cells stays right), and no output or ``error`` message
@@ -30,12 +33,13 @@ import base64
 import io
 import threading
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..context.describe import describe_value, loaded_module, short_summary, truncate
 from ..context.figures import describe_figure
+from ..transcript.bounds import clip
 from .figures import watch_displayed_figures
 
 __all__ = [
@@ -48,6 +52,9 @@ __all__ = [
 
 MAX_FIGURES = 4
 """Most figures one :func:`run_python` call returns (more are counted, not rendered)."""
+
+ERROR_LINE_MAX = 500
+"""Most characters of :attr:`RunPythonResult.error_line`."""
 
 
 @dataclass
@@ -76,42 +83,114 @@ class RunPythonResult:
     """A text description of each figure (titles, labels, limits, series), in the order of
     :attr:`figures` (at most :data:`MAX_FIGURES`), for a model without image input."""
 
+    error_line: str | None = None
+    """The exception line (``KeyError: 'missing'``), at most :data:`ERROR_LINE_MAX` characters;
+    set with :attr:`error`."""
+
     @property
     def ok(self) -> bool:
         return self.error is None and not self.interrupted
 
-    def as_text(self, max_chars: int = 8000) -> str:
-        """A report for the model, at most ``max_chars`` characters."""
-        sections: list[str] = []
+    def sends_images(self, images: bool) -> bool:
+        """Whether the figures go to the model as PNGs: the route takes images (``images``) and
+        the code did not raise."""
+        return images and self.error is None and bool(self.figures)
+
+    def as_text(
+        self, max_chars: int = 8000, *, images: bool = True, notes: Sequence[str] = ()
+    ) -> str:
+        """A report for the model, at most ``max_chars`` characters (``max_chars`` ≥ 400).
+
+        Order: ``notes`` (e.g. where the code was kept), the interrupt, stdout, stderr, figure
+        descriptions, displays, the last value, what became of the figures (attached as PNG when
+        ``images`` and the code did not raise, else why not), and the error last. Over the cap the
+        error (traceback tail, exception line included) and the short lines are kept whole and the
+        other sections share the rest: stdout keeps its head and tail, stderr its tail, the
+        others their head, each cut with the one marker (:func:`~dsh_notebook.transcript.bounds
+        .truncation_mark`).
+        """
+        fixed_head = [note for note in notes if note]
         if self.interrupted:
-            sections.append("Interrupted: the user stopped the code (Interrupt kernel).")
+            fixed_head.append("Interrupted: the user stopped the code (Interrupt kernel).")
+        # (title, body, share of the head kept when cut)
+        flexible: list[tuple[str, str, float]] = []
         if self.stdout:
-            sections.append("stdout:\n" + self.stdout)
+            flexible.append(("stdout:\n", self.stdout, 0.5))
         if self.stderr:
-            sections.append("stderr:\n" + self.stderr)
+            flexible.append(("stderr:\n", self.stderr, 0.0))
         for number, text in enumerate(self.figure_texts, start=1):
-            sections.append(f"figure {number} (described as text):\n{text}")
+            flexible.append((f"figure {number} (described as text):\n", text, 1.0))
         for text in self.displayed:
-            sections.append("displayed:\n" + text)
+            flexible.append(("displayed:\n", text, 1.0))
         if self.value is not None:
-            sections.append("value of the last expression:\n" + self.value)
+            flexible.append(("value of the last expression:\n", self.value, 1.0))
+        fixed_tail = []
+        figures = self._figures_note(images)
+        if figures:
+            fixed_tail.append(figures)
         if self.error is not None:
-            sections.append("error:\n" + self.error)
-        if self.figures or self.figures_omitted:
-            note = f"{len(self.figures)} figure(s) attached as PNG"
-            if self.figures_omitted:
-                note += f"; {self.figures_omitted} more not rendered"
-            sections.append(note + ".")
-        if not sections:
-            sections.append("The code ran without output.")
-        return truncate("\n\n".join(sections), max_chars)[0]
+            fixed_tail.append("error:\n" + self._error_text(max(200, max_chars // 2)))
+        if not (fixed_head or flexible or fixed_tail):
+            return "The code ran without output."
+        separators = 2 * (len(fixed_head) + len(flexible) + len(fixed_tail) - 1)
+        room = max_chars - separators - sum(map(len, fixed_head + fixed_tail))
+        room -= sum(len(title) for title, _, _ in flexible)
+        allowances = _share(room, [len(body) for _, body, _ in flexible])
+        middle = [
+            title + clip(body, allowed, head_share=head)
+            for (title, body, head), allowed in zip(flexible, allowances, strict=True)
+        ]
+        text = "\n\n".join(fixed_head + middle + fixed_tail)
+        return clip(text, max_chars, head_share=0.3)  # a safety net: the error is at the end
+
+    def _figures_note(self, images: bool) -> str | None:
+        count = len(self.figures)
+        if not count and not self.figures_omitted:
+            return None
+        if self.sends_images(images):
+            note = f"{count} figure(s) attached as PNG"
+        elif not count:
+            note = "no figure attached"
+        elif not images:
+            note = (
+                f"{count} figure(s) not sent as images: this model route takes no image input "
+                "(read the text descriptions)"
+            )
+        else:
+            note = f"{count} figure(s) not sent as images: the code raised"
+        if self.figures_omitted:
+            note += f"; {self.figures_omitted} more not rendered"
+        return note + "."
+
+    def _error_text(self, limit: int) -> str:
+        """The traceback's tail within ``limit``; its exception line first when the tail alone
+        would lose it (a very long message)."""
+        error = self.error or ""
+        cut = clip(error, limit, head_share=0.0)
+        line = self.error_line
+        if cut == error or not line or line in cut:
+            return cut
+        line = clip(line, ERROR_LINE_MAX, head_share=0.5)
+        return line + "\n" + clip(error, max(0, limit - len(line) - 1), head_share=0.0)
+
+
+def _share(room: int, sizes: list[int]) -> list[int]:
+    """How many characters each of ``sizes`` may keep so that all fit ``room``: everything when
+    it fits, else the small ones whole and an equal share of the rest for the large ones."""
+    room = max(0, room)
+    allowed = [0] * len(sizes)
+    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    left = len(sizes)
+    for i in order:
+        fair = room // left if left else 0
+        allowed[i] = min(sizes[i], fair)
+        room -= allowed[i]
+        left -= 1
+    return allowed
 
 
 def _tail(text: str, max_chars: int) -> str:
-    if len(text) <= max_chars:
-        return text
-    marker = f"[… {len(text) - max_chars:,} earlier chars cut] "
-    return marker + text[len(text) - max(0, max_chars - len(marker)) :]
+    return clip(text, max_chars, head_share=0.0)
 
 
 def _format_error(exc: BaseException, skip_frames: int = 1) -> str:
@@ -371,7 +450,7 @@ def run_python(
     figures = (shown + created)[:MAX_FIGURES]
     omitted += max(0, len(shown) + len(created) - MAX_FIGURES)
     result = RunPythonResult(
-        stdout=_tail(captured.stdout.rstrip(), budget // 2),
+        stdout=clip(captured.stdout.rstrip(), budget // 2, head_share=0.5),
         stderr=_tail(captured.stderr.rstrip(), budget // 4),
         displayed=displayed,
         interrupted=interrupted,
@@ -385,6 +464,8 @@ def run_python(
         else:
             text = _format_error(error)
         result.error = _tail(text, budget // 2)
+        lines = traceback.format_exception_only(type(error), error)
+        result.error_line = clip("".join(lines).strip(), ERROR_LINE_MAX, head_share=0.5)
     elif value is not None:
         result.value = describe_value(value, max_chars=budget // 2)
     if outputs:

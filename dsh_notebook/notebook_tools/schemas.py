@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import mcp_types as mt
 
-__all__ = ["INSTRUCTIONS", "MCP_SERVER_NAME", "TOOL_NAMES", "public_tool_name", "tool_definitions"]
+__all__ = [
+    "INSTRUCTIONS",
+    "MCP_SERVER_NAME",
+    "TOOL_NAMES",
+    "instructions",
+    "public_tool_name",
+    "tool_definitions",
+]
 
 MCP_SERVER_NAME = "notebook"
 """The ``serverName`` in the runtime's patch: model-facing names are ``mcp__notebook__<tool>``."""
@@ -28,15 +35,35 @@ def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
     return f"mcp__{server_name}__{tool}"
 
 
-INSTRUCTIONS = (
-    "These tools see the user's live Jupyter notebook kernel (the Python process behind the "
-    "notebook). Prefer them over reading files when the question is about data the user has "
-    "already loaded: notebook_variables lists what exists, describe_variable shows one value in "
-    "detail, notebook_history shows the cells the user ran, notebook_cells shows the notebook "
-    "itself as the user sees it (every cell, also unrun and edited ones). run_python executes "
-    "code in that "
-    "kernel only after the user approves each call."
-)
+def instructions(*, run_python: bool = True, max_chars: int = 8000) -> str:
+    """The MCP server's instructions: the runtime puts them in the system prompt (section
+    ``### MCP server: notebook``), fixed per runtime start. They teach the notebook: where the
+    user's message and the reply are, which tools see the kernel and which must not be used on
+    it, how cells are addressed, that results are capped and, with ``run_python``, that approved
+    code stays in the notebook. Short on purpose (measured in ``tests/test_model_facing.py``)."""
+    text = (
+        "You work inside the user's Jupyter notebook: each user message is a %%dsh cell and your "
+        "reply is shown under it. These tools see the live kernel (the Python process behind "
+        "the notebook): notebook_variables (values, imported modules, versions), "
+        "describe_variable, notebook_history (cells run), notebook_cells (the notebook as "
+        "shown, unrun and edited cells too). Never read, write or edit the open .ipynb with "
+        "file tools (the page is newer than the file); never analyse notebook data with bash "
+        "python (a separate process without the kernel's variables). "
+    )
+    if run_python:
+        text += (
+            "run_python runs code in the kernel after the user approves each call; approved "
+            "code is kept as a cell below the prompt (the result says when), so send code worth "
+            "keeping, not throw-away probes. "
+        )
+    return text + (
+        f"Results are capped at {max_chars:,} characters: print summaries. Name cells by id in "
+        'tool calls; to the user say "cell N" (position) or "In [k]" (execution count).'
+    )
+
+
+INSTRUCTIONS = instructions()
+"""The instructions with the default settings (``run_python`` on, 8,000 characters)."""
 
 
 def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
@@ -50,9 +77,11 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
             name="notebook_variables",
             description=(
                 "List the variables defined in the user's live Jupyter notebook kernel: name, "
-                "type, shape or length, memory size and a one-line preview. Modules, functions, "
-                "classes and names starting with _ are left out. Read-only. Call this first to "
-                "learn what data the user has loaded, then describe_variable for details."
+                "type, shape or length, memory size and a one-line preview; first the Python "
+                "version and the imported modules with their aliases and versions (pd = pandas "
+                "2.2.3). Functions, classes and names starting with _ are left out. Read-only. "
+                "Call this first to learn what data the user has loaded, then describe_variable "
+                "for details."
             ),
             input_schema={"type": "object", "properties": {}, "additionalProperties": False},
         ),
@@ -120,14 +149,18 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
                 description=(
                     "Run Python code in the user's live notebook kernel, in the notebook's global "
                     "namespace: it can use the user's variables, and variables it assigns stay in "
-                    "the notebook. The user sees the code and must approve every call; if they "
-                    "reject it, nothing runs: do not retry the same code, explain instead. It "
-                    "runs when no notebook cell is executing. Returns captured stdout/stderr, the "
-                    "value of the last expression (described), the traceback if it raised, and "
-                    "matplotlib figures it created or showed, each as a text description (titles, axis "
-                    "labels and limits, series with point counts and value ranges, legend) and as "
-                    "a PNG image (figures are closed afterwards). "
-                    f"Output is capped at {cap} characters: print summaries, not whole datasets. "
+                    "the notebook. The user sees the code and must approve every call; if it is "
+                    "refused, nothing runs and the result says why: do not retry the same code. "
+                    "Approved code is kept as a new cell below the user's prompt cell when the "
+                    "notebook page allows it (the result then says so): write code worth keeping "
+                    "and do not repeat it in your answer. It runs when no notebook cell is "
+                    "executing. Returns captured stdout/stderr, the value of the last expression "
+                    "(described), the error with its traceback, and matplotlib figures it created "
+                    "or showed, each as a text description (titles, axis labels and limits, "
+                    "series with point counts and value ranges, legend) and, where the model "
+                    "takes images, as a PNG (figures are closed afterwards). Output is capped at "
+                    f"{cap} characters, the error always kept: print summaries, not whole "
+                    "datasets. "
                     "Keep each call short and quick; never call input(); do not install packages "
                     "or modify files unless the user asked. The user can stop long code with "
                     "Interrupt kernel."

@@ -31,9 +31,9 @@ Guarantees:
   reason=<the code>, arguments=<the call's arguments>)`` (on the server loop). Only a
   :class:`~.edits.Grant` runs code: the call's own, or the person's edit of it (this call only),
   and then the result starts by saying so and quoting exactly what ran. A
-  :class:`~.edits.Refusal` runs nothing and the model gets its reason; anything else — ``None``,
-  an empty edit, an exception, a cancellation — runs nothing and the model gets a tool error
-  saying the user rejected it.
+  :class:`~.edits.Refusal` runs nothing and the model gets its reason (the texts:
+  :mod:`.refusals`); anything else — ``None``, an empty edit, an exception, a cancellation —
+  runs nothing and the model gets a tool error saying the user rejected it.
 - **Bounds.** Tool text is capped at ``settings.max_chars``; a read-only tool that has not
   finished after ``settings.read_timeout`` seconds (a variable's ``repr`` that never returns) is
   given up on and reported, and the next call is served (the slow code is asked to stop, see
@@ -44,10 +44,14 @@ Guarantees:
 - **Interrupt.** "Interrupt kernel" (SIGINT) raises ``KeyboardInterrupt`` in the running code
   (how: :mod:`.executor`). The model is told the user stopped it.
 - **Recording.** An optional ``record(code, owner)`` (:class:`CallRecorder`, ``owner`` from the
-  grant) is asked on the server loop right after a call was approved; when it returns a sink, the code runs with its outputs
-  captured as nbformat outputs and the sink gets the :class:`~.tools.RunPythonResult` on the
-  kernel's main thread right after the code ran, before the model's result is sent. A failing
-  recorder or sink is logged and ignored: the model's result is the same either way.
+  grant) is asked on the server loop right after a call was approved; when it returns a sink,
+  the code runs with its outputs captured as nbformat outputs and the sink gets the
+  :class:`~.run_python.RunPythonResult` on the kernel's main thread right after the code ran,
+  before the model's result is sent. The sentence it returns (where the code was kept: "agent
+  cell 2 of this run, below the prompt") opens the model's result. A failing recorder or sink is
+  logged and ignored: the result then says nothing about a cell.
+- **Figures.** PNGs are attached only when ``settings.images`` (the model route takes images)
+  and the code did not raise; otherwise the result says how many were not sent and why.
 - **Secrets.** Every result (each tool, error paths included) goes out through
   :func:`~.masking.mask_result` with the secrets ``secrets()`` names at that moment (default:
   :func:`environment_secrets`): each key, and each piece of it of 8 or more characters, is
@@ -89,12 +93,12 @@ from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .history import notebook_history
 from .masking import mask_result
+from .refusals import REJECTED_MESSAGE
 from .run_python import RunPythonResult, run_python
-from .schemas import INSTRUCTIONS, MCP_SERVER_NAME, tool_definitions
+from .schemas import MCP_SERVER_NAME, instructions, tool_definitions
 from .variables import describe_variable, notebook_variables
 
 __all__ = [
-    "REJECTED_MESSAGE",
     "WITHHELD_MESSAGE",
     "Approver",
     "CallRecorder",
@@ -117,13 +121,15 @@ class Approver(Protocol):
     ) -> Awaitable[Grant | Refusal | None]: ...
 
 
-RanSink = Callable[[RunPythonResult], None]
+RanSink = Callable[[RunPythonResult], "str | None"]
+"""Gets a call's result right after the code ran; returns the sentence the model reads about
+where the code was kept (e.g. the agent cell below the prompt), or ``None`` (not kept)."""
 
 
 class CallRecorder(Protocol):
     """Asked on the server loop once a ``run_python`` call is approved: a sink that gets the
-    call's result on the kernel's main thread right after the code ran, or ``None`` (do not
-    record this call)."""
+    call's result on the kernel's main thread right after the code ran (and says where the code
+    was kept), or ``None`` (do not record this call)."""
 
     def __call__(self, code: str, owner: object) -> RanSink | None: ...
 
@@ -143,6 +149,10 @@ class NotebookToolsSettings:
     stop_timeout: float = 3.0
     cells_timeout: float = 3.0
     """Seconds ``notebook_cells`` waits for the notebook page before it falls back."""
+    images: bool = True
+    """The model route takes image input: ``run_python`` attaches its figures as PNGs (else it
+    says they were not sent; their text descriptions are sent either way). See
+    :func:`dsh_notebook.client.config.takes_images`."""
 
 
 SecretsLookup = Callable[[], Iterable[str]]
@@ -205,11 +215,6 @@ def _text(text: str, *, error: bool = False) -> mt.CallToolResult:
 WITHHELD_MESSAGE = (
     "The notebook tool's result was withheld: it could not be checked for secrets (see the "
     "kernel log). Nothing about the result can be shown; ask the user."
-)
-
-REJECTED_MESSAGE = (
-    "The user rejected running this code, so nothing was executed and the notebook is unchanged. "
-    "Do not retry the same code; explain what you wanted to do, or ask the user how to proceed."
 )
 
 
@@ -337,7 +342,9 @@ class NotebookMcpServer:
         lowlevel: Server[Any] = Server(
             MCP_SERVER_NAME,
             version="1",
-            instructions=INSTRUCTIONS,
+            instructions=instructions(
+                run_python=self.settings.run_python, max_chars=self.settings.max_chars
+            ),
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
@@ -472,13 +479,18 @@ class NotebookMcpServer:
             except Exception:
                 log.exception("recording a run_python call failed; it runs unrecorded")
 
+        kept: list[str] = []
+
         def call() -> RunPythonResult:  # main thread, between cells
             result = run_python(shell, code, max_chars=cap, outputs=sink is not None)
             if sink is not None:
                 try:
-                    sink(result)
+                    where = sink(result)
                 except Exception:
                     log.exception("recording a run_python result failed")
+                else:
+                    if where:
+                        kept.append(where)
             return result
 
         try:
@@ -505,11 +517,12 @@ class NotebookMcpServer:
             return _text("The notebook kernel shut down before the code ran.", error=True)
         except ItemInterrupted:
             return _text("Interrupted: the user stopped the code (Interrupt kernel).", error=True)
-        text = result.as_text(cap)
+        images = self.settings.images
+        text = result.as_text(cap, images=images, notes=kept)
         if edited is not None:
             text = edited_note(edited, cap) + text
         content: list[mt.TextContent | mt.ImageContent] = [mt.TextContent(type="text", text=text)]
-        if result.error is None:
+        if result.sends_images(images):
             for png in result.figures:
                 content.append(
                     mt.ImageContent(

@@ -30,6 +30,7 @@ from ..context.describe import describe_value, loaded_module, short_summary, tru
 __all__ = [
     "HIDDEN_NAMES",
     "describe_variable",
+    "kernel_facts",
     "notebook_variables",
     "visible_variables",
 ]
@@ -38,6 +39,7 @@ HIDDEN_NAMES: frozenset[str] = frozenset({"In", "Out", "exit", "quit", "get_ipyt
 """IPython's own names, always left out of listings (beside ``shell.user_ns_hidden``)."""
 
 _PREVIEW_CHARS = 80
+_VERSION_CHARS = 40
 _MAX_LISTED = 200
 
 
@@ -137,6 +139,50 @@ def _preview(value: Any) -> str:
         return _one_line(short_summary(value), _PREVIEW_CHARS)
 
 
+def _version(module: types.ModuleType) -> str | None:
+    """``__version__`` of the module or of its top package (``matplotlib.pyplot`` →
+    matplotlib's); ``None`` for the standard library (its version is Python's). Never imports
+    anything."""
+    if module.__name__.partition(".")[0] in getattr(sys, "stdlib_module_names", ()):
+        return None
+    for candidate in (module, sys.modules.get(module.__name__.partition(".")[0])):
+        version = getattr(candidate, "__version__", None)
+        if isinstance(version, str) and version:
+            return version[:_VERSION_CHARS]
+    return None
+
+
+def kernel_facts(
+    user_ns: Mapping[str, Any], hidden: Container[str] = frozenset(), *, max_modules: int = 40
+) -> str:
+    """The kernel's Python version and the modules the notebook imported, by the names it uses
+    (``pd = pandas 2.2.3``, ``plt = matplotlib.pyplot (matplotlib 3.9.2)``, ``json``), one line
+    each part, at most ``max_modules`` modules (more are counted). Never raises."""
+    python = f"Python {sys.version.split()[0]} ({sys.implementation.name})"
+    try:
+        items = list(user_ns.items())
+    except Exception:
+        items = []
+    modules: list[str] = []
+    for name, value in items:
+        if not isinstance(value, types.ModuleType) or not isinstance(name, str):
+            continue
+        if name.startswith("_") or name in HIDDEN_NAMES or name in hidden:
+            continue
+        real = getattr(value, "__name__", name)
+        label = real if real == name else f"{name} = {real}"
+        version = _version(value)
+        if version is not None:
+            top = real.partition(".")[0]
+            label += f" {version}" if top == real else f" ({top} {version})"
+        modules.append(label)
+    if not modules:
+        return f"Kernel: {python}; no modules imported in the notebook."
+    shown = ", ".join(modules[:max_modules])
+    more = f", … {len(modules) - max_modules} more" if len(modules) > max_modules else ""
+    return f"Kernel: {python}. Imported modules (name = module version): {shown}{more}."
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -148,19 +194,26 @@ def notebook_variables(
     max_chars: int = 8000,
     max_rows: int = _MAX_LISTED,
 ) -> str:
-    """A table of the person's variables: name, type, shape/len, memory size, one-line preview.
+    """The kernel's facts (:func:`kernel_facts`: Python version, imported modules with aliases
+    and versions), then a table of the person's variables: name, type, shape/len, memory size,
+    one-line preview.
 
-    Left out: names starting with ``_``, modules, functions, classes, IPython internals
-    (``In``, ``Out``, ``exit``, ``quit``, ``get_ipython`` and ``hidden``). At most ``max_rows``
-    rows and ``max_chars`` characters.
+    Left out of the table: names starting with ``_``, modules (listed in the facts), functions,
+    classes, IPython internals (``In``, ``Out``, ``exit``, ``quit``, ``get_ipython`` and
+    ``hidden``). At most ``max_rows`` rows and ``max_chars`` characters (the facts at most a
+    quarter of them).
     """
+    facts = truncate(kernel_facts(user_ns, hidden), max(80, max_chars // 4))[0]
     variables = visible_variables(user_ns, hidden)
     if not variables:
-        return (
-            "The notebook has no user variables yet (modules, functions, classes and names "
-            "starting with _ are not listed)."
-        )
+        return truncate(
+            facts + "\n\nThe notebook has no user variables yet (functions, classes and names "
+            "starting with _ are not listed).",
+            max_chars,
+        )[0]
     lines = [
+        facts,
+        "",
         f"{len(variables)} variable(s) in the notebook kernel (modules, functions, classes and "
         "_private names are not listed):",
         "",

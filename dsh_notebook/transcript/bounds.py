@@ -44,6 +44,7 @@ __all__ = [
     "STATES",
     "TRUNCATION_MARK",
     "cap",
+    "clip",
     "json_copy",
     "jsonable",
     "truncation_mark",
@@ -99,6 +100,28 @@ def cap(text: str, limit: int, *, rest: str | None = None) -> str:
     return (
         f"{text[:head]}\n{mark}\n{text[len(text) - tail :]}" if tail else f"{text[:head]}\n{mark}"
     )
+
+
+def clip(text: str, limit: int, *, head_share: float = 0.8) -> str:
+    """``text`` if it fits, else its head and tail around :func:`truncation_mark`, at most
+    ``limit`` characters in all (only the marker when ``limit`` is smaller than it).
+
+    ``head_share`` is the part of the kept characters taken from the head: ``0`` keeps the tail
+    only (a traceback: the error is at the end), ``1`` the head only. Unlike :func:`cap`, the
+    marker counts toward ``limit``.
+    """
+    if len(text) <= limit:
+        return text
+    widest = len(truncation_mark(len(text))) + 2  # the marker and its line breaks, at most
+    keep = max(0, limit - widest)
+    head = int(keep * min(1.0, max(0.0, head_share)))
+    tail = keep - head
+    mark = truncation_mark(len(text) - head - tail)
+    parts = [text[:head]] if head else []
+    parts.append(mark)
+    if tail:
+        parts.append(text[len(text) - tail :])
+    return "\n".join(parts)
 
 
 def json_copy(value: Any) -> Any:

@@ -129,6 +129,7 @@ KernelMessage = DeltaMessage | AckMessage
 class _ApprovalOptions(TypedDict, total=False):
     scope: Literal["run"]
     code: str
+    note: str
 
 
 class ApprovalMessage(_ApprovalOptions):
@@ -136,7 +137,9 @@ class ApprovalMessage(_ApprovalOptions):
 
     With ``allowed-once`` only, at most one of: ``scope: "run"`` ("Allow for this run": the same
     tool is allowed for the rest of this run), or ``code`` ("Edit, then run": the person's
-    edited code runs instead; ``run_python`` approvals only)."""
+    edited code runs instead; ``run_python`` approvals only). With ``rejected`` only: ``note``,
+    the person's reason (non-empty, at most ``NOTE_MAX`` characters), told to the agent as
+    typed."""
 
     type: Literal["approval"]
     request_id: str

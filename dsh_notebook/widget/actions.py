@@ -5,6 +5,7 @@ A view sends one of (typed in :mod:`._messages`)::
     {"type": "approval", "request_id": "a1", "decision": "allowed-once" | "rejected" | "cancelled"}
     {"type": "approval", "request_id": "a1", "decision": "allowed-once", "scope": "run"}
     {"type": "approval", "request_id": "a1", "decision": "allowed-once", "code": "edited = 1"}
+    {"type": "approval", "request_id": "a1", "decision": "rejected", "note": "use the 2024 data"}
     {"type": "answer",   "request_id": "q2", "answers": [{"id", "selected": [label], "custom"?}]}
     {"type": "dismiss",  "request_id": "q2"}
     {"type": "stop"}
@@ -20,7 +21,8 @@ among the options), or into the error text the card shows. It never trusts the v
 must be pending in the current snapshot, and its kind must match; ``scope`` and ``code`` need
 ``allowed-once``, ``code`` a pending ``run_python`` card and non-empty text of at most
 :data:`~dsh_notebook.notebook_tools.edits.EDITED_CODE_MAX` characters (never cut: a cut edit
-would run code the person did not write).
+would run code the person did not write); ``note`` needs ``rejected`` and non-empty text of at
+most :data:`NOTE_MAX` characters (refused, not cut: the agent gets the person's words as typed).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ __all__ = [
     "EDITABLE_TOOLS",
     "EDIT_MAX",
     "GONE",
+    "NOTE_MAX",
     "check_action",
     "find_approval",
     "find_question",
@@ -47,6 +50,9 @@ ACTION_TYPES = ("approval", "answer", "dismiss", "stop")
 CUSTOM_MAX = 10_000
 EDIT_MAX = 100_000
 """The longest edited code a view may send (same as ``notebook_tools.edits.EDITED_CODE_MAX``)."""
+NOTE_MAX = 500
+"""The longest note a view may send with a rejection (same as
+``notebook_tools.refusals.NOTE_MAX``)."""
 EDITABLE_TOOLS = frozenset({"run_python"})
 """Approvals whose code the person may edit before it runs (the notebook tools run it)."""
 GONE = (
@@ -141,7 +147,16 @@ def check_action(snapshot: Snapshot, message: object) -> WidgetAction | str:
         action: ApprovalMessage = {
             "type": "approval", "request_id": request_id, "decision": outcome
         }  # fmt: skip
-        scope, code = message.get("scope"), message.get("code")
+        scope, code, note = message.get("scope"), message.get("code"), message.get("note")
+        if note is not None:
+            if outcome != "rejected" or scope is not None or code is not None:
+                return "only a rejection can carry a note"
+            if not isinstance(note, str) or not note.strip():
+                return "the note is empty: write why, or reject without a note"
+            if len(note) > NOTE_MAX:
+                return f"the note is too long (more than {NOTE_MAX:,} characters)"
+            action["note"] = note.strip()
+            return action
         if scope is None and code is None:
             return action
         if outcome != "allowed-once":

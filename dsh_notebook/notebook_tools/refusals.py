@@ -1,0 +1,89 @@
+"""What the model reads when a ``run_python`` call does not run: one text per cause, one home.
+
+The kernel knows *who* decided an approval (the broker's ``Decision(outcome, decided_by)``:
+``you``, ``policy``, ``runtime``, ``connection-lost``, …) and why a call reached no approval at
+all (no run owns it, the kernel could not tell which run made it). :func:`refusal_text` maps that
+to the sentence the model gets, so a headless notebook never tells the model "the user
+rejected it" and a person's rejection note reaches the model verbatim (bounded by
+:data:`NOTE_MAX`).
+
+Guarantees: every text says nothing ran and the notebook is unchanged, and what to do instead;
+only :data:`REJECTED_MESSAGE` (and its note) says the user decided. Pure text, no dependencies
+(the kernel and the server both import it without the MCP extra).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CANCELLED_MESSAGE",
+    "CONNECTION_LOST_MESSAGE",
+    "NOTE_MAX",
+    "NO_APPROVER_MESSAGE",
+    "NO_RUN_MESSAGE",
+    "REJECTED_MESSAGE",
+    "UNMATCHED_MESSAGE",
+    "clean_note",
+    "refusal_text",
+]
+
+NOTE_MAX = 500
+"""The longest note a person may attach to a rejection (characters; the widget's bound is the
+same, ``widget.actions.NOTE_MAX``)."""
+
+REJECTED_MESSAGE = (
+    "The user rejected running this code, so nothing was executed and the notebook is unchanged. "
+    "Do not retry the same code; explain what you wanted to do, or ask the user how to proceed."
+)
+NO_APPROVER_MESSAGE = (
+    "Nobody can approve code in this run (the notebook runs unattended, e.g. nbconvert or "
+    "papermill, or with --on-approval reject), so nothing was executed and the notebook is "
+    "unchanged. Do not call run_python again in this run; use the read-only notebook tools, or "
+    "answer with the code the user can run."
+)
+CANCELLED_MESSAGE = (
+    "The approval of this call was cancelled or expired before anyone decided (the run was "
+    "stopped or the request withdrawn), so nothing was executed and the notebook is unchanged. "
+    "Do not retry it unless the user asks again."
+)
+CONNECTION_LOST_MESSAGE = (
+    "The connection to the notebook was lost (the kernel is shutting down, or its runtime "
+    "stopped) before this call was approved, so nothing was executed. Do not retry it; tell the "
+    "user what you wanted to run."
+)
+UNMATCHED_MESSAGE = (
+    "dsh could not tell which run of this notebook made this call, so it was not run and the "
+    "notebook is unchanged. Nobody was asked. Do not retry it; tell the user what you wanted to run."
+)
+NO_RUN_MESSAGE = (
+    "This call arrived after the run that made it had ended (or was stopped), so it was not run "
+    "and the notebook is unchanged. Nobody was asked."
+)
+
+
+def clean_note(note: object) -> str | None:
+    """The person's note as it may reach the model: stripped, ``None`` when empty or not text,
+    cut to :data:`NOTE_MAX` characters (callers refuse longer notes; this is the last bound)."""
+    if not isinstance(note, str):
+        return None
+    note = note.strip()
+    return note[:NOTE_MAX] or None
+
+
+def refusal_text(outcome: str, decided_by: str, note: str | None = None) -> str:
+    """The model's text for an approval that did not end ``allowed-once``.
+
+    ``outcome``/``decided_by`` are the broker's (``kernel.broker.Decision``): the person
+    (``you``…) → rejected, with their note quoted verbatim when there is one; a policy (headless,
+    ``--on-approval reject``, no run to ask) → nobody can approve here; a lost connection →
+    connection lost; the runtime, a timeout or a ``cancelled`` outcome → cancelled or expired.
+    """
+    if decided_by == "connection-lost":
+        return CONNECTION_LOST_MESSAGE
+    if outcome == "cancelled" or decided_by in ("runtime", "timeout", "cancelled-by-agent"):
+        return CANCELLED_MESSAGE
+    if decided_by == "policy":
+        return NO_APPROVER_MESSAGE
+    text = clean_note(note)
+    if text is None:
+        return REJECTED_MESSAGE
+    return f'{REJECTED_MESSAGE} The user\'s note: "{text}"'
