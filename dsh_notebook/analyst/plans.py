@@ -162,10 +162,10 @@ def _rank(sel: Selection, largest: bool, n: int) -> list[str]:
     return [f"{_source(sel)}.{pick}({n}, {_lit(sel.value)})"]
 
 
-def _table(sel: Selection) -> list[str]:
-    """``table = ...``: one column per group (or the value), one row per time step."""
+def _table(sel: Selection) -> str:
+    """An expression: one column per group (or the value), one row per time step."""
     if sel.wide:
-        return [f'table = {sel.frame}.select_dtypes("number")']
+        return f'{sel.frame}.select_dtypes("number")'
     columns = "" if sel.group is None else f", columns={_lit(sel.group)}"
     if sel.order is not None:
         index = _lit(sel.order)
@@ -175,23 +175,22 @@ def _table(sel: Selection) -> list[str]:
         index = f"{_source(sel)}.index"
     sort = "" if sel.sort_order or sel.calendar else ", sort=False"
     line = (
-        f"table = {_source(sel)}.pivot_table(index={index}{columns}, "
+        f"{_source(sel)}.pivot_table(index={index}{columns}, "
         f'values={_lit(sel.value)}, aggfunc="sum"{sort})'
     )
     if sel.calendar is not None:
         line += f".sort_index(key={_CALENDAR_KEY[sel.calendar]})"
-    return [line]
+    return line
 
 
 def _trend(sel: Selection) -> list[str]:
     return [
         "import numpy as np",
         *_needs_pd(sel),
-        *_table(sel),
-        "steps = np.arange(len(table))",
-        "# least-squares slope per column: the change per time step",
-        "table.apply(lambda s: np.polyfit(steps[s.notna()], s.dropna(), 1)[0])"
-        ".round(2).sort_values(ascending=False)",
+        "# the least-squares slope of each column: its change per time step",
+        f"({_table(sel)}",
+        "    .apply(lambda s: np.polyfit(np.flatnonzero(s.notna()), s.dropna(), 1)[0])",
+        "    .round(2).sort_values(ascending=False))",
     ]
 
 
@@ -208,10 +207,8 @@ def _plot(sel: Selection, agg: Agg, largest: bool) -> list[str]:
         what = f"{agg_label('sum')} {label}" + (f" per {sel.group}" if sel.group else "")
         return [
             *_needs_pd(sel),
-            *_table(sel),
-            f'table.plot(marker="o", title={_lit(what.capitalize() + " over time")}, '
+            f'{_table(sel)}.plot(marker="o", title={_lit(what.capitalize() + " over time")}, '
             f"ylabel={_lit(label)})",
-            "table",
         ]
     if sel.group is not None:
         name = result_name(sel, agg)
