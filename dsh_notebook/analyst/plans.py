@@ -179,7 +179,7 @@ def _table(sel: Selection) -> str:
         f'values={_lit(sel.value)}, aggfunc="sum"{sort})'
     )
     if sel.calendar is not None:
-        line += f".sort_index(key={_CALENDAR_KEY[sel.calendar]})"
+        line += f"\n    .sort_index(key={_CALENDAR_KEY[sel.calendar]})"
     return line
 
 
@@ -207,8 +207,9 @@ def _plot(sel: Selection, agg: Agg, largest: bool) -> list[str]:
         what = f"{agg_label('sum')} {label}" + (f" per {sel.group}" if sel.group else "")
         return [
             *_needs_pd(sel),
-            f'{_table(sel)}.plot(marker="o", title={_lit(what.capitalize() + " over time")}, '
-            f"ylabel={_lit(label)})",
+            f"({_table(sel)}",
+            f'    .plot(marker="o", title={_lit(what.capitalize() + " over time")}, '
+            f"ylabel={_lit(label)}))",
         ]
     if sel.group is not None:
         name = result_name(sel, agg)

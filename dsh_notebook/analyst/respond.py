@@ -504,7 +504,9 @@ def _doing(plan: _Plan) -> str:
     what = {
         "aggregate": compose.reading(agg=intent.agg, value=sel.value, group=sel.group)[2:-1],
         "rank": f"find the {'largest' if intent.largest else 'smallest'} `{sel.value}` rows",
-        "trend": f"fit a trend line to `{sel.value or 'each column'}`{per}",
+        "trend": f"fit a trend line to `{sel.value}`{per}"
+        if sel.value
+        else "fit a trend line to each column",
         "duplicates": "count the duplicated rows",
         "correlation": "correlate the numeric columns",
         "plot": "draw the plot",
