@@ -246,3 +246,19 @@ def test_in_the_background_a_subagent_does_the_part_and_its_report_is_quoted(
     assert " · 2 turns · " in text.splitlines()[0], text.splitlines()[0]
     demo = "get_ipython()._dsh_notebook_magics.agent.demo._server"
     assert int(kernel.value(f"{demo}.idle_releases")) >= 1
+
+
+def test_ask_dsh_on_a_key_error_explains_the_missing_column(kernel: Kernel) -> None:
+    failed = kernel.execute('wardlog.groupby("Ward")["beds"].sum().plot()')
+    assert failed.error is not None
+    count = failed.reply.get("execution_count") or failed.reply["content"]["execution_count"]
+    prompt = "\n".join([
+        f"Cell In[{count}] raised an error. Explain what went wrong and how to fix it.", "",
+        "The code:", "```python", f"{{In[{count}]}}", "```", "", "The error:", "```",
+        f"{{Err[{count}]}}", "```",
+    ])  # fmt: skip
+    cell, answer = ask(kernel, prompt)
+    assert answer.startswith("`KeyError: 'Ward'`: there is no column `Ward` in `wardlog`"), answer
+    assert "Similar columns: `ward`." in answer
+    assert 'wardlog.groupby("ward")["beds"].sum().plot()' in answer
+    assert "run_python" not in cell.outputs[-1]["content"]["data"]["text/plain"]
