@@ -253,3 +253,14 @@ def test_a_child_that_needs_code_says_it_cannot_ask_for_approval() -> None:
     steps = child_steps("Total fare per city", (VARIABLES, False), (DESCRIBED, False))
     assert "I am a subagent and cannot ask for approval" in steps[2].text
     assert not steps[2].tool_calls and steps[2].after_reply is not None
+
+
+def test_a_cut_time_ordered_result_claims_no_largest() -> None:
+    from dsh_notebook.analyst.compose import aggregate_answer
+
+    items = [(f"w{i}", float(i)) for i in range(10)]
+    text = aggregate_answer(
+        items, group="week", value="n", agg="sum", largest=True, n=None, time_order=True,
+        lead="I summed `n` per `week`.", shown_of=14,
+    )  # fmt: skip
+    assert "The largest" not in text and "the first 10 of 14 are shown" in text

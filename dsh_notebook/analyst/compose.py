@@ -149,10 +149,12 @@ def aggregate_answer(
         return f"{lead} The {what}{filters} is **{fmt(items[0][1])}{unit}**."
     best = (max if largest else min)(items, key=lambda item: item[1])
     pick = "largest" if largest else "smallest"
-    lines = [
-        f"{lead} The {pick} is **{best[0]}** with {fmt(best[1])}{unit}{filters}.",
-        "",
-    ]
+    cut = shown_of is not None and shown_of > len(items)
+    if cut and time_order:  # the largest may be among the rows the result did not show
+        headline = f"{lead} The result has {shown_of} rows{filters}; the cell shows them all."
+    else:
+        headline = f"{lead} The {pick} is **{best[0]}** with {fmt(best[1])}{unit}{filters}."
+    lines = [headline, ""]
     if time_order:
         heading = f"{what.capitalize()} per `{group}`, in time order"
     else:
