@@ -9,7 +9,7 @@ from typing import Any
 
 from dsh_notebook.analyst import HELP, REJECTED, analyst_script, respond
 from dsh_notebook.analyst.compose import fmt
-from dsh_notebook.analyst.plans import RESULT_MARKER, read_results
+from dsh_notebook.analyst.results import read_number, read_series, value_text
 from dsh_notebook.scripted_model import ScriptContext, Step
 
 TOOLS = [
@@ -68,17 +68,23 @@ def walk(prompt: str, *results: tuple[str, bool]) -> list[Step]:
     return steps
 
 
-def printed(result: dict[str, Any]) -> str:
-    return "stdout:\n" + RESULT_MARKER + json.dumps(result)
+def printed(value: Any) -> str:
+    """A ``run_python`` result whose last expression was ``value`` (as the tool describes it)."""
+    from dsh_notebook.context.describe import describe_value
+
+    return "value of the last expression:\n" + describe_value(value)
+
+
+def series(items: dict[str, float], index: str) -> Any:
+    import pandas as pd
+
+    out = pd.Series(items)
+    out.index.name = index
+    return out
 
 
 def test_a_total_per_group_reads_the_kernel_then_computes_then_answers_from_the_result() -> None:
-    result = {
-        "kind": "aggregate",
-        "items": [["Lyon", 71.25], ["Graz", 9.0]],
-        "filters": [],
-        "rows": 5,
-    }
+    result = series({"Lyon": 71.25, "Graz": 9.0}, "city")
     steps = walk(
         "Total fare per city", (VARIABLES, False), (DESCRIBED, False), (printed(result), False)
     )
@@ -88,10 +94,12 @@ def test_a_total_per_group_reads_the_kernel_then_computes_then_answers_from_the_
     ]  # fmt: skip
     assert steps[1].tool_calls[0].input == {"name": "trips"}
     code = steps[2].tool_calls[0].input["code"]
-    assert "data = trips" in code and "groupby('city')['fare'].sum()" in code
+    assert code == 'trips.groupby("city")["fare"].sum().round(2).sort_values(ascending=False)'
+    assert "print(" not in code and "_dsh" not in code
     compile(code, "<analyst>", "exec")
     answer = steps[3].text
     assert not steps[3].tool_calls
+    assert answer.startswith("I summed `fare` per `city`.")
     assert "**Lyon** with 71.25" in answer and "- Graz: 9" in answer
 
 
@@ -106,7 +114,7 @@ def test_an_ambiguous_column_is_asked_and_the_answer_is_used() -> None:
     ask = steps[2].tool_calls[0]
     assert ask.name == "ask_user_question"
     assert [o["label"] for o in ask.input["questions"][0]["options"]] == ["fare", "tip"]
-    assert "groupby('city')['tip'].sum()" in steps[3].tool_calls[0].input["code"]
+    assert 'groupby("city")["tip"].sum()' in steps[3].tool_calls[0].input["code"]
 
 
 def test_a_rejected_approval_is_acknowledged_and_nothing_is_retried() -> None:
@@ -132,16 +140,15 @@ def test_outside_the_set_is_one_honest_line() -> None:
 
 
 def test_a_trend_answer_names_fastest_and_shrinking_from_the_slopes() -> None:
-    trend = {"kind": "trend", "slopes": [["B", 2.5, 1, 11], ["A", -1.25, 9, 4]], "points": 5,
-             "first": "1", "last": "5", "filters": [], "rows": 10}  # fmt: skip
+    trend = series({"B": 2.5, "A": -1.25}, "city")
     steps = walk(
         "Which city grows fastest in fare?",
         (VARIABLES, False),
         (DESCRIBED, False),
         (printed(trend), False),
     )
-    assert "**B** grows fastest (2.50 per step)" in steps[3].text
-    assert "Shrinking: **A** (-1.25 per step)" in steps[3].text
+    assert "**B** grows fastest (+2.50 per row)" in steps[3].text
+    assert "Declining: **A** (-1.25 per row)" in steps[3].text
 
 
 def test_a_failing_program_is_reported_not_answered() -> None:
@@ -152,8 +159,11 @@ def test_a_failing_program_is_reported_not_answered() -> None:
 
 def test_numbers_and_result_lines() -> None:
     assert [fmt(3.0), fmt(1234), fmt(2.345), fmt(-0.5)] == ["3", "1,234", "2.35", "-0.50"]
-    text = f'noise\n{RESULT_MARKER}{{"a": 1}}\n{RESULT_MARKER}not json\n'
-    assert read_results(text) == [{"a": 1}]
+    assert [fmt(143386.5), fmt(0.00123), fmt(12345678.0)] == ["143,386.50", "0.00123", "12,345,678"]
+    shown = printed(series({"North Hill": 1.5, "b": 1234567.25}, "place"))
+    listing = read_series(value_text(shown) or "", "place")
+    assert listing is not None and listing.items == (("North Hill", 1.5), ("b", 1234567.25))
+    assert read_number("np.float64(3.5)") == 3.5 and read_number("96") == 96
 
 
 def test_a_frame_in_backticks_wins_over_a_frame_named_like_its_column() -> None:
@@ -243,3 +253,14 @@ def test_a_child_that_needs_code_says_it_cannot_ask_for_approval() -> None:
     steps = child_steps("Total fare per city", (VARIABLES, False), (DESCRIBED, False))
     assert "I am a subagent and cannot ask for approval" in steps[2].text
     assert not steps[2].tool_calls and steps[2].after_reply is not None
+
+
+def test_a_cut_time_ordered_result_claims_no_largest() -> None:
+    from dsh_notebook.analyst.compose import aggregate_answer
+
+    items = [(f"w{i}", float(i)) for i in range(10)]
+    text = aggregate_answer(
+        items, group="week", value="n", agg="sum", largest=True, n=None, time_order=True,
+        lead="I summed `n` per `week`.", shown_of=14,
+    )  # fmt: skip
+    assert "The largest" not in text and "the first 10 of 14 are shown" in text

@@ -106,3 +106,84 @@ def test_delegation_words_are_removed_from_the_child_s_task() -> None:
     )
     assert child_prompt("Delegate this to a subagent: describe visits.") == "Describe visits"
     assert not recognize(child_prompt("describe visits in the background")).background
+
+
+@pytest.mark.parametrize(
+    ("prompt", "agg", "named"),
+    [
+        ("What is the max units per store?", "max", True),
+        ("Maximum fare by city", "max", True),
+        ("min units per store", "min", True),
+        ("What is the smallest fare in each city?", "min", True),
+        ("the lowest price for every shop", "min", True),
+        ("Average price by shop", "mean", True),
+        ("What's the mean fare per city", "mean", True),
+        ("median wait by ward", "median", True),
+        ("Give me the total number of parcels for each hub", "count", True),
+        ("how many trips per city", "count", True),
+        ("How many distinct riders per city?", "nunique", True),
+        ("number of unique riders", "nunique", True),
+        ("What share of fares does each city have?", "share", True),
+        ("percentage of trips per city", "share", True),
+        ("standard deviation of fare per city", "std", True),
+        ("fare per city", "sum", False),
+        ("Which city earned most?", "sum", False),
+        ("Which city has the highest average fare?", "mean", True),
+    ],
+)
+def test_the_named_statistic(prompt: str, agg: str, named: bool) -> None:
+    intent = recognize(prompt)
+    assert intent.kind == "aggregate" or (intent.kind == "rank" and intent.ranks_groups)
+    assert (intent.agg, intent.agg_named) == (agg, named)
+
+
+def test_direction_of_min_and_max_statistics() -> None:
+    assert recognize("min units per store").largest is False
+    assert recognize("max units per store").largest is True
+    assert recognize("Which city has the lowest total fare?").largest is False
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Show me the pandas code to compute total fare by city",
+        "show me the code for the mean tip per city",
+        "Give me the code to count trips per city",
+        "How would I compute the median fare per city in pandas?",
+    ],
+)
+def test_code_only_phrasings(prompt: str) -> None:
+    assert recognize(prompt).code_only
+    assert not recognize("Compute the total fare per city").code_only
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Cell In[3] raised an error. Explain what went wrong.\n\n```\nKeyError: 'Month'\n```",
+        "Why does this fail?\nTraceback (most recent call last):\n  File x\nNameError: name 'y' "
+        "is not defined",
+        "plot fails with\nValueError: could not convert string to float: 'a'",
+    ],
+)
+def test_errors_are_recognized_before_the_words_of_the_code(prompt: str) -> None:
+    assert recognize(prompt).kind == "error"
+
+
+@pytest.mark.parametrize(
+    "prompt", ["What is the variance of fare per city?", "Predict next month's fares",
+               "the 90th percentile of fare by city"],
+)  # fmt: skip
+def test_statistics_it_does_not_compute_are_named_not_replaced(prompt: str) -> None:
+    intent = recognize(prompt)
+    assert intent.kind == "help" and intent.unsupported
+
+
+def test_the_question_is_the_person_s_first_text_block() -> None:
+    from dsh_notebook.analyst.turn import read_turn
+
+    body = {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "Total fare per city"},
+        {"type": "text", "text": "--- notebook context ---\nplot median correlation\n---"},
+    ]}]}  # fmt: skip
+    assert read_turn(body).prompt == "Total fare per city"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from dsh_notebook.analyst import HELP, REJECTED
+from dsh_notebook.analyst.compose import fmt
 from dsh_notebook.kernel.demo import DEMO_LABEL
 
 from .kernels import Execution, Kernel
@@ -111,21 +112,60 @@ def test_totals_per_group_are_the_data_s(kernel: Kernel) -> None:
         assert f"- {ward}: {total:,}" in answer, answer
 
 
+@pytest.mark.parametrize(
+    ("prompt", "agg"),
+    [
+        ("What is the max admissions per ward?", "max"),
+        ("What is the min admissions per ward?", "min"),
+        ("Average beds by ward", "mean"),
+        ("What's the median admissions for each ward?", "median"),
+        ("Can you give me the total number of admissions for each ward?", "sum"),
+        ("How many rows per ward?", "count"),
+    ],
+)
+def test_each_statistic_per_group_is_the_one_pandas_computes(
+    kernel: Kernel, prompt: str, agg: str
+) -> None:
+    import pandas as pd
+
+    cell, answer = ask(kernel, prompt, options="--on-approval allow")
+    frame = pd.DataFrame(ROWS)
+    grouped = frame.groupby("ward")
+    expected = (
+        grouped.size()
+        if agg == "count"
+        else getattr(grouped["beds" if agg == "mean" else "admissions"], agg)()
+    )
+    for ward, value in expected.items():
+        assert f"- {ward}: {fmt(round(float(value), 2))}" in answer, answer
+    pick = max if agg != "min" else min
+    best = pick(expected.index, key=lambda w: expected[w])
+    assert f"**{best}** with {fmt(round(float(expected[best]), 2))}" in answer, answer
+    code = cell.outputs[-1]["content"]["data"]["text/plain"]
+    assert 'wardlog.groupby("ward")' in code or 'wardlog["ward"].value_counts()' in code
+    assert "_dsh_analyst" not in code and "DSH-ANALYST" not in code
+
+
 def test_the_fastest_growing_and_the_shrinking_group(kernel: Kernel) -> None:
     _, answer = ask(
         kernel,
         "Which ward grows fastest in admissions, and which one is shrinking?",
         options="--on-approval allow",
     )
-    expected = slopes()
+    expected = {w: round(s, 2) for w, s in slopes().items()}
+
+    def signed(slope: float) -> str:
+        return ("+" if slope > 0 else "") + fmt(slope)
+
     fastest = max(expected, key=lambda w: expected[w])
-    assert f"**{fastest}** grows fastest ({expected[fastest]:.2f} per step)" in answer, answer
+    assert f"**{fastest}** grows fastest ({signed(expected[fastest])} per week)" in answer, answer
     for ward, slope in expected.items():
-        assert f"**{ward}**: {slope:.2f} per step" in answer, answer
+        word = "growing" if slope > 0 else "declining"
+        assert f"**{ward}**: {word}, {signed(slope)} per week" in answer, answer
     shrinking = sorted((s, w) for w, s in expected.items() if s < 0)
     assert shrinking, "the test data must have a shrinking ward"
-    named = ", ".join(f"**{w}** ({s:.2f} per step)" for s, w in shrinking)
-    assert f"Shrinking: {named}." in answer, answer
+    named = ", ".join(f"**{w}** ({signed(s)} per week)" for s, w in sorted(shrinking, reverse=True))
+    assert f"Declining: {named}." in answer, answer
 
 
 def test_top_n_within_a_subset_the_question_names(kernel: Kernel) -> None:
@@ -144,7 +184,8 @@ def test_an_ambiguous_column_becomes_a_question_then_the_answer(kernel: Kernel) 
     assert "allow run_python" in cell.stdin_prompts[1]
     expected = totals("admissions")
     best = max(expected, key=lambda w: expected[w])
-    assert f"The largest total `admissions` is **{best}** with {expected[best]:,}" in answer
+    assert answer.startswith("I summed `admissions` per `ward`"), answer
+    assert f"The largest is **{best}** with {expected[best]:,}." in answer, answer
 
 
 def test_a_rejected_approval_is_acknowledged_truthfully(kernel: Kernel) -> None:
@@ -158,17 +199,14 @@ def test_a_rejected_approval_is_acknowledged_truthfully(kernel: Kernel) -> None:
 
 def test_a_plot_is_drawn_by_approved_code(kernel: Kernel) -> None:
     cell, answer = ask(kernel, "Plot beds per ward", options="--on-approval allow")
-    assert (
-        "groupby('ward')['beds'].sum().plot.bar"
-        in cell.outputs[-1]["content"]["data"]["text/plain"]
-    )
-    assert "1 figure(s) attached as PNG" in cell.outputs[-1]["content"]["data"]["text/plain"]
-    assert f"Drew a bar chart of `beds` per `ward` in your kernel ({len(WARDS)} bar(s)" in answer
+    shown = cell.outputs[-1]["content"]["data"]["text/plain"]
+    assert 'wardlog.groupby("ward")["beds"].sum()' in shown and ".plot.bar(" in shown
+    assert "1 figure(s) attached as PNG" in shown
+    assert "Drew a bar chart of the total `beds` per `ward` in your kernel" in answer
+    for ward, total in totals("beds").items():
+        assert f"- {ward}: {total:,}" in answer, answer
     _, weekly = ask(kernel, "Plot admissions per ward over week", options="--on-approval allow")
-    assert (
-        f"Drew a line chart of `admissions` per `ward` in your kernel ({len(WARDS)} line(s)"
-        in weekly
-    )
+    assert "Drew a line chart of the total `admissions` per `ward` over `week`" in weekly
 
 
 def test_a_script_is_written_and_run_and_its_output_quoted(kernel: Kernel) -> None:
@@ -177,7 +215,7 @@ def test_a_script_is_written_and_run_and_its_output_quoted(kernel: Kernel) -> No
     )
     expected = totals("admissions")
     for ward, total in expected.items():
-        assert f"{ward}: {total}" in answer, answer
+        assert f"{ward}: {total:,}" in answer, answer
     best = max(expected, key=lambda w: expected[w])
     assert f"The largest is **{best}** with {expected[best]:,}." in answer
     assert kernel.value("open('wardsum.py').read().startswith('\"\"\"Total admissions')") == "True"
@@ -208,3 +246,19 @@ def test_in_the_background_a_subagent_does_the_part_and_its_report_is_quoted(
     assert " · 2 turns · " in text.splitlines()[0], text.splitlines()[0]
     demo = "get_ipython()._dsh_notebook_magics.agent.demo._server"
     assert int(kernel.value(f"{demo}.idle_releases")) >= 1
+
+
+def test_ask_dsh_on_a_key_error_explains_the_missing_column(kernel: Kernel) -> None:
+    failed = kernel.execute('wardlog.groupby("Ward")["beds"].sum().plot()')
+    assert failed.error is not None
+    count = failed.reply.get("execution_count") or failed.reply["content"]["execution_count"]
+    prompt = "\n".join([
+        f"Cell In[{count}] raised an error. Explain what went wrong and how to fix it.", "",
+        "The code:", "```python", f"{{In[{count}]}}", "```", "", "The error:", "```",
+        f"{{Err[{count}]}}", "```",
+    ])  # fmt: skip
+    cell, answer = ask(kernel, prompt)
+    assert answer.startswith("`KeyError: 'Ward'`: there is no column `Ward` in `wardlog`"), answer
+    assert "Similar columns: `ward`." in answer
+    assert 'wardlog.groupby("ward")["beds"].sum().plot()' in answer
+    assert "run_python" not in cell.outputs[-1]["content"]["data"]["text/plain"]

@@ -13,7 +13,9 @@ One concept per module:
 * :mod:`.turn` - the request as a turn: prompt, offered tools, tool calls with results.
 * :mod:`.intents` - the question types and :func:`recognize`.
 * :mod:`.names` - the kernel's variables and a frame's columns, and matching words to them.
-* :mod:`.plans` - the ``run_python`` programs and reading their JSON result line.
+* :mod:`.plans` - the ``run_python`` programs: idiomatic pandas whose last line is the result.
+* :mod:`.results` - reading that result back from the tool result's text.
+* :mod:`.explain` - explaining a cell's error (Ask dsh) from the kernel's real names.
 * :mod:`.scripts` - scripts written with ``write`` and run with ``bash``.
 * :mod:`.compose` - the answer texts.
 * :mod:`.respond` - the next step (:func:`respond`, a scripted-model step factory).

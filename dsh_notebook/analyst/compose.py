@@ -17,9 +17,14 @@ __all__ = [
     "HELP",
     "REJECTED",
     "aggregate_answer",
+    "cant",
+    "code_answer",
+    "reading",
+    "strength",
     "correlation_answer",
     "describe_answer",
     "duplicates_answer",
+    "filters_text",
     "fmt",
     "missing_answer",
     "plot_answer",
@@ -47,20 +52,28 @@ _AGG_WORDS: Final = {
     "count": "number of rows",
     "max": "maximum",
     "min": "minimum",
+    "nunique": "number of distinct",
+    "std": "standard deviation of",
+    "share": "share",
 }
 
 
 def fmt(value: Any) -> str:
-    """A number as the answers show it: integers with thousands separators, else 2 decimals."""
+    """A number as the answers show it: integers with thousands separators, else 2 decimals
+    (3 significant digits below 0.01, so a small value never reads as 0)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if value != value or value in (float("inf"), float("-inf")):
         return str(value)
     if float(value).is_integer():
         return f"{int(value):,}"
+    if 0 < abs(value) < 0.01:
+        return f"{value:.3g}"
     return f"{value:,.2f}"
 
 
-def _filters(result: Mapping[str, Any]) -> str:
-    pairs = result.get("filters") or []
+def filters_text(pairs: Sequence[tuple[str, Any]]) -> str:
+    """`` (rows where `week` = 5)`` for the rows a computation kept, or ``""``."""
     if not pairs:
         return ""
     return " (rows where " + " and ".join(f"`{c}` = {v}" for c, v in pairs) + ")"
@@ -86,6 +99,9 @@ def describe_answer(frame: Frame) -> str:
     ]
     lines += [f"- `{c.name}` ({c.dtype})" for c in frame.columns]
     lines += ["", missing_answer(frame)]
+    if frame.summary:
+        lines += ["", "Statistics of the numeric columns (`describe()`):", "", "```",
+                  frame.summary, "```"]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -97,100 +113,182 @@ def missing_answer(frame: Frame) -> str:
     return f"Missing values in `{frame.name}` ({fmt(frame.rows)} rows): {parts}."
 
 
+_VERBS: Final = {
+    "sum": "summed", "mean": "averaged", "median": "took the median of",
+    "max": "took the maximum of", "min": "took the minimum of", "std": "took the standard "
+    "deviation of", "nunique": "counted the distinct values of",
+}  # fmt: skip
+
+
+def reading(*, agg: str, value: str | None, group: str | None, why: str = "") -> str:
+    """The first sentence of a computed answer: which reading of the question was computed."""
+    per = f" per `{group}`" if group else ""
+    if agg == "count" or (value is None and agg != "share"):
+        what = f"I counted the rows{per}"
+    elif agg == "share":
+        base = "the rows" if value is None else f"the total `{value}`"
+        what = f"I took each `{group}`'s share of {base}, in percent"
+    else:
+        what = f"I {_VERBS.get(agg, agg)} `{value}`{per}"
+    return what + (f" ({why})." if why else ".")
+
+
 def aggregate_answer(
-    result: Mapping[str, Any], *, group: str, value: str | None, agg: str, largest: bool,
-    n: int | None,
+    items: Sequence[tuple[str, float]], *, group: str | None, value: str | None, agg: str,
+    largest: bool, n: int | None, time_order: bool, lead: str, shown_of: int | None = None,
+    filters: str = "",
 ) -> str:  # fmt: skip
-    items = list(result.get("items") or [])
+    """A per-group (or single) statistic: the reading, the headline, then every group."""
+    unit = "%" if agg == "share" else ""
     what = _AGG_WORDS.get(agg, agg) + ("" if agg == "count" or value is None else f" `{value}`")
+    if agg == "share":
+        what = "share" + (f" of `{value}`" if value else " of the rows")
     if not items:
-        return f"No rows to group{_filters(result)}, so there is no {what} per `{group}`."
-    ordered = items if largest else list(reversed(items))
-    head = ordered[0]
+        return f"{lead} No rows to group{filters}, so there is no {what} per `{group}`."
+    if group is None:
+        return f"{lead} The {what}{filters} is **{fmt(items[0][1])}{unit}**."
+    best = (max if largest else min)(items, key=lambda item: item[1])
     pick = "largest" if largest else "smallest"
-    lines = [
-        f"The {pick} {what} is **{head[0]}** with {fmt(head[1])}{_filters(result)}.",
-        "",
-        f"{what.capitalize()} per `{group}` ({'largest' if largest else 'smallest'} first):",
-        "",
-    ]
-    shown = ordered if n is None else ordered[: max(n, 1)]
-    lines += [f"- {label}: {fmt(number)}" for label, number in shown]
+    cut = shown_of is not None and shown_of > len(items)
+    if cut and time_order:  # the largest may be among the rows the result did not show
+        headline = f"{lead} The result has {shown_of} rows{filters}; the cell shows them all."
+    else:
+        headline = f"{lead} The {pick} is **{best[0]}** with {fmt(best[1])}{unit}{filters}."
+    lines = [headline, ""]
+    if time_order:
+        heading = f"{what.capitalize()} per `{group}`, in time order"
+    else:
+        heading = f"{what.capitalize()} per `{group}` ({pick} first)"
+    if shown_of is not None and shown_of > len(items):
+        heading += f"; the first {len(items)} of {shown_of} are shown"
+    lines += [heading + ":", ""]
+    shown = list(items) if n is None or time_order else list(items)[: max(n, 1)]
+    lines += [f"- {label}: {fmt(number)}{unit}" for label, number in shown]
     return "\n".join(lines)
 
 
-def rank_answer(result: Mapping[str, Any], *, value: str, largest: bool, label_columns: Sequence[str]) -> str:  # fmt: skip
-    items = list(result.get("items") or [])
-    if not items:
-        return f"No rows matched{_filters(result)}, so there is nothing to rank by `{value}`."
+def rank_answer(
+    rows: Sequence[Mapping[str, str]], *, value: str, largest: bool, labels: Sequence[str],
+    filters: str = "",
+) -> str:  # fmt: skip
+    if not rows:
+        return f"No rows matched{filters}, so there is nothing to rank by `{value}`."
     word = "largest" if largest else "smallest"
-    lines = [f"The {len(items)} {word} `{value}` value(s){_filters(result)}:", ""]
-    for row in items:
-        labels = ", ".join(f"{c} {row[c]}" for c in label_columns if c in row and c != value)
-        lines.append(f"- {fmt(row.get(value))}" + (f" ({labels})" if labels else ""))
+    lines = [f"The {len(rows)} rows with the {word} `{value}`{filters}:", ""]
+    for row in rows:
+        shown = ", ".join(f"{c} {row[c]}" for c in labels if row.get(c) and c != value)
+        lines.append(f"- {_number_text(row.get(value, ''))}" + (f" ({shown})" if shown else ""))
     return "\n".join(lines)
 
 
-def trend_answer(result: Mapping[str, Any], *, value: str | None, order: str | None) -> str:
-    slopes = list(result.get("slopes") or [])
+def _number_text(cell: str) -> str:
+    try:
+        return fmt(float(cell))
+    except ValueError:
+        return cell
+
+
+def trend_answer(
+    slopes: Sequence[tuple[str, float]], *, value: str | None, unit: str, points: str = "",
+    filters: str = "", shrinking_asked: bool = False,
+) -> str:  # fmt: skip
+    """Slopes per group in units of the time column; growth and decline named per group."""
     if not slopes:
         return "There are too few points to fit a trend (at least two per group are needed)."
-    over = f"`{order}`" if order else "row order"
-    span = f"from {result.get('first')} to {result.get('last')}"
-    unit = f" of `{value}`" if value else ""
-    fastest, slowest = slopes[0], slopes[-1]
+    of = f" in `{value}`" if value else ""
     lines = [
-        f"Least-squares slope{unit} per step of {over} ({result.get('points')} points, "
-        f"{span}){_filters(result)}:",
+        f"The change{of} {unit}, as a least-squares trend line{points}{filters}:",
         "",
     ]
-    lines += [
-        f"- **{name}**: {fmt(slope)} per step ({fmt(first)} → {fmt(last)})"
-        for name, slope, first, last in slopes
-    ]
+    for name, slope in slopes:
+        word = "growing" if slope > 0 else "declining" if slope < 0 else "flat"
+        lines.append(f"- **{name}**: {word}, {_signed(slope)} {unit}")
+    rising = [s for s in slopes if s[1] > 0]
+    falling = [s for s in slopes if s[1] < 0]
     lines.append("")
-    if len(slopes) > 1:
-        lines.append(f"**{fastest[0]}** grows fastest ({fmt(fastest[1])} per step).")
-    shrinking = [s for s in slopes if s[1] < 0]
-    if shrinking:
-        names = ", ".join(f"**{s[0]}** ({fmt(s[1])} per step)" for s in reversed(shrinking))
-        lines.append(f"Shrinking: {names}.")
-    else:
-        lines.append(f"None is shrinking; the slowest is **{slowest[0]}** ({fmt(slowest[1])}).")
+    if len(slopes) > 1 and rising:
+        top = max(rising, key=lambda s: s[1])
+        lines.append(f"**{top[0]}** grows fastest ({_signed(top[1])} {unit}).")
+    if falling:
+        names = ", ".join(f"**{s[0]}** ({_signed(s[1])} {unit})" for s in falling)
+        lines.append(f"Declining: {names}.")
+    elif shrinking_asked or len(slopes) > 1:
+        lines.append("None is declining.")
     return "\n".join(lines)
 
 
-def duplicates_answer(result: Mapping[str, Any], *, frame: str) -> str:
-    count = int(result.get("count") or 0)
-    rows = result.get("rows")
-    if count == 0:
+def _signed(value: float) -> str:
+    return ("+" if value > 0 else "") + fmt(value)
+
+
+def duplicates_answer(count: float, *, frame: str, rows: int) -> str:
+    if not count:
         return f"`{frame}` has no duplicated rows ({fmt(rows)} rows checked)."
-    examples = ", ".join(str(e) for e in result.get("examples") or [])
     return (
-        f"`{frame}` has {fmt(count)} duplicated row(s) out of {fmt(rows)} "
-        f"(repeats of an earlier row; first at index {examples})."
+        f"`{frame}` has {fmt(count)} duplicated row(s) out of {fmt(rows)} (rows equal to an "
+        "earlier row in every column)."
     )
 
 
-def correlation_answer(result: Mapping[str, Any], *, frame: str) -> str:
-    pairs = [p for p in result.get("pairs") or [] if p[2] == p[2]]
+def strength(r: float) -> str:
+    """A strength word for a correlation coefficient (Evans' bands for ``|r|``)."""
+    size = abs(r)
+    if size < 0.2:
+        return "no meaningful"
+    return "a weak" if size < 0.4 else "a moderate" if size < 0.6 else "a strong"
+
+
+_CAVEAT: Final = (
+    "(r measures only a straight-line relationship, and a correlation alone does not show "
+    "that one causes the other.)"
+)
+
+
+def correlation_answer(pairs: Sequence[tuple[str, str, float]], *, frame: str) -> str:
+    pairs = [p for p in pairs if p[2] == p[2]]
     if not pairs:
         return f"`{frame}` has too few numeric columns (or values) to correlate."
-    a, b, r = pairs[0]
-    lines = [
-        f"The strongest correlation in `{frame}` is `{a}` ~ `{b}`: r = {r:.2f}.",
-        "",
-    ]
-    lines += [f"- `{x}` ~ `{y}`: {c:.2f}" for x, y, c in pairs]
+    ranked = sorted(pairs, key=lambda p: -abs(p[2]))
+    a, b, r = ranked[0]
+    direction = "" if abs(r) < 0.2 else (" positive" if r > 0 else " negative")
+    word = strength(r)
+    head = (
+        f"`{a}` and `{b}` have {word}{direction} correlation: r = {r:.2f}."
+        if len(pairs) == 1
+        else f"The strongest pair in `{frame}` is `{a}` ~ `{b}`, with {word}{direction} "
+        f"correlation: r = {r:.2f}."
+    )
+    lines = [head, ""]
+    if len(pairs) > 1:
+        lines += [f"- `{x}` ~ `{y}`: r = {c:.2f} ({strength(c)})" for x, y, c in ranked]
+        lines.append("")
+    lines.append(_CAVEAT)
     return "\n".join(lines)
 
 
-def plot_answer(result: Mapping[str, Any], *, title: str) -> str:
-    chart = result.get("chart", "chart")
-    count = result.get("lines") if chart == "line" else result.get("bars")
-    unit = {"line": "line(s)", "bar": "bar(s)", "histogram": "bin(s)"}.get(str(chart), "mark(s)")
+def plot_answer(
+    chart: str, *, title: str, items: Sequence[tuple[str, float]] = (), filters: str = ""
+) -> str:
+    lines = [f"Drew a {chart} chart of {title} in your kernel{filters}; the figure is in the "
+             "tool result above."]  # fmt: skip
+    if items:
+        lines += ["", "The plotted values:", ""]
+        lines += [f"- {label}: {fmt(number)}" for label, number in items]
+    return "\n".join(lines)
+
+
+def code_answer(code: str, *, what: str) -> str:
+    """Code asked for, not run: a fenced Python block (Insert below puts it into a cell)."""
     return (
-        f"Drew a {chart} chart of {title} in your kernel ({count} {unit}, "
-        f"{fmt(result.get('rows'))} rows{_filters(result)}); the figure is attached to the tool "
-        "result above."
+        f"Here is the pandas code for {what} (not run; insert it below and run it yourself):"
+        f"\n\n```python\n{code}\n```"
+    )
+
+
+def cant(word: str) -> str:
+    """One honest line for a statistic or task the analyst does not do."""
+    return (
+        f"I can't do that ({word!r}) without a language model: the demo analyst computes sums, "
+        "means, medians, minimums, maximums, counts, distinct counts, shares, trends and "
+        "correlations; set `DEEPSEEK_API_KEY` (then restart the kernel) to ask DeepSeek."
     )

@@ -15,6 +15,7 @@ from typing import Final, Literal
 __all__ = ["KINDS", "Agg", "Intent", "Kind", "question_text", "recognize"]
 
 Kind = Literal[
+    "error",
     "variables",
     "describe",
     "aggregate",
@@ -28,15 +29,20 @@ Kind = Literal[
     "run_script",
     "help",
 ]
-Agg = Literal["sum", "mean", "count", "median", "max", "min"]
+Agg = Literal["sum", "mean", "count", "median", "max", "min", "nunique", "share", "std"]
 
 #: Every kind, in the order they are tried (the first that matches wins).
 KINDS: Final[tuple[Kind, ...]] = (
-    "script", "run_script", "plot", "correlation", "duplicates", "missing", "trend", "rank",
+    "error", "script", "run_script", "plot", "correlation", "duplicates", "missing", "trend", "rank",
     "aggregate", "variables", "describe",
 )  # fmt: skip
 
 _PATTERNS: Final[dict[Kind, re.Pattern[str]]] = {
+    # a traceback or an exception line pasted into the prompt (Ask dsh, or by hand)
+    "error": re.compile(
+        r"traceback \(most recent call last\)|^\s*\w*(?:error|exception)(?::|$)|raised an error",
+        re.M,
+    ),
     "script": re.compile(r"\b(write|create|make)\b.*\b(script|\w+\.py)\b", re.S),
     "run_script": re.compile(r"\brun\b.*\b[\w\-/]+\.py\b", re.S),
     "plot": re.compile(r"\b(plot|chart|graph|draw|visuali[sz]e|histogram)\b"),
@@ -53,7 +59,8 @@ _PATTERNS: Final[dict[Kind, re.Pattern[str]]] = {
     ),
     "aggregate": re.compile(
         r"\btotals?\b|\bsum\b|\bmeans?\b|\baverages?\b|\bavg\b|\bcount\b|\bhow many\b"
-        r"|\bmedian\b|\bper\b|\bby\b|\beach\b"
+        r"|\bmedian\b|\bper\b|\bby\b|\beach\b|\bmax\b|\bmin\b|\bdistinct\b|\bunique\b"
+        r"|\bshare\b|\bpercent\w*|\bproportion\b|\bnumber of\b|\bstandard deviation\b|\bstd\b"
     ),
     "describe": re.compile(
         r"\bdescribe\b|\bcolumns?\b|\bdtypes?\b|\bshape\b|\bsize\b|\blook at\b|\boverview\b"
@@ -65,14 +72,39 @@ _PATTERNS: Final[dict[Kind, re.Pattern[str]]] = {
     ),
 }
 
+#: Aggregates a question names outright, tried in this order ("average number of" is a mean,
+#: "total number of" a count that :mod:`.respond` reads as a sum when the thing counted is a
+#: numeric column).
 _AGGS: Final[tuple[tuple[Agg, re.Pattern[str]], ...]] = (
+    ("share", re.compile(r"\bshares?\b|\bpercent\w*|\bproportions?\b|\bfraction\b|%")),
     ("mean", re.compile(r"\bmeans?\b|\baverages?\b|\bavg\b")),
-    ("median", re.compile(r"\bmedian\b")),
+    ("median", re.compile(r"\bmedians?\b")),
+    ("std", re.compile(r"\bstandard deviations?\b|\bstd\b|\bstdev\b")),
+    ("nunique", re.compile(r"\bdistinct\b|\bunique\b|\bdifferent\b")),
     ("count", re.compile(r"\bcount\b|\bhow many\b|\bnumber of\b")),
-    ("sum", re.compile(r"\btotals?\b|\bsum\b")),
+    ("sum", re.compile(r"\btotals?\b|\bsum\b|\bsummed\b")),
 )
+#: Words for the largest or smallest value; without "which" they name the max/min statistic.
+_EXTREME: Final = re.compile(
+    r"\bmax\w*|\bmin\b|\bminimum\b|\blargest\b|\bsmallest\b|\bhighest\b|\blowest\b"
+    r"|\bbiggest\b|\bgreatest\b|\bmost\b|\bleast\b|\bfewest\b|\btop\b|\bbottom\b"
+)
+#: Statistics the analyst does not compute: asked for, they get an honest "can't".
+_UNSUPPORTED: Final = re.compile(
+    r"\bvariance\b|\bmode\b|\bpercentiles?\b|\bquantiles?\b|\bquartiles?\b"
+    r"|\bweighted\b|\bgeometric\b|\bskew\w*|\bkurtosis\b|\brolling\b|\bmoving average\b"
+    r"|\bcumulative\b|\bforecast\w*|\bpredict\w*|\bregression\b|\bmodel\b|\bcluster\w*"
+)
+#: "show me the code for ...": answer with a fenced block, run nothing.
+_CODE_ONLY: Final = re.compile(
+    r"\b(?:show|give|write|tell)\b(?:\s+\w+){0,3}\s+(?:pandas\s+|python\s+)?code\b"
+    r"|\bhow (?:do|would|can|could|should) i\b.*\b(?:in pandas|with pandas|code)\b"
+    r"|\bcode (?:for|to)\b|\bjust the code\b|\bwithout running\b"
+)
+#: "which depot ...": the extreme words rank groups by a statistic rather than name one.
+_WHICH: Final = re.compile(r"\bwhich\b|\bwhat \w+ (?:has|had|have|did|made|sold|is|was)\b")
 _SMALL: Final = re.compile(
-    r"\bbottom\b|\bsmallest\b|\blowest\b|\bleast\b|\bworst\b|\bminimum\b|\bfewest\b"
+    r"\bbottom\b|\bsmallest\b|\blowest\b|\bleast\b|\bworst\b|\bminimum\b|\bfewest\b|\bmin\b"
     r"|\bshrink\w*|\bdeclin\w*|\bdecreas\w*|\bfell behind\b|\bfalling\b"
 )
 _TOP_N: Final = re.compile(r"\b(?:top|bottom|first|last)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:largest|smallest|highest|lowest|biggest|best|worst)\b")  # fmt: skip
@@ -98,6 +130,10 @@ class Intent:
         background: the prompt asks to delegate ("in the background", "delegate").
         script: the ``.py`` file the prompt names, if any.
         data_file: the ``.csv``/``.tsv`` file the prompt names, if any.
+        agg_named: the prompt names :attr:`agg` itself (not a guess of the analyst).
+        code_only: "show me the code for ...": answer with the code, do not run it.
+        unsupported: a statistic the prompt asks for that the analyst does not compute.
+        ranks_groups: "which group has the most ...": extreme words rank the groups.
     """
 
     kind: Kind
@@ -107,6 +143,10 @@ class Intent:
     background: bool = False
     script: str | None = None
     data_file: str | None = None
+    agg_named: bool = False
+    code_only: bool = False
+    unsupported: str | None = None
+    ranks_groups: bool = False
 
 
 def question_text(prompt: str) -> str:
@@ -126,9 +166,20 @@ def recognize(prompt: str) -> Intent:
     """The intent of ``prompt`` (never raises; unknown questions are ``help``)."""
     text = question_text(prompt).lower()
     kind: Kind = next((k for k in KINDS if _PATTERNS[k].search(text)), "help")
-    agg: Agg = next((a for a, p in _AGGS if p.search(text)), "sum")
     n_match = _TOP_N.search(text)
     n = int(next(g for g in n_match.groups() if g)) if n_match else None
+    named: Agg | None = next((a for a, p in _AGGS if p.search(text)), None)
+    ranks = bool(_WHICH.search(text))
+    extreme = _EXTREME.search(text)
+    agg: Agg = named or "sum"
+    if named is None and extreme and not ranks and n is None:
+        agg = "min" if _SMALL.search(extreme.group()) else "max"
+        named = agg
+    if kind == "rank" and n is None and not ranks:
+        kind = "aggregate"  # "what is the highest cost", "average cost, highest first"
+    unsupported = _UNSUPPORTED.search(text)
+    if unsupported and kind in ("aggregate", "rank", "help", "describe"):
+        kind = "help"
     py = _PY_FILE.search(question_text(prompt))
     data = _DATA_FILE.search(question_text(prompt))
     return Intent(
@@ -139,4 +190,8 @@ def recognize(prompt: str) -> Intent:
         background=bool(_BACKGROUND.search(text)),
         script=py.group(1) if py else None,
         data_file=data.group(1) if data else None,
+        agg_named=named is not None,
+        code_only=bool(_CODE_ONLY.search(text)) and kind not in ("script", "run_script", "error"),
+        unsupported=unsupported.group() if unsupported else None,
+        ranks_groups=ranks,
     )

@@ -80,6 +80,10 @@ class Frame:
     columns: tuple[Column, ...]
     index: str
     nulls: tuple[tuple[str, int], ...]
+    summary: str = ""
+    """The describer's ``describe()`` table of the numeric columns, as text (may be empty)."""
+    text: str = ""
+    """The whole ``describe_variable`` text (its first rows show sample values)."""
 
     @property
     def index_name(self) -> str | None:
@@ -188,4 +192,10 @@ def parse_frame(name: str, result: str) -> Frame | None:
         if sep and count.replace(",", "").isdigit():
             nulls.append((_unquote(head), int(count.replace(",", ""))))
     index = next((ln[len("Index: ") :] for ln in lines if ln.startswith("Index: ")), "")
-    return Frame(name, shape[0], tuple(columns), index, tuple(nulls))
+    summary: list[str] = []
+    if "Numeric summary (describe()):" in lines:
+        for line in lines[lines.index("Numeric summary (describe()):") + 1 :]:
+            if not line.strip():
+                break
+            summary.append(line)
+    return Frame(name, shape[0], tuple(columns), index, tuple(nulls), "\n".join(summary), result)

@@ -1,24 +1,42 @@
-"""The code the analyst sends to ``run_python``, and reading back what it printed (pure; no IO).
+"""The code the analyst sends to ``run_python`` (pure; no IO).
 
-Every program is a small function that reads the person's variable, computes one answer with
-pandas *inside the kernel* and prints it as one machine-readable line, :data:`RESULT_MARKER`
-followed by JSON. The function is deleted again, so the notebook's namespace is left as it was
-(plots leave a figure, nothing else). Names are inserted with :func:`repr` (columns) or checked
-to be identifiers (variables), never pasted as code.
+Each program is the pandas a person would write and keep: one short expression (or a named
+intermediate and then the expression), whose result is the last line, so the agent cell shows
+it as a table and the tool result describes it as text (``value of the last expression``),
+which is where the analyst reads its answer (:mod:`.results`). No wrapper function, no private
+print protocol: the program leaves exactly what it says (a plot leaves its figure, a named
+intermediate stays a variable). Names are inserted as string literals (columns) or checked to
+be identifiers (variables), never pasted as code.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any, Final
+import re
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
 from .intents import Agg
 
-__all__ = ["RESULT_MARKER", "Selection", "program", "read_results"]
+__all__ = ["Calendar", "Selection", "agg_label", "program", "result_name"]
 
-#: The prefix of the one line each program prints: ``DSH-ANALYST {json}``.
-RESULT_MARKER: Final = "DSH-ANALYST "
+#: Group values that are names of months or weekdays, ordered by their first three letters.
+Calendar = Literal["month", "weekday"]
+
+_CALENDAR_KEY: Final[dict[str, str]] = {
+    "month": 'lambda m: pd.to_datetime(m.str[:3].str.title(), format="%b").month',
+    "weekday": 'lambda d: d.str[:3].str.title().map({"Mon": 0, "Tue": 1, "Wed": 2, "Thu": 3, '
+    '"Fri": 4, "Sat": 5, "Sun": 6})',
+}
+_LABELS: Final[dict[str, str]] = {
+    "sum": "total", "mean": "mean", "median": "median", "max": "maximum", "min": "minimum",
+    "count": "number of rows", "nunique": "distinct", "share": "share", "std": "std",
+}  # fmt: skip
+
+
+def agg_label(agg: Agg) -> str:
+    """How an aggregate is named in titles and answers ("total", "mean", "distinct")."""
+    return _LABELS[agg]
 
 
 @dataclass(frozen=True)
@@ -27,16 +45,17 @@ class Selection:
 
     Attributes:
         frame: the DataFrame variable (an identifier).
-        value: the numeric column; ``None`` for row counts.
-        group: the column to group by; ``None`` for none (or ``wide`` frames: the columns).
+        value: the column the statistic is taken of; ``None`` for row counts.
+        group: the column to group by; ``None``: one number for all rows.
         order: the column that orders rows in time (trend, line plots); ``None`` = row order.
         sort_order: sort by :attr:`order` (dates, numbers) instead of first appearance.
-        filters: ``(column, value)`` pairs the rows must equal (from "week 8").
-        words: lower-case words of the question; string columns whose value is one of them
-            filter the rows too ("for the North region").
-        string_columns: the columns those words are looked up in.
+        filters: ``(column, value)`` pairs the rows must equal ("week 8", "the North region").
         wide: the frame's columns are the groups and its index the order (a pivot table).
         columns: the numeric columns a correlation is computed over.
+        time_group: the group is a time (month, week, date): results in time order.
+        calendar: the time group holds month or weekday *names*, ordered by the calendar.
+        decimals: round a float result to 2 decimals (so it reads well and never turns into
+            scientific notation).
     """
 
     frame: str
@@ -45,171 +64,184 @@ class Selection:
     order: str | None = None
     sort_order: bool = False
     filters: tuple[tuple[str, Any], ...] = ()
-    words: tuple[str, ...] = ()
-    string_columns: tuple[str, ...] = ()
     wide: bool = False
-    columns: tuple[str, ...] = field(default_factory=tuple)
+    columns: tuple[str, ...] = ()
+    time_group: bool = False
+    calendar: Calendar | None = None
+    decimals: bool = False
 
     def __post_init__(self) -> None:
         if not self.frame.isidentifier():
             raise ValueError(f"not a variable name: {self.frame!r}")
 
 
-def _header(sel: Selection) -> list[str]:
-    lines = [
-        "def _dsh_analyst():",
-        "    import json",
-        f"    data = {sel.frame}",
-        "    applied = []",
-    ]
-    for column, value in sel.filters:
-        lines.append(f"    data = data[data[{column!r}] == {value!r}]")
-        lines.append(f"    applied.append([{column!r}, {value!r}])")
-    skip = {c for c, _ in sel.filters} | {sel.group}
-    looked = [c for c in sel.string_columns if c not in skip]
-    if sel.words and looked:
-        lines += [
-            f"    words = {sorted(set(sel.words))!r}",
-            f"    for column in {looked!r}:",
-            "        hits = [v for v in data[column].dropna().unique() if str(v).lower() in words]",
-            "        if len(hits) == 1:",
-            "            data = data[data[column] == hits[0]]",
-            "            applied.append([column, hits[0]])",
+def _lit(value: Any) -> str:
+    """A Python literal for a column name or a filter value (double quotes, as people write)."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return repr(value)
+
+
+def _col(sel: Selection, name: str) -> str:
+    return f"{_source(sel)}[{_lit(name)}]"
+
+
+def _source(sel: Selection) -> str:
+    """The frame, or its rows the filters keep: ``sales[sales["week"] == 8]``."""
+    if not sel.filters:
+        return sel.frame
+    masks = [f"({sel.frame}[{_lit(c)}] == {_lit(v)})" for c, v in sel.filters]
+    mask = masks[0][1:-1] if len(masks) == 1 else " & ".join(masks)
+    return f"{sel.frame}[{mask}]"
+
+
+def result_name(sel: Selection, agg: Agg) -> str:
+    """A readable variable name for a plotted result: ``mean_weight``, ``rows_per_depot``."""
+    what = sel.value or "rows"
+    head = "rows" if agg == "count" or sel.value is None else f"{agg_label(agg)}_{what}"
+    name = re.sub(r"\W+", "_", f"{head}_per_{sel.group}" if sel.group else head).strip("_")
+    name = name.lower() or "result"
+    return name if name.isidentifier() and not name[0].isdigit() else f"result_{name}"
+
+
+def _ordering(sel: Selection, largest: bool, *, counts: bool = False) -> str:
+    """How a per-group result is ordered: time order for time groups, else by value."""
+    if sel.time_group:
+        if sel.calendar is not None:
+            return f".sort_index(key={_CALENDAR_KEY[sel.calendar]})"
+        return ".sort_index()" if counts else ""
+    if counts and largest:
+        return ""  # value_counts() is already largest first
+    return f".sort_values(ascending={not largest})"
+
+
+def _rounded(sel: Selection, agg: Agg) -> str:
+    return ".round(2)" if sel.decimals and agg not in ("count", "nunique") else ""
+
+
+def _grouped(sel: Selection, agg: Agg, largest: bool) -> list[str]:
+    """Lines computing ``agg`` of the value per group, the result on the last line."""
+    group = _lit(sel.group)
+    if agg == "count" or (agg == "share" and sel.value is None):
+        normalize = "normalize=True" if agg == "share" else ""
+        scale = ".mul(100).round(2)" if agg == "share" else ""
+        return [
+            f"{_col(sel, sel.group or '')}.value_counts({normalize}){scale}"
+            + _ordering(sel, largest, counts=True)
         ]
-    return lines
-
-
-def _footer(result: str) -> list[str]:
+    if agg == "share":
+        totals = result_name(sel, "sum")
+        return [
+            f"{totals} = {_source(sel)}.groupby({group})[{_lit(sel.value)}].sum()",
+            f"({totals} / {totals}.sum() * 100).round(2){_ordering(sel, largest)}",
+        ]
     return [
-        f"    result = {result}",
-        "    result['filters'] = applied",
-        "    result['rows'] = int(len(data))",
-        f"    print({RESULT_MARKER!r} + json.dumps(result, default=str))",
-        "",
-        "_dsh_analyst()",
-        "del _dsh_analyst",
+        f"{_source(sel)}.groupby({group})[{_lit(sel.value)}].{agg}(){_rounded(sel, agg)}"
+        + _ordering(sel, largest)
     ]
 
 
-def _aggregate(sel: Selection, agg: Agg) -> list[str]:
-    if sel.value is None or agg == "count":
-        expr = f"data.groupby({sel.group!r}).size()"
-    else:
-        expr = f"data.groupby({sel.group!r})[{sel.value!r}].{agg}()"
-    return [
-        f"    out = {expr}.sort_values(ascending=False)",
-        *_footer("{'kind': 'aggregate', 'items': [[str(k), float(v)] for k, v in out.items()]}"),
-    ]
+def _scalar(sel: Selection, agg: Agg) -> list[str]:
+    if agg == "count" or sel.value is None:
+        return [f"len({_source(sel)})"]
+    return [f"{_col(sel, sel.value)}.{agg}(){_rounded(sel, agg)}"]
+
+
+def _needs_pd(sel: Selection) -> list[str]:
+    return ["import pandas as pd", ""] if sel.calendar is not None else []
+
+
+def _aggregate(sel: Selection, agg: Agg, largest: bool) -> list[str]:
+    if sel.group is None:
+        return _scalar(sel, agg)
+    return [*_needs_pd(sel), *_grouped(sel, agg, largest)]
 
 
 def _rank(sel: Selection, largest: bool, n: int) -> list[str]:
     pick = "nlargest" if largest else "nsmallest"
-    return [
-        f"    top = data.{pick}({n}, {sel.value!r})",
-        "    items = [{str(k): getattr(v, 'item', lambda: v)() for k, v in row.items()}",
-        "             for row in top.to_dict('records')]",
-        *_footer("{'kind': 'rank', 'items': items}"),
-    ]
+    return [f"{_source(sel)}.{pick}({n}, {_lit(sel.value)})"]
 
 
-def _table_lines(sel: Selection) -> list[str]:
-    """``table``: one column per group (or one for all rows), one row per order step."""
+def _table(sel: Selection) -> str:
+    """An expression: one column per group (or the value), one row per time step."""
     if sel.wide:
-        return ["    table = data.select_dtypes('number')"]
-    group = "" if sel.group is None else f"columns={sel.group!r}, "
+        return f'{sel.frame}.select_dtypes("number")'
+    columns = "" if sel.group is None else f", columns={_lit(sel.group)}"
     if sel.order is not None:
-        index = f"{sel.order!r}"
+        index = _lit(sel.order)
     elif sel.group is not None:  # no time column: the n-th row of each group is step n
-        index = f"data.groupby({sel.group!r}).cumcount()"
+        index = f"{_source(sel)}.groupby({_lit(sel.group)}).cumcount()"
     else:
-        index = "data.index"
-    value = sel.value
-    lines = [
-        f"    table = data.pivot_table(index={index}, {group}values={value!r}, "
-        f"aggfunc='sum', sort={sel.sort_order!r})"
-    ]
-    if sel.group is None:
-        lines.append(f"    table.columns = [{('all rows')!r}]")
-    return lines
+        index = f"{_source(sel)}.index"
+    sort = "" if sel.sort_order or sel.calendar else ", sort=False"
+    line = (
+        f"{_source(sel)}.pivot_table(index={index}{columns}, "
+        f'values={_lit(sel.value)}, aggfunc="sum"{sort})'
+    )
+    if sel.calendar is not None:
+        line += f"\n    .sort_index(key={_CALENDAR_KEY[sel.calendar]})"
+    return line
 
 
 def _trend(sel: Selection) -> list[str]:
     return [
-        "    import numpy as np",
-        *_table_lines(sel),
-        "    x = np.arange(len(table), dtype=float)",
-        "    slopes = []",
-        "    for column in table.columns:",
-        "        y = table[column].to_numpy(dtype=float)",
-        "        ok = ~np.isnan(y)",
-        "        if ok.sum() >= 2:",
-        "            # rounded: the last bits of a least-squares fit differ between machines",
-        "            slope = round(float(np.polyfit(x[ok], y[ok], 1)[0]), 9)",
-        "            slopes.append([str(column), slope, float(y[ok][0]), float(y[ok][-1])])",
-        "    slopes.sort(key=lambda item: -item[1])",
-        *_footer(
-            "{'kind': 'trend', 'slopes': slopes, 'points': int(len(table)), "
-            "'first': str(table.index[0]), 'last': str(table.index[-1])}"
-        ),
-    ]
-
-
-def _duplicates() -> list[str]:
-    return [
-        "    dup = data.duplicated()",
-        "    examples = [str(i) for i in data.index[dup][:5]]",
-        *_footer("{'kind': 'duplicates', 'count': int(dup.sum()), 'examples': examples}"),
+        "import numpy as np",
+        *_needs_pd(sel),
+        "# the least-squares slope of each column: its change per time step",
+        f"({_table(sel)}",
+        "    .apply(lambda s: np.polyfit(np.flatnonzero(s.notna()), s.dropna(), 1)[0])",
+        "    .round(2).sort_values(ascending=False))",
     ]
 
 
 def _correlation(sel: Selection) -> list[str]:
-    return [
-        f"    corr = data[{list(sel.columns)!r}].corr()",
-        "    pairs = []",
-        "    for i, a in enumerate(corr.columns):",
-        "        for b in corr.columns[i + 1:]:",
-        "            pairs.append([str(a), str(b), float(corr.loc[a, b])])",
-        "    pairs.sort(key=lambda p: -abs(p[2]) if p[2] == p[2] else 0)",
-        *_footer("{'kind': 'correlation', 'pairs': pairs}"),
-    ]
+    if len(sel.columns) == 2:
+        a, b = sel.columns
+        return [f"{_col(sel, a)}.corr({_col(sel, b)}).round(2)"]
+    return [f"{_source(sel)}[{list(sel.columns)!r}].corr().round(2)".replace("'", '"')]
 
 
-def _plot(sel: Selection) -> list[str]:
-    label = sel.value or sel.frame
+def _plot(sel: Selection, agg: Agg, largest: bool) -> list[str]:
+    label = sel.value or "rows"
     if sel.wide or sel.order is not None:
-        draw = [*_table_lines(sel), "    table.plot(ax=ax, marker='o')"]
-        what = "line"
-    elif sel.group is not None:
-        draw = [f"    data.groupby({sel.group!r})[{sel.value!r}].sum().plot.bar(ax=ax)"]
-        what = "bar"
-    else:
-        draw = [f"    data[{sel.value!r}].plot.hist(ax=ax, bins=20)"]
-        what = "histogram"
-    title = f"{label} per {sel.group}" if sel.group else label
+        what = f"{agg_label('sum')} {label}" + (f" per {sel.group}" if sel.group else "")
+        return [
+            *_needs_pd(sel),
+            f"({_table(sel)}",
+            f'    .plot(marker="o", title={_lit(what.capitalize() + " over time")}, '
+            f"ylabel={_lit(label)}))",
+        ]
+    if sel.group is not None:
+        name = result_name(sel, agg)
+        title = (agg_label(agg) + f" {label} per {sel.group}").capitalize()
+        if agg == "count":
+            title = f"Rows per {sel.group}"
+        lines = _grouped(sel, agg, largest)
+        first = lines[:-1]
+        return [
+            *_needs_pd(sel),
+            *first,
+            f"{name} = {lines[-1]}",
+            f"{name}.plot.bar(title={_lit(title)}, ylabel={_lit(label)})",
+            name,
+        ]
     return [
-        "    import matplotlib.pyplot as plt",
-        "    fig, ax = plt.subplots(figsize=(7, 4))",
-        *draw,
-        f"    ax.set_title({title!r})",
-        f"    ax.set_ylabel({label!r})",
-        "    fig.tight_layout()",
-        *_footer(
-            f"{{'kind': 'plot', 'chart': {what!r}, 'lines': len(ax.get_lines()), "
-            "'bars': len(ax.patches)}"
-        ),
+        f"{_col(sel, label)}.plot.hist(bins=20, title={_lit('Distribution of ' + label)})",
+        f"{_col(sel, label)}.describe()",
     ]
 
 
 def program(
     kind: str, sel: Selection, *, agg: Agg = "sum", largest: bool = True, n: int = 5
 ) -> str:
-    """The Python source for one question of ``kind`` about ``sel``.
+    """The Python source for one question of ``kind`` about ``sel``; its last line is the
+    result.
 
     Raises:
         ValueError: ``kind`` has no program, or ``sel`` lacks a name that kind needs.
     """
     needs = {
-        "aggregate": (sel.group,),
+        "aggregate": (sel.value if agg not in ("count",) and sel.group is None else 0,),
         "rank": (sel.value,),
         "trend": () if sel.wide else (sel.value,),
         "plot": () if sel.wide else (sel.value,),
@@ -222,34 +254,15 @@ def program(
         raise ValueError(f"{kind} needs more names than {sel!r}")
     body: list[str]
     if kind == "aggregate":
-        body = _aggregate(sel, agg)
+        body = _aggregate(sel, agg, largest)
     elif kind == "rank":
         body = _rank(sel, largest, n)
     elif kind == "trend":
         body = _trend(sel)
     elif kind == "plot":
-        body = _plot(sel)
+        body = _plot(sel, agg, largest)
     elif kind == "correlation":
         body = _correlation(sel)
     else:
-        body = _duplicates()
-    return "\n".join([*_header(sel), *body])
-
-
-def read_results(text: str) -> list[dict[str, Any]]:
-    """The JSON objects printed after :data:`RESULT_MARKER` in a tool result, in order.
-
-    Lines that do not parse are skipped (the program printed something else).
-    """
-    out: list[dict[str, Any]] = []
-    for line in text.splitlines():
-        start = line.find(RESULT_MARKER)
-        if start < 0:
-            continue
-        try:
-            value = json.loads(line[start + len(RESULT_MARKER) :])
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
+        body = [f"{_source(sel)}.duplicated().sum()"]
+    return "\n".join(body)

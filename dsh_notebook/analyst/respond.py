@@ -20,6 +20,7 @@ from typing import Any, Final
 from ..scripted_model import AfterReply, ScriptContext, Step, ToolCall
 from . import compose
 from .delegate import delegate_step
+from .explain import Failure, explain, read_failure
 from .intents import Intent, question_text, recognize
 from .names import (
     Column,
@@ -31,7 +32,8 @@ from .names import (
     parse_variables,
     words,
 )
-from .plans import Selection, program, read_results
+from .plans import Calendar, Selection, agg_label, program
+from .results import error_line, read_number, read_series, read_table, value_text
 from .turn import Turn, read_turn
 
 __all__ = ["next_step", "respond"]
@@ -200,49 +202,162 @@ def _filters(question: str, frame: Frame) -> tuple[tuple[str, Any], ...]:
     return tuple(out)
 
 
-def _select(
-    turn: Turn, intent: Intent, frame: Frame, question: str
-) -> tuple[Intent, Selection] | _Need:
+#: Words right before a column that make it the grouping ("per depot", "which month").
+_GROUP_MARK: Final = re.compile(
+    r"(?:\bper|\bby|\beach|\bevery|\bacross|\bwhich|\bwhat|\bfor each|\bin each)\s+(?:\w+\s+)?$",
+    re.I,
+)
+_MONTHS: Final = (
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "may",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "oct",
+    "nov",
+    "dec",
+)
+_WEEKDAYS: Final = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_UNITS: Final = {"day": "day", "daily": "day", "week": "week", "weekly": "week", "month": "month",
+                 "monthly": "month", "quarter": "quarter", "qtr": "quarter", "year": "year",
+                 "yearly": "year", "hour": "hour", "minute": "minute"}  # fmt: skip
+
+
+def _samples(frame: Frame) -> dict[str, list[str]]:
+    """The values the describer's first rows show, per column (empty when they do not parse)."""
+    rows = read_table(frame.text, [c.name for c in frame.columns]) if frame.text else None
+    out: dict[str, list[str]] = {}
+    for row in rows or []:
+        for column in frame.columns:
+            cell = row.get(column.name, "")
+            if cell and cell not in out.setdefault(column.name, []):
+                out[column.name].append(cell)
+    return out
+
+
+def _calendar(values: list[str]) -> Calendar | None:
+    heads = {v.strip()[:3].lower() for v in values if v.strip()[:1].isalpha()}
+    if heads and heads <= set(_MONTHS):
+        return "month"
+    if heads and heads <= set(_WEEKDAYS):
+        return "weekday"
+    return None
+
+
+def _unit(order: str | None, frame: Frame) -> str:
+    """The trend's unit: "per month" from the time column's name or its dates' spacing."""
+    if order is None:
+        return "per row"
+    word = _UNITS.get(re.sub(r"[\s_\-]+", "", order.lower()))
+    if word:
+        return f"per {word}"
+    days = []
+    for cell in _samples(frame).get(order, []):
+        match = re.match(r"(\d{4})-(\d{2})-(\d{2})", cell)
+        if match:
+            y, m, d = (int(g) for g in match.groups())
+            days.append(y * 365.25 + (m - 1) * 30.44 + d)
+    steps = sorted(b - a for a, b in zip(sorted(set(days)), sorted(set(days))[1:], strict=False))
+    if steps:
+        step = steps[len(steps) // 2]
+        for limit, name in ((1.5, "day"), (8, "week"), (32, "month"), (95, "quarter")):
+            if step <= limit:
+                return f"per {name}"
+        return "per year"
+    return f"per `{order}` step"
+
+
+def _word_filters(question: str, frame: Frame, skip: set[str]) -> tuple[tuple[str, Any], ...]:
+    """("region", "North") when a word of the question is a value the frame shows in a text
+    column ("for the North region"); only values the describer's first rows show count."""
+    asked = {w.lower() for w in words(question) if w.lower() not in _STOP}
+    out: list[tuple[str, Any]] = []
+    for column, values in _samples(frame).items():
+        col = frame.column(column)
+        if col is None or col.numeric or col.temporal or column in skip:
+            continue
+        hits = [v for v in values if v.lower() in asked and mentioned(question, column) != -2]
+        hits = [v for v in hits if all(mentioned(v, c.name) < 0 for c in frame.columns)]
+        if len(hits) == 1:
+            out.append((column, hits[0]))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What will be computed: the intent as read, the names, and why when it is a guess."""
+
+    intent: Intent
+    sel: Selection
+    why: str = ""
+
+
+def _select(turn: Turn, intent: Intent, frame: Frame, question: str) -> _Plan | _Need:
     """The names a computation uses, from the question and the frame's real columns."""
     answers = _answers(turn)
     named = _mentions(question, list(frame.columns))
     filters = _filters(question, frame)
     filtered = {c for c, _ in filters}
     strings = [c for c in frame.columns if not c.numeric and not c.temporal]
-    groups = [c for c in named if not c.numeric and not c.temporal and c.name not in filtered]
+    marked = [
+        c for c in named
+        if _GROUP_MARK.search(question[: mentioned(question, c.name)])
+        and (not c.numeric or c.orders_rows) and c.name not in filtered
+    ]  # fmt: skip
     orders = [c for c in frame.columns if c.orders_rows]
     order = next((c for c in named if c.orders_rows), orders[0] if orders else None)
     values = [c for c in named if c.numeric and c.name not in filtered and not c.orders_rows] or [
-        c for c in named if c.numeric and c.name not in filtered
+        c for c in named if c.numeric and c.name not in filtered and c not in marked
     ]
     candidates = [c for c in frame.numeric if not c.orders_rows] or frame.numeric
     value: Column | None = values[0] if values else None
+    kind = intent.kind
+    agg = intent.agg
+    why = ""
+    if agg == "nunique":
+        texts = [c for c in named if c not in marked and c.name not in filtered]
+        value = texts[0] if texts else None
     if answers.get("column") and frame.column(answers["column"]):
         value = frame.column(answers["column"])
-    if value is None and len(candidates) == 1:
+    if value is None and len(candidates) == 1 and agg not in ("count", "nunique", "share"):
         value = candidates[0]
-    group = groups[0] if groups else None
+    if marked:
+        group: Column | None = marked[0]
+    else:
+        loose = [c for c in named if not c.numeric and not c.temporal and c.name not in filtered]
+        loose = [c for c in loose if c != value]
+        group = loose[0] if loose and kind != "aggregate" else None
+        if group is None and kind in ("rank", "plot", "trend") and loose:
+            group = loose[0]
     if answers.get("group") and frame.column(answers["group"]):
         group = frame.column(answers["group"])
-    kind = intent.kind
     if kind == "rank" and group is not None:
         intent = replace(intent, kind="aggregate", n=intent.n or None)
         kind = "aggregate"
-    if kind == "aggregate" and group is None:
-        options = [c.name for c in strings if not c.orders_rows] or [c.name for c in strings]
-        if len(options) == 1:
-            group = frame.column(options[0])
-        elif options:
-            return _Need(_ask(turn, "group", "Group by which column?", "Group by", options))
-        else:
-            return _Need(_say(f"`{frame.name}` has no column to group by."))
+    if kind == "aggregate" and agg == "count" and value is not None and value.numeric:
+        agg = "sum"  # "total number of deliveries" with a numeric deliveries column
+        intent = replace(intent, agg="sum")
+        why = f'`{value.name}` holds numbers, so I read "number of {value.name}" as their sum'
+    elif kind == "aggregate" and not intent.agg_named:
+        why = "you named no statistic, so I took the total"
+    if kind == "aggregate" and agg == "share" and group is None:
+        options = [c.name for c in strings if c != value]
+        if not options:
+            return _Need(_say(f"`{frame.name}` has no column to take shares over."))
+        return _Need(_ask(turn, "group", "Shares per which column?", "Group by", options))
+    if kind == "aggregate" and agg in ("count", "share"):
+        value = value if agg == "share" and value is not None and value.numeric else None
     needs_value = kind in ("rank", "trend", "plot") or (
-        kind == "aggregate" and intent.agg != "count"
+        kind == "aggregate" and agg not in ("count", "share")
     )
     if frame.wide and kind in ("trend", "plot"):
         needs_value = False
     if needs_value and value is None:
-        options = [c.name for c in candidates]
+        options = [c.name for c in (strings if agg == "nunique" else candidates)]
         if not options:
             return _Need(_say(f"`{frame.name}` has no numeric column to compute with."))
         return _Need(_ask(turn, "column", "Which column should I use?", "Column", options))
@@ -253,6 +368,12 @@ def _select(
     )
     if kind == "plot" and not (any(c.orders_rows for c in named) or over_time):
         order = None  # "plot beds per ward": one bar per ward; a line only over a named time
+    if kind == "plot" and order is not None and group is not None and group.orders_rows:
+        group = None
+    samples = _samples(frame)
+    time_col = order if kind in ("trend", "plot") and order else group
+    calendar = _calendar(samples.get(time_col.name, [])) if time_col is not None else None
+    skip = {c for c, _ in filters} | {group.name if group else ""}
     numeric_named = [c.name for c in named if c.numeric]
     sel = Selection(
         frame=frame.name,
@@ -260,58 +381,167 @@ def _select(
         group=group.name if group else None,
         order=order.name if (order and kind in ("trend", "plot")) else None,
         sort_order=bool(order and (order.temporal or order.numeric)),
-        filters=filters,
-        words=tuple(
-            w.lower()
-            for w in words(question)
-            if w.lower() not in _STOP
-            and w != frame.name
-            and not w[0].isdigit()
-            and all(mentioned(w, c.name) < 0 for c in frame.columns)
-        ),
-        string_columns=tuple(c.name for c in strings),
+        filters=filters + _word_filters(question, frame, skip),
         wide=frame.wide and kind in ("trend", "plot"),
         columns=tuple(
             numeric_named if len(numeric_named) >= 2 else [c.name for c in frame.numeric]
         ),
+        time_group=bool(group and group.orders_rows),
+        calendar=calendar if (time_col is not None and not time_col.numeric) else None,
+        decimals=bool(
+            value
+            and value.numeric
+            and (not _is_int(value) or agg in ("mean", "median", "std", "share"))
+        ),
     )
-    return intent, sel
+    return _Plan(intent, sel, why)
 
 
-def _computed_answer(intent: Intent, sel: Selection, frame: Frame, result: dict[str, Any]) -> str:
+def _is_int(column: Column) -> bool:
+    return column.dtype.lower().startswith(("int", "uint"))
+
+
+def _items(text: str, index: str | None) -> tuple[list[tuple[str, float]], int | None]:
+    listing = read_series(text, index)
+    if listing is None:
+        return [], None
+    return list(listing.items), listing.total
+
+
+def _computed_answer(plan: _Plan, frame: Frame, result: str) -> str:
+    intent, sel = plan.intent, plan.sel
+    text = value_text(result) or ""
+    where = compose.filters_text(sel.filters)
     if intent.kind == "aggregate":
+        lead = compose.reading(agg=intent.agg, value=sel.value, group=sel.group, why=plan.why)
+        if sel.group is None:
+            number = read_number(text)
+            if number is None:
+                return _unread(result)
+            items: list[tuple[str, float]] = [("", number)]
+            total: int | None = None
+        else:
+            items, total = _items(text, sel.group)
+            if not items and total != 0:
+                return _unread(result)
         return compose.aggregate_answer(
-            result, group=sel.group or "", value=sel.value, agg=intent.agg,
-            largest=intent.largest, n=intent.n,
+            items, group=sel.group, value=sel.value, agg=intent.agg, largest=intent.largest,
+            n=intent.n, time_order=sel.time_group, lead=lead, shown_of=total, filters=where,
         )  # fmt: skip
     if intent.kind == "rank":
+        rows = read_table(text, [c.name for c in frame.columns])
+        if rows is None:
+            return _unread(result)
         labels = [c.name for c in frame.columns if not c.numeric or c.orders_rows]
         return compose.rank_answer(
-            result, value=sel.value or "", largest=intent.largest, label_columns=labels
+            rows, value=sel.value or "", largest=intent.largest, labels=labels, filters=where
         )
     if intent.kind == "trend":
+        slopes, _ = _items(text, sel.group)
+        if not slopes and read_number(text) is None:
+            return _unread(result)
         order = sel.order or (frame.index_name if sel.wide else None)
-        return compose.trend_answer(result, value=sel.value, order=order)
+        return compose.trend_answer(
+            slopes, value=sel.value, unit=_unit(order, frame), filters=where,
+            shrinking_asked=not intent.largest,
+        )  # fmt: skip
     if intent.kind == "duplicates":
-        return compose.duplicates_answer(result, frame=frame.name)
+        count = read_number(text)
+        if count is None:
+            return _unread(result)
+        return compose.duplicates_answer(count, frame=frame.name, rows=frame.rows)
     if intent.kind == "correlation":
-        return compose.correlation_answer(result, frame=frame.name)
-    title = f"`{sel.value or frame.name}`" + (f" per `{sel.group}`" if sel.group else "")
-    return compose.plot_answer(result, title=title)
+        return _correlation(sel, frame, text, result)
+    chart = "line" if sel.wide or sel.order else "bar" if sel.group else "histogram"
+    label = f"`{sel.value or frame.name}`"
+    if chart == "bar":
+        title = (
+            f"the number of rows per `{sel.group}`"
+            if intent.agg == "count" or sel.value is None
+            else f"the {agg_label(intent.agg)} {label} per `{sel.group}`"
+        )
+        items, _ = _items(text, sel.group)
+        return compose.plot_answer(chart, title=title, items=items, filters=where)
+    if chart == "line":
+        per = f" per `{sel.group}`" if sel.group else ""
+        over = f" over `{sel.order}`" if sel.order else ""
+        title = f"the total {label}{per}{over}" if not sel.wide else f"`{frame.name}`"
+        return compose.plot_answer(chart, title=title, filters=where)
+    return compose.plot_answer(chart, title=label, filters=where)
 
 
-def _doing(intent: Intent, sel: Selection) -> str:
+def _correlation(sel: Selection, frame: Frame, text: str, result: str) -> str:
+    pairs: list[tuple[str, str, float]] = []
+    if len(sel.columns) == 2:
+        r = read_number(text)
+        if r is None:
+            return _unread(result)
+        pairs.append((sel.columns[0], sel.columns[1], r))
+    else:
+        rows = read_table(text, list(sel.columns))
+        if rows is None:
+            return _unread(result)
+        for i, row in enumerate(rows):
+            for b in sel.columns[i + 1 :]:
+                try:
+                    pairs.append((sel.columns[i], b, float(row[b])))
+                except (KeyError, ValueError):
+                    continue
+    return compose.correlation_answer(pairs, frame=frame.name)
+
+
+def _unread(result: str) -> str:
+    line = error_line(result)
+    if line is not None:
+        return f"The code did not produce an answer: {line}"
+    first = result.strip().splitlines()
+    return f"The code did not produce an answer I can read: {first[-1] if first else 'no output'}"
+
+
+def _doing(plan: _Plan) -> str:
+    intent, sel = plan.intent, plan.sel
+    per = f" per `{sel.group}`" if sel.group else ""
     what = {
-        "aggregate": f"the {intent.agg} of `{sel.value}` per `{sel.group}`"
-        if intent.agg != "count" and sel.value
-        else f"the row count per `{sel.group}`",
-        "rank": f"the {'largest' if intent.largest else 'smallest'} `{sel.value}` values",
-        "trend": "a least-squares slope per group",
-        "duplicates": "the duplicated rows",
-        "correlation": "the correlations of the numeric columns",
-        "plot": "the plot",
+        "aggregate": compose.reading(agg=intent.agg, value=sel.value, group=sel.group)[2:-1],
+        "rank": f"find the {'largest' if intent.largest else 'smallest'} `{sel.value}` rows",
+        "trend": f"fit a trend line to `{sel.value}`{per}"
+        if sel.value
+        else "fit a trend line to each column",
+        "duplicates": "count the duplicated rows",
+        "correlation": "correlate the numeric columns",
+        "plot": "draw the plot",
     }[intent.kind]
-    return f"I will compute {what} in your kernel with `run_python` (it asks for your approval)."
+    what = what.replace("summed", "sum").replace("averaged", "average").replace("took", "take")
+    what = what.replace("counted", "count")
+    return f"I will {what} in your kernel with `run_python` (it asks for your approval)."
+
+
+def _explain_step(turn: Turn, question: str, failure: Failure) -> Step:
+    """Ask dsh: read the kernel's names, then explain (never runs code)."""
+    variables: list[Variable] = []
+    if failure.wants_variables and turn.offers("notebook_variables"):
+        listed = turn.done("notebook_variables")
+        if not listed:
+            return _call(turn, "notebook_variables", {}, "Let me see what is in your kernel.")
+        variables = parse_variables(listed[-1].result or "")
+    frames: list[Frame] = []
+    if failure.wants_frames and turn.offers("describe_variable"):
+        used = [
+            v for v in variables
+            if v.is_frame and re.search(rf"(?<![\w.]){re.escape(v.name)}\b", failure.code)
+        ] or [v for v in variables if v.is_frame][:1]  # fmt: skip
+        for var in used[:3]:
+            described = [
+                e for e in turn.done("describe_variable") if e.input.get("name") == var.name
+            ]
+            if not described:
+                return _call(
+                    turn, "describe_variable", {"name": var.name}, f"Let me look at `{var.name}`."
+                )
+            frame = parse_frame(var.name, described[-1].result or "")
+            if frame is not None:
+                frames.append(frame)
+    return _say(explain(failure, variables, frames))
 
 
 def next_step(turn: Turn, intent: Intent) -> Step:
@@ -331,8 +561,16 @@ def next_step(turn: Turn, intent: Intent) -> Step:
                 "The question was dismissed without an answer, so I computed nothing; name the "
                 "DataFrame and columns in your prompt and ask again."
             )
+    if intent.kind == "error":
+        failure = read_failure(question_text(turn.prompt))
+        if failure is None:
+            return _say(
+                "I can't explain this error without a language model (I found no exception "
+                "line in it); set `DEEPSEEK_API_KEY` and restart the kernel to ask DeepSeek."
+            )
+        return _explain_step(turn, question_text(turn.prompt), failure)
     if intent.kind == "help":
-        return _say(compose.HELP)
+        return _say(compose.cant(intent.unsupported) if intent.unsupported else compose.HELP)
     if intent.background and turn.offers("subagent") and turn.parent is None:
         return delegate_step(turn, question_text(turn.prompt))
     if intent.kind in ("script", "run_script"):
@@ -362,14 +600,25 @@ def next_step(turn: Turn, intent: Intent) -> Step:
     frame = parse_frame(chosen.name, described[-1].result or "")
     if frame is None:
         return _say(f"`{chosen.name}` is not a DataFrame I can read.")
-    if intent.kind == "describe":
+    if intent.kind == "describe" and not intent.code_only:
         return _say(compose.describe_answer(frame))
-    if intent.kind == "missing":
+    if intent.kind == "missing" and not intent.code_only:
         return _say(compose.missing_answer(frame))
+    if intent.kind in ("describe", "missing"):
+        code = (
+            f"{frame.name}.describe()"
+            if intent.kind == "describe"
+            else f"{frame.name}.isna().sum()"
+        )
+        return _say(compose.code_answer(code, what=f"this on `{frame.name}`"))
     selected = _select(turn, intent, frame, question)
     if isinstance(selected, _Need):
         return selected.step
-    intent, sel = selected
+    plan = selected
+    code = program(plan.intent.kind, plan.sel, agg=plan.intent.agg, largest=plan.intent.largest,
+                   n=plan.intent.n or 5)  # fmt: skip
+    if intent.code_only:
+        return _say(compose.code_answer(code, what=_doing(plan)[7:].split(" in your kernel")[0]))
     if not turn.offers("run_python"):
         return _say("`run_python` is turned off in this kernel, so I cannot compute in it.")
     ran = turn.done("run_python")
@@ -379,12 +628,10 @@ def next_step(turn: Turn, intent: Intent) -> Step:
             'ask without "in the background" to compute this.'
         )
     if not ran:
-        code = program(intent.kind, sel, agg=intent.agg, largest=intent.largest, n=intent.n or 5)
-        return _call(turn, "run_python", {"code": code}, _doing(intent, sel))
+        return _call(turn, "run_python", {"code": code}, _doing(plan))
     last = ran[-1]
-    results = read_results(last.result or "")
-    if last.is_error or not results:
-        first = (last.result or "no output").strip().splitlines()
-        tail = first[-1] if first else "no output"
-        return _say(f"The code did not produce an answer: {tail}")
-    return _say(_computed_answer(intent, sel, frame, results[-1]))
+    if last.is_error or (
+        error_line(last.result or "") and "value of the last expression" not in (last.result or "")
+    ):
+        return _say(_unread(last.result or "no output"))
+    return _say(_computed_answer(plan, frame, last.result or ""))

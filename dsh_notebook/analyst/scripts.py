@@ -37,7 +37,8 @@ with open({path!r}, newline="") as handle:
         totals[row[{group!r}]] += float(row[{value!r}] or 0)
 
 for label, total in sorted(totals.items(), key=lambda item: -item[1]):
-    print(f"{{label}}: {{total:g}}")
+    shown = f"{{total:,.0f}}" if total.is_integer() else f"{{total:,.2f}}"
+    print(f"{{label}}: {{shown}}")
 '''
 
 

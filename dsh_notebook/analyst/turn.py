@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..scripted_model import analyze_request
+from ..scripted_model.analysis import NOTICE_MESSAGE_PREFIXES, NOTICE_PREFIXES
 
 __all__ = ["PARENT_NOTICE", "Exchange", "Turn", "read_turn"]
 
@@ -49,7 +50,9 @@ class Turn:
     """What the analyst knows when it picks its next step.
 
     Attributes:
-        prompt: the human text of the prompt (interpolated ``{var}`` descriptions included).
+        prompt: the person's own text of the prompt: its first human text block (interpolated
+            ``{var}`` descriptions included); text blocks after it (a notebook context block
+            the client may add) are not the question.
         tools: the names of the tools the request offers.
         exchanges: this turn's tool calls with their results, oldest first.
         notices: runtime-written texts of the newest user message (e.g. a subagent settled).
@@ -145,12 +148,35 @@ def read_turn(body: Mapping[str, Any]) -> Turn:
         Exchange(name, args, *results.get(cid, (None, False))) for cid, name, args in calls
     )
     return Turn(
-        prompt=analysis.prompt_text,
+        prompt=_own_text(messages) or analysis.prompt_text,
         tools=tools,
         exchanges=exchanges,
         notices=analysis.notices,
         parent=_parent_of(messages),
     )
+
+
+def _own_text(messages: list[Mapping[str, Any]]) -> str | None:
+    """The first human text block of the newest user message that has one."""
+    for message in reversed(messages):
+        content = message.get("content")
+        if message.get("role") != "user":
+            continue
+        if isinstance(content, str):
+            return content
+        if not isinstance(content, list):
+            continue
+        texts = [
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, Mapping) and b.get("type") == "text"
+        ]
+        if texts and texts[0].lstrip().startswith(NOTICE_MESSAGE_PREFIXES):
+            continue
+        human = [t for t in texts if not t.lstrip().startswith(NOTICE_PREFIXES)]
+        if human:
+            return human[0]
+    return None
 
 
 def _parent_of(messages: list[Mapping[str, Any]]) -> str | None:
