@@ -27,6 +27,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..errors import (
     ConfigError,
+    JsonRpcError,
     RequestTimeout,
     SdkProtocolError,
     TransportClosed,
@@ -51,6 +52,9 @@ from .routing import Router, Subscription
 __all__ = ["SERVER_NAME", "HarnessClient"]
 
 log = logging.getLogger(__name__)
+
+STDERR_SETTLE_MAX = 0.5
+"""Seconds a failed start waits at most for the runtime's last stderr lines."""
 
 SERVER_NAME = "deepseek-harness-sdk-runtime"
 EXIT_EOF_GRACE = 1.0
@@ -285,6 +289,23 @@ class HarnessClient:
     def _stderr_tail(self) -> str:
         return self.transport.stderr_tail() if self.transport is not None else ""
 
+    async def _stderr_after_failure(self) -> str:
+        """The stderr tail once the runtime had a moment to say why it failed.
+
+        stderr and stdout are separate pipes: the reason a runtime writes just before its error
+        answer (or before it hangs) may still be on its way when the error arrives. Waits until
+        the tail is non-empty and has not changed for 0.1 s, at most
+        :data:`STDERR_SETTLE_MAX` seconds; only failure paths pay it."""
+        tail = self._stderr_tail()
+        with anyio.move_on_after(STDERR_SETTLE_MAX):
+            while True:
+                await anyio.sleep(0.1)
+                newer = self._stderr_tail()
+                if newer and newer == tail:
+                    break
+                tail = newer
+        return self._stderr_tail()
+
     def _require_transport(self) -> JsonRpcLineTransport:
         if self.transport is None:
             raise TransportClosed("the client is not started")
@@ -324,7 +345,17 @@ class HarnessClient:
             raw = await self.request("initialize", wire, timeout=cfg.initialize_timeout)
         except RequestTimeout as exc:
             raise RequestTimeout(
-                "initialize", exc.timeout, profile=cfg.profile, stderr_tail=self._stderr_tail()
+                "initialize",
+                exc.timeout,
+                profile=cfg.profile,
+                stderr_tail=await self._stderr_after_failure(),
+            ) from None
+        except JsonRpcError as exc:  # the runtime refused to start: say what it printed
+            tail = await self._stderr_after_failure()
+            if tail == exc.stderr_tail:
+                raise
+            raise type(exc)(
+                exc.code, exc.message, exc.data, method=exc.method, stderr_tail=tail
             ) from None
         result: InitializeResult = _parse(InitializeResult, raw, "initialize", self._stderr_tail())
         if result.server_info.name != SERVER_NAME:
