@@ -63,7 +63,7 @@ def imported_libraries(namespace: Mapping[str, Any]) -> list[tuple[str, str, str
             alias = (f"as {key}" if key != top else None) if module == top else f"{key} = {module}"
         if aliases.get(top) is None:
             aliases[top] = alias
-    out = []
+    out: list[tuple[str, str, str | None]] = []
     for name in DATA_LIBRARIES:
         if name not in aliases:
             continue

@@ -169,7 +169,9 @@ def plan_run(
             "the %%dsh cell is empty: write the prompt in the cell below the %%dsh line"
         )
     if context_block is not None:
-        blocks.insert(1 if blocks[0]["type"] == "text" else 0, {"type": "text", "text": context_block})
+        blocks.insert(
+            1 if blocks[0]["type"] == "text" else 0, {"type": "text", "text": context_block}
+        )
     blocks = normalize_input(blocks)
     context = [
         {"token": c.token, "kind": c.kind, "summary": c.summary, "chars": c.chars,
