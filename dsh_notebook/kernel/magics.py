@@ -237,7 +237,7 @@ class DshMagics(Magics):
             on_approval=args.on_approval, format=args.format, keep_widget=args.keep_widget,
             force=args.force, show_context=args.show_context,
         )  # fmt: skip
-        execution_count = current_execution_count(shell)  # IPython 9 counts ahead
+        execution_count = current_execution_count(shell, cell)  # IPython 9 counts ahead
         facts = gather_facts(
             shell, agent.errors, execution_count=execution_count,
             since=self._prompted.get(session_id),

@@ -73,14 +73,16 @@ def imported_libraries(namespace: Mapping[str, Any]) -> list[tuple[str, str, str
     return out
 
 
-def current_execution_count(shell: Any) -> int | None:
-    """The execution count of the cell running now (main thread, inside the cell).
+def current_execution_count(shell: Any, cell: str) -> int | None:
+    """The execution count of the ``%%dsh`` cell running now, whose body is ``cell`` (main
+    thread, inside the cell).
 
-    IPython 9 increments ``shell.execution_count`` *before* the cell runs (8 after), so it is
-    the next cell's number there; the raw history, which holds the running cell at its own
-    count, says which. ``None`` when neither is known."""
+    IPython 9 increments ``shell.execution_count`` *before* the cell runs (8 after), so there it
+    is the next cell's number; the raw history holds the running cell at its own count, so when
+    its last entry is this cell, that count is the answer. Otherwise (the magic called directly,
+    not from a cell) ``shell.execution_count``; ``None`` when neither is known."""
     raw = _raw_inputs(shell)
-    if raw is not None and len(raw) > 1:
+    if raw is not None and len(raw) > 1 and isinstance(raw[-1], str) and cell in raw[-1]:
         return len(raw) - 1
     count = getattr(shell, "execution_count", None)
     return count if isinstance(count, int) else None
