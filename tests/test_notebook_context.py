@@ -193,3 +193,24 @@ def test_the_demo_model_reads_the_persons_text_not_the_block() -> None:
     named = interpolate("Which region grows in {t}?", {"t": list(range(40))}, named=True).text
     assert "---\nValues referenced above" in named
     assert question_text(named).strip() == "Which region grows in `t` (list: 40 items; see below)?"
+
+
+def test_the_prompt_cell_count_comes_from_the_raw_history_ipython_9_counts_ahead() -> None:
+    from types import SimpleNamespace
+
+    from dsh_notebook.kernel.prompt_context import current_execution_count
+
+    raw = ["", "x = 1", "%%dsh -s a\nwhat is {x}"]  # the running %%dsh cell is In [2]
+    shell = SimpleNamespace(history_manager=SimpleNamespace(input_hist_raw=raw), execution_count=3)
+    assert current_execution_count(shell, "what is {x}\n") == 2
+    called_directly = SimpleNamespace(
+        history_manager=SimpleNamespace(input_hist_raw=raw[:2]), execution_count=2
+    )
+    assert current_execution_count(called_directly, "what is {x}\n") == 2
+
+
+def test_a_cell_magic_is_listed_with_its_first_body_line() -> None:
+    block = notebook_context_block(
+        NotebookFacts(cells=(CellRun(5, "%%dsh --new\nWhich region grows?\nmore"),), since=4)
+    )
+    assert "  In [5]: %%dsh --new ⏎ Which region grows?  (+1 lines)" in block.splitlines()

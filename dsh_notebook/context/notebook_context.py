@@ -162,8 +162,9 @@ def _first_line(source: str) -> str:
     lines = [ln for ln in source.splitlines() if ln.strip()]
     if not lines:
         return "(empty)"
-    first = _line(lines[0].rstrip(), _LINE_MAX)
-    return first + (f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
+    shown = 2 if lines[0].lstrip().startswith("%%") and len(lines) > 1 else 1  # a cell magic
+    first = _line(" ⏎ ".join(ln.strip() for ln in lines[:shown]), _LINE_MAX)
+    return first + (f"  (+{len(lines) - shown} lines)" if len(lines) > shown else "")
 
 
 def _line(text: str, limit: int = _LINE_MAX) -> str:

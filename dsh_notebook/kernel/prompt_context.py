@@ -81,8 +81,10 @@ def current_execution_count(shell: Any, cell: str) -> int | None:
     is the next cell's number; the raw history holds the running cell at its own count, so when
     its last entry is this cell, that count is the answer. Otherwise (the magic called directly,
     not from a cell) ``shell.execution_count``; ``None`` when neither is known."""
-    raw = _raw_inputs(shell)
-    if raw is not None and len(raw) > 1 and isinstance(raw[-1], str) and cell in raw[-1]:
+    raw = _raw_inputs(shell) or []
+    last = raw[-1] if len(raw) > 1 else None
+    # the magic's body ends with a newline the raw history has stripped
+    if isinstance(last, str) and last.lstrip().startswith("%%") and cell.strip() in last:
         return len(raw) - 1
     count = getattr(shell, "execution_count", None)
     return count if isinstance(count, int) else None
