@@ -237,11 +237,13 @@ class DshMagics(Magics):
             on_approval=args.on_approval, format=args.format, keep_widget=args.keep_widget,
             force=args.force, show_context=args.show_context,
         )  # fmt: skip
-        execution_count = current_execution_count(shell, cell)  # IPython 9 counts ahead
+        prompt_count = current_execution_count(shell, cell)  # IPython 9 counts ahead
         facts = gather_facts(
-            shell, agent.errors, execution_count=execution_count,
+            shell, agent.errors, execution_count=prompt_count,
             since=self._prompted.get(session_id),
         )  # fmt: skip
+        # without a confirmed count (no history), interpolation counts from the shell's
+        execution_count = prompt_count or getattr(shell, "execution_count", None)
         plan = plan_run(
             cell,
             options,
@@ -264,8 +266,8 @@ class DshMagics(Magics):
             session = agent.host.open_session(session_id)
             agent.host.call(session.set_working_directory, args.cwd)
         run = start_run(agent, plan, args.out, cell_id)
-        if run is not None and isinstance(execution_count, int):
-            self._prompted[session_id] = execution_count  # "cells run since" counts from here
+        if run is not None and prompt_count is not None:
+            self._prompted[session_id] = prompt_count  # "cells run since" counts from here
         if run is not None and plan.wait:
             wait_for_run(agent, run, interrupt_stops=True)
 

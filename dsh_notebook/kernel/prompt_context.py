@@ -75,19 +75,18 @@ def imported_libraries(namespace: Mapping[str, Any]) -> list[tuple[str, str, str
 
 def current_execution_count(shell: Any, cell: str) -> int | None:
     """The execution count of the ``%%dsh`` cell running now, whose body is ``cell`` (main
-    thread, inside the cell).
+    thread, inside the cell), when the history confirms it; else ``None``.
 
     IPython 9 increments ``shell.execution_count`` *before* the cell runs (8 after), so there it
     is the next cell's number; the raw history holds the running cell at its own count, so when
-    its last entry is this cell, that count is the answer. Otherwise (the magic called directly,
-    not from a cell) ``shell.execution_count``; ``None`` when neither is known."""
+    its last entry is this cell, that count is the answer. A cell run without history (nbval
+    runs cells with ``store_history=False``) or the magic called directly has no count."""
     raw = _raw_inputs(shell) or []
     last = raw[-1] if len(raw) > 1 else None
     # the magic's body ends with a newline the raw history has stripped
     if isinstance(last, str) and last.lstrip().startswith("%%") and cell.strip() in last:
         return len(raw) - 1
-    count = getattr(shell, "execution_count", None)
-    return count if isinstance(count, int) else None
+    return None
 
 
 def gather_facts(
