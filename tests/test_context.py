@@ -524,7 +524,12 @@ def test_reaching_the_total_budget_is_reported_once() -> None:
 # --- layer rule: context/ is pure --------------------------------------------------------------
 
 CONTEXT = Path(__file__).resolve().parents[1] / "dsh_notebook" / "context"
-ALLOWED_OWN = {"dsh_notebook.client.prompt", "dsh_notebook.errors"}
+# transcript.sanitize: the one home of fences and code spans a value cannot close
+ALLOWED_OWN = {
+    "dsh_notebook.client.prompt",
+    "dsh_notebook.errors",
+    "dsh_notebook.transcript.sanitize",
+}
 
 
 def test_context_imports_only_the_stdlib_and_client_prompt() -> None:

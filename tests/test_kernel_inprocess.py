@@ -58,10 +58,10 @@ def test_interpolation_keeps_unresolved_braces(ip: InteractiveShell) -> None:
     ip.user_ns["d"] = {"a": 1}
     run_cell(ip, "", "value {x}; code {k: v for k, v in d.items()}; {missing} and {x.real}")
     sent = ip.user_ns["_dsh"].prompt
-    assert "value 5;" in sent
+    assert "value `x` = `5` (int);" in sent  # named (issue 25)
     assert "{k: v for k, v in d.items()}" in sent
     assert "{missing}" in sent
-    assert "and 5" in sent
+    assert "and `x.real` = `5` (int)" in sent
 
 
 def test_err_history_is_interpolated(ip: InteractiveShell) -> None:

@@ -39,8 +39,8 @@ def plan(cell: str, options: RunOptions | None = None, **kw: object):  # type: i
 
 def test_plan_interpolates_and_chooses_background_widget_in_a_live_frontend() -> None:
     p = plan("n is {n}")
-    assert p.prompt == "n is 3"
-    assert p.blocks == [{"type": "text", "text": "n is 3"}]
+    assert p.prompt == "n is `n` = `3` (int)"  # named (issue 25)
+    assert p.blocks == [{"type": "text", "text": "n is `n` = `3` (int)"}]  # no facts: no block
     assert [c["token"] for c in p.context] == ["{n}"]
     assert (p.wait, p.display.fmt, p.display.interactive) == (False, "widget", True)
 

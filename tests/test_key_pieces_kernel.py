@@ -32,7 +32,8 @@ SCRIPTS = {
             Step(tool_calls=(ToolCall(public_tool_name("run_python"), {"code": CANARY_CODE}),)),
             Step(text=f"The code printed:\n{PRINTED}"),  # a model that repeats what it read
         )
-    )
+    ),
+    "canary-context": Script(steps=(Step(text="Noted."),)),
 }
 
 
@@ -119,6 +120,20 @@ def test_no_piece_of_the_key_reaches_any_exit(
     for path in (tmp_path / "home" / "dsh_notebook").rglob("*.json"):
         counts[str(path.relative_to(tmp_path / "home"))] = key_pieces(path.read_text())
     assert any("ledger" in name for name in counts) and any("conversations" in n for n in counts)
+
+    # the notebook context block of the next prompt lists the cells run since: one holds the key
+    pasted = kernel.execute(f"pasted = {KEY!r}", metadata=identity("pasted"))
+    assert pasted.error is None, pasted.error
+    again = kernel.execute(
+        "%%dsh --wait -s canary\n[[scenario:canary-context]] and now?", metadata=identity("next")
+    )
+    assert again.error is None, again.error
+    (request,) = [r.body for r in scripted_model.requests if r.scenario == "canary-context"]
+    blocks = request["messages"][-1]["content"]
+    block = next(b["text"] for b in blocks if b["text"].startswith("<notebook-context>"))
+    assert "pasted = '***'" in block, block  # the cell is listed, masked
+    # (the history before it holds the scripted model's own reply, which repeats the key)
+    counts["context block"] = key_pieces(blocks)
 
     assert counts == dict.fromkeys(counts, 0), counts  # every exit's count, then the details
     assert cells[0]["outputs"][0]["text"] == "***\n" * 4, cells[0]["outputs"]

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from ..context.interpolate import VALUES_HEADING
+
 __all__ = ["KINDS", "Agg", "Intent", "Kind", "question_text", "recognize"]
 
 Kind = Literal[
@@ -111,7 +113,9 @@ _TOP_N: Final = re.compile(r"\b(?:top|bottom|first|last)\s+(\d{1,3})\b|\b(\d{1,3
 _BACKGROUND: Final = re.compile(r"\bin the background\b|\bdelegat\w*|\bsubagent\b")
 _PY_FILE: Final = re.compile(r"\b([\w\-/]+\.py)\b")
 _DATA_FILE: Final = re.compile(r"\b([\w\-/]+\.(?:csv|tsv))\b")
-#: Where an interpolated description of a value starts (``{var}`` in a prompt).
+#: Where the section of named values starts (``{var}`` as ``%%dsh`` sends it).
+_VALUES_SECTION: Final = "\n\n---\n" + VALUES_HEADING
+#: Where an inline (unnamed) description of a value starts.
 _DESCRIPTION: Final = re.compile(
     r"(?:polars )?DataFrame: [\d,]+ rows x [\d,]+ columns|Series '.*?': [\d,]+ rows"
 )
@@ -150,7 +154,10 @@ class Intent:
 
 
 def question_text(prompt: str) -> str:
-    """The prompt without interpolated value descriptions (what the person typed)."""
+    """The prompt without interpolated value descriptions (what the person typed): the section
+    of named values after the text (``{var}`` as ``%%dsh`` sends it) is cut off, and so is an
+    inline description (the unnamed form) from its start to the end of its paragraph."""
+    prompt = prompt.split(_VALUES_SECTION, 1)[0]
     cut = []
     for block in prompt.split("\n\n"):
         if _DESCRIPTION.search(block):

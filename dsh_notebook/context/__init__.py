@@ -2,10 +2,13 @@
 
 Pure and IPython-free (neither at import nor lazily): every function takes plain values — a
 namespace mapping, an object — so it is usable and testable without a kernel. It imports only the
-standard library, :mod:`dsh_notebook.client.prompt` and :mod:`dsh_notebook.errors`.
+standard library, :mod:`dsh_notebook.client.prompt`, :mod:`dsh_notebook.errors` and
+:mod:`dsh_notebook.transcript.sanitize` (fences and code spans).
 
 - :mod:`.interpolate`: ``{name}`` / ``{In[n]}`` references in a ``%%dsh`` prompt
   (:func:`interpolate`);
+- :mod:`.notebook_context`: the notebook context block sent with every prompt
+  (:func:`~.notebook_context.notebook_context_block`);
 - :mod:`.describe`: bounded, LLM-friendly text for any value (:func:`describe_value`);
 - :mod:`.images`: figures, PIL images, bytes and paths as prompt image blocks
   (:func:`to_image_block`).

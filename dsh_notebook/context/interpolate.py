@@ -35,7 +35,9 @@ Rules, in the order they apply:
    ``{1, 2}``, unbalanced braces) is not a reference: verbatim, not listed.
 
 Values: strings, cell inputs and error texts are inserted as they are, anything else as
-:func:`~dsh_notebook.context.describe.describe_value` text; values are not quoted. Each value is
+:func:`~dsh_notebook.context.describe.describe_value` text. By default a value replaces its
+reference, unquoted; ``named=True`` (what ``%%dsh`` sends, see :func:`interpolate`) keeps the
+name in the sentence and puts the value, fenced, in a section after the person's text. Each value is
 capped at ``max_chars_per_value``; all inserted values together at ``max_total_chars`` (the template
 text itself does not count). A value cut by either cap ends with ``… [truncated, N more chars]``;
 a value that does not fit in the last 100 characters of the total budget becomes an
@@ -67,13 +69,14 @@ import re
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
+from ..transcript.sanitize import code_span, fence
 from .describe import render, short_summary, truncate
 from .sanitize import replace_lone_surrogates
 from .time_limit import TimedOut, call_with_time_limit
 
-__all__ = ["ContextChunk", "ContextKind", "Interpolation", "interpolate"]
+__all__ = ["VALUES_HEADING", "ContextChunk", "ContextKind", "Interpolation", "interpolate"]
 
 ContextKind = Literal["variable", "attribute", "input", "output", "error"]
 
@@ -86,6 +89,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _MIN_USEFUL = 100  # less total budget than this left: omit the value instead of a stub
 _MAX_OMISSION_MARKERS = 20  # then one last marker, and later references stay as written
 _HISTORY_KIND: dict[str, ContextKind] = {"In": "input", "Out": "output", "Err": "error"}
+_INLINE_MAX = 80  # a one-line value up to this long stays in the sentence (``named=True``)
+
+VALUES_HEADING: Final = "Values referenced above (inserted by dsh_notebook):"
+"""The line that opens the section of described values after the person's text
+(``named=True``); a ``---`` rule precedes it."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,25 @@ class ContextChunk:
     timed_out: bool = False
     """Whether describing the value took longer than ``describe_timeout`` (a placeholder went
     in instead of the value)."""
+
+    @property
+    def name(self) -> str:
+        """The reference by name: the expression, a history one by its execution count
+        (``{Err[-2]}`` in cell 5 is ``Err[3]``)."""
+        return _name_and_detail(self.expression, self.kind, self.summary)[0]
+
+    @property
+    def detail(self) -> str:
+        """The summary without the name (``KeyError: 'a'``, ``DataFrame: 2 rows x 2 columns``)."""
+        return _name_and_detail(self.expression, self.kind, self.summary)[1]
+
+
+def _name_and_detail(expression: str, kind: ContextKind, summary: str) -> tuple[str, str]:
+    if kind in ("input", "output", "error"):
+        head, sep, rest = summary.partition(": ")
+        if sep and _HISTORY.fullmatch(head):
+            return head, rest
+    return expression, summary
 
 
 @dataclass(frozen=True)
@@ -219,8 +246,9 @@ def interpolate(
     current_cell: int | None = None,
     max_rows: int = 10,
     describe_timeout: float | None = 2.0,
+    named: bool = False,
 ) -> Interpolation:
-    """Replace the references in ``template`` that resolve in ``namespace`` (rules: module doc).
+    r"""Replace the references in ``template`` that resolve in ``namespace`` (rules: module doc).
 
     ``In`` (a list, ``In[0] == ""``) and ``Out`` (a dict) are read from ``namespace`` as IPython
     keeps them; ``Err`` from ``errors`` when given, else from ``namespace["Err"]`` (a mapping from
@@ -237,6 +265,15 @@ def interpolate(
     ``describe_timeout`` bounds resolving and describing each distinct reference, in seconds;
     ``None`` turns the bound off (values are then described on the calling thread).
 
+    ``named=True`` (what ``%%dsh`` sends) keeps the reference's name in the sentence and moves the
+    value after it: ``{sales}`` becomes ``\`sales\` (DataFrame: 1,200 rows x 4 columns; see
+    below)`` and the person's text is followed by a ``---`` rule, :data:`VALUES_HEADING` and each
+    value once, as ``\`sales\` (…):`` and a fenced block (``python`` for a cell input, ``text``
+    otherwise; the fence outgrows every backtick run inside, so no value can close it). A value
+    of one short line (at most 80 characters; not a cell input or an error) stays inline as
+    ``\`x\` = \`3\` (int)``. The caps, markers and references left verbatim are the same in
+    both forms; ``chunks[i].chars`` counts the value's characters either way.
+
     Each occurrence is substituted; a value referenced twice is resolved and described once.
     Never raises an ``Exception``; ``KeyboardInterrupt`` propagates.
     """
@@ -247,6 +284,7 @@ def interpolate(
     unresolved: list[str] = []
     warnings: list[str] = []
     cache: dict[str, _Rendered | None] = {}
+    section: dict[str, str] = {}  # the entries after the text, in order (named=True)
     used = 0
     omitted = 0  # references replaced by an omission marker
     left_as_written = 0  # references after the last marker
@@ -299,7 +337,13 @@ def interpolate(
             text, cut = truncate(rendered.text, min(max_chars_per_value, remaining))
             used += len(text)
         out.append(template[pos:start])
-        out.append(text)
+        if named:
+            inline, entry = _named(expression, rendered, text)
+            out.append(inline)
+            if entry is not None:
+                section.setdefault(entry, entry)  # each value once
+        else:
+            out.append(text)
         pos = last_token_end = end
         chunks.append(
             ContextChunk(
@@ -313,6 +357,8 @@ def interpolate(
             )
         )
     out.append(template[pos:])
+    if section:
+        out.append("\n\n---\n" + VALUES_HEADING + "\n\n" + "\n\n".join(section.values()))
     if omitted:
         note = (
             f"the interpolated values reached the {max_total_chars:,}-character context limit: "
@@ -322,6 +368,23 @@ def interpolate(
             note += f" and {left_as_written:,} later one(s) were left as written"
         warnings.append(note)
     return Interpolation(text="".join(out), chunks=chunks, unresolved=unresolved, warnings=warnings)
+
+
+def _named(expression: str, rendered: _Rendered, text: str) -> tuple[str, str | None]:
+    """(what replaces the reference in the sentence, its entry after the text or ``None``)."""
+    absolute, detail = _name_and_detail(expression, rendered.kind, rendered.summary)
+    name = code_span(absolute)
+    if (
+        rendered.kind not in ("input", "error")
+        and text == rendered.text
+        and "\n" not in text
+        and len(text) <= _INLINE_MAX
+    ):
+        return f"{name} = {code_span(text)} ({detail.split(':', 1)[0]})", None
+    if text.startswith("[… omitted:"):  # the total limit: no value, only the marker
+        return f"{name} ({detail}; see below)", f"{name} ({detail}): {text}"
+    info = "python" if rendered.kind == "input" else "text"
+    return f"{name} ({detail}; see below)", f"{name} ({detail}):\n{fence(text, info)}"
 
 
 def _reference_position(text: str, start: int, end: int, last_token_end: int) -> bool:

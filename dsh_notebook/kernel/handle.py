@@ -27,12 +27,16 @@ class RunHandle:
         session: str,
         prompt: str,
         context: list[dict[str, Any]] | None = None,
+        context_block: str | None = None,
     ) -> None:
         self._future = future
         self.session = session
         self.prompt = prompt
-        """Exactly the text that was sent (after interpolation)."""
+        """The person's text as sent (after interpolation), without the notebook context block."""
         self.context = context or []
+        self.context_block = context_block
+        """The notebook context block sent with the prompt (a second text block), or ``None``
+        when none was sent (``%config DshMagics.context_block = False``)."""
 
     def done(self) -> bool:
         return self._future.done()

@@ -34,6 +34,7 @@ from ..runtime import Secret, ensure_dsh_home, sandbox_problem
 from .agent import NotebookAgent
 from .commands import run_line_command
 from .naming import validate_session_name
+from .prompt_context import current_execution_count, gather_facts
 from .run import PromptSkipped, RunOptions, plan_run, start_run, wait_for_run
 from .settings import DemoChoice, FormatChoice, HeadlessAnswer, KernelSettings, Mode, Rerun
 
@@ -131,11 +132,19 @@ class DshMagics(Magics):
     max_context_chars = Int(40000, help="Cap for all interpolated values of a prompt.").tag(
         config=True
     )
+    context_block = Bool(
+        True,
+        help="Send a notebook context block with every prompt (a second text block: notebook "
+        "path, this cell, Python and data library versions, cells run since the previous "
+        "prompt, the referenced values' names and types; at most 2,000 characters). "
+        "`%%dsh --show-context` prints it without sending.",
+    ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self.agent = NotebookAgent(shell, self.settings)
         self._sandbox_checked = False
+        self._prompted: dict[str, int] = {}  # session -> execution count of its last prompt
 
     def settings(self) -> KernelSettings:
         """The current configuration, as the agent reads it (the key only in a masked repr)."""
@@ -153,6 +162,7 @@ class DshMagics(Magics):
             notebook_tools_max_chars=self.notebook_tools_max_chars,
             max_chars_per_value=self.max_chars_per_value,
             max_context_chars=self.max_context_chars,
+            context_block=self.context_block,
         )  # fmt: skip
 
     # kept for ``%config``-era callers and tests: the agent is the source of truth
@@ -181,6 +191,8 @@ class DshMagics(Magics):
         "--keep-widget", action="store_true", help="Keep the live view instead of freezing it."
     )
     @argument("--force", action="store_true", help="Send even if this prompt was answered before.")
+    @argument("--show-context", action="store_true",
+              help="Print the notebook context block this prompt would send; send nothing.")  # fmt: skip
     @line_cell_magic
     def dsh(self, line: str, cell: str | None = None) -> Any:
         """Send the cell to the DeepSeek Harness agent; ``%dsh help`` lists the line commands."""
@@ -212,8 +224,9 @@ class DshMagics(Magics):
         agent = self.agent
         cell_id = agent.adopt_notebook()  # the notebook's own session, when the frontend says
         agent.discard_stale_prewarm()  # a %config after %load_ext applies to the first run
-        self._apply_route_overrides(args)
-        if args.new:
+        if not args.show_context:  # printing the block changes nothing
+            self._apply_route_overrides(args)
+        if args.new and not args.show_context:
             agent.sessions.fresh()
         session_id = validate_session_name(args.session) if args.session else agent.session_id
         shell = self.shell
@@ -222,8 +235,15 @@ class DshMagics(Magics):
             session=args.session, new=args.new, wait=args.wait, out=args.out,
             images=tuple(args.image), model=args.model, effort=args.effort, cwd=args.cwd,
             on_approval=args.on_approval, format=args.format, keep_widget=args.keep_widget,
-            force=args.force,
+            force=args.force, show_context=args.show_context,
         )  # fmt: skip
+        prompt_count = current_execution_count(shell, cell)  # IPython 9 counts ahead
+        facts = gather_facts(
+            shell, agent.errors, execution_count=prompt_count,
+            since=self._prompted.get(session_id),
+        )  # fmt: skip
+        # without a confirmed count (no history), interpolation counts from the shell's
+        execution_count = prompt_count or getattr(shell, "execution_count", None)
         plan = plan_run(
             cell,
             options,
@@ -232,14 +252,22 @@ class DshMagics(Magics):
             frontend=agent.frontend(),
             namespace=shell.user_ns,
             errors=agent.errors,
-            execution_count=getattr(shell, "execution_count", None),
+            execution_count=execution_count,
             answered_before=agent.ledger.answered_elsewhere,
+            notebook=facts,
+            secrets=agent.secrets(),
         )
+        if options.show_context:
+            print(plan.context_block or "dsh: no notebook context block is sent "
+                  "(%config DshMagics.context_block = True turns it on)")  # fmt: skip
+            return
         if args.cwd:
             agent.claim(session_id)
             session = agent.host.open_session(session_id)
             agent.host.call(session.set_working_directory, args.cwd)
         run = start_run(agent, plan, args.out, cell_id)
+        if run is not None and prompt_count is not None:
+            self._prompted[session_id] = prompt_count  # "cells run since" counts from here
         if run is not None and plan.wait:
             wait_for_run(agent, run, interrupt_stops=True)
 

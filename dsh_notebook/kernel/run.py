@@ -27,15 +27,17 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from ..client import RunResult
 from ..client.prompt import normalize_input
 from ..context import interpolate, to_image_block
+from ..context.notebook_context import NotebookFacts, notebook_context_block
 from ..errors import DshError, TransportClosed
 from ..frontend import FrontendLink
 from ..protocol import Notification
+from ..runtime import redact
 from ..transcript import Transcript
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
 from .conversations import ConversationIndex
@@ -89,6 +91,8 @@ class RunOptions:
     format: Format | None = None
     keep_widget: bool = False
     force: bool = False
+    show_context: bool = False
+    """``--show-context``: print the notebook context block instead of sending the prompt."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,10 @@ class RunPlan:
     skipped: str | None = None
     """Why the prompt is not sent (answered before), or None."""
     warnings: list[str] = field(default_factory=list)
+    context_block: str | None = None
+    """The notebook context block, sent as the second text block (after the person's text),
+    or ``None`` (``context_block`` off, or no facts given). Never part of ``prompt``: the
+    Run-All ledger and ``_dsh.prompt`` keep the person's text alone."""
 
 
 def plan_run(
@@ -128,9 +136,16 @@ def plan_run(
     errors: Mapping[int, str],
     execution_count: int | None,
     answered_before: Callable[[str, str], bool],
+    notebook: NotebookFacts | None = None,
+    secrets: tuple[str, ...] = (),
 ) -> RunPlan:
     """Decide what one cell sends and how it is shown. Raises :class:`PlanError` or
-    :class:`~dsh_notebook.errors.PromptError` (one line each) when it cannot be sent."""
+    :class:`~dsh_notebook.errors.PromptError` (one line each) when it cannot be sent.
+
+    Values are named and fenced (``interpolate(named=True)``). With ``notebook`` facts and the
+    ``context_block`` setting on, the user message is ``[person's text, context block,
+    images…]``; the block lists the referenced values' names and summaries and is masked
+    with ``secrets`` (:func:`~dsh_notebook.runtime.redact`)."""
     interpolation = interpolate(
         cell,
         namespace,
@@ -138,10 +153,16 @@ def plan_run(
         current_cell=execution_count,
         max_chars_per_value=settings.max_chars_per_value,
         max_total_chars=settings.max_context_chars,
+        named=True,
     )
     blocks: list[dict[str, Any]] = []
     if interpolation.text.strip():
         blocks.append({"type": "text", "text": interpolation.text})
+    context_block = None
+    if notebook is not None and settings.context_block:
+        values = {c.name: c.detail for c in interpolation.chunks}
+        facts = replace(notebook, values=tuple(values.items()), images=len(options.images))
+        context_block = redact(notebook_context_block(facts), secrets)
     for expression in options.images:
         try:
             value = eval(expression, dict(namespace))  # the person's own expression
@@ -151,6 +172,10 @@ def plan_run(
     if not blocks:
         raise PlanError(
             "the %%dsh cell is empty: write the prompt in the cell below the %%dsh line"
+        )
+    if context_block is not None:
+        blocks.insert(
+            1 if blocks[0]["type"] == "text" else 0, {"type": "text", "text": context_block}
         )
     blocks = normalize_input(blocks)
     context = [
@@ -162,6 +187,9 @@ def plan_run(
          "truncated": False}
         for e in options.images
     ]  # fmt: skip
+    if context_block is not None:
+        context.append({"kind": "notebook", "label": "context sent",
+                        "summary": f"{len(context_block):,} characters", "text": context_block})  # fmt: skip
     skipped = None
     if (
         settings.rerun == "skip-answered"
@@ -204,6 +232,7 @@ def plan_run(
         on_approval=options.on_approval,
         skipped=skipped,
         warnings=warnings,
+        context_block=context_block,
     )
 
 
@@ -300,7 +329,13 @@ def start_run(
     # a runtime that still has to start takes seconds: say so (the cell returns at once anyway)
     agent.pump.local(view, "status", {"state": "running" if agent.host.alive() else "starting"})
     future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
-    handle = RunHandle(future, session=plan.session_id, prompt=plan.prompt, context=plan.context)
+    handle = RunHandle(
+        future,
+        session=plan.session_id,
+        prompt=plan.prompt,
+        context=plan.context,
+        context_block=plan.context_block,
+    )
     run = ActiveRun(handle, view, policy, prompts, cell_id)
     agent.runs.add(run)  # queued: it owns nothing until its turn on the session comes
 

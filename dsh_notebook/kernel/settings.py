@@ -48,6 +48,7 @@ class KernelSettings:
     notebook_tools_max_chars: int = 8000
     max_chars_per_value: int = 4000
     max_context_chars: int = 40000
+    context_block: bool = True
 
     def __repr__(self) -> str:  # the key never shows, not even in a traceback's locals
         return f"KernelSettings(model={self.model!r}, api_key={'<set>' if self.api_key else None})"

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
+from ..context.notebook_context import CONTEXT_OPEN
 from .steps import LatestUserKind
 
 __all__ = [
@@ -42,13 +43,15 @@ __all__ = [
     "parse_tags",
 ]
 
-#: Leading texts of text blocks that the runtime adds to a user message (not human text): the
-#: runtime-context snapshot, the report-back instruction given to a subagent child, and the text
-#: handle placed before an inline image.
+#: Leading texts of text blocks that the runtime or the package adds to a user message (not
+#: human text): the runtime-context snapshot, the report-back instruction given to a subagent
+#: child, the text handle placed before an inline image, and the notebook context block that
+#: ``%%dsh`` sends after the person's text.
 NOTICE_PREFIXES: Final[tuple[str, ...]] = (
     "Current runtime context.",
     "Your parent agent id is ",
     "Image sha256:",
+    CONTEXT_OPEN,
 )
 
 #: Leading texts of user messages that the runtime writes as a whole (notices). Every text block

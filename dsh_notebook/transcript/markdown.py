@@ -81,6 +81,12 @@ def render_markdown(snapshot: Snapshot) -> str:
     chips = [_chip(c) for c in snapshot["context"]]
     if chips:
         blocks.append("Context: " + " · ".join(chips))
+    for chip in snapshot["context"]:  # a chip with a text (the notebook context block): folded
+        text = chip.get("text")
+        if isinstance(text, str) and text:
+            name, detail = chip_parts(chip)
+            label = name + (f" ({detail})" if detail else "")
+            blocks.append(_fold(label, fence(text, "text")))
     if snapshot["items_omitted"]:
         blocks.append(f"_{snapshot['items_omitted']} earlier items omitted._")
     blocks.extend(_items(snapshot["items"], 0))
