@@ -594,7 +594,7 @@ def test_server_notebook_cells_reads_the_page_or_falls_back(
 
     read = text_of(tool_call(make_server(read_notebook=page), "notebook_cells"))
     assert read.startswith("sales.ipynb as the user sees it now")
-    assert "cell 1 is selected" in read and "## cell 1 · code · not run · SELECTED" in read
+    assert "cell 1 is selected" in read and "## cell 1 · id a · code · not run · SELECTED" in read
     assert "never_run = 41" in read and "written by the agent" in read
     assert "→ error: ZeroDivisionError: division by zero" in read and asked == [(3.0, False)]
     absent = text_of(

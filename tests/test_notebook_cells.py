@@ -109,10 +109,23 @@ def test_text_marks_runs_outputs_agent_and_selection() -> None:
     ]}  # fmt: skip
     text = format_cells(page)
     assert text.startswith("a.ipynb as the user sees it now (read from the open notebook): ")
-    assert "## cell 1 · code · In [2]\ndf = load()\n→ stream: loaded 3 rows" in text
+    assert "## cell 1 · id c1 · code · In [2]\ndf = load()\n→ stream: loaded 3 rows" in text
     assert "→ out [image/png]: <Figure>" in text
-    assert "## cell 2 · markdown\n# Notes" in text
-    assert "## cell 3 · code · not run · written by the agent · SELECTED\n(empty)" in text
+    assert "## cell 2 · id c1 · markdown\n# Notes" in text
+    assert "## cell 3 · id c1 · code · not run · written by the agent · SELECTED\n(empty)" in text
+
+
+def test_each_cell_shows_its_short_id_and_the_prompt_cell_is_marked() -> None:
+    ids = ["3f9a1c2e-0000-4000-8000-000000000001", "77aa01bb-0000-4000-8000-000000000002"]
+    page = {**PAGE, "total_cells": 2, "cells": [
+        {**CELL, "id": ids[0]},
+        {**CELL, "index": 1, "id": ids[1], "source": "%%dsh\nwhy?", "outputs": []},
+    ]}  # fmt: skip
+    text = format_cells(page, this_cell=ids[1])
+    assert "## cell 1 · id 3f9a1c2e · code · In [2]\n" in text
+    assert "## cell 2 · id 77aa01bb · code · In [2] · THIS PROMPT" in text
+    assert text.count("THIS PROMPT") == 1
+    assert "THIS PROMPT" not in format_cells(page)  # unknown caller: nothing is claimed
 
 
 def test_a_cell_the_page_runs_or_queued_reads_as_running() -> None:
@@ -121,7 +134,8 @@ def test_a_cell_the_page_runs_or_queued_reads_as_running() -> None:
     reply = protocol.parse_read_notebook_reply({**PAGE, "total_cells": 2, "cells": [running, rerun]})
     assert reply is not None and [c.get("running") for c in reply["cells"]] == [True, True]
     text = format_cells(dict(reply))
-    assert "## cell 1 · code · running\n" in text and "## cell 2 · code · running\n" in text
+    assert "## cell 1 · id c1 · code · running\n" in text
+    assert "## cell 2 · id c1 · code · running\n" in text
     idle = protocol.parse_read_notebook_reply({**PAGE, "cells": [{**CELL, "running": False}]})
     assert idle is not None and "running" not in idle["cells"][0]  # only ever true when present
     assert protocol.parse_read_notebook_reply({**PAGE, "cells": [{**CELL, "running": "yes"}]}) is None

@@ -12,6 +12,7 @@ kernel's own channels (execute metadata with cell ids, the extension's ``hello_r
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -202,3 +203,75 @@ def test_a_subagents_call_belongs_to_its_roots_run(kernel: Kernel) -> None:
         kernel, "no agent cell", lambda: link_messages(kernel, comm_id, "insert_cell", start)
     )
     assert [c["anchor"] for c in cells] == ["root"]
+
+
+CELL_IDS = ("3f9a1c2e-0000-4000-8000-00000000aaaa", "77aa01bb-0000-4000-8000-00000000bbbb")
+
+
+def test_notebook_cells_marks_the_prompt_cell_of_the_run_that_asked(
+    kernel: Kernel, scripted_model: ScriptedModelServer
+) -> None:
+    """Through the real runtime: the model's ``notebook_cells`` result gives each cell its short
+    id and marks the calling run's ``%%dsh`` cell THIS PROMPT (the page is played here)."""
+    scripted_model.register(
+        "read-cells",
+        Script(
+            steps=(
+                Step(tool_calls=(ToolCall("mcp__notebook__notebook_cells", {}),)),
+                Step(text="read"),
+            )
+        ),
+    )
+    comm_id = open_link_reading(kernel)
+    start = len(kernel.iopub)
+    first = len(scripted_model.requests)
+    run = kernel.execute(
+        "%%dsh -s cells\n[[scenario:read-cells]] which cell am I?",
+        allow_stdin=True,
+        metadata=identity(CELL_IDS[1]),
+    )
+    assert run.error is None, run.error
+    answered: set[str] = set()
+    deadline = time.monotonic() + 60
+    while kernel.value("_dsh.done()") != "True":
+        assert time.monotonic() < deadline, "the run did not settle"
+        for ask in link_messages(kernel, comm_id, "read_notebook", start):
+            if ask["request_id"] not in answered:
+                answered.add(ask["request_id"])
+                reply = {"v": 1, "type": "read_notebook_reply", "request_id": ask["request_id"],
+                         "path": "a.ipynb", "total_cells": 2, "cells": [
+                             {"index": i, "id": cell_id, "cell_type": "code",
+                              "source": "x = 1" if i == 0 else "%%dsh -s cells\nwhich cell am I?",
+                              "execution_count": None, "agent": False, "selected": i == 1,
+                              "outputs": []}
+                             for i, cell_id in enumerate(CELL_IDS)]}  # fmt: skip
+                msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+                kernel.client.shell_channel.send(msg)
+        time.sleep(0.2)
+    results = [
+        block
+        for request in scripted_model.requests[first:]
+        for message in (request.body or {}).get("messages", [])
+        for block in (message.get("content") if isinstance(message.get("content"), list) else [])
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+    text = json.dumps(results, ensure_ascii=False)
+    assert "## cell 1 · id 3f9a1c2e · code" in text
+    assert "## cell 2 · id 77aa01bb · code · not run · THIS PROMPT" in text
+    assert text.count("THIS PROMPT") == 1
+
+
+def open_link_reading(k: Kernel) -> str:
+    """The page link, answered with the ``read_notebook`` capability too."""
+    link = "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link"
+    assert k.value(f"{link}.open()") == "True"
+    comm_id = str(k.value(f"{link}._comm.comm_id")).strip("'")
+    reply = {"v": 1, "type": "hello_reply", "version": "0.1.0",
+             "capabilities": ["identity", "waiting", "run_output", "insert_cell", "read_notebook"]}  # fmt: skip
+    k.client.shell_channel.send(
+        k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+    )
+    wait_for(
+        k, "the kernel never took the hello_reply", lambda: k.value(f"{link}.present") == "True"
+    )
+    return comm_id

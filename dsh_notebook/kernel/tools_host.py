@@ -48,6 +48,9 @@ __all__ = ["ORIGIN_TIMEOUT", "NotebookToolsHost"]
 
 log = logging.getLogger(__name__)
 
+PROMPT_CELL_TIMEOUT = 2.0
+"""Seconds a read call waits at most to learn its prompt cell (a mark, not a decision)."""
+
 ORIGIN_TIMEOUT = 10.0
 """Seconds a call waits for its ``tool/call`` event (it is written before the call; normally
 milliseconds)."""
@@ -125,6 +128,7 @@ class NotebookToolsHost:
             read_notebook=self._read_notebook,
             figure_notes=self._figure_notes,
             secrets=self._secrets or environment_secrets,
+            prompt_cell=self._prompt_cell,
         ).start()
         mount = write_mcp_patch(server.url, server.token)
         atexit.register(mount.remove)
@@ -187,6 +191,25 @@ class NotebookToolsHost:
         if decision.outcome != "allowed-once":
             return Refusal(refusal_text(decision.outcome, decision.decided_by, decision.note))
         return Grant(code=decision.code, owner=run)
+
+    async def _prompt_cell(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:
+        """The ``%%dsh`` cell of the run that made a read call (MCP server loop), when the
+        kernel knows it for sure; waits at most :data:`PROMPT_CELL_TIMEOUT` for the call's
+        ``tool/call`` event."""
+        from ..notebook_tools.schemas import public_tool_name
+
+        runs = self._runs
+        origin = await asyncio.to_thread(
+            self._origins.claim,
+            public_tool_name(tool_name),
+            arguments,
+            run_of=runs.run_of,
+            timeout=PROMPT_CELL_TIMEOUT,
+        )
+        if origin is None or not origin.certain:
+            return None
+        run = runs.run_of(origin.session_id)
+        return run.cell_id if run is not None else None
 
     def pump(self) -> None:
         """Run approved ``run_python`` calls here (main thread; a waiting cell)."""

@@ -2,8 +2,10 @@
 
 :func:`format_cells` renders the cells the frontend extension read from the notebook model (a
 ``read_notebook_reply``, see :mod:`dsh_notebook.frontend.protocol`; taken here as a plain mapping,
-this layer does not import the frontend one): each cell's number, type, execution count (or "not
-run"), whether the agent wrote it (``dsh-agent`` tag) and whether it is selected, its source and a
+this layer does not import the frontend one): each cell's number, its short stable id (the first
+8 characters of the notebook's cell id: positions shift, ids do not), type, execution count (or
+"not run"), whether it is the ``%%dsh`` cell of the run that asked (``THIS PROMPT``), whether
+the agent wrote it (``dsh-agent`` tag) and whether it is selected, its source and a
 summary of its outputs (stream and result text, the kinds of rich outputs, an error's exception
 line). :func:`fallback_cells` is what the model gets where no extension answers: the kernel's
 execution history, with a first line that says so and why.
@@ -21,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..context.describe import truncate
+from ..context.notebook_context import short_id
 from .history import notebook_history
 
 __all__ = ["FALLBACK_NOTE", "FigureLookup", "fallback_cells", "format_cells"]
@@ -80,15 +83,22 @@ def _cell_block(
     source_chars: int,
     output_chars: int,
     figures: FigureLookup | None = None,
+    this_cell: str | None = None,
 ) -> str:
     kind = str(cell.get("cell_type", "code"))
-    head = f"## cell {int(cell.get('index', 0)) + 1} · {kind}"
+    cell_id = cell.get("id")
+    head = f"## cell {int(cell.get('index', 0)) + 1}"
+    if isinstance(cell_id, str) and cell_id:
+        head += f" · id {short_id(cell_id)}"
+    head += f" · {kind}"
     if kind == "code":
         count = cell.get("execution_count")
         if cell.get("running"):
             head += " · running"  # or queued: the page has sent it to the kernel
         else:
             head += f" · In [{count}]" if isinstance(count, int) else " · not run"
+    if this_cell is not None and cell_id == this_cell:
+        head += " · THIS PROMPT (the %%dsh cell you are answering)"
     if cell.get("agent"):
         head += " · written by the agent"
     if cell.get("selected"):
@@ -99,7 +109,6 @@ def _cell_block(
     if isinstance(outputs, list) and outputs:
         parts.extend("→ " + line for line in _output_lines(outputs, output_chars))
     if figures is not None and kind == "code" and output_chars > 0:
-        cell_id = cell.get("id")
         for text in figures(
             cell_id if isinstance(cell_id, str) else None, cell.get("execution_count")
         ):
@@ -108,10 +117,15 @@ def _cell_block(
 
 
 def format_cells(
-    reply: Mapping[str, Any], *, max_chars: int = 8000, figures: FigureLookup | None = None
+    reply: Mapping[str, Any],
+    *,
+    max_chars: int = 8000,
+    figures: FigureLookup | None = None,
+    this_cell: str | None = None,
 ) -> str:
     """The notebook's cells as text (see the module doc), at most ``max_chars`` characters.
-    ``figures`` adds the kernel's text description of the figures a cell displayed."""
+    ``figures`` adds the kernel's text description of the figures a cell displayed;
+    ``this_cell`` (a notebook cell id) is marked ``THIS PROMPT``."""
     cells = [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
     total = reply.get("total_cells")
     total = total if isinstance(total, int) else len(cells)
@@ -127,7 +141,7 @@ def format_cells(
     for source_chars, output_chars in _LEVELS:
         blocks = [
             _cell_block(c, max(source_chars, keep) if c.get("selected") else source_chars,
-                        output_chars, figures)
+                        output_chars, figures, this_cell)
             for c in cells
         ]  # fmt: skip
         text = head + "\n\n" + "\n\n".join(blocks)

@@ -57,8 +57,9 @@ def instructions(*, run_python: bool = True, max_chars: int = 8000) -> str:
             "keeping, not throw-away probes. "
         )
     return text + (
-        f"Results are capped at {max_chars:,} characters: print summaries. Name cells by id in "
-        'tool calls; to the user say "cell N" (position) or "In [k]" (execution count).'
+        f"Results are capped at {max_chars:,} characters: print summaries. notebook_cells shows "
+        'each cell\'s short id and marks THIS PROMPT; to the user say "cell N" (position) or '
+        '"In [k]" (execution count).'
     )
 
 
@@ -133,7 +134,8 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
             description=(
                 "Show the user's notebook as they see it now: every cell in order with its type, "
                 "source, execution count (or 'running', or 'not run'), a short summary of its outputs (text, "
-                "kinds of rich outputs such as images, errors with their exception line), which "
+                "kinds of rich outputs such as images, errors with their exception line), each "
+                "cell's short stable id, the %%dsh cell you are answering (THIS PROMPT), which "
                 "cells the agent wrote and which cell is selected. Includes cells that were "
                 "never run and edits made after running. Read-only. Where the notebook cannot "
                 "be read (no JupyterLab extension, or the kernel is busy) it returns the "

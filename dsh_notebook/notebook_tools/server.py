@@ -104,6 +104,7 @@ __all__ = [
     "CallRecorder",
     "NotebookMcpServer",
     "NotebookReader",
+    "PromptCellLookup",
     "NotebookToolsSettings",
     "SecretsLookup",
     "environment_secrets",
@@ -165,6 +166,10 @@ def environment_secrets() -> tuple[str, ...]:
     key = os.environ.get("DEEPSEEK_API_KEY")
     return (key,) if key else ()
 
+
+PromptCellLookup = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
+"""``(tool name, arguments) -> the notebook cell id of the %%dsh cell whose run made this call``,
+or None when that is not known for sure (awaited on the server loop, briefly)."""
 
 NotebookReader = Callable[[float, bool], Mapping[str, Any] | str]
 """Reads the notebook from the page, waiting at most the given seconds (called on a worker
@@ -238,6 +243,7 @@ class NotebookMcpServer:
         read_notebook: NotebookReader | None = None,
         figure_notes: FigureLookup | None = None,
         secrets: SecretsLookup = environment_secrets,
+        prompt_cell: PromptCellLookup | None = None,
     ) -> None:
         self.shell = shell
         self.secrets = secrets
@@ -248,6 +254,7 @@ class NotebookMcpServer:
         self.settings = settings or NotebookToolsSettings()
         self.read_notebook = read_notebook
         self.figure_notes = figure_notes
+        self.prompt_cell = prompt_cell
         self.token = token or token_urlsafe(32)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -382,7 +389,7 @@ class NotebookMcpServer:
             if params.name == "run_python":
                 return await self._run_python(args)
             if params.name == "notebook_cells":
-                return await self._notebook_cells()
+                return await self._notebook_cells(args)
             if params.name in ("notebook_variables", "describe_variable", "notebook_history"):
                 return await self._read_tool(params.name, args)
             return _text(f"unknown tool {params.name!r}; available: {self.tool_names}", error=True)
@@ -425,12 +432,18 @@ class NotebookMcpServer:
             ok, text = await anyio.to_thread.run_sync(bounded)
         return _text(text, error=not ok)
 
-    async def _notebook_cells(self) -> mt.CallToolResult:
+    async def _notebook_cells(self, args: Mapping[str, Any]) -> mt.CallToolResult:
         """The page's cells, else the history. Never waits for a busy main thread: while a cell
         runs (``%%dsh --wait`` included) the page is asked only when its reply is handled on a
-        subshell (the reader knows)."""
+        subshell (the reader knows). The calling run's ``%%dsh`` cell is marked when known."""
         shell, cap, reader = self.shell, self.settings.max_chars, self.read_notebook
         timeout = self.settings.cells_timeout
+        this_cell: str | None = None
+        if self.prompt_cell is not None:
+            try:
+                this_cell = await self.prompt_cell("notebook_cells", args)
+            except Exception as exc:  # a mark, never a reason to fail the read
+                log.debug("the prompt cell of a notebook_cells call is unknown: %r", exc)
 
         def work() -> str:
             if reader is None:
@@ -439,7 +452,9 @@ class NotebookMcpServer:
                 reason = reader(timeout, self.executor.cell_running)
             if isinstance(reason, str):
                 return fallback_cells(shell, reason, errors=self.errors, max_chars=cap)
-            return format_cells(reason, max_chars=cap, figures=self.figure_notes)
+            return format_cells(
+                reason, max_chars=cap, figures=self.figure_notes, this_cell=this_cell
+            )
 
         text = await anyio.to_thread.run_sync(work)
         return _text(text)
