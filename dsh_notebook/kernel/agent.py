@@ -223,25 +223,40 @@ class NotebookAgent:
     # -- prewarm -------------------------------------------------------------------------------
 
     def prewarm_when_frontend_answers(self) -> None:
-        """In a live frontend (main thread, in ``%load_ext``): open the extension's comm and
-        start the runtime in the background once the extension answers ``hello``.
+        """Where a person is at the keyboard (main thread, in ``%load_ext``): start the runtime
+        in the background once the loading cell has finished, and open the page extension's
+        comm (its ``hello`` reply imports the widget ahead too).
 
-        Nothing happens without the extension (VS Code, Colab), under nbclient/nbconvert (no
-        stdin: not a live frontend) or in a terminal. ``DshMagics.prewarm`` is read again when
-        the reply comes, so ``False`` set in the loading cell still applies. The start never
-        blocks the kernel and prints nothing; a failure is kept and reported by the first prompt
-        (the next one tries again)."""
+        "At the keyboard" is the request allowing stdin: JupyterLab, Notebook 7, VS Code, Colab
+        and classic Notebook do; nbclient/nbconvert/papermill do not (nothing starts there), nor
+        does a terminal. ``DshMagics.prewarm`` is read when the loading cell has finished, so
+        ``False`` set in that cell still applies. The start never blocks the kernel and prints
+        nothing; a failure is kept and reported by the first prompt (the next one tries again).
+        """
         if not stdin_available(self.shell):
             return
         self.frontend_link.on_hello = self._frontend_answered
         self.frontend_link.open()
+        events = getattr(self.shell, "events", None)
+        if events is None:
+            return
+
+        def after_loading_cell(*_: Any) -> None:  # post_execute: once, on the main thread
+            events.unregister("post_execute", after_loading_cell)
+            if not self._closing:
+                self._start_in_background()
+
+        events.register("post_execute", after_loading_cell)
 
     def _frontend_answered(self) -> None:
-        settings = self.settings()
-        if settings.prewarm is False:
+        if self.settings().prewarm is False:
             return
         _import_widget_in_background()
-        if self.host.running or self.host.starting:
+        self._start_in_background()
+
+    def _start_in_background(self) -> None:
+        settings = self.settings()
+        if settings.prewarm is False or self.host.running or self.host.starting:
             return
         self._prewarmed = settings
         self.host.prewarm()

@@ -4,9 +4,9 @@ Loading registers the magics, the ``post_run_cell`` hook (for ``{Err[n]}``) and 
 ``pre_execute``/``post_execute`` hooks that keep the agent's ``run_python`` out of running cells,
 and starts the
 runtime in the background ahead of the first prompt: at once when ``DshMagics.prewarm = True``;
-by default (``None``) when the dsh-notebook frontend extension answers the kernel's ``hello``
-(a live JupyterLab / Notebook 7 page; never under nbclient, VS Code or a terminal); never with
-``False``. Loading itself only opens a comm (a few ms) and prints nothing. Unloading — and interpreter exit,
+by default (``None``) once the loading cell has finished, where a person is at the keyboard
+(the request allows stdin: JupyterLab, Notebook 7, VS Code, Colab; never under nbclient,
+nbconvert, papermill or in a terminal); never with ``False``. Loading itself only opens a comm (a few ms) and prints nothing. Unloading — and interpreter exit,
 through ``atexit`` — fails pending approvals closed and runs the runtime's close ladder: no
 runtime process outlives the kernel. Unloading drops every reference the shell holds to the
 instance and leaves no thread, so load/unload cycles do not accumulate hosts or threads.
