@@ -224,3 +224,30 @@ def scripted_kernel(
         if loaded:
             k.execute("%unload_ext dsh_notebook", timeout=30)
         k.shutdown()
+
+
+NOTEBOOK_ID = "0123456789abcdef0123456789abcdef"
+"""The notebook identity the page extension would send (tests that play the page)."""
+
+PAGE_CAPABILITIES = ("identity", "waiting", "run_output", "insert_cell")
+
+
+def identity(cell_id: str) -> dict[str, Any]:
+    """Execute-request metadata as the page extension sends it for the cell ``cell_id``."""
+    return {"dsh_notebook": {"v": 1, "id": NOTEBOOK_ID, "path": "a.ipynb", "cell_id": cell_id}}
+
+
+def open_link(k: Kernel, capabilities: tuple[str, ...] = PAGE_CAPABILITIES) -> str:
+    """Open the kernel's frontend comm and answer it as the extension does; its comm id."""
+    link = "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link"
+    # a live frontend's %load_ext opened it already (prewarm waits for its hello_reply)
+    assert k.value(f"{link}.open()") == "True"
+    comm_id = str(k.value(f"{link}._comm.comm_id")).strip("'")
+    reply = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": list(capabilities)}
+    msg = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+    k.client.shell_channel.send(msg)
+    deadline = time.monotonic() + 30
+    while k.value(f"{link}.present") != "True":
+        assert time.monotonic() < deadline, "the kernel never took the hello_reply"
+        time.sleep(0.2)
+    return comm_id

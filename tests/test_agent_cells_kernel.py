@@ -17,16 +17,11 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
 
-from .kernels import Kernel, scripted_kernel
+from .kernels import Kernel, identity, open_link, scripted_kernel
 
 pytestmark = pytest.mark.timeout(300)
 
-NOTEBOOK_ID = "0123456789abcdef0123456789abcdef"
 PROMPT = "%%dsh --on-approval allow\n[[scenario:notebook-two-calls]] make the rows"
-
-
-def identity(cell_id: str) -> dict[str, Any]:
-    return {"dsh_notebook": {"v": 1, "id": NOTEBOOK_ID, "path": "a.ipynb", "cell_id": cell_id}}
 
 
 @pytest.fixture
@@ -39,24 +34,6 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
         metadata=identity("setup"),
     ) as k:
         yield k
-
-
-def open_link(k: Kernel) -> str:
-    """Open the kernel's frontend comm and answer it as the extension does; its comm id."""
-    link = "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link"
-    # a live frontend's %load_ext opened it already (prewarm waits for its hello_reply)
-    assert k.value(f"{link}.open()") == "True"
-    comm_id = str(k.value(f"{link}._comm.comm_id")).strip("'")
-    reply = {"v": 1, "type": "hello_reply", "version": "0.1.0",
-             "capabilities": ["identity", "waiting", "run_output", "insert_cell"]}  # fmt: skip
-    msg = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
-    k.client.shell_channel.send(msg)
-    deadline = time.monotonic() + 30
-    expression = "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link.present"
-    while k.value(expression) != "True":
-        assert time.monotonic() < deadline, "the kernel never took the hello_reply"
-        time.sleep(0.2)
-    return comm_id
 
 
 def insert_cells(k: Kernel, comm_id: str, until: str, timeout: float = 120) -> list[dict[str, Any]]:

@@ -21,8 +21,7 @@ from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
 from .canary import CANARY_CODE, KEY, PRINTED, key_pieces
-from .kernels import Kernel, scripted_kernel
-from .test_agent_cells_kernel import identity, open_link
+from .kernels import Kernel, identity, open_link, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
 

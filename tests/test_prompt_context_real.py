@@ -17,8 +17,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step
 
-from .kernels import Kernel, scripted_kernel
-from .test_agent_cells_kernel import identity
+from .kernels import Kernel, identity, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
 

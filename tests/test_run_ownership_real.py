@@ -23,8 +23,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .kernels import Kernel, scripted_kernel
-from .test_agent_cells_kernel import identity, open_link
+from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
 
@@ -222,7 +221,7 @@ def test_notebook_cells_marks_the_prompt_cell_of_the_run_that_asked(
             )
         ),
     )
-    comm_id = open_link_reading(kernel)
+    comm_id = open_link(kernel, (*PAGE_CAPABILITIES, "read_notebook"))
     start = len(kernel.iopub)
     first = len(scripted_model.requests)
     run = kernel.execute(
@@ -259,19 +258,3 @@ def test_notebook_cells_marks_the_prompt_cell_of_the_run_that_asked(
     assert "## cell 1 · id 3f9a1c2e · code" in text
     assert "## cell 2 · id 77aa01bb · code · not run · THIS PROMPT" in text
     assert text.count("THIS PROMPT") == 1
-
-
-def open_link_reading(k: Kernel) -> str:
-    """The page link, answered with the ``read_notebook`` capability too."""
-    link = "get_ipython().magics_manager.registry['DshMagics'].agent.frontend_link"
-    assert k.value(f"{link}.open()") == "True"
-    comm_id = str(k.value(f"{link}._comm.comm_id")).strip("'")
-    reply = {"v": 1, "type": "hello_reply", "version": "0.1.0",
-             "capabilities": ["identity", "waiting", "run_output", "insert_cell", "read_notebook"]}  # fmt: skip
-    k.client.shell_channel.send(
-        k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
-    )
-    wait_for(
-        k, "the kernel never took the hello_reply", lambda: k.value(f"{link}.present") == "True"
-    )
-    return comm_id

@@ -42,7 +42,7 @@ from ..protocol import ApprovalRequest
 from .broker import Broker, Decision
 from .host import RuntimeHost
 from .runs import Runs
-from .tool_calls import CallOrigins
+from .tool_calls import CallOrigins, Origin
 
 __all__ = ["ORIGIN_TIMEOUT", "NotebookToolsHost"]
 
@@ -151,17 +151,9 @@ class NotebookToolsHost:
         """A tool call asks (MCP server loop): matched to the run whose agent made it, decided by
         the broker on the host loop; a :class:`Grant` owned by that run, or a :class:`Refusal`
         whose text says who refused and why (:func:`~..notebook_tools.refusals.refusal_text`)."""
-        from ..notebook_tools.schemas import public_tool_name  # the server runs: mcp is there
-
         runs = self._runs
         try:
-            origin = await asyncio.to_thread(
-                self._origins.claim,
-                public_tool_name(tool_name),
-                arguments,
-                run_of=runs.run_of,
-                timeout=ORIGIN_TIMEOUT,
-            )
+            origin = await self._origin(tool_name, arguments, ORIGIN_TIMEOUT)
         except Exception as exc:
             log.warning("dsh: %s call not matched, refused: %s", tool_name, exc)
             return Refusal(UNMATCHED_MESSAGE)
@@ -196,20 +188,26 @@ class NotebookToolsHost:
         """The ``%%dsh`` cell of the run that made a read call (MCP server loop), when the
         kernel knows it for sure; waits at most :data:`PROMPT_CELL_TIMEOUT` for the call's
         ``tool/call`` event."""
-        from ..notebook_tools.schemas import public_tool_name
+        origin = await self._origin(tool_name, arguments, PROMPT_CELL_TIMEOUT)
+        if origin is None or not origin.certain:
+            return None
+        run = self._runs.run_of(origin.session_id)
+        return run.cell_id if run is not None else None
 
-        runs = self._runs
-        origin = await asyncio.to_thread(
+    async def _origin(
+        self, tool_name: str, arguments: Mapping[str, Any], timeout: float
+    ) -> Origin | None:
+        """Who made this call of notebook tool ``tool_name`` (its ``tool/call`` event), waiting
+        at most ``timeout`` seconds off the server loop (:meth:`CallOrigins.claim`)."""
+        from ..notebook_tools.schemas import public_tool_name  # the server runs: mcp is there
+
+        return await asyncio.to_thread(
             self._origins.claim,
             public_tool_name(tool_name),
             arguments,
-            run_of=runs.run_of,
-            timeout=PROMPT_CELL_TIMEOUT,
+            run_of=self._runs.run_of,
+            timeout=timeout,
         )
-        if origin is None or not origin.certain:
-            return None
-        run = runs.run_of(origin.session_id)
-        return run.cell_id if run is not None else None
 
     def pump(self) -> None:
         """Run approved ``run_python`` calls here (main thread; a waiting cell)."""
