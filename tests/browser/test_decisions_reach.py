@@ -9,6 +9,11 @@ kernel and runtime, the scripted demo model (no key), Debian's chromium.
   kernel for every page. Allow once then stayed "sent…", the request stayed pending and the
   waiting button hidden. Shown with a real services ``KernelConnection`` without comm targets
   in a second page (deterministic), and with the real Notebook 7 New → Python 3 flow.
+- The same page, connected after ``%load_ext`` opened the link but before the run: only the
+  widget's comm was closed, so the toolbar said "dsh: 1 waiting" while, after save + reload,
+  the page found no such widget in the kernel and froze the run as "interrupted" with
+  "awaiting a decision" as static text and no buttons (item 7, second bullet). The card must
+  come back and take the click.
 """
 
 from __future__ import annotations
@@ -154,3 +159,119 @@ def test_notebook7_new_python3_from_the_file_browser_keeps_its_decisions(
         time.sleep(0.2)
     assert target.exists()
     context.close()
+
+
+def run_cell(page: Any, index: int) -> None:
+    """Put the cursor in cell ``index`` and run it with Shift+Enter."""
+    page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
+    browser: Any, servers: dict[str, Lab], app: str, tmp_path: Path
+) -> None:
+    lab = servers[app]
+    name = f"reload-waiting-{app}.ipynb"
+    target = tmp_path / "reloaded.txt"
+    write_notebook(
+        lab.root / name,
+        ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
+    )
+    page = new_page(browser)
+    open_notebook(page, lab, name, app)
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
+        timeout=60_000
+    )
+    run_cell(page, 0)
+    page.locator(".jp-Cell").nth(0).locator(".jp-InputPrompt:has-text('[1]')").wait_for(
+        timeout=60_000
+    )
+    bare = connect_bare_page(browser, lab, app, kernel_of(lab, name))  # after the link opened
+    run_cell(page, 1)
+    page.locator(".dsh-allow").wait_for(timeout=90_000)
+    waiting = page.locator("button.dsh-waiting-toolbar")
+    waiting.wait_for(state="visible", timeout=30_000)
+    page.click(".jp-Notebook")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while "application/vnd.jupyter.widget-view+json" not in str(
+        lab.api(f"/api/contents/{name}?content=1")["content"]["cells"][1]["outputs"]
+    ):
+        assert time.monotonic() < deadline, "the widget was never saved"
+        time.sleep(0.3)
+
+    page.reload()
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    allow = page.locator(".dsh-allow")
+    try:
+        allow.wait_for(timeout=60_000)  # the card is back, live
+    finally:
+        text = page.locator(".jp-Notebook").inner_text()
+        assert "interrupted" not in text, text[-1500:]
+    waiting.wait_for(state="visible", timeout=30_000)
+    assert waiting.inner_text() == "dsh: 1 waiting"
+    page.wait_for_timeout(600)
+    allow.click()
+    page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+    assert target.exists()
+    bare.close()
+    page.close()
+
+
+AGENT_HEAD = "# dsh agent: run_python call"
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_agent_cell(
+    browser: Any, servers: dict[str, Lab], app: str
+) -> None:
+    """Item 3: the second ``%%dsh`` cell on the same session is queued behind the first, whose
+    agent asks to run code. The card is in the first cell, the waiting button goes to the first
+    cell, and the approved call's agent cell lands directly below the first cell."""
+    lab = servers[app]
+    name = f"run-all-owner-{app}.ipynb"
+    write_notebook(
+        lab.root / name,
+        [
+            "import pandas as pd\n"
+            "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [1.0, 2.0]})",
+            "%load_ext dsh_notebook",
+            "%%dsh -s shared\n[[scenario:notebook-analyze]] [[var:sales]] first: totals per region",
+            "%%dsh -s shared\nsecond: what else?",
+        ],
+    )
+    page = new_page(browser)
+    open_notebook(page, lab, name, app)
+    run_all(page)
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    first_card = cells.nth(2).locator(".dsh-allow")
+    first_card.wait_for(timeout=90_000)
+    assert cells.nth(3).locator(".dsh-allow").count() == 0
+    waiting = page.locator("button.dsh-waiting-toolbar")
+    waiting.wait_for(state="visible", timeout=30_000)
+    page.wait_for_timeout(1000)  # the second cell's run is queued by now
+    assert waiting.inner_text() == "dsh: 1 waiting"
+    cells.nth(3).locator(".jp-InputPrompt").click()  # move away, then let the button bring us back
+    waiting.click()
+    page.wait_for_function(
+        "() => { const a = document.querySelector('.jp-Notebook .jp-Cell.jp-mod-active');"
+        " return a && a.textContent.includes('first: totals'); }",
+        timeout=10_000,
+    )
+    page.wait_for_timeout(600)
+    first_card.click()
+    page.wait_for_function(
+        "(head) => [...document.querySelectorAll('.jp-Notebook .jp-Cell .jp-InputArea-editor')]"
+        ".some(e => e.textContent.startsWith(head))",
+        arg=AGENT_HEAD,
+        timeout=60_000,
+    )
+    sources = [
+        cells.nth(i).locator(".jp-InputArea-editor").inner_text() for i in range(cells.count())
+    ]
+    agent = [i for i, s in enumerate(sources) if s.startswith(AGENT_HEAD)]
+    assert agent == [3], sources  # directly below the first prompt, above the second
+    assert "second: what else?" in sources[4]
+    page.close()
