@@ -275,3 +275,61 @@ def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_ag
     assert agent == [3], sources  # directly below the first prompt, above the second
     assert "second: what else?" in sources[4]
     page.close()
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_an_unsaved_reload_that_removed_the_asking_cell_says_how_to_answer(
+    browser: Any, servers: dict[str, Lab], app: str, tmp_path: Path
+) -> None:
+    """Item 7, third bullet: the ``%%dsh`` cell was added and run but never saved; a reload
+    removes it while its approval waits in the kernel. "dsh: 1 waiting" must not lead nowhere:
+    the button says the cell is gone and names the command, which then answers it."""
+    import re
+
+    lab = servers[app]
+    name = f"orphan-{app}.ipynb"
+    target = tmp_path / "orphan.txt"
+    write_notebook(lab.root / name, ["%load_ext dsh_notebook"])
+    page = new_page(browser)
+    open_notebook(page, lab, name, app)
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
+        timeout=60_000
+    )
+    run_cell(page, 0)  # runs it and adds a new cell below, in edit mode
+    page.locator(".jp-Cell").nth(0).locator(".jp-InputPrompt:has-text('[1]')").wait_for(
+        timeout=60_000
+    )
+    page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".cm-content").click()
+    page.keyboard.type(f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it")
+    page.keyboard.press("Shift+Enter")
+    page.locator(".dsh-allow").wait_for(timeout=90_000)
+    assert len(lab.api(f"/api/contents/{name}?content=1")["content"]["cells"]) == 1  # unsaved
+
+    page.reload()
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    waiting = page.locator("button.dsh-waiting-toolbar")
+    waiting.wait_for(state="visible", timeout=60_000)
+    assert waiting.inner_text() == "dsh: 1 waiting"
+    assert page.locator(".dsh-allow").count() == 0  # the asking cell is gone
+    waiting.click()
+    notice = page.locator(".dsh-waiting-notice")
+    notice.wait_for(timeout=10_000)
+    text = notice.inner_text()
+    assert "no longer in this notebook" in text, text
+    found = re.search(r"%dsh allow (a\d+)", text)
+    assert found, text
+    notice.locator("button").click()
+    assert page.locator(".dsh-waiting-notice").count() == 0
+
+    page.locator(".jp-Notebook .jp-Cell").last.locator(".cm-content").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.type(f"%dsh allow {found.group(1)}")
+    page.keyboard.press("Shift+Enter")
+    waiting.wait_for(state="hidden", timeout=60_000)
+    deadline = time.monotonic() + 30
+    while not target.exists():
+        assert time.monotonic() < deadline, "the allowed command never ran"
+        time.sleep(0.3)
+    page.close()
