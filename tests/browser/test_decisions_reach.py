@@ -60,7 +60,9 @@ def connect_bare_page(browser: Any, lab: Lab, app: str, kernel: dict[str, Any]) 
     Returns the page; ``window.__bare`` counts the comm_opens it refused."""
     page = new_page(browser)
     page.goto(f"{lab.url}/{'lab' if app == 'lab' else 'tree'}?token={lab.token}")
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.serviceManager", timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.serviceManager", timeout=60_000
+    )
     page.evaluate(
         """async ({id, name}) => {
             const kernels = window.jupyterapp.serviceManager.kernels;
@@ -151,20 +153,14 @@ def test_notebook7_new_python3_from_the_file_browser_keeps_its_decisions(
     page.locator("button.dsh-waiting-toolbar").wait_for(state="visible", timeout=30_000)
     page.wait_for_timeout(600)
     allow.click()
-    page.locator(".dsh-root:has-text('allowed once'), .jp-RenderedMarkdown:has-text('allowed once')").first.wait_for(
-        timeout=60_000
-    )
+    page.locator(
+        ".dsh-root:has-text('allowed once'), .jp-RenderedMarkdown:has-text('allowed once')"
+    ).first.wait_for(timeout=60_000)
     deadline = time.monotonic() + 10
     while not target.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert target.exists()
     context.close()
-
-
-def run_cell(page: Any, index: int) -> None:
-    """Put the cursor in cell ``index`` and run it with Shift+Enter."""
-    page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").click()
-    page.keyboard.press("Shift+Enter")
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
@@ -174,21 +170,26 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
     lab = servers[app]
     name = f"reload-waiting-{app}.ipynb"
     target = tmp_path / "reloaded.txt"
+    flag = tmp_path / "go"
     write_notebook(
         lab.root / name,
-        ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
+        [
+            "%load_ext dsh_notebook",
+            # holds Run All after the link opened, until the second page is connected
+            f"import pathlib, time\nwhile not pathlib.Path({str(flag)!r}).exists(): time.sleep(0.1)",
+            f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it",
+        ],
     )
     page = new_page(browser)
     open_notebook(page, lab, name, app)
-    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
-        timeout=60_000
-    )
-    run_cell(page, 0)
-    page.locator(".jp-Cell").nth(0).locator(".jp-InputPrompt:has-text('[1]')").wait_for(
-        timeout=60_000
+    run_all(page)
+    page.wait_for_function(  # %load_ext ran: the link is open
+        "() => [...document.querySelectorAll('.jp-InputPrompt')]"
+        ".some(p => p.textContent.includes('[1]'))",
+        timeout=60_000,
     )
     bare = connect_bare_page(browser, lab, app, kernel_of(lab, name))  # after the link opened
-    run_cell(page, 1)
+    flag.write_text("go")
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     waiting = page.locator("button.dsh-waiting-toolbar")
     waiting.wait_for(state="visible", timeout=30_000)
@@ -197,7 +198,7 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
     page.keyboard.press("Control+s")
     deadline = time.monotonic() + 30
     while "application/vnd.jupyter.widget-view+json" not in str(
-        lab.api(f"/api/contents/{name}?content=1")["content"]["cells"][1]["outputs"]
+        lab.api(f"/api/contents/{name}?content=1")["content"]["cells"][2]["outputs"]
     ):
         assert time.monotonic() < deadline, "the widget was never saved"
         time.sleep(0.3)
@@ -292,16 +293,13 @@ def test_an_unsaved_reload_that_removed_the_asking_cell_says_how_to_answer(
     write_notebook(lab.root / name, ["%load_ext dsh_notebook"])
     page = new_page(browser)
     open_notebook(page, lab, name, app)
-    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
-        timeout=60_000
-    )
-    run_cell(page, 0)  # runs it and adds a new cell below, in edit mode
-    page.locator(".jp-Cell").nth(0).locator(".jp-InputPrompt:has-text('[1]')").wait_for(
-        timeout=60_000
-    )
-    page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".cm-content").click()
+    page.locator(".jp-Notebook .jp-Cell").last.locator(".cm-content").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")  # a new cell below, typed here and never saved
+    page.keyboard.press("Enter")
     page.keyboard.type(f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it")
-    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("Escape")
+    run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     assert len(lab.api(f"/api/contents/{name}?content=1")["content"]["cells"]) == 1  # unsaved
 
@@ -326,7 +324,8 @@ def test_an_unsaved_reload_that_removed_the_asking_cell_says_how_to_answer(
     page.keyboard.press("b")
     page.keyboard.press("Enter")
     page.keyboard.type(f"%dsh allow {found.group(1)}")
-    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("Escape")
+    run_all(page)
     waiting.wait_for(state="hidden", timeout=60_000)
     deadline = time.monotonic() + 30
     while not target.exists():
