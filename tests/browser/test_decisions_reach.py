@@ -14,6 +14,13 @@ kernel and runtime, the scripted demo model (no key), Debian's chromium.
   the page found no such widget in the kernel and froze the run as "interrupted" with
   "awaiting a decision" as static text and no buttons (item 7, second bullet). The card must
   come back and take the click.
+- An unsaved reload removes the ``%%dsh`` cell whose approval still waits: the waiting button
+  says the cell is gone and names ``%dsh allow ID``, which answers it (item 7, third bullet).
+- Run All with two ``%%dsh`` cells on one session: the card, the waiting button's target and
+  the agent cell belong to the first cell (item 3).
+
+Each fails on the code before its fix (items 7: the parent of the first fix; item 3: the parent
+of the run registry, 08f47b6).
 """
 
 from __future__ import annotations
