@@ -18,11 +18,30 @@ header says: the page's live comm subshell, or the main shell for a frontend wit
 package owns; it is a no-op on kernels without the routing (ipykernel 6) and on test comms.
 Handlers of these comms must therefore be thread-safe: they may run on a subshell's thread while
 the main thread runs a cell. Thread-safe itself: it takes the comm's own routing lock.
+
+A ``comm_open`` from the kernel goes to every page connected to it. A page that has no handler
+for the comm's target answers ``comm_close``, and ipykernel then closes the comm for every page:
+Notebook 7's file-browser tab, which keeps a kernel connection of its own after New → Python 3
+opened the notebook in another tab, closed the run widget's comm (the card's click then went
+nowhere: "sent…" for ever) and the ``dsh_notebook.frontend`` link (no waiting signal).
+:func:`keep_open_against_pages` makes a comm this package owns deaf to a page's ``comm_close``:
+the kernel alone closes it (:meth:`close`), so no second page can take it from the notebook.
 """
 
 from __future__ import annotations
 
-__all__ = ["unpin_reply_route"]
+import logging
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["keep_open_against_pages", "unpin_reply_route"]
+
+_log = logging.getLogger(__name__)
+_kept: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+_install_lock = threading.Lock()
+_GUARD_MARK = "_dsh_notebook_close_guard"
 
 
 def unpin_reply_route(comm: object) -> None:
@@ -37,3 +56,38 @@ def unpin_reply_route(comm: object) -> None:
         ids = getattr(comm, "_reply_subshell_ids", None)
         if isinstance(ids, dict):
             ids.clear()
+
+
+def keep_open_against_pages(comm: object) -> None:
+    """Ignore every ``comm_close`` a page sends for ``comm``; it stays open until the kernel
+    closes it itself (``comm.close()`` does not pass through the guarded handler).
+
+    Guarantees: the guard drops the message before ipykernel unregisters the comm, so no message
+    of the page that owns the comm is lost in between; it only ever touches comms given here
+    (held weakly; other comms, ipywidgets' included, close as before); it is installed once per
+    kernel, on the kernel's ``shell_handlers`` (main shell and subshells dispatch through it).
+    A no-op for comms without a kernel (tests' fakes) or without a ``comm_id``. Thread-safe."""
+    comm_id = getattr(comm, "comm_id", None)
+    kernel = getattr(comm, "kernel", None)
+    handlers = getattr(kernel, "shell_handlers", None)
+    if not isinstance(comm_id, str) or not isinstance(handlers, dict):
+        return
+    _kept[comm_id] = comm
+    with _install_lock:
+        current = handlers.get("comm_close")
+        if current is None or getattr(current, _GUARD_MARK, False):
+            return
+        handlers["comm_close"] = _guard(current)
+
+
+def _guard(close: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(stream: Any, ident: Any, msg: Any) -> Any:
+        content = msg.get("content") if isinstance(msg, dict) else None
+        comm_id = content.get("comm_id") if isinstance(content, dict) else None
+        if isinstance(comm_id, str) and _kept.get(comm_id) is not None:
+            _log.debug("dsh_notebook: ignored a page's comm_close for %s", comm_id)
+            return None
+        return close(stream, ident, msg)
+
+    setattr(guarded, _GUARD_MARK, True)
+    return guarded

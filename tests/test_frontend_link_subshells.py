@@ -216,3 +216,28 @@ def test_a_hello_reply_handled_after_the_pages_subshell_message_does_not_undo_it
     ready["header"]["subshell_id"] = subshell
     kernel.shell_channel.send(ready)  # handled at once, before the replies above
     assert _execute(kernel, "link.replies_off_main") == "True"  # runs after the queued replies
+
+
+def test_a_pages_comm_close_leaves_the_link_and_the_run_widget_open(kernel: Any) -> None:
+    """Issue 24 item 7: a page without our comm targets (Notebook 7's file browser) answers
+    each ``comm_open`` with ``comm_close``. The kernel keeps both comms for the notebook's page;
+    a comm of someone else still closes as before."""
+    comm_id = _execute(kernel, SETUP).strip("'\"")
+    widget_id = _execute(
+        kernel,
+        "from dsh_notebook.widget.run_widget import RunWidget\nw = RunWidget()\nw.comm.comm_id",
+    ).strip("'\"")
+    other_id = _execute(
+        kernel, "from comm import create_comm\nc = create_comm(target_name='x')\nc.comm_id"
+    ).strip("'\"")
+    for closed in (comm_id, widget_id, other_id):
+        kernel.shell_channel.send(kernel.session.msg("comm_close", {"comm_id": closed, "data": {}}))
+    _execute(kernel, "1")  # the closes are handled before this cell
+    listed = _execute(
+        kernel,
+        "cm = get_ipython().kernel.comm_manager\n"
+        f"[k in cm.comms for k in ({comm_id!r}, {widget_id!r}, {other_id!r})]",
+    )
+    assert listed == "[True, True, False]"  # link, run widget kept; someone else's closed
+    _hello_reply(kernel, comm_id)  # the notebook's page still reaches the link
+    assert _execute(kernel, "link.present") == "True"

@@ -86,13 +86,15 @@ def test_hello_reply() -> None:
 
 def test_waiting_messages() -> None:
     cells: list[protocol.WaitingCell] = [
-        {"cell_id": "c1", "kind": "approval", "label": "bash"},
-        {"cell_id": "c2", "kind": "question", "label": "Which color?"},
+        {"cell_id": "c1", "kind": "approval", "label": "bash", "request_id": "a1"},
+        {"cell_id": "c2", "kind": "question", "label": "Which color?"},  # an older kernel: no id
     ]
     message = protocol.waiting(cells)
     assert message == {"v": 1, "type": "waiting", "count": 2, "cells": cells}
     assert protocol.parse_kernel_message(message) == message
     assert protocol.parse_kernel_message(protocol.waiting([]))["count"] == 0  # type: ignore[index]
+    bad_id = {**message, "cells": [{**cells[0], "request_id": ""}]}
+    assert "request_id" not in protocol.parse_kernel_message(bad_id)["cells"][0]  # type: ignore[index]
     assert (
         protocol.waiting([{"cell_id": "c", "kind": "approval", "label": "x" * 500}])["cells"][0][
             "label"

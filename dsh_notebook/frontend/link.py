@@ -13,6 +13,9 @@ The reply is handled on the main thread between requests (or on a subshell's thr
 :mod:`dsh_notebook.comm_routing`), so a link opened in a cell learns of the extension when that cell has finished, and a ``waiting`` state sent before that is kept and
 sent as soon as the reply arrives (latest state wins). When a page reloads, the extension finds
 the open comm (``comm_info_request``) and answers ``hello_reply`` again; the state is re-sent.
+A page's ``comm_close`` is ignored (:func:`~dsh_notebook.comm_routing.keep_open_against_pages`):
+every connected page gets the ``comm_open``, and one without the extension (Notebook 7's
+file-browser tab) answers with a close that would otherwise end the link for all of them.
 
 :meth:`read_notebook` is the one blocking call: it asks the extension for the notebook's cells
 and waits, bounded, for ``read_notebook_reply``. Because replies are handled on the main thread,
@@ -29,7 +32,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from ..comm_routing import unpin_reply_route
+from ..comm_routing import keep_open_against_pages, unpin_reply_route
 from .protocol import (
     COMM_TARGET,
     InsertCell,
@@ -118,6 +121,7 @@ class FrontendLink:
         try:
             comm = self._create_comm(COMM_TARGET, hello(_package_version()))
             unpin_reply_route(comm)
+            keep_open_against_pages(comm)  # a page without our target must not close it
             comm.on_msg(self._on_msg)
             comm.on_close(self._on_close)
         except Exception:

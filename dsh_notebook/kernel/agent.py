@@ -279,7 +279,7 @@ class NotebookAgent:
     def _waiting_changed(self) -> None:
         """Tell the frontend which cells wait for the person (host loop; thread-safe send)."""
         cells: list[WaitingCell] = []
-        for pending in self.broker.pending.values():
+        for request_id, pending in self.broker.pending.items():
             run = self.runs.run_of(pending.request.session_id)
             if run is None or run.cell_id is None:
                 continue
@@ -288,7 +288,14 @@ class NotebookAgent:
             else:
                 questions = pending.request.questions
                 label = questions[0].question[:80] if questions else "a question"
-            cells.append({"cell_id": run.cell_id, "kind": pending.kind, "label": label})
+            cells.append(
+                {
+                    "cell_id": run.cell_id,
+                    "kind": pending.kind,
+                    "label": label,
+                    "request_id": request_id,
+                }
+            )
         self.frontend_link.send_waiting(cells)
 
     def last_run(self) -> ActiveRun | None:

@@ -38,7 +38,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..comm_routing import unpin_reply_route
+from ..comm_routing import keep_open_against_pages, unpin_reply_route
 from ..transcript.schema import Snapshot
 from ..transcript.text import summary_line
 from ._messages import AckMessage, DeltaMessage, WidgetAction
@@ -132,6 +132,9 @@ class RunWidget(anywidget.AnyWidget):
         unpin_reply_route(
             self.comm
         )  # its comm_open pinned the page's messages to this cell's shell
+        # every page gets the comm_open; one without a widget manager for this kernel (Notebook
+        # 7's file browser) answers comm_close, which would take the card's clicks from all
+        keep_open_against_pages(self.comm)
 
     # -- updates (any thread) ------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ import os
 import re
 import time
 import urllib.error
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,9 @@ READ_IDENTITY = (
 
 
 @contextlib.contextmanager
-def lab_with_extension(root: Path, app: str = "lab") -> Iterator[Lab]:
+def lab_with_extension(
+    root: Path, app: str = "lab", extra_args: Sequence[str] = ()
+) -> Iterator[Lab]:
     data = root / ".jupyter-data"
     (data / "labextensions").mkdir(parents=True, exist_ok=True)
     link = data / "labextensions" / "dsh-notebook"
@@ -53,7 +55,7 @@ def lab_with_extension(root: Path, app: str = "lab") -> Iterator[Lab]:
     saved = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(data), saved]))
     try:
-        with start_lab(root, app=app) as server:
+        with start_lab(root, app=app, extra_args=extra_args) as server:
             yield server
     finally:
         if saved is None:

@@ -37,9 +37,12 @@ def read_notebook(request_id: str) -> ReadNotebook:
 
 def waiting(cells: Sequence[WaitingCell]) -> Waiting:
     """The ``waiting`` message for ``cells`` (the whole current state; ``[]`` clears it)."""
-    listed = [
-        WaitingCell(cell_id=c["cell_id"], kind=c["kind"], label=c["label"][:200]) for c in cells
-    ]
+    listed: list[WaitingCell] = []
+    for c in cells:
+        cell = WaitingCell(cell_id=c["cell_id"], kind=c["kind"], label=c["label"][:200])
+        if "request_id" in c:
+            cell["request_id"] = c["request_id"]
+        listed.append(cell)
     return {"v": 1, "type": "waiting", "count": len(listed), "cells": listed}
 
 

@@ -185,11 +185,17 @@ def _waiting_cell(raw: object) -> WaitingCell | None:
     label_text = _text(label)
     if cell_id is None or label_text is None:
         return None
+    cell: WaitingCell
     if kind == "approval":
-        return {"cell_id": cell_id, "kind": "approval", "label": label_text}
-    if kind == "question":
-        return {"cell_id": cell_id, "kind": "question", "label": label_text}
-    return None
+        cell = {"cell_id": cell_id, "kind": "approval", "label": label_text}
+    elif kind == "question":
+        cell = {"cell_id": cell_id, "kind": "question", "label": label_text}
+    else:
+        return None
+    request_id = _text(raw.get("request_id"), empty=False)
+    if request_id is not None:
+        cell["request_id"] = request_id
+    return cell
 
 
 def _bundle_text(value: object) -> str | None:

@@ -64,10 +64,17 @@ class HelloReply(TypedDict):
     capabilities: list[str]
 
 
-class WaitingCell(TypedDict):
+class _WaitingCellRequired(TypedDict):
     cell_id: str
     kind: WaitingKind
     label: str
+
+
+class WaitingCell(_WaitingCellRequired, total=False):
+    request_id: str
+    """The broker's id (``a1``, ``q2``) that ``%dsh allow``/``answer`` take: how the page tells
+    the person to answer when the asking cell is not in the notebook any more. Additive: absent
+    from older kernels, ignored by older pages."""
 
 
 class Waiting(TypedDict):

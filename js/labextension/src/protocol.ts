@@ -7,7 +7,7 @@
  *   with no race.
  * - comm target `dsh_notebook.frontend`, opened by the kernel:
  *   `hello` (kernel, in comm_open) -> `hello_reply` (frontend: version, capabilities);
- *   `waiting` (kernel: `{count, cells: [{cell_id, kind, label}]}`, the whole current state);
+ *   `waiting` (kernel: `{count, cells: [{cell_id, kind, label, request_id?}]}`, the whole current state);
  *   `run_output` (kernel: `{model_id, cell_id, state: 'live' | 'settled', bundle: {'text/markdown',
  *   'text/plain'}}`: the static transcript of the run a widget shows; see `runoutput.ts`).
  *   `insert_cell` (kernel: `{anchor, session, run, call, source, outputs}`: an approved
@@ -86,6 +86,8 @@ export interface IWaitingCell {
   cell_id: string;
   kind: WaitingKind;
   label: string;
+  /** The kernel's id for `%dsh allow` / `%dsh answer` (`a1`, `q2`); absent from older kernels. */
+  request_id?: string;
 }
 
 export interface IWaiting {
@@ -246,7 +248,11 @@ function parseWaitingCell(raw: unknown): IWaitingCell | null {
   if (raw.kind !== 'approval' && raw.kind !== 'question') {
     return null;
   }
-  return { cell_id: raw.cell_id, kind: raw.kind, label: raw.label };
+  const cell: IWaitingCell = { cell_id: raw.cell_id, kind: raw.kind, label: raw.label };
+  if (isText(raw.request_id, false)) {
+    cell.request_id = raw.request_id;
+  }
+  return cell;
 }
 
 /** A comm message from the kernel, or `null` (unknown, other version, malformed). */

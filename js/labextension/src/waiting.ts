@@ -5,7 +5,10 @@
  * the notebook's tab (`data-dsh-waiting` + class `dsh-mod-waiting` on the title: a badge in
  * JupyterLab) and as a toolbar button (JupyterLab and Notebook 7, which has no status bar);
  * `WaitingStatus` is the JupyterLab status-bar item for the current notebook. Clicking either
- * button scrolls to the first waiting cell (by cell id) and focuses it. A count of 0 hides all.
+ * button scrolls to the first waiting cell (by cell id) and focuses it; when none of the waiting
+ * cells is in the notebook (an unsaved reload removed the `%%dsh` cell, the kernel still waits),
+ * it shows a notice on the panel that says so and how to answer (`%dsh allow ID`, see
+ * `advice.ts`) instead of doing nothing. A count of 0 hides all, the notice included.
  * Labels are the kernel's text and are set as text, never as HTML.
  */
 
@@ -13,6 +16,7 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
+import { missingCells, orphanAdvice } from './advice';
 import type { IWaiting, IWaitingCell } from './protocol';
 
 export function describe(count: number): string {
@@ -58,6 +62,9 @@ export class WaitingState {
     }
     title.dataset = dataset;
     this.button.render(this._count, this._cells);
+    if (this._notice !== null && this._count === 0) {
+      this._hideNotice();
+    }
     this._changed.emit();
   }
 
@@ -76,12 +83,41 @@ export class WaitingState {
       cell.node.focus();
       return true;
     }
+    const ids = new Set(notebook.widgets.map(cell => cell.model.id));
+    const missing = missingCells(this._cells, id => ids.has(id));
+    if (missing.length > 0) {
+      this._showNotice(orphanAdvice(missing));
+    }
     return false;
+  }
+
+  private _showNotice(text: string): void {
+    this._hideNotice();
+    const notice = document.createElement('div');
+    notice.className = 'dsh-waiting-notice';
+    notice.setAttribute('role', 'alert');
+    const body = document.createElement('div');
+    body.className = 'dsh-waiting-notice-text';
+    body.textContent = text;
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'dsh-waiting-notice-close';
+    close.textContent = 'Close';
+    close.addEventListener('click', () => this._hideNotice());
+    notice.append(body, close);
+    this.panel.node.appendChild(notice);
+    this._notice = notice;
+  }
+
+  private _hideNotice(): void {
+    this._notice?.remove();
+    this._notice = null;
   }
 
   readonly button: WaitingButton;
   private _count = 0;
   private _cells: IWaitingCell[] = [];
+  private _notice: HTMLElement | null = null;
   private _changed = new Signal<this, void>(this);
 }
 

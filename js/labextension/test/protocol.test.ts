@@ -36,6 +36,11 @@ test('waiting and hello parse', () => {
     kernel_version: '0.1.0'
   });
   assert.deepEqual(parseKernelMessage({ ...waiting, count: 0, cells: [] })?.type, 'waiting');
+  // request_id (additive): kept when a non-empty string, dropped otherwise
+  const withId = { ...waiting, cells: [{ ...waiting.cells[0], request_id: 'a1' }] };
+  assert.deepEqual(parseKernelMessage(withId), withId);
+  const badId = { ...waiting, cells: [{ ...waiting.cells[0], request_id: 7 }] };
+  assert.deepEqual(parseKernelMessage(badId), waiting);
 });
 
 test('unknown, other versions and malformed messages are null, never thrown', () => {
