@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ..context.interpolate import VALUES_HEADING
 from .names import Frame, Variable
 from .results import error_line
 
@@ -66,7 +67,10 @@ def read_failure(question: str) -> Failure | None:
     kind, _, message = line.partition(":")
     kind = kind.rsplit(".", 1)[-1].strip()
     message = message.strip()
-    blocks = _CODE_BLOCK.findall(question)
+    # the failing code as a named value (after the person's text) comes first, then any the
+    # person quoted themselves; an inline reference to it is not code
+    values = question.split(VALUES_HEADING, 1)[1] if VALUES_HEADING in question else ""
+    blocks = _CODE_BLOCK.findall(values) + _CODE_BLOCK.findall(question)
     code = next((b for b in blocks if error_line(b) is None and b.strip()), "")
     missing: str | None = None
     if kind == "KeyError":

@@ -562,7 +562,8 @@ def next_step(turn: Turn, intent: Intent) -> Step:
                 "DataFrame and columns in your prompt and ask again."
             )
     if intent.kind == "error":
-        failure = read_failure(question_text(turn.prompt))
+        # the traceback and the failing code arrive as named values, after the person's text
+        failure = read_failure(turn.prompt)
         if failure is None:
             return _say(
                 "I can't explain this error without a language model (I found no exception "
