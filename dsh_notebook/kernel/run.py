@@ -40,6 +40,7 @@ from ..protocol import Notification
 from ..runtime import redact
 from ..transcript import Transcript
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
+from .cell_options import RunOptions
 from .conversations import ConversationIndex
 from .display import DisplayChoice, Format, open_view, show_bundle
 from .handle import RunHandle
@@ -73,26 +74,6 @@ class PromptSkipped(DshError):
 
 class PlanError(DshError):
     """The cell cannot be sent as it is (one line that says what to change)."""
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """The ``%%dsh`` options of one cell (as parsed by the magic)."""
-
-    session: str | None = None
-    new: bool = False
-    wait: bool = False
-    out: str | None = None
-    images: tuple[str, ...] = ()
-    model: str | None = None
-    effort: str | None = None
-    cwd: str | None = None
-    on_approval: ApprovalMode = "ask"
-    format: Format | None = None
-    keep_widget: bool = False
-    force: bool = False
-    show_context: bool = False
-    """``--show-context``: print the notebook context block instead of sending the prompt."""
 
 
 @dataclass(frozen=True)
