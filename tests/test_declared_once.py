@@ -4,11 +4,13 @@ the help and the usage errors come from that declaration."""
 from __future__ import annotations
 
 from dataclasses import fields
+from types import SimpleNamespace
 
 import pytest
 from IPython.core.error import UsageError
 
 from dsh_notebook.kernel.cell_options import RunOptions, parse_cell_options
+from dsh_notebook.kernel.commands import COMMANDS, help_text
 from dsh_notebook.kernel.magics import DshMagics
 from dsh_notebook.kernel.settings import KernelSettings, setting_traits
 
@@ -55,3 +57,52 @@ def test_a_bad_cell_option_is_a_one_line_usage_error() -> None:
     with pytest.raises(UsageError) as caught:
         parse_cell_options(DshMagics.dsh, "--on-approval maybe")
     assert "\n" not in str(caught.value)
+
+
+def test_dsh_help_lists_every_declared_command_with_its_usage() -> None:
+    text = help_text()
+    listed = [
+        line.split()[0]
+        for line in text.splitlines()[1:]
+        if line.startswith("  ") and line[2] != " "
+    ]
+    assert listed[:-1] == list(COMMANDS) and listed[-1] == "/command"
+    for command in COMMANDS.values():
+        assert f"  {command.usage().removeprefix('%dsh ')}" in text
+    assert "export [ID] [--format md|json] [--to FILE]" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "argv"),
+    [
+        ("sessions", ["--every"]),
+        ("new", ["a", "b"]),
+        ("resume", []),
+        ("allow", []),
+        ("allow", ["a1", "--note", "x"]),
+        ("reject", ["a1", "--run"]),
+        ("reject", ["a1", "--note"]),
+        ("answer", ["q1"]),
+        ("dismiss", []),
+        ("export", ["--format", "pdf"]),
+        ("export", ["a", "b"]),
+        ("key", ["sk-typed-into-a-cell"]),
+        ("status", ["extra"]),
+    ],
+)
+def test_a_usage_error_is_one_line_with_the_declared_usage(name: str, argv: list[str]) -> None:
+    command = COMMANDS[name]
+    with pytest.raises(UsageError) as caught:
+        command(SimpleNamespace(), argv)
+    message = str(caught.value)
+    assert "\n" not in message and f"usage: {command.usage()}" in message
+    assert "sk-typed-into-a-cell" not in message
+
+
+def test_arguments_parse_into_the_commands_typed_declaration() -> None:
+    exported = COMMANDS["export"].parse(["--to", "out.json", "s1", "--format", "json"])
+    assert (exported.id, exported.format, exported.to) == ("s1", "json", "out.json")
+    assert COMMANDS["export"].parse([]).format == "md"
+    answered = COMMANDS["answer"].parse(["q1", "East", "--and-free-text"])
+    assert answered.choices == ("East", "--and-free-text")
+    assert COMMANDS["allow"].parse(["--run", "a2"]).run is True
