@@ -1,0 +1,39 @@
+"""Concepts with one home: the truncation marker every Python exit uses, one "request is gone"
+text, one decision vocabulary, one shell-parent lookup, one prompt validation."""
+
+from __future__ import annotations
+
+import re
+
+from dsh_notebook.context.describe import truncate
+from dsh_notebook.kernel.cell_errors import MAX_ERROR_CHARS, cell_error_text
+from dsh_notebook.notebook_tools.cells import format_cells
+from dsh_notebook.transcript.bounds import cap, clip, truncation_mark
+
+# what any truncation_mark(n) looks like; every other spelling is a second home
+ONE_MARKER = re.compile(r"\[… ([\d,]+) characters omitted …\]")
+
+
+OTHER_SPELLINGS = re.compile(r"more chars|truncated|\bcut\]|omitted|chars cut")
+
+
+def test_every_python_exit_cuts_text_with_the_one_marker() -> None:
+    long_line = "x" * 5000
+    cut_texts = {
+        "context.describe.truncate": truncate(long_line, 300)[0],
+        "transcript.bounds.cap": cap(long_line, 300),
+        "transcript.bounds.clip": clip(long_line, 300),
+        "notebook_tools.cells": format_cells(
+            {"cells": [{"index": 0, "cell_type": "code", "source": long_line}]}, max_chars=8000
+        ),
+    }
+    try:
+        raise ValueError("v" * (MAX_ERROR_CHARS * 2))
+    except ValueError as exc:
+        cut_texts["kernel.cell_errors"] = cell_error_text(exc)
+    for site, text in cut_texts.items():
+        found = ONE_MARKER.search(text)
+        assert found is not None, site
+        omitted = int(found.group(1).replace(",", ""))
+        assert found.group(0) == truncation_mark(omitted), site
+        assert not OTHER_SPELLINGS.search(ONE_MARKER.sub("", text)), site  # no second spelling
