@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 
 from dsh_notebook.context.describe import truncate
+from dsh_notebook.kernel.agent import NotebookAgent
 from dsh_notebook.kernel.cell_errors import MAX_ERROR_CHARS, cell_error_text
+from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.notebook_tools.cells import format_cells
 from dsh_notebook.transcript.bounds import cap, clip, truncation_mark
+from dsh_notebook.widget.actions import GONE
 
 # what any truncation_mark(n) looks like; every other spelling is a second home
 ONE_MARKER = re.compile(r"\[… ([\d,]+) characters omitted …\]")
@@ -37,3 +40,15 @@ def test_every_python_exit_cuts_text_with_the_one_marker() -> None:
         omitted = int(found.group(1).replace(",", ""))
         assert found.group(0) == truncation_mark(omitted), site
         assert not OTHER_SPELLINGS.search(ONE_MARKER.sub("", text)), site  # no second spelling
+
+
+def test_the_kernel_and_the_card_say_the_same_when_a_request_is_gone() -> None:
+    agent = NotebookAgent(None, KernelSettings)
+    try:
+        assert agent.on_widget_action({"type": "dismiss", "request_id": "q9"}) == GONE
+        gone = {"type": "approval", "request_id": "a9", "decision": "rejected"}
+        assert agent.on_widget_action(gone) == GONE
+        legacy = {"type": "approval", "request_id": "a9", "decision": "allow"}
+        assert "unknown decision" in str(agent.on_widget_action(legacy))  # never mapped
+    finally:
+        agent.close()

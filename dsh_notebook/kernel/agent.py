@@ -36,9 +36,9 @@ from ..context.sanitize import encodable
 from ..frontend import FrontendLink, current_identity
 from ..frontend.protocol import WaitingCell
 from ..notebook_tools.figures import FigureNotes
-from ..protocol import ApprovalOutcome
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
+from ..widget.actions import GONE, outcome_of
 from .agent_cells import AgentCells
 from .broker import Broker
 from .cell_errors import cell_error_text
@@ -60,9 +60,6 @@ __all__ = ["NotebookAgent"]
 
 log = logging.getLogger(__name__)
 
-_LEGACY_DECISIONS: dict[str, ApprovalOutcome] = {"allow": "allowed-once", "reject": "rejected"}
-_OUTCOMES: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected", "cancelled")
-_GONE = "this request is no longer pending (run stopped, kernel restarted, notebook reopened)"
 
 _EXITING = threading.Event()
 """Set at interpreter exit, before the runtime hosts close: this module imports :mod:`.host`
@@ -316,10 +313,9 @@ class NotebookAgent:
             threading.Thread(target=self.stop, name="dsh-stop", daemon=True).start()
             return None
         if kind == "approval":
-            decision = action.get("decision")
-            outcome = _LEGACY_DECISIONS.get(str(decision), decision)
-            if outcome not in _OUTCOMES:
-                return f"unknown decision {decision!r}"
+            outcome = outcome_of(action.get("decision"))
+            if outcome is None:
+                return f"unknown decision {action.get('decision')!r}"
             code, note = action.get("code"), action.get("note")
             done = self.broker.decide(
                 key,
@@ -335,7 +331,7 @@ class NotebookAgent:
             done = self.broker.answer(key, None)
         else:
             return f"unknown action {kind!r}"
-        return None if done else _GONE
+        return None if done else GONE
 
     # -- lifecycle -----------------------------------------------------------------------------
 
