@@ -4,12 +4,17 @@ text, one decision vocabulary, one shell-parent lookup, one prompt validation.""
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 from dsh_notebook.context.describe import truncate
+from dsh_notebook.frontend.identity import parent_message
+from dsh_notebook.kernel import display
 from dsh_notebook.kernel.agent import NotebookAgent
 from dsh_notebook.kernel.cell_errors import MAX_ERROR_CHARS, cell_error_text
+from dsh_notebook.kernel.display import DisplayChoice, open_view
 from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.notebook_tools.cells import format_cells
+from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import cap, clip, truncation_mark
 from dsh_notebook.widget.actions import GONE
 
@@ -52,3 +57,15 @@ def test_the_kernel_and_the_card_say_the_same_when_a_request_is_gone() -> None:
         assert "unknown decision" in str(agent.on_widget_action(legacy))  # never mapped
     finally:
         agent.close()
+
+
+def test_a_view_is_filed_under_the_cell_by_the_one_parent_lookup() -> None:
+    """``frontend.identity.parent_message`` is the one lookup: the live view of a kernel that
+    keeps the request as ``_parent_header`` (no ``get_parent``) is still filed under it."""
+    header = {"header": {"msg_id": "execute-1", "msg_type": "execute_request"}}
+    shell = SimpleNamespace(kernel=SimpleNamespace(_parent_header=header))
+    choice = DisplayChoice("markdown", deferred=True)  # nothing displayed: no IPython needed
+    view = open_view(shell, Transcript("s", prompt="hi"), choice, None)
+    assert view.parent == header
+    assert parent_message(shell.kernel) == header
+    assert not hasattr(display, "current_parent")
