@@ -130,3 +130,13 @@ async def test_approvals_are_decided_with_the_protocol_outcomes_only() -> None:
         assert await broker.approve(request) == "allowed-once"
     # nobody's run: rejected at once, never pending
     assert await broker_with_runs()[0].approve(request) == "rejected"
+
+
+def test_the_planned_blocks_are_validated_once_and_sent_as_they_are() -> None:
+    """The plan validates the prompt (images decoded and sniffed once); the session passes the
+    validated blocks through instead of decoding every image again."""
+    from dsh_notebook.client.prompt import ValidatedBlocks, normalize_input
+
+    planned = plan("look at {n}").blocks
+    assert isinstance(planned, ValidatedBlocks)
+    assert normalize_input(planned) is planned
