@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import anyio
 import pytest
 
@@ -91,7 +93,7 @@ class Tree:
 async def test_a_child_sessions_question_reaches_the_run_of_its_root() -> None:
     notes: list[tuple[str, dict[str, object]]] = []
     broker, runs = broker_with_runs(Tree({"child": "root"}))
-    hold(runs, "root", RunPolicy(notify=lambda kind, data: notes.append((kind, data))))
+    hold(runs, "root", RunPolicy(notify=lambda fact: notes.append((fact.kind, asdict(fact)))))
     ask = UserQuestionAsk.model_validate(
         {
             "requestId": "r1",

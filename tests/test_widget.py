@@ -24,6 +24,7 @@ pytest.importorskip("anywidget")
 from dsh_notebook.protocol import Notification
 from dsh_notebook.testing.comms import RecordingComm
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested, QuestionAsked, Settled
 from dsh_notebook.widget import GONE, RunWidget, apply_ops, diff_snapshots
 
 from .test_transcript import (
@@ -96,30 +97,28 @@ def waiting_transcript() -> Transcript:
     t.apply(Notification("session.status", {"sessionId": "s", "status": "running"}))
     t.apply(tool_call("s", "call-1", "bash", {"command": "touch /tmp/x"}))
     t.apply_local(
-        "approval-requested",
-        request_id="a1",
-        session_id="s",
-        tool_name="bash",
-        call_id="call-1",
-        reason="escalate",
+        ApprovalRequested(
+            request_id="a1", session_id="s", tool_name="bash", call_id="call-1", reason="escalate"
+        )
     )
     t.apply_local(
-        "question-asked",
-        request_id="q2",
-        session_id="s",
-        questions=[
-            {
-                "id": "color",
-                "question": "Which color?",
-                "options": [{"label": "red"}, {"label": "blue"}],
-            },
-            {
-                "id": "extras",
-                "question": "Extras?",
-                "multiSelect": True,
-                "options": [{"label": "grid"}, {"label": "legend"}],
-            },
-        ],
+        QuestionAsked(
+            request_id="q2",
+            session_id="s",
+            questions=[
+                {
+                    "id": "color",
+                    "question": "Which color?",
+                    "options": [{"label": "red"}, {"label": "blue"}],
+                },
+                {
+                    "id": "extras",
+                    "question": "Extras?",
+                    "multiSelect": True,
+                    "options": [{"label": "grid"}, {"label": "legend"}],
+                },
+            ],
+        )
     )
     return t
 
@@ -276,9 +275,9 @@ def test_a_decided_or_settled_request_is_gone(recording_comms: list[RecordingCom
     t = waiting_transcript()
     calls, on_action = recorder()
     w = RunWidget(t.snapshot(), on_action=on_action)
-    t.apply_local("approval-decided", request_id="a1", outcome="rejected", decided_by="timeout")
+    t.apply_local(ApprovalDecided(request_id="a1", outcome="rejected", decided_by="timeout"))
     w.update(t.snapshot())
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     w.update(t.snapshot())
     c = widget_of(w)
     c.receive({"type": "approval", "request_id": "a1", "decision": "allowed-once"})
@@ -365,7 +364,7 @@ def test_ten_thousand_updates_stay_within_the_message_budget(
     for note in flood(10_000):
         t.apply(note)
         w.update(t.snapshot())
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     w.update(t.snapshot(), final=True)
     deadline = time.monotonic() + 2
     while w.pending and time.monotonic() < deadline:
@@ -582,7 +581,7 @@ def _fixture() -> dict[str, Any]:
                     {"base": before["seq"], "seq": snap["seq"], "ops": diff_snapshots(before, snap)}
                 )
                 before = snap
-        t.apply_local("settled", finish_reason="completed")
+        t.apply_local(Settled(finish_reason="completed"))
         snap = t.snapshot()
         sent.append(
             {"base": before["seq"], "seq": snap["seq"], "ops": diff_snapshots(before, snap)}

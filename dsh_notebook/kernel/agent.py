@@ -38,6 +38,7 @@ from ..frontend.protocol import WaitingCell
 from ..notebook_tools.figures import FigureNotes
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
+from ..transcript.facts import Stopped
 from ..widget.actions import GONE, outcome_of
 from .agent_cells import AgentCells
 from .broker import Broker
@@ -340,7 +341,7 @@ class NotebookAgent:
         every live session is resumed with its history; pending requests are rejected. Each
         stopped run's output says "stopped by you" (not an error)."""
         for run in self.runs.in_progress():
-            self.pump.local(run.view, "stopped", {})
+            self.pump.local(run.view, Stopped())
         self.broker.reject_all("you")
         self.call_origins.forget_all()  # the old runtime's calls can never arrive now
         return self.host.restart()

@@ -24,6 +24,7 @@ from ..errors import DshError, UnsupportedByRuntime
 from ..notebook_tools.refusals import NOTE_MAX
 from ..runtime import Secret, redact
 from ..transcript import Transcript
+from ..transcript.facts import Settled
 from .agent import NotebookAgent
 from .line_args import Command, NoArgs, option, positional, switch
 from .naming import validate_session_name
@@ -287,7 +288,7 @@ def _export(m: NotebookAgent, args: ExportArgs) -> None:
         transcript = Transcript(session_id)
         for notification in result.notifications:
             transcript.apply(notification)
-        transcript.apply_local("settled", finish_reason=result.finish_reason)
+        transcript.apply_local(Settled(result.finish_reason))
         text = redact(transcript.to_markdown(), m.secrets())
     text = replace_lone_surrogates(text)  # a file or a print must encode it as UTF-8
     if args.to:
