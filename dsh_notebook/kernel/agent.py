@@ -39,7 +39,6 @@ from ..notebook_tools.figures import FigureNotes
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
 from ..transcript.facts import Stopped
-from ..widget.actions import GONE, outcome_of
 from .agent_cells import AgentCells
 from .broker import Broker
 from .cell_errors import cell_error_text
@@ -308,6 +307,8 @@ class NotebookAgent:
         Resolves the broker's pending item; returns the text the card shows when the request is
         gone. Stop restarts the runtime off the comm thread.
         """
+        from ..widget.actions import GONE, outcome_of  # a click means the widget is loaded
+
         kind = action.get("type")
         key = str(action.get("request_id"))
         if kind == "stop":
