@@ -62,14 +62,7 @@ import anyio
 
 from ..notebook_tools.refusals import NOTE_MAX, clean_note
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
-from ..transcript.facts import (
-    ApprovalDecided,
-    ApprovalRequested,
-    LocalFact,
-    QuestionAnswered,
-    QuestionAsked,
-    QuestionCancelled,
-)
+from ..transcript import facts
 
 ALLOW_FOR_RUN = "allowed-for-run"
 """A stdin answer meaning "allow, and the same tool for the rest of this run"."""
@@ -126,7 +119,7 @@ class RunPolicy:
     wait_mode: bool = False
     stdin: bool = False
     headless_approval: Literal["reject", "allow"] = "reject"
-    notify: Callable[[LocalFact], None] = lambda fact: None
+    notify: Callable[[facts.LocalFact], None] = lambda fact: None
     """Where the run's cards learn of its requests and decisions (the UI pump)."""
     prompts: queue.Queue[MainThreadPrompt] | None = None
     """Where wait mode hands stdin prompts to the waiting cell's thread."""
@@ -230,7 +223,7 @@ class Broker:
             return Decision("rejected", "policy")
         key = f"a{next(self._ids)}"
         policy.notify(
-            ApprovalRequested(key, request.session_id, request.tool_name, request.call_id,
+            facts.ApprovalRequested(key, request.session_id, request.tool_name, request.call_id,
                               request.reason)
         )  # fmt: skip
         outcome: ApprovalOutcome
@@ -264,7 +257,9 @@ class Broker:
                 code = pending.code if editable else None
                 if pending.for_run and not policy.ended:
                     self._scope(policy, request.tool_name)
-        policy.notify(ApprovalDecided(key, outcome, by, code))  # the card shows the code that ran
+        policy.notify(
+            facts.ApprovalDecided(key, outcome, by, code)
+        )  # the card shows the code that ran
         return Decision(outcome, by, code, note)
 
     def _scope(self, policy: RunPolicy, tool_name: str) -> None:
@@ -287,14 +282,14 @@ class Broker:
         questions = [
             q.model_dump(mode="json", by_alias=True, exclude_none=True) for q in request.questions
         ]
-        policy.notify(QuestionAsked(key, request.session_id, questions, request.call_id))
+        policy.notify(facts.QuestionAsked(key, request.session_id, questions, request.call_id))
         answers: Answers = None
         if policy.wait_mode:
             if policy.stdin and policy.prompts is not None:
                 answers = await self._ask_main_thread(policy.prompts, "question", request)
         else:
             answers = (await self._wait_for_person(key, "question", request, policy)).answers
-        policy.notify(QuestionAnswered(key, answers))
+        policy.notify(facts.QuestionAnswered(key, answers))
         return answers
 
     async def _wait_for_person(
@@ -315,9 +310,9 @@ class Broker:
             # cancelled (the runtime withdrew it, or shutdown): never a grant
             pending.resolved = True
             if kind == "approval":
-                policy.notify(ApprovalDecided(key, "cancelled", "runtime"))
+                policy.notify(facts.ApprovalDecided(key, "cancelled", "runtime"))
             else:
-                policy.notify(QuestionCancelled(key))
+                policy.notify(facts.QuestionCancelled(key))
             raise
         finally:
             self._pending.pop(key, None)

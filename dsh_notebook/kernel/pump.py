@@ -54,17 +54,7 @@ from typing import Any
 from ..context.sanitize import encodable
 from ..protocol import ASSISTANT_STREAM, Notification
 from ..runtime import redact
-from ..transcript import Transcript
-from ..transcript.facts import (
-    ApprovalDecided,
-    ApprovalRequested,
-    LocalFact,
-    QuestionAnswered,
-    QuestionAsked,
-    QuestionCancelled,
-    RunError,
-    Settled,
-)
+from ..transcript import Transcript, facts
 
 __all__ = ["KEEP_EVERY", "KEEP_SHARE", "LiveView", "UiPump"]
 
@@ -126,8 +116,8 @@ KEEP_EVERY = 5.0
 """Seconds between two keeps of a live view that keeps changing (a card waiting: at once)."""
 KEEP_SHARE = 50
 """The cadence waits at least this many times the last keep's duration (at most 2 %)."""
-_OPENS = (ApprovalRequested, QuestionAsked)
-_CLOSES = (ApprovalDecided, QuestionAnswered, QuestionCancelled)
+_OPENS = (facts.ApprovalRequested, facts.QuestionAsked)
+_CLOSES = (facts.ApprovalDecided, facts.QuestionAnswered, facts.QuestionCancelled)
 DRAIN_INTERVAL = 0.01
 """Seconds between two drains while items keep coming. Short batches (a fast stream posts a few
 dozen chunks per 10 ms) keep each GIL hold of the pump well under the interpreter's 5 ms switch
@@ -168,12 +158,12 @@ class UiPump:
     def notification(self, view: LiveView, notification: Notification) -> None:
         self._post(("wire", view, notification))
 
-    def local(self, view: LiveView, fact: LocalFact) -> None:
+    def local(self, view: LiveView, fact: facts.LocalFact) -> None:
         """Apply ``fact`` to the view's transcript (in order with everything posted before)."""
         self._post(("local", view, fact))
 
     def settle(
-        self, view: LiveView, finish_reason: str | None, error: RunError | None = None
+        self, view: LiveView, finish_reason: str | None, error: facts.RunError | None = None
     ) -> None:
         self._post(("settle", view, (finish_reason, error)), urgent=True)
 
@@ -260,7 +250,7 @@ class UiPump:
             finish_reason, error = payload
             if error is not None:
                 view.transcript.apply_local(error)
-            view.transcript.apply_local(Settled(finish_reason))
+            view.transcript.apply_local(facts.Settled(finish_reason))
             view.settled = True
             changed = True
         else:  # pragma: no cover - internal
