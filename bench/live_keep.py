@@ -25,6 +25,7 @@ from dsh_notebook.kernel.ledger import PromptLedger
 from dsh_notebook.kernel.pump import KEEP_EVERY, KEEP_SHARE
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import ApprovalRequested
 
 CHUNKS = 20_000
 
@@ -37,7 +38,7 @@ def transcript(chars: int) -> Transcript:
         t.apply(Notification("session.assistant_stream", {"sessionId": "s", "frame": {
             "type": "chunk", "attemptId": "a1", "revision": 1, "index": i, "time": 0,
             "chunk": {"type": "text-delta", "index": 0, "text": word + ("\n" if i % 20 == 19 else " ")}}}))  # fmt: skip
-    t.apply_local("approval-requested", request_id="a1", session_id="s", tool_name="run_python")
+    t.apply_local(ApprovalRequested(request_id="a1", session_id="s", tool_name="run_python"))
     return t
 
 

@@ -31,6 +31,7 @@ from dsh_notebook.kernel.pump import LiveView, UiPump
 from dsh_notebook.protocol import Notification
 from dsh_notebook.testing.comms import RecordingComm
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import Settled
 from dsh_notebook.widget import RunWidget, apply_ops
 
 SESSION = "bench"
@@ -150,7 +151,7 @@ def run_direct(
     for note in paced(notes, rate):
         if t.apply(note):
             widget.update(t.snapshot())
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     widget.update(t.snapshot(), final=True)
     while widget.pending:
         time.sleep(0.005)

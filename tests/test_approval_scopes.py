@@ -7,6 +7,7 @@ runs the edited code) are in ``test_approval_scopes_real.py``."""
 from __future__ import annotations
 
 import functools
+from dataclasses import asdict
 from typing import Any
 
 import anyio
@@ -15,6 +16,7 @@ import pytest
 from dsh_notebook.kernel.broker import Broker, Decision, RunPolicy
 from dsh_notebook.protocol import ApprovalRequest
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested
 from dsh_notebook.transcript.markdown import render_markdown
 from dsh_notebook.transcript.text import render_text
 from dsh_notebook.widget.actions import EDIT_MAX, check_action
@@ -56,7 +58,7 @@ async def approve_with_click(
 async def test_allow_for_this_run_answers_the_same_tool_of_the_run_without_asking() -> None:
     notes: list[tuple[str, dict[str, Any]]] = []
     broker, runs = broker_with_runs()
-    hold(runs, "s", RunPolicy(notify=lambda kind, data: notes.append((kind, data))))
+    hold(runs, "s", RunPolicy(notify=lambda fact: notes.append((fact.kind, asdict(fact)))))
     first = await approve_with_click(broker, ask(), "a1", for_run=True)
     assert first == Decision("allowed-once", "you-for-run")
     with anyio.fail_after(2):  # answered at once: nobody clicks
@@ -219,8 +221,8 @@ async def test_a_rejected_edit_returns_no_code() -> None:
 
 def waiting_snapshot(tool: str) -> Any:
     t = Transcript("s", prompt="p")
-    t.apply_local("approval-requested", request_id="a1", session_id="s", tool_name=tool,
-                  reason="x = 1")  # fmt: skip
+    t.apply_local(ApprovalRequested(request_id="a1", session_id="s", tool_name=tool,
+                  reason="x = 1"))  # fmt: skip
     return t.snapshot()
 
 
@@ -256,9 +258,9 @@ def test_check_action_refuses_what_cannot_be_honoured(
 def test_the_transcript_says_allowed_for_this_run() -> None:
     t = Transcript("s", prompt="p")
     for key, by in (("a1", "you-for-run"), ("a2", "scope"), ("a3", "you-edited")):
-        t.apply_local("approval-requested", request_id=key, session_id="s", tool_name="bash",
-                      reason="why")  # fmt: skip
-        t.apply_local("approval-decided", request_id=key, outcome="allowed-once", decided_by=by)
+        t.apply_local(ApprovalRequested(request_id=key, session_id="s", tool_name="bash",
+                      reason="why"))  # fmt: skip
+        t.apply_local(ApprovalDecided(request_id=key, outcome="allowed-once", decided_by=by))
     text = render_text(t.snapshot())
     assert "allowed once (by you, for the rest of this run)" in text
     assert "allowed (for this run)" in text
@@ -270,7 +272,7 @@ def test_the_transcript_says_allowed_for_this_run() -> None:
 async def test_the_card_of_an_edited_call_shows_the_code_that_ran() -> None:
     t = Transcript("s", prompt="p")
     broker, runs = broker_with_runs()
-    hold(runs, "s", RunPolicy(notify=lambda kind, data: t.apply_local(kind, **data)))
+    hold(runs, "s", RunPolicy(notify=t.apply_local))
     await approve_with_click(
         broker, ask("run_python", reason="agent = 1"), "a1", editable=True, code="person = 2"
     )

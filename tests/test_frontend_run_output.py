@@ -13,6 +13,7 @@ from dsh_notebook.kernel.display import DisplayChoice, ViewPublisher
 from dsh_notebook.kernel.pump import LiveView
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import Settled
 
 
 class Shell:
@@ -118,7 +119,7 @@ def test_settled_goes_after_the_freezing_update_and_before_close(
 ) -> None:
     rec, view, _ = make(monkeypatch)
     text(view.transcript, 0, "done SECRET")
-    view.transcript.apply_local("settled", finish_reason="completed")
+    view.transcript.apply_local(Settled(finish_reason="completed"))
     view.settled = True
     rec.events.clear()
     view.publish(view.bundle())

@@ -11,6 +11,7 @@ from dsh_notebook.kernel.ledger import PromptLedger
 from dsh_notebook.kernel.run import Frontend, RunOptions, plan_run
 from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import ApprovalRequested
 
 KEY = "sk-live-transcript-key-0123456789"
 
@@ -18,7 +19,7 @@ KEY = "sk-live-transcript-key-0123456789"
 def live_transcript() -> Transcript:
     transcript = Transcript("s", prompt=f"count the rows, the key is {KEY}")
     transcript.apply_local(
-        "approval-requested", request_id="a1", session_id="s", tool_name="run_python"
+        ApprovalRequested(request_id="a1", session_id="s", tool_name="run_python")
     )
     return transcript
 

@@ -157,8 +157,8 @@ def test_demo_model_without_a_key(
     magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
     monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
     monkeypatch.delenv("DEEPSEEK_BASE_URL", raising=False)
-    assert magics.demo_active()
-    config = magics.harness_config()
+    assert magics.agent.demo_active()
+    config = magics.agent.harness_config()
     assert config.base_url is not None and config.base_url.startswith("http://127.0.0.1:")
     # the notice is the run's header (an informational note), never an error on stderr
     assert "scripted demo model" not in capsys.readouterr().err
@@ -167,8 +167,8 @@ def test_demo_model_without_a_key(
     assert "demo analyst — no API key set" in captured.out
     assert "scripted demo model" not in captured.err
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-real")
-    assert not magics.demo_active()
-    assert magics.harness_config().base_url is None
+    assert not magics.agent.demo_active()
+    assert magics.agent.harness_config().base_url is None
 
 
 def test_config_and_prewarm_apply_at_load(ip: InteractiveShell) -> None:
@@ -236,4 +236,4 @@ def test_the_key_is_never_printed(ip: InteractiveShell, capsys: pytest.CaptureFi
     assert "***" in repr(shown)
     magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
     assert magics.api_key == canary  # still the key where it is used
-    assert canary not in repr(magics.settings()) and canary not in repr(magics.harness_config())
+    assert canary not in repr(magics.settings()) and canary not in repr(magics.agent.harness_config())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import anyio
 import pytest
 
@@ -91,7 +93,7 @@ class Tree:
 async def test_a_child_sessions_question_reaches_the_run_of_its_root() -> None:
     notes: list[tuple[str, dict[str, object]]] = []
     broker, runs = broker_with_runs(Tree({"child": "root"}))
-    hold(runs, "root", RunPolicy(notify=lambda kind, data: notes.append((kind, data))))
+    hold(runs, "root", RunPolicy(notify=lambda fact: notes.append((fact.kind, asdict(fact)))))
     ask = UserQuestionAsk.model_validate(
         {
             "requestId": "r1",
@@ -130,3 +132,13 @@ async def test_approvals_are_decided_with_the_protocol_outcomes_only() -> None:
         assert await broker.approve(request) == "allowed-once"
     # nobody's run: rejected at once, never pending
     assert await broker_with_runs()[0].approve(request) == "rejected"
+
+
+def test_the_planned_blocks_are_validated_once_and_sent_as_they_are() -> None:
+    """The plan validates the prompt (images decoded and sniffed once); the session passes the
+    validated blocks through instead of decoding every image again."""
+    from dsh_notebook.client.prompt import ValidatedBlocks, normalize_input
+
+    planned = plan("look at {n}").blocks
+    assert isinstance(planned, ValidatedBlocks)
+    assert normalize_input(planned) is planned

@@ -289,7 +289,7 @@ def test_widget_click_answers_the_approval(kernel: Kernel, tmp_path: Path) -> No
     time.sleep(0.6)  # the card is inert for ~0.5 s after it appears (a browser would wait too)
     click = {
         "method": "custom",
-        "content": {"type": "approval", "request_id": "a1", "decision": "allow"},
+        "content": {"type": "approval", "request_id": "a1", "decision": "allowed-once"},
     }
     message = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": click})
     kernel.client.shell_channel.send(message)

@@ -25,6 +25,7 @@ from dsh_notebook.runtime import Secret, redact
 from dsh_notebook.runtime.process import StderrTail
 from dsh_notebook.runtime.secret import MASK
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import Note, RunError
 
 from .canary import HALF, KEY, PRINTED, key_pieces
 from .test_frontend_run_output import Recorder, Shell, text
@@ -125,10 +126,8 @@ def canary_transcript() -> Transcript:
     """A transcript where agent output repeats the prints: the answer, an error and a note."""
     transcript = Transcript("s", prompt="go")
     text(transcript, 0, f"I printed:\n{PRINTED}")
-    transcript.apply_local("note", text=f"note {KEY[:12]}")
-    transcript.apply_local(
-        "error", message=f"provider said {KEY[:12]}", detail=PRINTED, hint=None
-    )
+    transcript.apply_local(Note(text=f"note {KEY[:12]}"))
+    transcript.apply_local(RunError(message=f"provider said {KEY[:12]}", detail=PRINTED, hint=None))
     return transcript
 
 

@@ -231,7 +231,7 @@ async def test_huge_variable_is_described_within_the_cap(notebook: Notebook) -> 
     notebook.shell.user_ns["huge"] = pd.DataFrame({f"col{i}": range(20_000) for i in range(200)})
     result = await notebook.prompt("describe-huge")
     assert not result["isError"]
-    assert len(result["text"]) <= CAP and result["text"].endswith("more chars]")
+    assert len(result["text"]) <= CAP and result["text"].endswith("characters omitted …]")
 
 
 async def test_history_lists_the_cells(notebook: Notebook) -> None:

@@ -94,7 +94,7 @@ def test_variables_empty_and_capped(shell: InteractiveShell) -> None:
     assert "no user variables" in notebook_variables(shell.user_ns, hidden=shell.user_ns_hidden)
     ns = {f"v{i}": i for i in range(500)}
     text = notebook_variables(ns, max_chars=1000)
-    assert len(text) <= 1000 and text.endswith("more chars]")
+    assert len(text) <= 1000 and text.endswith("characters omitted …]")
     assert "300 more variables not shown" in notebook_variables(ns, max_chars=100_000)
 
 
@@ -117,7 +117,7 @@ def test_describe_huge_variable_stays_within_the_cap(shell: InteractiveShell) ->
     for name in ("blob", "wide"):
         found, text = describe_variable(shell.user_ns, name, 1500)
         assert found and len(text) <= 1500
-        assert text.endswith("more chars]") or "first 1500" in text
+        assert text.endswith("characters omitted …]") or "first 1500" in text
 
 
 # -- notebook_history ---------------------------------------------------------------------------

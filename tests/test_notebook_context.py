@@ -77,7 +77,7 @@ def test_the_block_is_bounded_and_cut_with_the_package_marker() -> None:
     block = notebook_context_block(flood)
     assert len(block) <= CONTEXT_MAX
     assert block.startswith("<notebook-context>\n") and block.endswith("\n</notebook-context>")
-    assert "… [truncated, " in block  # context.describe.truncate's marker, the one spelling
+    assert "characters omitted …]" in block  # the one marker, transcript.bounds.truncation_mark
     assert "the last 12 of 399" in block
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from dsh_notebook.kernel.pump import DRAIN_INTERVAL, KEEP_SHARE, LiveView, UiPump
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested, Settled
 
 
 def chunk(i: int) -> Notification:
@@ -115,7 +116,7 @@ def answered() -> Transcript:
     transcript = Transcript("s", prompt="sum the sales")
     for i in range(3):
         transcript.apply(chunk(i))
-    transcript.apply_local("settled", finish_reason="completed")
+    transcript.apply_local(Settled(finish_reason="completed"))
     return transcript
 
 
@@ -138,7 +139,6 @@ def test_a_text_view_still_gets_the_whole_plain_text_transcript() -> None:
     assert set(bundle) == {"text/plain"}
     assert bundle["text/plain"] == text.transcript.to_text()
     assert "w0 w1 w2" in bundle["text/plain"] and "sum the sales" in bundle["text/plain"]
-
 
 
 def test_a_lone_surrogate_in_the_runtime_text_still_settles_into_a_sendable_transcript() -> None:
@@ -226,19 +226,17 @@ def test_a_card_that_starts_waiting_is_kept_at_once_and_a_settled_view_never_by_
         time.sleep(0.3)
         assert len(kept) == 1  # the first change; the next slot is a minute away
         # asked and decided in one go (a policy, a scope): nothing waits, nothing extra
-        pump.local(live, "approval-requested", card("a1"))
-        pump.local(live, "approval-decided", {"request_id": "a1", "outcome": "allowed-once",
-                                              "decided_by": "policy"})  # fmt: skip
+        pump.local(live, ApprovalRequested(**card("a1")))
+        pump.local(live, ApprovalDecided("a1", outcome="allowed-once", decided_by="policy"))
         assert pump.flush()
         time.sleep(0.3)
         assert len(kept) == 1
-        pump.local(live, "approval-requested", card("a2"))  # this one waits for the person
+        pump.local(live, ApprovalRequested(**card("a2")))  # this one waits for the person
         deadline = time.monotonic() + 2
         while len(kept) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
         assert len(kept) == 2 and "awaiting a decision" in kept[-1][1]
-        pump.local(live, "approval-decided", {"request_id": "a2", "outcome": "rejected",
-                                              "decided_by": "you"})  # fmt: skip
+        pump.local(live, ApprovalDecided("a2", outcome="rejected", decided_by="you"))
         pump.settle(live, "stop")
         assert live.done.wait(5)
         time.sleep(0.3)

@@ -11,6 +11,7 @@ import asyncio
 import concurrent.futures
 import threading
 from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import asdict
 from typing import Any
 
 import anyio
@@ -222,11 +223,13 @@ async def test_another_runs_policy_never_decides_a_call(host: LoopHost, other_po
     A's call. Now A's call waits for A's person, on A's card."""
     runs = Runs()
     notes: list[tuple[str, str, dict[str, Any]]] = []
-    a = hold(runs, "analysis", RunPolicy(notify=lambda k, d: notes.append(("a", k, d))))
+    a = hold(runs, "analysis", RunPolicy(notify=lambda f: notes.append(("a", f.kind, asdict(f)))))
     hold(
         runs,
         "report",
-        RunPolicy(on_approval=other_policy, notify=lambda k, d: notes.append(("b", k, d))),
+        RunPolicy(
+            on_approval=other_policy, notify=lambda f: notes.append(("b", f.kind, asdict(f)))
+        ),
     )  # type: ignore[arg-type]
     origins = CallOrigins()
     origins.observe(tool_call("analysis", "toolu_a", "secret_work()"))

@@ -53,10 +53,10 @@ def test_redact_masks_the_key_and_its_cut_pieces() -> None:
     secrets = [KEY]
     assert redact(f"key={KEY}; again {KEY}", secrets) == "key=***; again ***"
     # a cap cut the key in two: the piece before a marker, the tail after "[… N chars cut]"
-    cut = f"value: {KEY[:11]}… [truncated, 40 more chars]"
-    assert redact(cut, secrets) == "value: ***… [truncated, 40 more chars]"
-    assert redact(f"[… 99 earlier chars cut] {KEY[5:]}!", secrets) == (
-        "[… 99 earlier chars cut] ***!"
+    cut = f"value: {KEY[:11]} [… 40 characters omitted …]"
+    assert redact(cut, secrets) == "value: *** [… 40 characters omitted …]"
+    assert redact(f"[… 99 characters omitted …]\n{KEY[5:]}!", secrets) == (
+        "[… 99 characters omitted …]\n***!"
     )
     # pieces shorter than 8 characters are kept: too short to tell from ordinary text
     assert redact("sk-test and secret-", secrets) == "sk-test and secret-"

@@ -22,6 +22,17 @@ from markdown_it import MarkdownIt  # test dependency: markdown-it-py
 
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import RESULT_MAX, Transcript, fence, sanitize_markdown
+from dsh_notebook.transcript.facts import (
+    ApprovalDecided,
+    ApprovalRequested,
+    QuestionAnswered,
+    QuestionAsked,
+    QuestionCancelled,
+    RunError,
+    Settled,
+    Status,
+    local_fact,
+)
 from dsh_notebook.transcript.sanitize import is_dangerous_url
 
 from .conftest import load_capture
@@ -155,7 +166,7 @@ def reduce(
     for note in with_live_frames(items) if live else items:
         t.apply(note)
     if settle:
-        t.apply_local("settled", finish_reason=None)
+        t.apply_local(Settled(finish_reason=None))
     return t
 
 
@@ -714,12 +725,13 @@ def test_approval_merges_wire_and_local_facts() -> None:
     t.apply(Notification("session.status", {"sessionId": "s", "status": "running"}))
     _escalation(t)
     assert t.apply_local(
-        "approval-requested",
-        request_id="dshnb-1",
-        session_id="s",
-        tool_name="bash",
-        call_id="call-1",
-        reason="escalate: need it",
+        ApprovalRequested(
+            request_id="dshnb-1",
+            session_id="s",
+            tool_name="bash",
+            call_id="call-1",
+            reason="escalate: need it",
+        )
     )
     snap = t.snapshot()
     (tool,) = snap["items"]
@@ -734,7 +746,7 @@ def test_approval_merges_wire_and_local_facts() -> None:
     ]
     assert snap["header"]["state"] == "waiting"
     assert t.apply_local(
-        "approval-decided", request_id="dshnb-1", outcome="rejected", decided_by="you"
+        ApprovalDecided(request_id="dshnb-1", outcome="rejected", decided_by="you")
     )
     t.apply(event("s", "approval/decided", {"id": "rt-1", "outcome": "rejected"}))
     snap = t.snapshot()
@@ -752,10 +764,8 @@ def test_approval_merges_wire_and_local_facts() -> None:
 def test_runtime_outcome_wins_over_a_late_local_answer() -> None:
     t = Transcript("s")
     _escalation(t)
-    t.apply_local(
-        "approval-requested", request_id="r", session_id="s", tool_name="bash"
-    )  # no call id
-    t.apply_local("approval-decided", request_id="r", outcome="allowed-once", decided_by="you")
+    t.apply_local(ApprovalRequested(request_id="r", session_id="s", tool_name="bash"))  # no call id
+    t.apply_local(ApprovalDecided(request_id="r", outcome="allowed-once", decided_by="you"))
     t.apply(event("s", "approval/decided", {"id": "rt-1", "outcome": "rejected"}))
     approval = t.snapshot()["items"][0]["approval"]
     assert (approval["request_id"], approval["outcome"], approval["decided_by"]) == (
@@ -769,7 +779,7 @@ def test_bridge_timeout_cancels_the_card() -> None:
     t = Transcript("s")
     _escalation(t)
     t.apply_local(
-        "approval-requested", request_id="r", session_id="s", tool_name="bash", call_id="call-1"
+        ApprovalRequested(request_id="r", session_id="s", tool_name="bash", call_id="call-1")
     )
     assert t.apply(
         Notification(
@@ -788,10 +798,10 @@ def test_bridge_timeout_cancels_the_card() -> None:
 def test_local_approval_without_any_wire_event_is_a_standalone_card() -> None:
     t = Transcript("s")
     t.apply_local(
-        "approval-requested", request_id="r", session_id="s", tool_name="write", reason="<b>why</b>"
+        ApprovalRequested(request_id="r", session_id="s", tool_name="write", reason="<b>why</b>")
     )
     t.apply_local(
-        "approval-decided", request_id="r", outcome="cancelled", decided_by="connection-lost"
+        ApprovalDecided(request_id="r", outcome="cancelled", decided_by="connection-lost")
     )
     (card,) = t.snapshot()["items"]
     assert (
@@ -806,13 +816,10 @@ def test_cards_left_pending_read_undecided_once_settled() -> None:
     t = Transcript("s")
     _escalation(t)
     t.apply_local(
-        "question-asked",
-        request_id="q",
-        session_id="s",
-        questions=[{"id": "a", "question": "Why?"}],
+        QuestionAsked(request_id="q", session_id="s", questions=[{"id": "a", "question": "Why?"}])
     )
     assert len(t.snapshot()["pending"]) == 2
-    t.apply_local("settled", finish_reason="aborted")
+    t.apply_local(Settled(finish_reason="aborted"))
     assert (
         t.snapshot()["pending"] == [] and t.snapshot()["items"][0]["approval"]["state"] == "pending"
     )
@@ -836,12 +843,12 @@ def test_questions_from_local_facts() -> None:
     ):
         t = Transcript("s")
         t.apply(tool_call("s", "q1", "ask_user_question", {"questions": questions}))
-        t.apply_local("question-asked", request_id="dshnb-2", session_id="s", questions=questions)
+        t.apply_local(QuestionAsked(request_id="dshnb-2", session_id="s", questions=questions))
         snap = t.snapshot()
         card = snap["items"][0]["question"]
         assert card["request_id"] == "dshnb-2" and card["questions"][0]["multi_select"] is True
         assert snap["pending"][0]["kind"] == "question"
-        t.apply_local("question-answered", request_id="dshnb-2", answers=answers)
+        t.apply_local(QuestionAnswered(request_id="dshnb-2", answers=answers))
         t.apply(
             tool_result(
                 "s",
@@ -859,13 +866,11 @@ def test_questions_from_local_facts() -> None:
 def _answered_markdown(questions: list[dict[str, Any]]) -> str:
     t = Transcript("s")
     t.apply(tool_call("s", "q1", "ask_user_question", {"questions": questions}))
+    t.apply_local(QuestionAsked(request_id="r", session_id="s", questions=questions, call_id="q1"))
     t.apply_local(
-        "question-asked", request_id="r", session_id="s", questions=questions, call_id="q1"
-    )
-    t.apply_local(
-        "question-answered",
-        request_id="r",
-        answers=[{"id": "color", "selected": ["Red"], "custom": "teal"}],
+        QuestionAnswered(
+            request_id="r", answers=[{"id": "color", "selected": ["Red"], "custom": "teal"}]
+        )
     )
     return t.to_markdown()
 
@@ -873,11 +878,11 @@ def _answered_markdown(questions: list[dict[str, Any]]) -> str:
 def test_question_cancelled_on_the_wire() -> None:
     t = Transcript("s")
     t.apply_local(
-        "question-asked", request_id="r", session_id="s", questions=[{"id": "a", "question": "?"}]
+        QuestionAsked(request_id="r", session_id="s", questions=[{"id": "a", "question": "?"}])
     )
     assert t.apply(Notification("user-question.cancelled", {"requestId": "r", "sessionId": "s"}))
     assert t.snapshot()["items"][0]["state"] == "cancelled"
-    assert t.apply_local("question-cancelled", request_id="r") is False
+    assert t.apply_local(QuestionCancelled(request_id="r")) is False
 
 
 # -- errors, notes, unknowns, local facts --------------------------------------------------------
@@ -910,7 +915,7 @@ def test_turn_error_hints(code: str, needle: str) -> None:
     )
     (err,) = t.snapshot()["items"]
     assert err["kind"] == "error" and needle in err["hint"] and err["status"] == 401
-    t.apply_local("settled", finish_reason=None)
+    t.apply_local(Settled(finish_reason=None))
     assert t.snapshot()["header"]["state"] == "error"
     assert needle in _render(t.to_markdown()) and needle in t.to_text()
 
@@ -998,10 +1003,10 @@ def test_seq_moves_only_on_change_and_stamps_revs() -> None:
     t.apply(assistant("s", {"type": "text", "text": "b"}))
     first, second = t.snapshot()["items"]
     assert first["rev"] < second["rev"] == t.seq
-    assert t.apply_local("status", state="running") is False
+    assert t.apply_local(Status(state="running")) is False
     assert (
-        t.apply_local("settled", finish_reason="completed")
-        and t.apply_local("settled", finish_reason="completed") is False
+        t.apply_local(Settled(finish_reason="completed"))
+        and t.apply_local(Settled(finish_reason="completed")) is False
     )
     snap = t.snapshot()
     assert snap["header"]["title"] == "T" and snap["header"]["model"] == "m"
@@ -1012,24 +1017,31 @@ def test_seq_moves_only_on_change_and_stamps_revs() -> None:
     assert t.snapshot()["context"][0]["name"] == "df" and len(t.snapshot()["items"]) == 2
 
 
-def test_local_facts_are_validated() -> None:
+def test_local_facts_are_validated_where_they_are_built() -> None:
     t = Transcript("s")
     with pytest.raises(ValueError, match="unknown local fact"):
-        t.apply_local("nonsense")
+        local_fact("nonsense")
+    with pytest.raises(TypeError, match="not a local fact"):
+        t.apply_local("settled")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="decided_by"):
-        t.apply_local("approval-decided", request_id="r", outcome="rejected", decided_by="someone")
+        ApprovalDecided(request_id="r", outcome="rejected", decided_by="someone")
     with pytest.raises(ValueError, match="state"):
-        t.apply_local("status", state="busy")
+        Status(state="busy")
+    with pytest.raises(TypeError, match="finish"):
+        Settled(finish="completed")  # type: ignore[call-arg]  # a misspelt field
     with pytest.raises(TypeError):
-        t.apply_local("error", text="x")
+        local_fact("note", {"txt": "typo"})
+    assert t.seq == 0  # nothing reached the transcript
+    with pytest.raises(TypeError):
+        t.apply_local(RunError(text="x"))
     assert t.apply_local(
-        "error", message="runtime exited", detail="stderr tail", code="MISSING_CREDENTIAL"
+        RunError(message="runtime exited", detail="stderr tail", code="MISSING_CREDENTIAL")
     )
     snap = t.snapshot()
     assert snap["header"]["state"] == "error"
     (err,) = snap["items"]
     assert err["source"] == "client" and "DEEPSEEK_API_KEY" in err["hint"]
-    assert t.apply_local("settled", finish_reason="completed")
+    assert t.apply_local(Settled(finish_reason="completed"))
     assert t.snapshot()["header"]["state"] == "error"  # a client error is not undone by settling
 
 
@@ -1044,7 +1056,7 @@ def test_summary_line_format() -> None:
             "abc", {"type": "text", "text": "x"}, usage={"inputTokens": 1000, "outputTokens": 200}
         )
     )
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     assert t.summary_line() == "dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens"
     assert repr(t) == f"<Transcript {t.summary_line()}>"
 
@@ -1165,15 +1177,16 @@ def _hostile_transcript() -> Transcript:
         )
     )
     t.apply_local(
-        "question-asked",
-        request_id="r",
-        session_id="s<script>",
-        questions=[{"id": "x", "question": HOSTILE[1], "options": [{"label": HOSTILE[5]}]}],
+        QuestionAsked(
+            request_id="r",
+            session_id="s<script>",
+            questions=[{"id": "x", "question": HOSTILE[1], "options": [{"label": HOSTILE[5]}]}],
+        )
     )
     t.apply_local(
-        "question-answered",
-        request_id="r",
-        answers=[{"id": "x", "selected": [HOSTILE[0]], "custom": HOSTILE[4]}],
+        QuestionAnswered(
+            request_id="r", answers=[{"id": "x", "selected": [HOSTILE[0]], "custom": HOSTILE[4]}]
+        )
     )
     t.apply(tool_call("s<script>", "sub", "subagent", {"description": HOSTILE[2]}))
     t.apply(
@@ -1228,8 +1241,8 @@ def _hostile_transcript() -> Transcript:
             {"retry": 1, "maxRetries": 2, "failure": {"message": HOSTILE[4], "code": HOSTILE[0]}},
         )
     )
-    t.apply_local("error", message=HOSTILE[1], detail=BACKTICKS, hint=HOSTILE[4])
-    t.apply_local("settled", finish_reason="<img src=x onerror=alert(1)>")
+    t.apply_local(RunError(message=HOSTILE[1], detail=BACKTICKS, hint=HOSTILE[4]))
+    t.apply_local(Settled(finish_reason="<img src=x onerror=alert(1)>"))
     return t
 
 
@@ -1436,7 +1449,7 @@ def test_a_huge_prompt_is_shown_bounded_everywhere() -> None:
     t = Transcript("s", prompt=prompt, full_prompt_at="_dsh.prompt")
     t.apply(_user_message("s", prompt))  # the runtime echoes the prompt back
     t.apply(_user_message("s", prompt))  # and a second, queued message as long
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     snap, md, text = json.dumps(t.snapshot()), t.to_markdown(), t.to_text()
     omitted = len(prompt) - 4_000
     for rendering in (snap, md, text):

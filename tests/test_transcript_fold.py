@@ -13,6 +13,7 @@ import nbformat
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.display import fold_text
+from dsh_notebook.transcript.facts import Settled
 
 from .test_transcript import _render, assert_safe_markdown, event, tool_call, tool_result
 
@@ -34,7 +35,7 @@ def background_job_transcript() -> Transcript:
     t.apply(tool_call("s", "c2", "job_output", {"job_id": JOB, "wait": True}))
     t.apply(job_event("job/settled", "c1", status="completed", detail="exit code: 0"))
     t.apply(tool_result("s", "c2", f"job {JOB} completed\ndone"))
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     return t
 
 
@@ -128,7 +129,7 @@ def test_nbconvert_html_folds_and_keeps_code_as_code(tmp_path: Path) -> None:
     code = "import pandas as pd\nfor region in ['N', 'S']:\n    print(region)"
     t.apply(tool_call("s", "c1", "mcp__notebook__run_python", {"code": code}))
     t.apply(tool_result("s", "c1", "\n".join(f"row {i}" for i in range(1, 101))))
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("%%dsh\nLoop over the regions")
     bundle = {"text/markdown": t.to_markdown(), "text/plain": t.to_text()}

@@ -6,6 +6,13 @@ from typing import Any
 
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import (
+    ApprovalDecided,
+    ApprovalRequested,
+    RunError,
+    Settled,
+    Stopped,
+)
 
 from .test_transcript import _render, assert_safe_markdown, event, tool_call, tool_result
 
@@ -29,7 +36,7 @@ def run_python_transcript(code: str = TWO_STATEMENTS) -> Transcript:
 def ask_run_python(t: Transcript, code: str = TWO_STATEMENTS) -> None:
     """As the notebook MCP server does: no call id, the code as the reason."""
     t.apply_local(
-        "approval-requested", request_id="a1", session_id="s", tool_name="run_python", reason=code
+        ApprovalRequested(request_id="a1", session_id="s", tool_name="run_python", reason=code)
     )
 
 
@@ -47,7 +54,7 @@ def test_run_python_code_is_a_python_block_with_its_line_breaks() -> None:
 def test_run_python_approval_shows_the_code_as_a_block() -> None:
     t = run_python_transcript()
     ask_run_python(t)
-    t.apply_local("approval-decided", request_id="a1", outcome="rejected", decided_by="you")
+    t.apply_local(ApprovalDecided(request_id="a1", outcome="rejected", decided_by="you"))
     md = t.to_markdown()
     approval = md[md.index("**Approval**") :]
     assert approval.startswith(
@@ -89,7 +96,7 @@ def test_long_tool_output_is_folded_in_the_static_transcript() -> None:
     t = Transcript("s")
     t.apply(tool_call("s", "c1", "bash", {"command": "seq 1 900"}))
     t.apply(tool_result("s", "c1", "\n".join(str(i) for i in range(1, 901)) + "\n"))
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     md = t.to_markdown()
     assert "\n20\n```\n\n<details><summary>880 more lines</summary>\n\n```text\n21\n" in md
     assert "\n900\n```\n\n</details>" in md
@@ -115,14 +122,14 @@ def test_short_tool_output_is_not_folded() -> None:
 
 def test_stop_reads_as_stopped_by_you_not_as_an_error() -> None:
     t = run_python_transcript()
-    assert t.apply_local("stopped")
+    assert t.apply_local(Stopped())
     # what the kernel sends today when the restarted runtime ends the run
     t.apply_local(
-        "error",
-        message="the runtime exited",
-        hint="run `%dsh restart`; the session's history is kept",
+        RunError(
+            message="the runtime exited", hint="run `%dsh restart`; the session's history is kept"
+        )
     )
-    t.apply_local("settled", finish_reason=None)
+    t.apply_local(Settled(finish_reason=None))
     snap = t.snapshot()
     assert snap["header"]["stopped"] is True and snap["header"]["state"] == "settled"
     assert [i["kind"] for i in snap["items"]] == ["tool", "note"]
@@ -135,14 +142,14 @@ def test_stop_reads_as_stopped_by_you_not_as_an_error() -> None:
 
 def test_stop_is_recorded_once() -> None:
     t = Transcript("s")
-    assert t.apply_local("stopped")
-    assert t.apply_local("stopped") is False
+    assert t.apply_local(Stopped())
+    assert t.apply_local(Stopped()) is False
 
 
 def test_an_error_before_the_stop_is_kept() -> None:
     t = Transcript("s")
-    t.apply_local("error", message="boom")
-    t.apply_local("stopped")
+    t.apply_local(RunError(message="boom"))
+    t.apply_local(Stopped())
     assert [i["kind"] for i in t.snapshot()["items"]] == ["error", "note"]
 
 
@@ -153,7 +160,7 @@ def test_footer_shows_the_elapsed_time_from_event_times() -> None:
     t = Transcript("s")
     t.apply(timed("s", "turn/start", {"turn": 1}, 1_000))
     t.apply(timed("s", "turn/end", {"turn": 1, "reason": {"kind": "completed"}}, 75_500))
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     header = t.snapshot()["header"]
     assert (header["started_at"], header["ended_at"]) == (1_000, 75_500)
     assert "**settled** · 1 min 14 s · finish reason" in t.to_markdown()
@@ -170,7 +177,7 @@ def test_event_times_alone_do_not_move_seq() -> None:
 
 def test_no_elapsed_time_without_events() -> None:
     t = Transcript("s")
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     assert "**settled** · finish reason" in t.to_markdown()
 
 
@@ -179,7 +186,7 @@ def test_no_elapsed_time_without_events() -> None:
 
 def test_hint_code_spans_render_as_code() -> None:
     t = Transcript("s")
-    t.apply_local("error", message="boom", hint="run `%dsh restart`; the history is kept")
+    t.apply_local(RunError(message="boom", hint="run `%dsh restart`; the history is kept"))
     md = t.to_markdown()
     assert "_Hint:_ run `%dsh restart`; the history is kept" in md
     assert "<code>%dsh restart</code>" in _render(md)
@@ -187,7 +194,7 @@ def test_hint_code_spans_render_as_code() -> None:
 
 def test_hint_outside_code_is_still_escaped() -> None:
     t = Transcript("s")
-    t.apply_local("error", message="boom", hint="<img src=x onerror=alert(1)> then `a<b>`")
+    t.apply_local(RunError(message="boom", hint="<img src=x onerror=alert(1)> then `a<b>`"))
     md = t.to_markdown()
     assert_safe_markdown(md)
     assert "&lt;img src=x onerror=alert(1)&gt; then `a<b>`" in md
@@ -202,11 +209,11 @@ def test_tool_waiting_for_its_approval_says_so() -> None:
     ask_run_python(t)
     assert f"**Tool** `{RUN_PYTHON}` · waiting for you" in t.to_markdown()
     assert f"[tool] {RUN_PYTHON} · waiting" in t.to_text()
-    t.apply_local("approval-decided", request_id="a1", outcome="allowed-once", decided_by="you")
+    t.apply_local(ApprovalDecided(request_id="a1", outcome="allowed-once", decided_by="you"))
     assert "waiting for you" not in t.to_markdown()
 
 
 def test_a_pending_approval_of_another_tool_does_not_mark_the_call() -> None:
     t = run_python_transcript()
-    t.apply_local("approval-requested", request_id="a1", session_id="s", tool_name="write")
+    t.apply_local(ApprovalRequested(request_id="a1", session_id="s", tool_name="write"))
     assert "waiting for you" not in t.to_markdown()

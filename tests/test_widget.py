@@ -24,6 +24,7 @@ pytest.importorskip("anywidget")
 from dsh_notebook.protocol import Notification
 from dsh_notebook.testing.comms import RecordingComm
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested, QuestionAsked, Settled
 from dsh_notebook.widget import GONE, RunWidget, apply_ops, diff_snapshots
 
 from .test_transcript import (
@@ -96,30 +97,28 @@ def waiting_transcript() -> Transcript:
     t.apply(Notification("session.status", {"sessionId": "s", "status": "running"}))
     t.apply(tool_call("s", "call-1", "bash", {"command": "touch /tmp/x"}))
     t.apply_local(
-        "approval-requested",
-        request_id="a1",
-        session_id="s",
-        tool_name="bash",
-        call_id="call-1",
-        reason="escalate",
+        ApprovalRequested(
+            request_id="a1", session_id="s", tool_name="bash", call_id="call-1", reason="escalate"
+        )
     )
     t.apply_local(
-        "question-asked",
-        request_id="q2",
-        session_id="s",
-        questions=[
-            {
-                "id": "color",
-                "question": "Which color?",
-                "options": [{"label": "red"}, {"label": "blue"}],
-            },
-            {
-                "id": "extras",
-                "question": "Extras?",
-                "multiSelect": True,
-                "options": [{"label": "grid"}, {"label": "legend"}],
-            },
-        ],
+        QuestionAsked(
+            request_id="q2",
+            session_id="s",
+            questions=[
+                {
+                    "id": "color",
+                    "question": "Which color?",
+                    "options": [{"label": "red"}, {"label": "blue"}],
+                },
+                {
+                    "id": "extras",
+                    "question": "Extras?",
+                    "multiSelect": True,
+                    "options": [{"label": "grid"}, {"label": "legend"}],
+                },
+            ],
+        )
     )
     return t
 
@@ -193,8 +192,6 @@ def test_reject_answer_dismiss_and_stop(recording_comms: list[RecordingComm]) ->
         ("allowed-once", "allowed-once"),
         ("rejected", "rejected"),
         ("cancelled", "cancelled"),
-        ("allow", "allowed-once"),  # the spelling of views built before the outcomes
-        ("reject", "rejected"),
     ],
 )
 def test_the_callback_receives_the_protocol_outcome(
@@ -207,7 +204,9 @@ def test_the_callback_receives_the_protocol_outcome(
     assert acks(c)[0]["ok"] is True
 
 
-@pytest.mark.parametrize("decision", ["unavailable", "always", True, None, "Allowed-once"])
+@pytest.mark.parametrize(
+    "decision", ["unavailable", "always", True, None, "Allowed-once", "allow", "reject"]
+)
 def test_a_decision_outside_the_outcomes_is_refused(
     recording_comms: list[RecordingComm], decision: object
 ) -> None:
@@ -221,8 +220,8 @@ def test_a_decision_outside_the_outcomes_is_refused(
 @pytest.mark.parametrize(
     ("message", "error"),
     [
-        ({"type": "approval", "request_id": "a9", "decision": "allow"}, GONE),
-        ({"type": "approval", "request_id": "q2", "decision": "allow"}, GONE),
+        ({"type": "approval", "request_id": "a9", "decision": "allowed-once"}, GONE),
+        ({"type": "approval", "request_id": "q2", "decision": "allowed-once"}, GONE),
         ({"type": "approval", "request_id": "a1", "decision": "always"}, "decision must be"),
         (
             {
@@ -257,7 +256,7 @@ def test_a_decision_outside_the_outcomes_is_refused(
         ({"type": "dismiss", "request_id": "a1"}, GONE),
         ({"type": "explode"}, "unknown action"),
         ({"type": "approval"}, "decision must be"),
-        ({"type": "approval", "request_id": None, "decision": "allow"}, GONE),
+        ({"type": "approval", "request_id": None, "decision": "allowed-once"}, GONE),
     ],
 )
 def test_bad_or_stale_clicks_do_nothing_and_say_so(
@@ -276,12 +275,12 @@ def test_a_decided_or_settled_request_is_gone(recording_comms: list[RecordingCom
     t = waiting_transcript()
     calls, on_action = recorder()
     w = RunWidget(t.snapshot(), on_action=on_action)
-    t.apply_local("approval-decided", request_id="a1", outcome="rejected", decided_by="timeout")
+    t.apply_local(ApprovalDecided(request_id="a1", outcome="rejected", decided_by="timeout"))
     w.update(t.snapshot())
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     w.update(t.snapshot())
     c = widget_of(w)
-    c.receive({"type": "approval", "request_id": "a1", "decision": "allow"})
+    c.receive({"type": "approval", "request_id": "a1", "decision": "allowed-once"})
     c.receive({"type": "dismiss", "request_id": "q2"})
     c.receive({"type": "stop"})
     assert calls == []
@@ -293,7 +292,7 @@ def test_on_action_errors_reach_the_card(recording_comms: list[RecordingComm]) -
     answers = iter(["this request is no longer pending (kernel restarted)"])
     w = RunWidget(waiting_transcript().snapshot(), on_action=lambda a: next(answers))
     c = widget_of(w)
-    c.receive({"type": "approval", "request_id": "a1", "decision": "allow"})
+    c.receive({"type": "approval", "request_id": "a1", "decision": "allowed-once"})
     c.receive({"type": "dismiss", "request_id": "q2"})  # on_action raises StopIteration
     first, second = acks(c)
     assert first["error"] == "this request is no longer pending (kernel restarted)"
@@ -304,7 +303,7 @@ def test_without_a_kernel_or_in_wait_mode_clicks_are_refused(
     recording_comms: list[RecordingComm],
 ) -> None:
     c = widget_of(RunWidget(waiting_transcript().snapshot()))
-    c.receive({"type": "approval", "request_id": "a1", "decision": "allow"})
+    c.receive({"type": "approval", "request_id": "a1", "decision": "allowed-once"})
     assert "not connected" in acks(c)[0]["error"]
     calls, on_action = recorder()
     w = RunWidget(
@@ -312,7 +311,7 @@ def test_without_a_kernel_or_in_wait_mode_clicks_are_refused(
         on_action=on_action,
         interactive=False,
     )
-    widget_of(w).receive({"type": "approval", "request_id": "a1", "decision": "allow"})
+    widget_of(w).receive({"type": "approval", "request_id": "a1", "decision": "allowed-once"})
     assert calls == [] and "prompt below the cell" in acks(widget_of(w))[0]["error"]
 
 
@@ -365,7 +364,7 @@ def test_ten_thousand_updates_stay_within_the_message_budget(
     for note in flood(10_000):
         t.apply(note)
         w.update(t.snapshot())
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     w.update(t.snapshot(), final=True)
     deadline = time.monotonic() + 2
     while w.pending and time.monotonic() < deadline:
@@ -582,7 +581,7 @@ def _fixture() -> dict[str, Any]:
                     {"base": before["seq"], "seq": snap["seq"], "ops": diff_snapshots(before, snap)}
                 )
                 before = snap
-        t.apply_local("settled", finish_reason="completed")
+        t.apply_local(Settled(finish_reason="completed"))
         snap = t.snapshot()
         sent.append(
             {"base": before["seq"], "seq": snap["seq"], "ops": diff_snapshots(before, snap)}

@@ -11,7 +11,8 @@ Guarantees:
   back to a simpler description, finally ``<Foo: repr failed: ValueError: ...>``.
 - **Bounded output**: every result of :func:`describe_value` is at most ``max_chars`` characters
   (or, when ``max_chars`` is smaller than the marker itself, just the marker); when text was cut it
-  ends with ``… [truncated, N more chars]``. :func:`short_summary` is at most 200 characters.
+  ends with the one truncation marker (:func:`~dsh_notebook.transcript.bounds.truncation_mark`,
+  ``[… N characters omitted …]``). :func:`short_summary` is at most 200 characters.
 - **Bounded work** where we control it: only ``max_rows`` rows/items are rendered, huge strings and
   byte strings are sliced before ``repr``, generators and other iterators are never consumed, the
   pandas numeric summary is skipped for frames over 50 columns or 10 million numeric cells. A
@@ -38,10 +39,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ..transcript.bounds import truncation_mark
 from .sanitize import replace_lone_surrogates
 
 __all__ = [
-    "TRUNCATION_MARKER",
     "describe_value",
     "loaded_module",
     "render",
@@ -49,9 +50,6 @@ __all__ = [
     "short_summary",
     "truncate",
 ]
-
-TRUNCATION_MARKER = "… [truncated, {n} more chars]"
-"""Appended to text cut by :func:`truncate`; ``{n}`` is the number of characters removed."""
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _SUMMARY_MAX = 200
@@ -65,17 +63,18 @@ _TABLE_MAX_COLWIDTH = 50
 
 
 def truncate(text: str, max_chars: int) -> tuple[str, bool]:
-    """``text`` cut to at most ``max_chars`` characters, ending with the truncation marker.
+    """``text`` cut to at most ``max_chars`` characters: its head, a space and the one
+    truncation marker (:func:`~dsh_notebook.transcript.bounds.truncation_mark`), on one line.
 
     Returns ``(text, was_truncated)``. The marker counts toward ``max_chars``; if ``max_chars`` is
     smaller than the marker, the marker alone is returned.
     """
     if len(text) <= max_chars:
         return text, False
-    keep = max(0, max_chars - len(TRUNCATION_MARKER.format(n=len(text))))
-    # The marker was sized for the largest possible count, so the result never exceeds
-    # max(max_chars, len(marker)).
-    return text[:keep] + TRUNCATION_MARKER.format(n=len(text) - keep), True
+    # sized for the largest possible count, so the result never exceeds max(max_chars, marker)
+    keep = max(0, max_chars - len(truncation_mark(len(text))) - 1)
+    mark = truncation_mark(len(text) - keep)
+    return (f"{text[:keep]} {mark}" if keep else mark), True
 
 
 def describe_value(obj: Any, *, max_chars: int = 4000, max_rows: int = 10) -> str:

@@ -39,7 +39,7 @@ Values: strings, cell inputs and error texts are inserted as they are, anything 
 reference, unquoted; ``named=True`` (what ``%%dsh`` sends, see :func:`interpolate`) keeps the
 name in the sentence and puts the value, fenced, in a section after the person's text. Each value is
 capped at ``max_chars_per_value``; all inserted values together at ``max_total_chars`` (the template
-text itself does not count). A value cut by either cap ends with ``… [truncated, N more chars]``;
+text itself does not count). A value cut by either cap ends with ``[… N characters omitted …]``;
 a value that does not fit in the last 100 characters of the total budget becomes an
 ``[… omitted: the N-character context limit was reached]`` marker instead. After 20 such markers
 the 21st says ``…; later references are left as written`` and every later reference stays verbatim

@@ -36,9 +36,9 @@ from ..context.sanitize import encodable
 from ..frontend import FrontendLink, current_identity
 from ..frontend.protocol import WaitingCell
 from ..notebook_tools.figures import FigureNotes
-from ..protocol import ApprovalOutcome
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
+from ..transcript.facts import Stopped
 from .agent_cells import AgentCells
 from .broker import Broker
 from .cell_errors import cell_error_text
@@ -60,9 +60,6 @@ __all__ = ["NotebookAgent"]
 
 log = logging.getLogger(__name__)
 
-_LEGACY_DECISIONS: dict[str, ApprovalOutcome] = {"allow": "allowed-once", "reject": "rejected"}
-_OUTCOMES: tuple[ApprovalOutcome, ...] = ("allowed-once", "rejected", "cancelled")
-_GONE = "this request is no longer pending (run stopped, kernel restarted, notebook reopened)"
 
 _EXITING = threading.Event()
 """Set at interpreter exit, before the runtime hosts close: this module imports :mod:`.host`
@@ -332,16 +329,17 @@ class NotebookAgent:
         Resolves the broker's pending item; returns the text the card shows when the request is
         gone. Stop restarts the runtime off the comm thread.
         """
+        from ..widget.actions import GONE, outcome_of  # a click means the widget is loaded
+
         kind = action.get("type")
         key = str(action.get("request_id"))
         if kind == "stop":
             threading.Thread(target=self.stop, name="dsh-stop", daemon=True).start()
             return None
         if kind == "approval":
-            decision = action.get("decision")
-            outcome = _LEGACY_DECISIONS.get(str(decision), decision)
-            if outcome not in _OUTCOMES:
-                return f"unknown decision {decision!r}"
+            outcome = outcome_of(action.get("decision"))
+            if outcome is None:
+                return f"unknown decision {action.get('decision')!r}"
             code, note = action.get("code"), action.get("note")
             done = self.broker.decide(
                 key,
@@ -357,7 +355,7 @@ class NotebookAgent:
             done = self.broker.answer(key, None)
         else:
             return f"unknown action {kind!r}"
-        return None if done else _GONE
+        return None if done else GONE
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -366,7 +364,7 @@ class NotebookAgent:
         every live session is resumed with its history; pending requests are rejected. Each
         stopped run's output says "stopped by you" (not an error)."""
         for run in self.runs.in_progress():
-            self.pump.local(run.view, "stopped", {})
+            self.pump.local(run.view, Stopped())
         self.broker.reject_all("you")
         self.call_origins.forget_all()  # the old runtime's calls can never arrive now
         return self.host.restart()

@@ -22,7 +22,8 @@ Thread-safety: requests arrive on the host loop; :meth:`Broker.decide`, :meth:`B
 request waits on (``call_soon_threadsafe``). A pending item is resolved at most once; every path
 that is not an explicit ``allowed-once`` (closed widget, stopped run, kernel shutdown, lost
 transport, cancellation) ends rejected, cancelled or dismissed. Notices about requests go to the
-run's ``notify`` callback (the UI pump).
+run's ``notify`` callback (the UI pump) as typed facts (:mod:`dsh_notebook.transcript.facts`),
+built here, so a wrong field fails in the broker, not in the pump thread.
 
 Scopes ("Allow for this run"). The protocol's only grant is ``allowed-once``; a scope is a policy
 of ours on top of it. A person's click may allow an approval *for the rest of its run*
@@ -61,6 +62,7 @@ import anyio
 
 from ..notebook_tools.refusals import NOTE_MAX, clean_note
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
+from ..transcript import facts
 
 ALLOW_FOR_RUN = "allowed-for-run"
 """A stdin answer meaning "allow, and the same tool for the rest of this run"."""
@@ -117,7 +119,8 @@ class RunPolicy:
     wait_mode: bool = False
     stdin: bool = False
     headless_approval: Literal["reject", "allow"] = "reject"
-    notify: Callable[[str, dict[str, Any]], None] = lambda kind, data: None
+    notify: Callable[[facts.LocalFact], None] = lambda fact: None
+    """Where the run's cards learn of its requests and decisions (the UI pump)."""
     prompts: queue.Queue[MainThreadPrompt] | None = None
     """Where wait mode hands stdin prompts to the waiting cell's thread."""
     allowed_for_run: set[str] = field(default_factory=set)
@@ -220,9 +223,8 @@ class Broker:
             return Decision("rejected", "policy")
         key = f"a{next(self._ids)}"
         policy.notify(
-            "approval-requested",
-            {"request_id": key, "session_id": request.session_id, "tool_name": request.tool_name,
-             "call_id": request.call_id, "reason": request.reason},
+            facts.ApprovalRequested(key, request.session_id, request.tool_name, request.call_id,
+                              request.reason)
         )  # fmt: skip
         outcome: ApprovalOutcome
         by: DecidedBy
@@ -255,10 +257,9 @@ class Broker:
                 code = pending.code if editable else None
                 if pending.for_run and not policy.ended:
                     self._scope(policy, request.tool_name)
-        decided: dict[str, Any] = {"request_id": key, "outcome": outcome, "decided_by": by}
-        if code is not None:
-            decided["code"] = code  # the card shows what ran
-        policy.notify("approval-decided", decided)
+        policy.notify(
+            facts.ApprovalDecided(key, outcome, by, code)
+        )  # the card shows the code that ran
         return Decision(outcome, by, code, note)
 
     def _scope(self, policy: RunPolicy, tool_name: str) -> None:
@@ -281,18 +282,14 @@ class Broker:
         questions = [
             q.model_dump(mode="json", by_alias=True, exclude_none=True) for q in request.questions
         ]
-        policy.notify(
-            "question-asked",
-            {"request_id": key, "session_id": request.session_id, "questions": questions,
-             "call_id": request.call_id},
-        )  # fmt: skip
+        policy.notify(facts.QuestionAsked(key, request.session_id, questions, request.call_id))
         answers: Answers = None
         if policy.wait_mode:
             if policy.stdin and policy.prompts is not None:
                 answers = await self._ask_main_thread(policy.prompts, "question", request)
         else:
             answers = (await self._wait_for_person(key, "question", request, policy)).answers
-        policy.notify("question-answered", {"request_id": key, "answers": answers})
+        policy.notify(facts.QuestionAnswered(key, answers))
         return answers
 
     async def _wait_for_person(
@@ -313,12 +310,9 @@ class Broker:
             # cancelled (the runtime withdrew it, or shutdown): never a grant
             pending.resolved = True
             if kind == "approval":
-                policy.notify(
-                    "approval-decided",
-                    {"request_id": key, "outcome": "cancelled", "decided_by": "runtime"},
-                )
+                policy.notify(facts.ApprovalDecided(key, "cancelled", "runtime"))
             else:
-                policy.notify("question-cancelled", {"request_id": key})
+                policy.notify(facts.QuestionCancelled(key))
             raise
         finally:
             self._pending.pop(key, None)

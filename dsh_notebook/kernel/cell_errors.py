@@ -3,7 +3,8 @@ exception line.
 
 Only the frames of the person's code are kept: the first frames, which are IPython running the
 cell (``interactiveshell.py``), are dropped, as IPython's own display does. No terminal colors.
-The text is capped at :data:`MAX_ERROR_CHARS`, keeping its end (the exception line and the
+The text is capped at :data:`MAX_ERROR_CHARS` with the one truncation marker
+(:func:`~dsh_notebook.transcript.bounds.clip`), keeping its end (the exception line and the
 frames nearest to it); interpolation caps it again per value. Never raises: an error that cannot
 be formatted falls back to ``"Type: message"`` (or just the type's name).
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import traceback
 from types import TracebackType
+
+from ..transcript.bounds import clip
 
 __all__ = ["MAX_ERROR_CHARS", "cell_error_text"]
 
@@ -38,6 +41,4 @@ def cell_error_text(error: BaseException) -> str:
     except Exception:
         return short
     text = text.rstrip("\n")
-    if len(text) > MAX_ERROR_CHARS:
-        text = "… [traceback cut]\n" + text[-MAX_ERROR_CHARS:]
-    return text or short
+    return clip(text, MAX_ERROR_CHARS, head_share=0.0) or short

@@ -1,7 +1,10 @@
 """``%dsh <command>``: everything that is not a prompt.
 
-Expected failures (no runtime, unknown session, a runtime that does not serve a method) print one
-readable line that says what to do, never a traceback.
+Each command is declared once in :data:`COMMANDS` (a :class:`~.line_args.Command`: its arguments
+as a frozen dataclass, its summary, its handler); ``%dsh help`` and every usage error are made
+from those declarations. Expected failures (no runtime, unknown session, a runtime that does not
+serve a method, words that do not fit the declaration) print one readable line that says what to
+do, never a traceback.
 """
 
 from __future__ import annotations
@@ -9,50 +12,82 @@ from __future__ import annotations
 import json
 import shlex
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from IPython.core.error import UsageError
 
 from ..context.sanitize import replace_lone_surrogates
 from ..errors import DshError, UnsupportedByRuntime
 from ..notebook_tools.refusals import NOTE_MAX
-from ..protocol import ApprovalOutcome
 from ..runtime import Secret, redact
 from ..transcript import Transcript
+from ..transcript.facts import Settled
 from .agent import NotebookAgent
+from .line_args import Command, NoArgs, option, positional, switch
 from .naming import validate_session_name
 from .run import wait_for_run
 
-__all__ = ["COMMANDS", "run_line_command"]
+__all__ = ["COMMANDS", "help_text", "run_line_command"]
 
-HELP = """%dsh commands:
-  status                 runtime pid, version, DSH_HOME, live sessions, uptime
-  sessions [--all]       this notebook's conversations: name, date, prompts, first prompt
-                         (--all: every session persisted in DSH_HOME)
-  new [NAME]             start a fresh session (named NAME, if given) for the next %%dsh cells
-  resume ID              continue a persisted session in the next %%dsh cells
-  cwd [PATH]             show or set the session's working directory
-  wait                   wait for the last run (interruptible)
-  stop                   stop the run in flight: restart the runtime, keep every session's history
-  restart                restart the runtime (same as stop)
-  allow ID | reject ID   answer a pending approval
-  allow ID --run         allow it, and the same tool for the rest of that run
-  reject ID --note "…"   reject it and tell the agent why (the note reaches it as typed)
-  answer ID CHOICE...    answer a pending question (option labels, or free text)
-  dismiss ID             dismiss a pending question (an approval: rejected)
-  pending                list pending approvals and questions
-  export [ID] [--format md|json] [--to FILE]
-                         the last run of a session as markdown or JSON
-  config                 the effective settings (the API key shows as <set>)
-  key                    type the API key at a hidden prompt: kept in memory for this kernel
-                         only, never in the notebook (the environment works too)
-  /command ...           a runtime slash command (needs a runtime that serves session/query)"""
+SLASH_HELP = (
+    "  /command ...           a runtime slash command (needs a runtime that serves session/query)"
+)
 
 
-def _status(m: NotebookAgent, args: list[str]) -> None:
+@dataclass(frozen=True)
+class SessionsArgs:
+    all: bool = switch("--all")
+
+
+@dataclass(frozen=True)
+class NewArgs:
+    name: str | None = positional("NAME", optional=True)
+
+
+@dataclass(frozen=True)
+class SessionArgs:
+    id: str = positional("ID")
+
+
+@dataclass(frozen=True)
+class CwdArgs:
+    path: str | None = positional("PATH", optional=True)
+
+
+@dataclass(frozen=True)
+class AllowArgs:
+    id: str = positional("ID")
+    run: bool = switch("--run")
+
+
+@dataclass(frozen=True)
+class RejectArgs:
+    id: str = positional("ID")
+    note: str | None = option("--note", '"why"')
+
+
+@dataclass(frozen=True)
+class AnswerArgs:
+    id: str = positional("ID")
+    choices: tuple[str, ...] = positional("CHOICE")
+
+
+@dataclass(frozen=True)
+class RequestArgs:
+    id: str = positional("ID")
+
+
+@dataclass(frozen=True)
+class ExportArgs:
+    id: str | None = positional("ID", optional=True)
+    format: Literal["md", "json"] = option("--format", "md|json", default="md")
+    to: str | None = option("--to", "FILE")
+
+
+def _status(m: NotebookAgent, args: NoArgs) -> None:
     host = m.host
     harness = host.harness
     try:
@@ -77,12 +112,10 @@ def _status(m: NotebookAgent, args: list[str]) -> None:
     print("\n".join(lines))
 
 
-def _sessions(m: NotebookAgent, args: list[str]) -> None:
-    if args == ["--all"]:
+def _sessions(m: NotebookAgent, args: SessionsArgs) -> None:
+    if args.all:
         _persisted_sessions(m)
         return
-    if args:
-        raise UsageError("usage: %dsh sessions [--all]")
     m.adopt_notebook()  # the notebook's own conversations, when the frontend says which
     conversations = m.conversations.list(m.notebook_session)
     current = m.session_id
@@ -125,14 +158,12 @@ def _persisted_sessions(m: NotebookAgent) -> None:
         )
 
 
-def _new(m: NotebookAgent, args: list[str]) -> None:
-    if len(args) > 1:
-        raise UsageError("usage: %dsh new [NAME]")
+def _new(m: NotebookAgent, args: NewArgs) -> None:
     m.adopt_notebook()  # a fresh id is made from the notebook's own default
-    if not args:
+    if args.name is None:
         print(f"dsh: new session {m.sessions.fresh()}")
         return
-    name = validate_session_name(args[0])
+    name = validate_session_name(args.name)
     used = {c.session_id for c in m.conversations.list(m.notebook_session)}
     used |= {session_id for _, session_id, _ in _persisted(m)}
     if name in used or name == m.session_id:
@@ -141,25 +172,23 @@ def _new(m: NotebookAgent, args: list[str]) -> None:
     print(f"dsh: new session {name}; the next %%dsh cells continue it")
 
 
-def _resume(m: NotebookAgent, args: list[str]) -> None:
-    if len(args) != 1:
-        raise UsageError("usage: %dsh resume ID   (see %dsh sessions)")
-    m.claim(validate_session_name(args[0]))
-    m.host.open_session(args[0])
-    m.sessions.use(args[0])
-    print(f"dsh: session {args[0]} resumed; the next %%dsh cells continue it")
+def _resume(m: NotebookAgent, args: SessionArgs) -> None:
+    m.claim(validate_session_name(args.id))
+    m.host.open_session(args.id)
+    m.sessions.use(args.id)
+    print(f"dsh: session {args.id} resumed; the next %%dsh cells continue it")
 
 
-def _cwd(m: NotebookAgent, args: list[str]) -> None:
+def _cwd(m: NotebookAgent, args: CwdArgs) -> None:
     m.claim(m.session_id)
     session = m.host.open_session(m.session_id)
-    if args:
-        print(m.host.call(session.set_working_directory, args[0]))
+    if args.path is not None:
+        print(m.host.call(session.set_working_directory, args.path))
     else:
         print(m.host.call(session.get_working_directory))
 
 
-def _wait(m: NotebookAgent, args: list[str]) -> None:
+def _wait(m: NotebookAgent, args: NoArgs) -> None:
     run = m.last_run()
     if run is None:
         print("dsh: no run to wait for")
@@ -168,80 +197,67 @@ def _wait(m: NotebookAgent, args: list[str]) -> None:
         print(repr(run.handle))
 
 
-def _stop(m: NotebookAgent, args: list[str]) -> None:
+def _stop(m: NotebookAgent, args: NoArgs) -> None:
     rejected = len(m.broker.pending)
     resumed = m.stop()
     note = f"; {rejected} pending request(s) rejected" if rejected else ""
     print(f"dsh: runtime restarted, sessions kept: {', '.join(resumed) or 'none'}{note}")
 
 
-def _decide(command: str, outcome: ApprovalOutcome) -> Callable[[NotebookAgent, list[str]], None]:
-    def run(m: NotebookAgent, args: list[str]) -> None:
-        for_run = outcome == "allowed-once" and "--run" in args
-        rest = [a for a in args if a != "--run"] if for_run else args
-        note: str | None = None
-        if outcome == "rejected" and "--note" in rest:
-            at = rest.index("--note")
-            if at + 1 >= len(rest):
-                raise UsageError('usage: %dsh reject ID --note "why"')
-            note, rest = rest[at + 1], rest[:at] + rest[at + 2 :]
-            if len(note) > NOTE_MAX:
-                raise UsageError(f"the note is too long (at most {NOTE_MAX} characters)")
-        if len(rest) != 1:
-            usage = f"%dsh {command} ID" + (
-                " [--run]" if outcome == "allowed-once" else ' [--note "why"]'
-            )
-            raise UsageError(f"usage: {usage}   (see %dsh pending)")
-        if m.broker.decide(rest[0], outcome, "you", for_run=for_run, note=note):
-            done = "rejected"
-            if outcome == "allowed-once":
-                done = "allowed for the rest of this run" if for_run else "allowed once"
-            print(f"dsh: {rest[0]} {done}")
-        else:
-            print(
-                f"dsh: nothing is waiting under {rest[0]!r} (answered, withdrawn, or from another kernel)"
-            )
-
-    return run
+def _allow(m: NotebookAgent, args: AllowArgs) -> None:
+    done = "allowed for the rest of this run" if args.run else "allowed once"
+    _decided(m, args.id, m.broker.decide(args.id, "allowed-once", "you", for_run=args.run), done)
 
 
-def _answer(m: NotebookAgent, args: list[str]) -> None:
-    if len(args) < 2:
-        raise UsageError("usage: %dsh answer ID CHOICE...   (labels of the options, or free text)")
-    pending = m.broker.pending.get(args[0])
+def _reject(m: NotebookAgent, args: RejectArgs) -> None:
+    if args.note is not None and len(args.note) > NOTE_MAX:
+        raise UsageError(f"the note is too long (at most {NOTE_MAX} characters)")
+    decided = m.broker.decide(args.id, "rejected", "you", for_run=False, note=args.note)
+    _decided(m, args.id, decided, "rejected")
+
+
+def _decided(m: NotebookAgent, key: str, decided: bool, done: str) -> None:
+    if decided:
+        print(f"dsh: {key} {done}")
+    else:
+        print(
+            f"dsh: nothing is waiting under {key!r} (answered, withdrawn, or from another kernel)"
+        )
+
+
+def _answer(m: NotebookAgent, args: AnswerArgs) -> None:
+    pending = m.broker.pending.get(args.id)
     if pending is None or pending.kind != "question":
-        print(f"dsh: no question is waiting under {args[0]!r}")
+        print(f"dsh: no question is waiting under {args.id!r}")
         return
     questions = pending.request.questions
-    reply = " ".join(args[1:])
+    reply = " ".join(args.choices)
     answers = []
     for question in questions:
         labels = [o.label for o in question.options or []]
-        chosen = [label for label in args[1:] if label in labels]
+        chosen = [label for label in args.choices if label in labels]
         answers.append(
             {"id": question.id, "selected": chosen}
             if chosen
             else {"id": question.id, "selected": [], "custom": reply}
         )
-    m.broker.answer(args[0], answers, "you")
+    m.broker.answer(args.id, answers, "you")
 
 
-def _dismiss(m: NotebookAgent, args: list[str]) -> None:
+def _dismiss(m: NotebookAgent, args: RequestArgs) -> None:
     """Dismiss a question (answered with nothing) or an approval: a dismissed approval is
     rejected, decided by you (the call does not run), never left pending."""
-    if len(args) != 1:
-        raise UsageError("usage: %dsh dismiss ID   (see %dsh pending)")
-    pending = m.broker.pending.get(args[0])
+    pending = m.broker.pending.get(args.id)
     if pending is not None and pending.kind == "approval":
-        if m.broker.decide(args[0], "rejected", "you"):
-            print(f"dsh: {args[0]} rejected (a dismissed approval is rejected)")
+        if m.broker.decide(args.id, "rejected", "you"):
+            print(f"dsh: {args.id} rejected (a dismissed approval is rejected)")
             return
-    elif m.broker.answer(args[0], None, "you"):
+    elif m.broker.answer(args.id, None, "you"):
         return
     print("dsh: nothing to dismiss under that id")
 
 
-def _pending(m: NotebookAgent, args: list[str]) -> None:
+def _pending(m: NotebookAgent, args: NoArgs) -> None:
     pending = m.broker.pending
     if not pending:
         print("dsh: nothing is waiting for you")
@@ -255,52 +271,39 @@ def _pending(m: NotebookAgent, args: list[str]) -> None:
             print(f"{key}: {texts}  (%dsh answer {key} ... / %dsh dismiss {key})")
 
 
-def _export(m: NotebookAgent, args: list[str]) -> None:
-    fmt, target, session_id = "md", None, m.session_id
-    rest = list(args)
-    while rest:
-        token = rest.pop(0)
-        if token == "--format" and rest:
-            fmt = rest.pop(0)
-        elif token == "--to" and rest:
-            target = rest.pop(0)
-        else:
-            session_id = token
+def _export(m: NotebookAgent, args: ExportArgs) -> None:
+    session_id = args.id or m.session_id
     result = m.results.get(session_id)
     if result is None:
         raise UsageError(f"no settled run of session {session_id!r} in this kernel")
     # agent output (a provider error, an echoed tool result) may repeat the key or a piece of it
-    if fmt == "json":  # masked before it is dumped: images in the events stay base64, unsearched
+    if (
+        args.format == "json"
+    ):  # masked before it is dumped: images in the events stay base64, unsearched
         exported = {"session_id": result.session_id, "final_response": result.final_response,
                     "finish_reason": result.finish_reason,
                     "events": [e.to_wire() for e in result.events]}  # fmt: skip
         text = json.dumps(redact(exported, m.secrets()), indent=2, ensure_ascii=False)
-    elif fmt == "md":
+    else:
         transcript = Transcript(session_id)
         for notification in result.notifications:
             transcript.apply(notification)
-        transcript.apply_local("settled", finish_reason=result.finish_reason)
+        transcript.apply_local(Settled(result.finish_reason))
         text = redact(transcript.to_markdown(), m.secrets())
-    else:
-        raise UsageError("--format must be md or json")
     text = replace_lone_surrogates(text)  # a file or a print must encode it as UTF-8
-    if target:
-        Path(target).write_text(text)
-        print(f"dsh: wrote {target}")
+    if args.to:
+        Path(args.to).write_text(text)
+        print(f"dsh: wrote {args.to}")
     else:
         print(text)
 
 
-def _config(m: NotebookAgent, args: list[str]) -> None:
+def _config(m: NotebookAgent, args: NoArgs) -> None:
     for key, value in m.harness_config().describe().items():
         print(f"{key:20s} {value!r}")
 
 
-def _key(m: NotebookAgent, args: list[str]) -> None:
-    if args:
-        raise UsageError(
-            "usage: %dsh key   (you are asked at a hidden prompt; never type the key into a cell)"
-        )
+def _key(m: NotebookAgent, args: NoArgs) -> None:
     import getpass
 
     try:
@@ -320,8 +323,8 @@ def _key(m: NotebookAgent, args: list[str]) -> None:
     print("dsh: key set for this kernel (in memory only; it is not saved anywhere)")
 
 
-def _help(m: NotebookAgent, args: list[str]) -> None:
-    print(HELP)
+def _help(m: NotebookAgent, args: NoArgs) -> None:
+    print(help_text())
 
 
 def _slash(m: NotebookAgent, line: str) -> None:
@@ -335,18 +338,60 @@ def _slash(m: NotebookAgent, line: str) -> None:
     print(result.final_response)
 
 
-COMMANDS: dict[str, Callable[[NotebookAgent, list[str]], None]] = {
-    "status": _status, "sessions": _sessions, "new": _new, "resume": _resume, "cwd": _cwd,
-    "wait": _wait, "stop": _stop, "restart": _stop, "allow": _decide("allow", "allowed-once"),
-    "reject": _decide("reject", "rejected"), "answer": _answer, "dismiss": _dismiss,
-    "pending": _pending, "export": _export, "config": _config, "key": _key, "help": _help,
-}  # fmt: skip
+_DECLARED: list[Command[NotebookAgent, Any]] = [
+    Command("status", NoArgs, _status, "runtime pid, version, DSH_HOME, live sessions, uptime"),
+    Command(
+        "sessions", SessionsArgs, _sessions,
+        "this notebook's conversations: name, date, prompts, first prompt\n"
+        "(--all: every session persisted in DSH_HOME)",
+    ),
+    Command("new", NewArgs, _new,
+            "start a fresh session (named NAME, if given) for the next %%dsh cells"),
+    Command("resume", SessionArgs, _resume,
+            "continue a persisted session in the next %%dsh cells", "(see %dsh sessions)"),
+    Command("cwd", CwdArgs, _cwd, "show or set the session's working directory"),
+    Command("wait", NoArgs, _wait, "wait for the last run (interruptible)"),
+    Command("stop", NoArgs, _stop,
+            "stop the run in flight: restart the runtime, keep every session's history"),
+    Command("restart", NoArgs, _stop, "restart the runtime (same as stop)"),
+    Command("allow", AllowArgs, _allow,
+            "allow a pending approval\n(--run: and the same tool for the rest of that run)",
+            "(see %dsh pending)"),
+    Command("reject", RejectArgs, _reject,
+            "reject a pending approval\n(--note: tells the agent why; it reaches it as typed)",
+            "(see %dsh pending)"),
+    Command("answer", AnswerArgs, _answer,
+            "answer a pending question (option labels, or free text)",
+            "(labels of the options, or free text)"),
+    Command("dismiss", RequestArgs, _dismiss,
+            "dismiss a pending question (an approval: rejected)", "(see %dsh pending)"),
+    Command("pending", NoArgs, _pending, "list pending approvals and questions"),
+    Command("export", ExportArgs, _export, "the last run of a session as markdown or JSON"),
+    Command("config", NoArgs, _config, "the effective settings (the API key shows as <set>)"),
+    Command(
+        "key", NoArgs, _key,
+        "type the API key at a hidden prompt: kept in memory for this kernel\n"
+        "only, never in the notebook (the environment works too)",
+        "(you are asked at a hidden prompt; never type the key into a cell)",
+    ),
+    Command("help", NoArgs, _help, "this list"),
+]  # fmt: skip
+COMMANDS = {command.name: command for command in _DECLARED}
+"""Every ``%dsh`` command, declared once (name, arguments, summary, usage hint, handler)."""
+
+
+def help_text() -> str:
+    """``%dsh help``: every declared command with its usage and summary, then slash commands."""
+    lines = ["%dsh commands:"]
+    for command in COMMANDS.values():
+        lines += command.help_lines()
+    return "\n".join([*lines, SLASH_HELP])
 
 
 def run_line_command(m: NotebookAgent, line: str) -> Any:
     line = line.strip()
     if not line:
-        _help(m, [])
+        print(help_text())
         return None
     if line.startswith("/"):
         try:

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from ..context.sanitize import encodable
 from ..frontend import FrontendLink
+from ..frontend.identity import parent_message
 from ..frontend.protocol import RunOutputState
 from ..runtime import redact
 from ..transcript import Transcript
@@ -40,7 +41,6 @@ from .pump import LiveView
 __all__ = [
     "DisplayChoice",
     "ViewPublisher",
-    "current_parent",
     "kernel_of",
     "open_view",
     "send_display",
@@ -76,18 +76,6 @@ def stdin_available(shell: Any) -> bool:
     (nbclient and nbconvert send ``allow_stdin: false``; terminal IPython has no kernel)."""
     kernel = kernel_of(shell)
     return bool(kernel is not None and getattr(kernel, "_allow_stdin", False))
-
-
-def current_parent(shell: Any) -> dict[str, Any] | None:
-    """The parent message of the cell executing now, or None."""
-    kernel = kernel_of(shell)
-    if kernel is None:
-        return None
-    try:
-        parent = kernel.get_parent("shell")
-    except Exception:
-        return None
-    return parent if isinstance(parent, dict) and parent else None
 
 
 def _channel(shell: Any) -> tuple[Any, Any, Any]:
@@ -274,7 +262,10 @@ def open_view(
     if fmt == "widget" and widget is None:
         fmt = "markdown"
     publisher = ViewPublisher(shell, choice, widget, link, cell_id)
-    view = LiveView(transcript, fmt, publisher, parent=current_parent(shell), secrets=secrets)
+    parent = parent_message(kernel_of(shell))  # the cell executing now
+    view = LiveView(
+        transcript, fmt, publisher, parent=dict(parent) if parent else None, secrets=secrets
+    )
     publisher.view = view
     if not terminal and not choice.deferred:
         if widget is not None:

@@ -34,9 +34,10 @@ def load_ipython_extension(ip: Any) -> None:
     ip.events.register("pre_execute", magics.cell_started)
     ip.events.register("post_execute", magics.cell_finished)
     setattr(ip, _ATTR, magics)
-    if magics.prewarm:
+    prewarm = magics.settings().prewarm
+    if prewarm:
         magics.agent.host.prewarm()
-    elif magics.prewarm is None:
+    elif prewarm is None:
         magics.agent.prewarm_when_frontend_answers()
 
 

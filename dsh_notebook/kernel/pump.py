@@ -54,7 +54,7 @@ from typing import Any
 from ..context.sanitize import encodable
 from ..protocol import ASSISTANT_STREAM, Notification
 from ..runtime import redact
-from ..transcript import Transcript
+from ..transcript import Transcript, facts
 
 __all__ = ["KEEP_EVERY", "KEEP_SHARE", "LiveView", "UiPump"]
 
@@ -116,8 +116,8 @@ KEEP_EVERY = 5.0
 """Seconds between two keeps of a live view that keeps changing (a card waiting: at once)."""
 KEEP_SHARE = 50
 """The cadence waits at least this many times the last keep's duration (at most 2 %)."""
-_OPENS = ("approval-requested", "question-asked")
-_CLOSES = ("approval-decided", "question-answered", "question-cancelled")
+_OPENS = (facts.ApprovalRequested, facts.QuestionAsked)
+_CLOSES = (facts.ApprovalDecided, facts.QuestionAnswered, facts.QuestionCancelled)
 DRAIN_INTERVAL = 0.01
 """Seconds between two drains while items keep coming. Short batches (a fast stream posts a few
 dozen chunks per 10 ms) keep each GIL hold of the pump well under the interpreter's 5 ms switch
@@ -158,11 +158,12 @@ class UiPump:
     def notification(self, view: LiveView, notification: Notification) -> None:
         self._post(("wire", view, notification))
 
-    def local(self, view: LiveView, kind: str, data: dict[str, Any]) -> None:
-        self._post(("local", view, (kind, data)))
+    def local(self, view: LiveView, fact: facts.LocalFact) -> None:
+        """Apply ``fact`` to the view's transcript (in order with everything posted before)."""
+        self._post(("local", view, fact))
 
     def settle(
-        self, view: LiveView, finish_reason: str | None, error: dict[str, Any] | None = None
+        self, view: LiveView, finish_reason: str | None, error: facts.RunError | None = None
     ) -> None:
         self._post(("settle", view, (finish_reason, error)), urgent=True)
 
@@ -236,12 +237,11 @@ class UiPump:
             if changed and not view.streamed and payload.method == ASSISTANT_STREAM:
                 view.streamed = view.hurry = True
         elif kind == "local":
-            local_kind, data = payload
-            changed = view.transcript.apply_local(local_kind, **data)
-            if local_kind in _OPENS:
+            changed = view.transcript.apply_local(payload)
+            if isinstance(payload, _OPENS):
                 view.waiting += 1
                 view.card_opened = True
-            elif local_kind in _CLOSES:
+            elif isinstance(payload, _CLOSES):
                 view.waiting = max(0, view.waiting - 1)
         elif kind == "call":
             payload(view)
@@ -249,8 +249,8 @@ class UiPump:
         elif kind == "settle":
             finish_reason, error = payload
             if error is not None:
-                view.transcript.apply_local("error", **error)
-            view.transcript.apply_local("settled", finish_reason=finish_reason)
+                view.transcript.apply_local(error)
+            view.transcript.apply_local(facts.Settled(finish_reason))
             view.settled = True
             changed = True
         else:  # pragma: no cover - internal

@@ -39,7 +39,9 @@ from ..frontend import FrontendLink
 from ..protocol import Notification
 from ..runtime import redact
 from ..transcript import Transcript
+from ..transcript.facts import Note, RunError, Status
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
+from .cell_options import RunOptions
 from .conversations import ConversationIndex
 from .display import DisplayChoice, Format, open_view, show_bundle
 from .handle import RunHandle
@@ -73,26 +75,6 @@ class PromptSkipped(DshError):
 
 class PlanError(DshError):
     """The cell cannot be sent as it is (one line that says what to change)."""
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """The ``%%dsh`` options of one cell (as parsed by the magic)."""
-
-    session: str | None = None
-    new: bool = False
-    wait: bool = False
-    out: str | None = None
-    images: tuple[str, ...] = ()
-    model: str | None = None
-    effort: str | None = None
-    cwd: str | None = None
-    on_approval: ApprovalMode = "ask"
-    format: Format | None = None
-    keep_widget: bool = False
-    force: bool = False
-    show_context: bool = False
-    """``--show-context``: print the notebook context block instead of sending the prompt."""
 
 
 @dataclass(frozen=True)
@@ -323,11 +305,11 @@ def start_run(
         wait_mode=plan.wait,
         stdin=agent.frontend().stdin,
         headless_approval=settings.headless_approval,
-        notify=lambda kind, data: agent.pump.local(view, kind, data),
+        notify=lambda fact: agent.pump.local(view, fact),
         prompts=prompts,
     )
     # a runtime that still has to start takes seconds: say so (the cell returns at once anyway)
-    agent.pump.local(view, "status", {"state": "running" if agent.host.alive() else "starting"})
+    agent.pump.local(view, Status("running" if agent.host.alive() else "starting"))
     future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
     handle = RunHandle(
         future,
@@ -361,7 +343,7 @@ def start_run(
         agent.pump.notification(view, notification)
 
     def on_note(text: str) -> None:
-        agent.pump.local(view, "note", {"text": text})
+        agent.pump.local(view, Note(text))
 
     agent.host.run(
         plan.session_id,
@@ -417,10 +399,10 @@ def settle_run(
     try:
         result = future.result()
     except TransportClosed as exc:
-        error = {"message": "the runtime exited", "detail": exc.stderr_tail or None,
-                 "hint": "run `%dsh restart`; the session's history is kept"}  # fmt: skip
+        error = RunError("the runtime exited", detail=exc.stderr_tail or None,
+                         hint="run `%dsh restart`; the session's history is kept")  # fmt: skip
     except BaseException as exc:
-        error = {"message": f"{type(exc).__name__}: {exc}", "detail": None, "hint": None}
+        error = RunError(f"{type(exc).__name__}: {exc}")
     else:
         agent.results[run.handle.session] = result
         finish_reason = result.finish_reason

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..context.describe import truncate
 from ..context.notebook_context import short_id
+from ..transcript.bounds import truncation_mark
 from .history import notebook_history
 
 __all__ = ["FALLBACK_NOTE", "FigureLookup", "fallback_cells", "format_cells"]
@@ -52,10 +53,12 @@ _LEVELS = (
 """(source, output text) characters per cell, tried in order until the notebook fits."""
 
 
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
+def _cut_to(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, the marker included (see :func:`truncate`);
+    a text no longer than the marker that would replace it is kept whole."""
+    if len(text) <= len(truncation_mark(len(text))):
         return text
-    return text[: max(0, limit)] + f"… [{len(text) - limit:,} more chars]"
+    return truncate(text, limit)[0]
 
 
 def _output_lines(outputs: Sequence[Mapping[str, Any]], limit: int) -> list[str]:
@@ -65,14 +68,16 @@ def _output_lines(outputs: Sequence[Mapping[str, Any]], limit: int) -> list[str]
         text = str(output.get("text", "")).rstrip()
         if kind == "error":
             ename, evalue = str(output.get("ename", "")), str(output.get("evalue", ""))
-            lines.append(f"error: {ename}: {_cut(evalue, limit)}" if evalue else f"error: {ename}")
+            lines.append(
+                f"error: {ename}: {_cut_to(evalue, limit)}" if evalue else f"error: {ename}"
+            )
             continue
         mime = [m for m in output.get("mime", []) if m != "text/plain"]
         label = "stream" if kind == "stream" else "out"
         if mime:
             label += " [" + ", ".join(mime) + "]"
         if text:
-            lines.append(f"{label}: {_cut(text, limit)}")
+            lines.append(f"{label}: {_cut_to(text, limit)}")
         elif mime:
             lines.append(label)
     return lines
@@ -104,7 +109,7 @@ def _cell_block(
     if cell.get("selected"):
         head += " · SELECTED"
     source = str(cell.get("source", "")).rstrip()
-    parts = [head, _cut(source, source_chars) if source else "(empty)"]
+    parts = [head, _cut_to(source, source_chars) if source else "(empty)"]
     outputs = cell.get("outputs")
     if isinstance(outputs, list) and outputs:
         parts.extend("→ " + line for line in _output_lines(outputs, output_chars))
@@ -112,7 +117,7 @@ def _cell_block(
         for text in figures(
             cell_id if isinstance(cell_id, str) else None, cell.get("execution_count")
         ):
-            parts.append("→ figure (described as text):\n" + _cut(text, output_chars * 2))
+            parts.append("→ figure (described as text):\n" + _cut_to(text, output_chars * 2))
     return "\n".join(parts)
 
 

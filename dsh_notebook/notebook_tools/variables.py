@@ -7,7 +7,7 @@ server in :mod:`.server` runs them on a worker thread, bounded in time.
 Guarantees:
 
 - **Bounded output.** Every text result is at most ``max_chars`` characters (cut text ends with
-  ``… [truncated, N more chars]``). Values are described with
+  ``[… N characters omitted …]``). Values are described with
   :func:`~dsh_notebook.context.describe.describe_value`, so the work per value is bounded too (a
   user-defined ``repr``/``_repr_llm_`` still costs what it costs).
 - **They never change the namespace** and never raise for odd values; they read a snapshot

@@ -6,7 +6,7 @@ no widgets, no anyio). One :class:`Transcript` per run::
     t = Transcript("s1", prompt="Plot sales")
     for n in notifications:          # in transport order
         t.apply(n)                   # True when the snapshot changed (then t.seq moved by one)
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled("completed"))  # a fact of the client (:mod:`.facts`)
     t.snapshot()                     # schema.Snapshot (JSON), the widget's source of truth
     t.to_markdown(), t.to_text()     # the static transcript (sanitized markdown / plain text)
     t.to_markdown_companion()        # the one-line text/plain saved beside the markdown
@@ -67,7 +67,8 @@ from .bounds import (
     SCHEMA_VERSION,
     STATES,
 )
-from .reducer import APPROVAL_CANCELLED, LOCAL_KINDS, Transcript
+from .facts import LOCAL_KINDS
+from .reducer import APPROVAL_CANCELLED, Transcript
 from .sanitize import code_span, escape_inline, fence, sanitize_markdown
 from .text import markdown_companion
 

@@ -19,7 +19,6 @@ Guarantees:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -39,19 +38,31 @@ from dsh_notebook.protocol import (
 from . import interactions as inter
 from . import schema
 from .bounds import (
-    DECIDED_BY,
     LABEL_MAX,
     LINE_MAX,
     PROMPT_MAX,
     RESULT_MAX,
     SCHEMA_VERSION,
-    STATES,
     cap,
     json_copy,
     jsonable,
 )
 from .core import Core, Header, SessionCtx
 from .events import handle_event, text_of_blocks
+from .facts import (
+    LOCAL_KINDS,
+    ApprovalDecided,
+    ApprovalRequested,
+    LocalFact,
+    Note,
+    QuestionAnswered,
+    QuestionAsked,
+    QuestionCancelled,
+    RunError,
+    Settled,
+    Status,
+    Stopped,
+)
 from .hints import hint_for
 from .markdown import render_markdown
 from .nodes import (
@@ -70,19 +81,6 @@ from .text import markdown_companion, render_text, summary_line
 __all__ = ["APPROVAL_CANCELLED", "LOCAL_KINDS", "Transcript"]
 
 _STOPPED_NOTE = "Stopped by you."
-
-LOCAL_KINDS = (
-    "approval-requested",
-    "approval-decided",
-    "question-asked",
-    "question-answered",
-    "question-cancelled",
-    "error",
-    "note",
-    "settled",
-    "status",
-    "stopped",
-)
 
 
 class Transcript:
@@ -142,30 +140,45 @@ class Transcript:
                 core.count_unknown(f"malformed {method}")
         return self._commit()
 
-    def apply_local(self, kind: str, **data: Any) -> bool:
-        """Apply a client-side fact (see :data:`LOCAL_KINDS`); ``True`` when the state changed.
+    def apply_local(self, fact: LocalFact) -> bool:
+        """Apply a client-side fact (one of :mod:`.facts`); ``True`` when the state changed.
 
-        Raises ``ValueError`` for an unknown ``kind`` or value and ``TypeError`` for a wrong
-        keyword: these are programming errors of the caller, not wire conditions.
+        The fact was checked when it was built (see :mod:`.facts`): applying it never raises
+        for a field or a value.
         """
-        handlers: dict[str, Callable[..., None]] = {
-            "approval-requested": self._approval_requested,
-            "approval-decided": self._approval_decided,
-            "question-asked": self._question_asked,
-            "question-answered": self._question_answered,
-            "question-cancelled": self._question_cancelled,
-            "error": self._error,
-            "note": self._note,
-            "settled": self._settled,
-            "status": self._status,
-            "stopped": self._stopped,
-        }
-        handler = handlers.get(kind)
-        if handler is None:
-            raise ValueError(
-                f"unknown local fact {kind!r}; expected one of {', '.join(LOCAL_KINDS)}"
+        if isinstance(fact, ApprovalRequested):
+            inter.local_approval_requested(
+                self._core, self._session(fact.session_id), request_id=fact.request_id,
+                tool_name=fact.tool_name, call_id=fact.call_id, reason=fact.reason,
+            )  # fmt: skip
+        elif isinstance(fact, ApprovalDecided):
+            inter.local_approval_decided(
+                self._core, request_id=fact.request_id, outcome=fact.outcome,
+                decided_by=fact.decided_by, code=fact.code,
+            )  # fmt: skip
+        elif isinstance(fact, QuestionAsked):
+            inter.local_question_asked(
+                self._core, self._session(fact.session_id), request_id=fact.request_id,
+                questions=fact.questions, call_id=fact.call_id,
+            )  # fmt: skip
+        elif isinstance(fact, QuestionAnswered):
+            inter.local_question_answered(
+                self._core, request_id=fact.request_id, answers=fact.answers
             )
-        handler(**data)
+        elif isinstance(fact, QuestionCancelled):
+            inter.local_question_cancelled(self._core, request_id=fact.request_id)
+        elif isinstance(fact, RunError):
+            self._error(fact)
+        elif isinstance(fact, Note):
+            self._note(fact.text)
+        elif isinstance(fact, Settled):
+            self._settled(fact.finish_reason)
+        elif isinstance(fact, Status):
+            self._core.set_header("state", fact.state)
+        elif isinstance(fact, Stopped):
+            self._stopped()
+        else:
+            raise TypeError(f"not a local fact: {fact!r} (see dsh_notebook.transcript.facts)")
         return self._commit()
 
     def snapshot(self) -> schema.Snapshot:
@@ -334,65 +347,8 @@ class Transcript:
     def _session(self, session_id: str | None) -> SessionCtx:
         return self._core.ctx(session_id) or self._core.root
 
-    def _approval_requested(
-        self,
-        *,
-        request_id: str,
-        session_id: str,
-        tool_name: str,
-        call_id: str | None = None,
-        reason: str | None = None,
-    ) -> None:
-        inter.local_approval_requested(
-            self._core,
-            self._session(session_id),
-            request_id=request_id,
-            tool_name=tool_name,
-            call_id=call_id,
-            reason=reason,
-        )
-
-    def _approval_decided(
-        self, *, request_id: str, outcome: str, decided_by: str, code: str | None = None
-    ) -> None:
-        if decided_by not in DECIDED_BY:
-            raise ValueError(
-                f"decided_by must be one of {', '.join(DECIDED_BY)}, not {decided_by!r}"
-            )
-        inter.local_approval_decided(
-            self._core, request_id=request_id, outcome=outcome, decided_by=decided_by, code=code
-        )
-
-    def _question_asked(
-        self,
-        *,
-        request_id: str,
-        session_id: str,
-        questions: list[dict[str, Any]],
-        call_id: str | None = None,
-    ) -> None:
-        inter.local_question_asked(
-            self._core,
-            self._session(session_id),
-            request_id=request_id,
-            questions=questions,
-            call_id=call_id,
-        )
-
-    def _question_answered(self, *, request_id: str, answers: list[dict[str, Any]] | None) -> None:
-        inter.local_question_answered(self._core, request_id=request_id, answers=answers)
-
-    def _question_cancelled(self, *, request_id: str) -> None:
-        inter.local_question_cancelled(self._core, request_id=request_id)
-
-    def _error(
-        self,
-        *,
-        message: str,
-        detail: str | None = None,
-        hint: str | None = None,
-        code: str | None = None,
-    ) -> None:
+    def _error(self, fact: RunError) -> None:
+        message, detail, hint, code = fact.message, fact.detail, fact.hint, fact.code
         core = self._core
         if core.header.stopped:
             return  # the runtime exiting because the person stopped it is no error
@@ -407,7 +363,7 @@ class Transcript:
         core.add_item(core.root, node)
         core.set_header("state", "error")
 
-    def _settled(self, *, finish_reason: str | None = None) -> None:
+    def _settled(self, finish_reason: str | None = None) -> None:
         core = self._core
         if finish_reason is not None:
             core.set_header("finish_reason", cap(finish_reason, LABEL_MAX))
@@ -417,7 +373,7 @@ class Transcript:
         if core.header.state != "error":
             core.set_header("state", "error" if core.header.finish_reason == "error" else "settled")
 
-    def _note(self, *, text: str) -> None:
+    def _note(self, text: str) -> None:
         """A one-line note of the client (e.g. a dead runtime was replaced), not an error."""
         core = self._core
         core.add_item(
@@ -436,8 +392,3 @@ class Transcript:
         core.set_header("stopped", True)
         core.add_item(core.root, NoteNode(id=core.new_id(), note="stopped", text=_STOPPED_NOTE))
         self._settled()
-
-    def _status(self, *, state: str) -> None:
-        if state not in STATES:
-            raise ValueError(f"state must be one of {', '.join(STATES)}, not {state!r}")
-        self._core.set_header("state", state)

@@ -17,21 +17,19 @@ View → kernel (:data:`ViewMessage`): the clicks :class:`ApprovalMessage`,
 read only through :func:`dsh_notebook.widget.actions.check_action`, which returns a
 :data:`WidgetAction` (the clicks, normalized) or the error text.
 
-Approval decisions are the protocol's outcomes (:data:`~dsh_notebook.protocol.ApprovalOutcome`).
-Views built before that spelled them ``"allow"`` / ``"reject"``; :data:`LEGACY_DECISIONS` maps
-those at the edge, so a notebook saved with an older bundle still answers correctly.
+Approval decisions are the protocol's outcomes (:data:`~dsh_notebook.protocol.ApprovalOutcome`),
+spelled the same on both sides; any other word is refused.
 """
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, get_args
 
 from ..protocol import ApprovalOutcome
 from ..transcript.schema import Answer
 
 __all__ = [
     "DECISIONS",
-    "LEGACY_DECISIONS",
     "AckMessage",
     "AnswerMessage",
     "AppendOp",
@@ -49,16 +47,8 @@ __all__ = [
     "WidgetAction",
 ]
 
-LEGACY_DECISIONS: dict[str, ApprovalOutcome] = {"allow": "allowed-once", "reject": "rejected"}
-"""The decision words of views built before the outcomes were used end to end."""
-
-DECISIONS: dict[str, ApprovalOutcome] = {
-    "allowed-once": "allowed-once",
-    "rejected": "rejected",
-    "cancelled": "cancelled",
-    **LEGACY_DECISIONS,
-}
-"""Every ``decision`` a view may send, and the outcome it means."""
+DECISIONS: tuple[ApprovalOutcome, ...] = get_args(ApprovalOutcome)
+"""Every ``decision`` a view may send: the protocol's outcomes, as they are spelled."""
 
 
 # -- delta ops (kernel -> view) ------------------------------------------------------------------

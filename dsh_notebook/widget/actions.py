@@ -11,9 +11,6 @@ A view sends one of (typed in :mod:`._messages`)::
     {"type": "stop"}
     {"type": "resync",   "seq": 41}          (not an action: the view wants the whole snapshot)
 
-(Views built before the protocol's outcomes were used end to end send ``"allow"`` / ``"reject"``;
-they are accepted and mapped to ``"allowed-once"`` / ``"rejected"`` here, at the edge.)
-
 :func:`check_action` turns a message into the :data:`~._messages.WidgetAction` handed to
 ``on_action`` (normalized: exactly the keys above, ``decision`` an
 :data:`~dsh_notebook.protocol.ApprovalOutcome`, answers naming every question once with labels
@@ -59,6 +56,7 @@ GONE = (
     "this request is no longer pending (run stopped, kernel restarted, notebook reopened, "
     "or already answered)"
 )
+"""What a card shows when its request is not pending any more (the one wording, kernel too)."""
 
 
 def find_question(snapshot: Snapshot, request_id: str) -> QuestionItem | None:
@@ -78,8 +76,11 @@ def find_approval(snapshot: Snapshot, request_id: str) -> ApprovalItem | None:
 
 
 def outcome_of(decision: object) -> ApprovalOutcome | None:
-    """The outcome a view's ``decision`` means (old spellings mapped); ``None``: not a decision."""
-    return DECISIONS.get(decision) if isinstance(decision, str) else None
+    """``decision`` when it is one of the protocol's outcomes, else ``None``."""
+    for outcome in DECISIONS:
+        if decision == outcome:
+            return outcome
+    return None
 
 
 def _pending(snapshot: Snapshot, kind: str, request_id: object) -> str | None:

@@ -1,0 +1,159 @@
+"""What the client itself tells a transcript (not the wire): one frozen dataclass per fact.
+
+A fact is built where it is known (the broker, the run, the pump's settle), so a misspelt or
+missing field is a ``TypeError`` there, and a value outside its vocabulary (a state, who decided)
+a ``ValueError`` there: never later, in the thread that applies it
+(:meth:`~dsh_notebook.transcript.Transcript.apply_local`). Each class names its wire-style
+``kind`` (:data:`LOCAL_KINDS`), used in logs and by :func:`local_fact`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeAlias
+
+from .bounds import DECIDED_BY, STATES
+
+__all__ = [
+    "LOCAL_KINDS",
+    "ApprovalDecided",
+    "ApprovalRequested",
+    "LocalFact",
+    "Note",
+    "QuestionAnswered",
+    "QuestionAsked",
+    "QuestionCancelled",
+    "RunError",
+    "Settled",
+    "Status",
+    "Stopped",
+    "local_fact",
+]
+
+
+@dataclass(frozen=True)
+class ApprovalRequested:
+    """A tool call waits for a decision: its card appears (pending)."""
+
+    kind: ClassVar[str] = "approval-requested"
+    request_id: str
+    session_id: str
+    tool_name: str
+    call_id: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalDecided:
+    """The decision on an approval, and who made it (one of ``DECIDED_BY``)."""
+
+    kind: ClassVar[str] = "approval-decided"
+    request_id: str
+    outcome: str
+    decided_by: str
+    code: str | None = None
+    """The code that ran instead of the request's (the person edited it)."""
+
+    def __post_init__(self) -> None:
+        if self.decided_by not in DECIDED_BY:
+            raise ValueError(
+                f"decided_by must be one of {', '.join(DECIDED_BY)}, not {self.decided_by!r}"
+            )
+
+
+@dataclass(frozen=True)
+class QuestionAsked:
+    """The agent asks the person (wire-shaped questions, as the runtime sent them)."""
+
+    kind: ClassVar[str] = "question-asked"
+    request_id: str
+    session_id: str
+    questions: list[dict[str, Any]]
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class QuestionAnswered:
+    """The answers to a question; ``None``: dismissed."""
+
+    kind: ClassVar[str] = "question-answered"
+    request_id: str
+    answers: list[dict[str, Any]] | None
+
+
+@dataclass(frozen=True)
+class QuestionCancelled:
+    """The question was withdrawn before anyone answered."""
+
+    kind: ClassVar[str] = "question-cancelled"
+    request_id: str
+
+
+@dataclass(frozen=True)
+class RunError:
+    """A failure of the client or the runtime process (not of the model): an error item."""
+
+    kind: ClassVar[str] = "error"
+    message: str
+    detail: str | None = None
+    hint: str | None = None
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class Note:
+    """A one-line note of the client (e.g. a dead runtime was replaced), not an error."""
+
+    kind: ClassVar[str] = "note"
+    text: str
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The run is over (``finish_reason`` as the runtime gave it, if any)."""
+
+    kind: ClassVar[str] = "settled"
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Status:
+    """The run's state as the client knows it (one of ``STATES``)."""
+
+    kind: ClassVar[str] = "status"
+    state: str
+
+    def __post_init__(self) -> None:
+        if self.state not in STATES:
+            raise ValueError(f"state must be one of {', '.join(STATES)}, not {self.state!r}")
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """The person stopped the run (Stop, ``%dsh stop``): settled, said so, not an error."""
+
+    kind: ClassVar[str] = "stopped"
+
+
+LocalFact: TypeAlias = (
+    ApprovalRequested | ApprovalDecided | QuestionAsked | QuestionAnswered | QuestionCancelled
+    | RunError | Note | Settled | Status | Stopped
+)  # fmt: skip
+"""Every fact :meth:`~dsh_notebook.transcript.Transcript.apply_local` accepts."""
+
+_CLASSES: tuple[type[LocalFact], ...] = (
+    ApprovalRequested, ApprovalDecided, QuestionAsked, QuestionAnswered, QuestionCancelled,
+    RunError, Note, Settled, Status, Stopped,
+)  # fmt: skip
+_BY_KIND: dict[str, type[LocalFact]] = {cls.kind: cls for cls in _CLASSES}
+LOCAL_KINDS = tuple(_BY_KIND)
+
+
+def local_fact(kind: str, data: Mapping[str, Any] | None = None) -> LocalFact:
+    """The fact named ``kind`` with the fields in ``data`` (for callers holding wire-style
+    dicts): ``ValueError`` for an unknown kind, ``TypeError`` for an unknown or missing field."""
+    cls = _BY_KIND.get(kind)
+    if cls is None:
+        raise ValueError(f"unknown local fact {kind!r}; expected one of {', '.join(LOCAL_KINDS)}")
+    return cls(**(data or {}))

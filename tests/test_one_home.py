@@ -1,0 +1,71 @@
+"""Concepts with one home: the truncation marker every Python exit uses, one "request is gone"
+text, one decision vocabulary, one shell-parent lookup, one prompt validation."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+from dsh_notebook.context.describe import truncate
+from dsh_notebook.frontend.identity import parent_message
+from dsh_notebook.kernel import display
+from dsh_notebook.kernel.agent import NotebookAgent
+from dsh_notebook.kernel.cell_errors import MAX_ERROR_CHARS, cell_error_text
+from dsh_notebook.kernel.display import DisplayChoice, open_view
+from dsh_notebook.kernel.settings import KernelSettings
+from dsh_notebook.notebook_tools.cells import format_cells
+from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.bounds import cap, clip, truncation_mark
+from dsh_notebook.widget.actions import GONE
+
+# what any truncation_mark(n) looks like; every other spelling is a second home
+ONE_MARKER = re.compile(r"\[… ([\d,]+) characters omitted …\]")
+
+
+OTHER_SPELLINGS = re.compile(r"more chars|truncated|\bcut\]|omitted|chars cut")
+
+
+def test_every_python_exit_cuts_text_with_the_one_marker() -> None:
+    long_line = "x" * 5000
+    cut_texts = {
+        "context.describe.truncate": truncate(long_line, 300)[0],
+        "transcript.bounds.cap": cap(long_line, 300),
+        "transcript.bounds.clip": clip(long_line, 300),
+        "notebook_tools.cells": format_cells(
+            {"cells": [{"index": 0, "cell_type": "code", "source": long_line}]}, max_chars=8000
+        ),
+    }
+    try:
+        raise ValueError("v" * (MAX_ERROR_CHARS * 2))
+    except ValueError as exc:
+        cut_texts["kernel.cell_errors"] = cell_error_text(exc)
+    for site, text in cut_texts.items():
+        found = ONE_MARKER.search(text)
+        assert found is not None, site
+        omitted = int(found.group(1).replace(",", ""))
+        assert found.group(0) == truncation_mark(omitted), site
+        assert not OTHER_SPELLINGS.search(ONE_MARKER.sub("", text)), site  # no second spelling
+
+
+def test_the_kernel_and_the_card_say_the_same_when_a_request_is_gone() -> None:
+    agent = NotebookAgent(None, KernelSettings)
+    try:
+        assert agent.on_widget_action({"type": "dismiss", "request_id": "q9"}) == GONE
+        gone = {"type": "approval", "request_id": "a9", "decision": "rejected"}
+        assert agent.on_widget_action(gone) == GONE
+        legacy = {"type": "approval", "request_id": "a9", "decision": "allow"}
+        assert "unknown decision" in str(agent.on_widget_action(legacy))  # never mapped
+    finally:
+        agent.close()
+
+
+def test_a_view_is_filed_under_the_cell_by_the_one_parent_lookup() -> None:
+    """``frontend.identity.parent_message`` is the one lookup: the live view of a kernel that
+    keeps the request as ``_parent_header`` (no ``get_parent``) is still filed under it."""
+    header = {"header": {"msg_id": "execute-1", "msg_type": "execute_request"}}
+    shell = SimpleNamespace(kernel=SimpleNamespace(_parent_header=header))
+    choice = DisplayChoice("markdown", deferred=True)  # nothing displayed: no IPython needed
+    view = open_view(shell, Transcript("s", prompt="hi"), choice, None)
+    assert view.parent == header
+    assert parent_message(shell.kernel) == header
+    assert not hasattr(display, "current_parent")
