@@ -161,6 +161,10 @@ def test_run_all_two_cells_on_one_session_the_first_owns_its_call(kernel: Kernel
         lambda: [m for m in link_messages(kernel, comm_id, "waiting", start) if m.get("cells")],
     )
     assert [c["cell_id"] for c in waiting[-1]["cells"]] == ["c1"]
+    # the queued cell says what it waits for (not just "running · 0 turns")
+    second_view = "get_ipython()._dsh_notebook_magics.agent.runs.last().view.transcript"
+    queued = kernel.value(f"print({second_view}.to_markdown())")
+    assert "queued: an earlier run on session 'shared'" in queued and "%dsh pending" in queued
     assert kernel.execute(f"%dsh allow {key}").error is None
     wait_for(
         kernel, "the code never ran", lambda: kernel.value("globals().get('queued_ran')") == "True"

@@ -319,7 +319,10 @@ def start_run(
         context_block=plan.context_block,
     )
     run = ActiveRun(handle, view, policy, prompts, cell_id)
+    ahead = [r for r in agent.runs.in_progress() if r.session == plan.session_id]
     agent.runs.add(run)  # queued: it owns nothing until its turn on the session comes
+    if ahead:  # say what it waits for: "running · 0 turns" alone reads as a hang
+        agent.pump.local(view, Note(_queued_note(plan.session_id)))
 
     def on_start() -> None:  # host loop, when this run's turn on the session comes
         agent.runs.hold(run)
@@ -356,6 +359,14 @@ def start_run(
     future.add_done_callback(lambda f: settle_run(agent, run, f))
     _bind(shell, handle, out)
     return run
+
+
+def _queued_note(session_id: str) -> str:
+    """The note of a run queued behind an earlier run of its session."""
+    return (
+        f"queued: an earlier run on session {session_id!r} is still in progress; this prompt is "
+        "sent when it ends (if that run waits for your decision, `%dsh pending` lists it)."
+    )
 
 
 def _show_skipped(agent: RunContext, plan: RunPlan) -> None:
