@@ -10,6 +10,7 @@ endpoint is this test's own scripted server on 127.0.0.1.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -129,7 +130,8 @@ def read_through_the_page(
         panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
         run_cell(page, extlab, name, 0)
         run_cell(page, extlab, name, 1)
-        panel.locator(".jp-OutputArea-output:has-text('first version ran')").wait_for()
+        stdout = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']"
+        panel.locator(f"{stdout}:has-text('first version ran')").wait_for()
         editor = panel.locator(".jp-Cell").nth(1).locator(".cm-content")  # edit, do not run
         editor.click()
         page.keyboard.press("Control+a")
@@ -145,6 +147,13 @@ def read_through_the_page(
             time.sleep(0.5)
         page.screenshot(path=str(artifacts / f"{name}.png"))
         seen = tool_results(model)
+        # every cell carries its short id; the run's own %%dsh cell is THIS PROMPT (read below
+        # without them, so the rest of the checks read as the page laid the cells out)
+        assert len(re.findall(r"## cell \d+ · id [\w-]{1,8} · ", seen)) == 5
+        assert re.search(r"## cell 5 · id [\w-]{1,8} · code · [^\n]* · THIS PROMPT", seen)
+        assert seen.count("THIS PROMPT") == 1
+        seen = re.sub(r" · id [\w-]{1,8}", "", seen)
+        seen = seen.replace(" · THIS PROMPT (the %%dsh cell you are answering)", "")
         assert seen.startswith(f"{name} as the user sees it now (read from the open notebook)")
         assert "5 cell(s), cell 5 is selected" in seen
         assert "## cell 2 · code · In [2]\nedited = 2  # changed after it ran" in seen

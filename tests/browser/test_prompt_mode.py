@@ -110,13 +110,14 @@ def test_a_saved_transcript_folds_in_jupyterlab(browser: Any, extlab: Lab, artif
     """The saved transcript's fold is a real ``<details>`` in JupyterLab (the notebook as saved:
     reopened, so its outputs render as the file holds them), closed until clicked."""
     from dsh_notebook.transcript import Transcript
+    from dsh_notebook.transcript.facts import Settled
 
     from ..test_transcript import tool_call, tool_result
 
     t = Transcript("s")
     t.apply(tool_call("s", "c1", "bash", {"command": "seq 1 100"}))
     t.apply(tool_result("s", "c1", "\n".join(f"row {i}" for i in range(1, 101))))
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     name = "saved-transcript.ipynb"
     write_notebook(extlab.root / name, ["%%dsh\nCount to 100"])
     nb = json.loads((extlab.root / name).read_text())

@@ -25,6 +25,8 @@ SETUP = r"""
 import json, pathlib, threading, time
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.facts import (ApprovalDecided, ApprovalRequested, QuestionAnswered,
+                                           QuestionAsked, Settled)
 from dsh_notebook.widget import RunWidget
 
 HOSTILE = ("<img src=x onerror=\"window.__pwned=1\"> <script>window.__pwned=1</script> "
@@ -60,10 +62,10 @@ def feed():
     t.apply(Notification("session.event", {"sessionId": "browser-run", "event": {
         "type": "tool/call", "seq": 5, "time": 0,
         "data": {"callId": "call-1", "name": "bash", "arguments": json.dumps({"command": "touch done.txt"})}}}))
-    t.apply_local("approval-requested", request_id="a1", session_id="browser-run",
-                  tool_name="bash", call_id="call-1", reason="escalate: write outside the sandbox")
-    t.apply_local("question-asked", request_id="q2", session_id="browser-run", questions=[
-        {"id": "color", "question": "Which color?", "options": [{"label": "red"}, {"label": "blue"}]}])
+    t.apply_local(ApprovalRequested(request_id="a1", session_id="browser-run", tool_name="bash",
+                                    call_id="call-1", reason="escalate: write outside the sandbox"))
+    t.apply_local(QuestionAsked(request_id="q2", session_id="browser-run", questions=[
+        {"id": "color", "question": "Which color?", "options": [{"label": "red"}, {"label": "blue"}]}]))
     w.update(t.snapshot())
     answered = set()
     while len(answered) < 2:
@@ -76,13 +78,13 @@ def feed():
                 ok = a["decision"] == "allowed-once"
                 if ok:
                     pathlib.Path("done.txt").write_text("ran")  # the command's effect
-                t.apply_local("approval-decided", request_id="a1",
-                              outcome="allowed-once" if ok else "rejected", decided_by="you")
+                t.apply_local(ApprovalDecided(request_id="a1",
+                              outcome="allowed-once" if ok else "rejected", decided_by="you"))
             elif a["type"] == "answer":
-                t.apply_local("question-answered", request_id="q2", answers=a["answers"])
+                t.apply_local(QuestionAnswered(request_id="q2", answers=a["answers"]))
         w.update(t.snapshot())
         time.sleep(0.1)
-    t.apply_local("settled", finish_reason="completed")
+    t.apply_local(Settled(finish_reason="completed"))
     w.update(t.snapshot(), final=True)
 
 threading.Thread(target=feed, daemon=True).start()
