@@ -3,7 +3,7 @@
 A run's output is displayed once, when its cell runs, and then updated by the UI pump thread. The
 updates are sent through the kernel's session directly with the *starting cell's parent* header:
 ipykernel 6 has no per-thread parent, and the display publisher would file an update under
-whatever cell runs now (DESIGN.md §9). Where there is no kernel session (terminal IPython, tests
+whatever cell runs now (DESIGN.md §3). Where there is no kernel session (terminal IPython, tests
 with a bare shell) the ordinary ``display`` functions are used.
 
 Guarantees: :class:`ViewPublisher` is called by the pump thread only; a widget view is replaced
