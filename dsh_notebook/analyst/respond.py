@@ -15,10 +15,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any
 
 from ..scripted_model import AfterReply, ScriptContext, Step, ToolCall
 from . import compose
+from .columns import (
+    GROUP_MARK,
+    calendar_of,
+    mentions,
+    number_filters,
+    samples_of,
+    time_unit,
+    word_filters,
+)
 from .delegate import delegate_step
 from .explain import Failure, explain, read_failure
 from .intents import Intent, question_text, recognize
@@ -30,57 +39,12 @@ from .names import (
     mentioned,
     parse_frame,
     parse_variables,
-    words,
 )
-from .plans import Calendar, Selection, agg_label, program
+from .plans import Selection, agg_label, program
 from .results import error_line, read_number, read_series, read_table, value_text
 from .turn import Turn, read_turn
 
 __all__ = ["next_step", "respond"]
-
-#: Words of a question that never name a value to filter on.
-_STOP: Final = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "by",
-        "compute",
-        "do",
-        "does",
-        "each",
-        "for",
-        "from",
-        "grows",
-        "how",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "over",
-        "per",
-        "plot",
-        "rows",
-        "show",
-        "tell",
-        "than",
-        "that",
-        "the",
-        "there",
-        "this",
-        "to",
-        "top",
-        "total",
-        "what",
-        "which",
-        "with",
-    ]
-)
 
 
 def respond(ctx: ScriptContext) -> Step:
@@ -180,113 +144,6 @@ def _choose_frame(turn: Turn, variables: list[Variable], question: str) -> Varia
     )
 
 
-def _mentions(question: str, columns: list[Column]) -> list[Column]:
-    found = sorted((mentioned(question, c.name), i, c) for i, c in enumerate(columns))
-    return [c for pos, _, c in found if pos >= 0]
-
-
-_FOLLOW: Final = re.compile(r"\s+([A-Za-z0-9_.\-]+)")
-
-
-def _filters(question: str, frame: Frame) -> tuple[tuple[str, Any], ...]:
-    """``column value`` pairs in the question ("in week 8", "year 2024") for numeric columns."""
-    out: list[tuple[str, Any]] = []
-    for column in frame.columns:
-        if not column.numeric:
-            continue
-        pattern = r"[\s_\-]*".join(re.escape(p) for p in re.split(r"[\s_\-]+", column.name) if p)
-        match = re.search(rf"(?<![A-Za-z0-9]){pattern}\s+(-?\d+(?:\.\d+)?)\b", question, re.I)
-        if match:
-            number = float(match.group(1))
-            out.append((column.name, int(number) if number.is_integer() else number))
-    return tuple(out)
-
-
-#: Words right before a column that make it the grouping ("per depot", "which month").
-_GROUP_MARK: Final = re.compile(
-    r"(?:\bper|\bby|\beach|\bevery|\bacross|\bwhich|\bwhat|\bfor each|\bin each)\s+(?:\w+\s+)?$",
-    re.I,
-)
-_MONTHS: Final = (
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "may",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "oct",
-    "nov",
-    "dec",
-)
-_WEEKDAYS: Final = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_UNITS: Final = {"day": "day", "daily": "day", "week": "week", "weekly": "week", "month": "month",
-                 "monthly": "month", "quarter": "quarter", "qtr": "quarter", "year": "year",
-                 "yearly": "year", "hour": "hour", "minute": "minute"}  # fmt: skip
-
-
-def _samples(frame: Frame) -> dict[str, list[str]]:
-    """The values the describer's first rows show, per column (empty when they do not parse)."""
-    rows = read_table(frame.text, [c.name for c in frame.columns]) if frame.text else None
-    out: dict[str, list[str]] = {}
-    for row in rows or []:
-        for column in frame.columns:
-            cell = row.get(column.name, "")
-            if cell and cell not in out.setdefault(column.name, []):
-                out[column.name].append(cell)
-    return out
-
-
-def _calendar(values: list[str]) -> Calendar | None:
-    heads = {v.strip()[:3].lower() for v in values if v.strip()[:1].isalpha()}
-    if heads and heads <= set(_MONTHS):
-        return "month"
-    if heads and heads <= set(_WEEKDAYS):
-        return "weekday"
-    return None
-
-
-def _unit(order: str | None, frame: Frame) -> str:
-    """The trend's unit: "per month" from the time column's name or its dates' spacing."""
-    if order is None:
-        return "per row"
-    word = _UNITS.get(re.sub(r"[\s_\-]+", "", order.lower()))
-    if word:
-        return f"per {word}"
-    days = []
-    for cell in _samples(frame).get(order, []):
-        match = re.match(r"(\d{4})-(\d{2})-(\d{2})", cell)
-        if match:
-            y, m, d = (int(g) for g in match.groups())
-            days.append(y * 365.25 + (m - 1) * 30.44 + d)
-    steps = sorted(b - a for a, b in zip(sorted(set(days)), sorted(set(days))[1:], strict=False))
-    if steps:
-        step = steps[len(steps) // 2]
-        for limit, name in ((1.5, "day"), (8, "week"), (32, "month"), (95, "quarter")):
-            if step <= limit:
-                return f"per {name}"
-        return "per year"
-    return f"per `{order}` step"
-
-
-def _word_filters(question: str, frame: Frame, skip: set[str]) -> tuple[tuple[str, Any], ...]:
-    """("region", "North") when a word of the question is a value the frame shows in a text
-    column ("for the North region"); only values the describer's first rows show count."""
-    asked = {w.lower() for w in words(question) if w.lower() not in _STOP}
-    out: list[tuple[str, Any]] = []
-    for column, values in _samples(frame).items():
-        col = frame.column(column)
-        if col is None or col.numeric or col.temporal or column in skip:
-            continue
-        hits = [v for v in values if v.lower() in asked and mentioned(question, column) != -2]
-        hits = [v for v in hits if all(mentioned(v, c.name) < 0 for c in frame.columns)]
-        if len(hits) == 1:
-            out.append((column, hits[0]))
-    return tuple(out)
-
-
 @dataclass(frozen=True)
 class _Plan:
     """What will be computed: the intent as read, the names, and why when it is a guess."""
@@ -299,13 +156,13 @@ class _Plan:
 def _select(turn: Turn, intent: Intent, frame: Frame, question: str) -> _Plan | _Need:
     """The names a computation uses, from the question and the frame's real columns."""
     answers = _answers(turn)
-    named = _mentions(question, list(frame.columns))
-    filters = _filters(question, frame)
+    named = mentions(question, list(frame.columns))
+    filters = number_filters(question, frame)
     filtered = {c for c, _ in filters}
     strings = [c for c in frame.columns if not c.numeric and not c.temporal]
     marked = [
         c for c in named
-        if _GROUP_MARK.search(question[: mentioned(question, c.name)])
+        if GROUP_MARK.search(question[: mentioned(question, c.name)])
         and (not c.numeric or c.orders_rows) and c.name not in filtered
     ]  # fmt: skip
     orders = [c for c in frame.columns if c.orders_rows]
@@ -370,9 +227,9 @@ def _select(turn: Turn, intent: Intent, frame: Frame, question: str) -> _Plan | 
         order = None  # "plot beds per ward": one bar per ward; a line only over a named time
     if kind == "plot" and order is not None and group is not None and group.orders_rows:
         group = None
-    samples = _samples(frame)
+    samples = samples_of(frame)
     time_col = order if kind in ("trend", "plot") and order else group
-    calendar = _calendar(samples.get(time_col.name, [])) if time_col is not None else None
+    calendar = calendar_of(samples.get(time_col.name, [])) if time_col is not None else None
     skip = {c for c, _ in filters} | {group.name if group else ""}
     numeric_named = [c.name for c in named if c.numeric]
     sel = Selection(
@@ -381,7 +238,7 @@ def _select(turn: Turn, intent: Intent, frame: Frame, question: str) -> _Plan | 
         group=group.name if group else None,
         order=order.name if (order and kind in ("trend", "plot")) else None,
         sort_order=bool(order and (order.temporal or order.numeric)),
-        filters=filters + _word_filters(question, frame, skip),
+        filters=filters + word_filters(question, frame, skip),
         wide=frame.wide and kind in ("trend", "plot"),
         columns=tuple(
             numeric_named if len(numeric_named) >= 2 else [c.name for c in frame.numeric]
@@ -442,7 +299,7 @@ def _computed_answer(plan: _Plan, frame: Frame, result: str) -> str:
             return _unread(result)
         order = sel.order or (frame.index_name if sel.wide else None)
         return compose.trend_answer(
-            slopes, value=sel.value, unit=_unit(order, frame), filters=where,
+            slopes, value=sel.value, unit=time_unit(order, frame), filters=where,
             shrinking_asked=not intent.largest,
         )  # fmt: skip
     if intent.kind == "duplicates":

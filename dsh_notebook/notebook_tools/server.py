@@ -19,7 +19,7 @@ sees the tools as ``mcp__notebook__<tool>``.
 Guarantees:
 
 - **Authentication.** Every HTTP request must carry ``Authorization: Bearer <token>``, a random
-  per-server token (:func:`secrets.token_urlsafe`, compared in constant time); anything else gets
+  per-server token (:func:`secrets.token_urlsafe`, compared in constant time by :mod:`.auth`); anything else gets
   ``401`` before it reaches MCP. The socket is bound to 127.0.0.1 only, and the SDK's DNS
   rebinding protection (``Host``/``Origin`` allow-list) stays on.
 - **Threads.** The server runs uvicorn on its own daemon thread and event loop. Read-only tools
@@ -68,7 +68,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import hmac
 import logging
 import os
 import socket
@@ -84,10 +83,11 @@ import anyio
 import mcp_types as mt
 import uvicorn
 from mcp.server.lowlevel import Server
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from ..context.time_limit import TimedOut, call_with_time_limit
 from ..runtime.secret import redact
+from .auth import BearerAuth
 from .cells import FigureLookup, fallback_cells, format_cells
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
@@ -177,37 +177,6 @@ thread): a ``read_notebook_reply`` mapping, or a sentence saying why not. The fl
 holds the main thread: then the reader asks only where the page's reply is handled elsewhere (a
 subshell), else it only says why there is no answer
 (:meth:`dsh_notebook.frontend.FrontendLink.read_notebook`)."""
-
-
-# -- HTTP authentication -------------------------------------------------------------------------
-
-
-class _BearerAuth:
-    """ASGI wrapper: ``401`` unless ``Authorization: Bearer <token>`` matches exactly."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self._app = app
-        self._expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            values = [v for k, v in scope.get("headers", ()) if k.lower() == b"authorization"]
-            if len(values) != 1 or not hmac.compare_digest(values[0], self._expected):
-                body = b'{"error":"unauthorized: a valid bearer token is required"}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()),
-                            (b"www-authenticate", b'Bearer realm="dsh-notebook"'),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self._app(scope, receive, send)
 
 
 # -- tool results ----------------------------------------------------------------------------------
@@ -358,7 +327,7 @@ class NotebookMcpServer:
         app = lowlevel.streamable_http_app(
             streamable_http_path="/mcp", json_response=True, stateless_http=True, host="127.0.0.1"
         )
-        return _BearerAuth(app, self.token)
+        return BearerAuth(app, self.token)
 
     # -- handlers (server loop) ------------------------------------------------------------------
 
