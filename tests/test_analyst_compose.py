@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from dsh_notebook.analyst import HELP, REJECTED, analyst_script, respond
 from dsh_notebook.analyst.compose import fmt
 from dsh_notebook.analyst.results import read_number, read_series, value_text
+from dsh_notebook.notebook_tools import refusals
 from dsh_notebook.scripted_model import ScriptContext, Step
 
 TOOLS = [
@@ -264,3 +267,32 @@ def test_a_cut_time_ordered_result_claims_no_largest() -> None:
         lead="I summed `n` per `week`.", shown_of=14,
     )  # fmt: skip
     assert "The largest" not in text and "the first 10 of 14 are shown" in text
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        refusals.NO_APPROVER_MESSAGE,
+        refusals.CANCELLED_MESSAGE,
+        refusals.CONNECTION_LOST_MESSAGE,
+        refusals.UNMATCHED_MESSAGE,
+        refusals.NO_RUN_MESSAGE,
+    ],
+)
+def test_a_refusal_nobody_made_is_not_called_a_rejection(message: str) -> None:
+    """Only the person's own rejection reads "you rejected"; headless runs (no approver), lost
+    connections, cancelled approvals and unowned calls are each worded as what happened."""
+    steps = walk(
+        "Total fare per city", (VARIABLES, False), (DESCRIBED, False), ("Error: " + message, True)
+    )
+    answer = steps[3].text
+    assert not steps[3].tool_calls and "nothing ran" in answer
+    assert "you rejected" not in answer.lower()
+    if message == refusals.NO_APPROVER_MESSAGE:
+        assert answer.startswith("Nobody can approve code in this run")
+
+
+def test_a_rejection_with_the_persons_note_is_still_a_rejection() -> None:
+    text = f'Error: {refusals.refusal_text("rejected", "you", "use median")}'
+    steps = walk("Total fare per city", (VARIABLES, False), (DESCRIBED, False), (text, True))
+    assert steps[3].text == REJECTED

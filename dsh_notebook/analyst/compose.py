@@ -11,15 +11,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from ..notebook_tools.refusals import (
+    CANCELLED_MESSAGE,
+    CONNECTION_LOST_MESSAGE,
+    NO_APPROVER_MESSAGE,
+    NO_RUN_MESSAGE,
+    UNMATCHED_MESSAGE,
+)
 from .names import Frame, Variable
 
 __all__ = [
     "HELP",
+    "REFUSED",
     "REJECTED",
     "aggregate_answer",
     "cant",
     "code_answer",
     "reading",
+    "refused",
     "strength",
     "correlation_answer",
     "describe_answer",
@@ -44,6 +53,36 @@ HELP: Final = (
 
 #: What the analyst says when the person rejected its code.
 REJECTED: Final = "You rejected it; nothing ran, and your notebook is unchanged."
+
+#: What it says for each other refusal (``notebook_tools.refusals``): who did not decide, said so.
+REFUSED: Final = {
+    NO_APPROVER_MESSAGE: (
+        "Nobody can approve code in this run (it runs unattended, or with --on-approval "
+        "reject), so nothing ran and your notebook is unchanged; run the code yourself if you "
+        "want the answer."
+    ),
+    CANCELLED_MESSAGE: (
+        "The approval was cancelled or expired before anyone decided; nothing ran, and your "
+        "notebook is unchanged."
+    ),
+    CONNECTION_LOST_MESSAGE: (
+        "The connection to the notebook was lost before the code was approved; nothing ran."
+    ),
+    UNMATCHED_MESSAGE: (
+        "dsh could not tell which run made my call, so nobody was asked and nothing ran; ask "
+        "again."
+    ),
+    NO_RUN_MESSAGE: "My call came after this run had ended, so nothing ran; ask again.",
+}
+
+
+def refused(result: str) -> str | None:
+    """The analyst's sentence for a tool result that refused its code, worded by the refusal's
+    kind (only the person's own rejection says "you rejected"); ``None``: not a refusal."""
+    for message, answer in REFUSED.items():
+        if message.split(",", 1)[0] in result:
+            return answer
+    return REJECTED if "reject" in result.lower() else None
 
 _AGG_WORDS: Final = {
     "sum": "total",

@@ -5,8 +5,8 @@ stateless and deterministic: the step follows from the newest prompt and this tu
 alone (:mod:`.turn`), in this order: list the kernel's variables (``notebook_variables``), describe
 the chosen DataFrame (``describe_variable``), ask a question card when a name is ambiguous
 (``ask_user_question``), compute in the kernel (``run_python``, approved by the person), answer.
-Reading tools need no approval; a rejected approval is answered with :data:`~.compose.REJECTED`
-and nothing is retried. It runs on a model-server thread and never raises (a failure becomes an
+Reading tools need no approval; a refused call is answered by :func:`~.compose.refused`, worded by
+who refused ("you rejected" only for the person's own rejection), and nothing is retried. It runs on a model-server thread and never raises (a failure becomes an
 honest text answer).
 """
 
@@ -404,12 +404,10 @@ def _explain_step(turn: Turn, question: str, failure: Failure) -> Step:
 def next_step(turn: Turn, intent: Intent) -> Step:
     """The next step of ``turn`` for ``intent`` (see the module docstring for the order)."""
     for exchange in turn.exchanges:
-        if (
-            exchange.tool in ("run_python", "bash", "write")
-            and exchange.is_error
-            and ("reject" in (exchange.result or "").lower())
-        ):
-            return _say(compose.REJECTED)
+        if exchange.tool in ("run_python", "bash", "write") and exchange.is_error:
+            answer = compose.refused(exchange.result or "")
+            if answer is not None:
+                return _say(answer)
     for exchange in turn.exchanges:
         if exchange.tool == "ask_user_question" and exchange.is_error:
             # the result does not say who dismissed it (a click, or nobody there to answer:
