@@ -69,8 +69,7 @@ REFUSED: Final = {
         "The connection to the notebook was lost before the code was approved; nothing ran."
     ),
     UNMATCHED_MESSAGE: (
-        "dsh could not tell which run made my call, so nobody was asked and nothing ran; ask "
-        "again."
+        "dsh could not tell which run made my call, so nobody was asked and nothing ran; ask again."
     ),
     NO_RUN_MESSAGE: "My call came after this run had ended, so nothing ran; ask again.",
 }
@@ -83,6 +82,7 @@ def refused(result: str) -> str | None:
         if message.split(",", 1)[0] in result:
             return answer
     return REJECTED if "reject" in result.lower() else None
+
 
 _AGG_WORDS: Final = {
     "sum": "total",

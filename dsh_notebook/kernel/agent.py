@@ -36,6 +36,7 @@ from ..context.sanitize import encodable
 from ..frontend import FrontendLink, current_identity
 from ..frontend.protocol import WaitingCell
 from ..notebook_tools.figures import FigureNotes
+from ..notebook_tools.ran_cells import RanCells
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
 from ..transcript.facts import Stopped
@@ -107,6 +108,7 @@ class NotebookAgent:
         self.figure_notes = FigureNotes()  # figures of the person's cells, for notebook_cells
         if shell is not None:
             self.figure_notes.install(shell)
+        self.ran_cells = RanCells()  # what ran as In [k]: "edited since In [k]"
         self.tools = NotebookToolsHost(
             shell,
             self.host,
@@ -122,6 +124,7 @@ class NotebookAgent:
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,
+            ran_cells=self.ran_cells.lookup,
             secrets=self.secrets,  # asked at every tool call: a key typed later counts
         )
         self._ledger: PromptLedger | None = None
@@ -399,6 +402,7 @@ class NotebookAgent:
         if error is not None and isinstance(execution_count, int):
             self.errors[execution_count] = cell_error_text(error)  # the traceback too
         self.figure_notes.cell_finished(result)
+        self.ran_cells.cell_finished(result)
 
     def cell_started(self, *_: Any) -> None:
         """``pre_execute``: the agent's ``run_python`` waits while a cell runs."""

@@ -72,6 +72,7 @@ class NotebookToolsHost:
         record: Any = None,
         read_notebook: Callable[[float, bool], Any] | None = None,
         figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
+        ran_cells: Callable[[int], tuple[str | None, str] | None] | None = None,
         secrets: Callable[[], tuple[str, ...]] | None = None,
     ) -> None:
         self._shell = shell
@@ -84,6 +85,7 @@ class NotebookToolsHost:
         self._record = record  # a notebook_tools.server.CallRecorder (agent cells), or None
         self._read_notebook = read_notebook  # FrontendLink.read_notebook: notebook_cells
         self._figure_notes = figure_notes  # FigureNotes.lookup: figures of the person's cells
+        self._ran_cells = ran_cells  # RanCells.lookup: what ran as In [k]
         self._secrets = secrets  # NotebookAgent.secrets: masked in every tool result, per call
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
@@ -127,6 +129,7 @@ class NotebookToolsHost:
             record=self._record,
             read_notebook=self._read_notebook,
             figure_notes=self._figure_notes,
+            ran_cells=self._ran_cells,
             secrets=self._secrets or environment_secrets,
             prompt_cell=self._prompt_cell,
         ).start()

@@ -10,24 +10,43 @@ summary of its outputs (stream and result text, the kinds of rich outputs, an er
 line). :func:`fallback_cells` is what the model gets where no extension answers: the kernel's
 execution history, with a first line that says so and why.
 
+What the model may ask (:class:`CellsQuery`, parsed from the tool's arguments by
+:func:`cells_query`): by default every cell; ``cell_ids`` and/or a ``start``-``end`` range of
+positions: only those cells, whole (as far as the cap allows); ``brief``: one line per cell
+(position, id, type, In [k] / not run / running, first line, output status). Outside a whole
+read, an earlier ``%%dsh`` cell (not THIS PROMPT) shows its prompt's first line and the length
+of its transcript, not the transcript (the model has its answers in its history). A cell whose
+page source differs from what this kernel ran as ``In [k]`` is marked ``edited since In [k]``
+(:func:`.ran_cells.edited_since`).
+
 Guarantees: pure functions over plain data, no IPython, no threads; the text is at most
-``max_chars`` characters. When the whole notebook does not fit, every cell's source and outputs
-are cut evenly first, in steps (each cell keeps its header line; the selected cell keeps more of
-its source), so the model still sees every cell and which one is selected; only then is the end
+``max_chars`` characters. When the cells do not fit, every cell's source and outputs are cut
+evenly first, in steps (each cell keeps its header line; the selected cell keeps more of its
+source), so the model still sees every cell and which one is selected; only then is the end
 cut. Agent-written text is returned as text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 from ..context.describe import truncate
 from ..context.notebook_context import short_id
 from ..transcript.bounds import truncation_mark
 from .history import notebook_history
+from .ran_cells import RanLookup, edited_since
 
-__all__ = ["FALLBACK_NOTE", "FigureLookup", "fallback_cells", "format_cells"]
+__all__ = [
+    "FALLBACK_NOTE",
+    "MAX_CHOSEN",
+    "CellsQuery",
+    "FigureLookup",
+    "cells_query",
+    "fallback_cells",
+    "format_cells",
+]
 
 FigureLookup = Callable[[str | None, int | None], list[str]]
 """``(cell id, execution count) -> descriptions`` of the figures that cell displayed, as the
@@ -51,6 +70,54 @@ _LEVELS = (
     (0, 0),
 )
 """(source, output text) characters per cell, tried in order until the notebook fits."""
+_WHOLE: Final = (20000, 2000)  # a cell read whole: as much as the page sends
+_BRIEF_LINE: Final = (100, 60, 30)  # the first line's characters in brief mode, tried in order
+MAX_CHOSEN: Final = 50
+"""Most ``cell_ids`` one call may name."""
+
+
+@dataclass(frozen=True)
+class CellsQuery:
+    """Which cells ``notebook_cells`` shows and how (see the module doc)."""
+
+    cell_ids: tuple[str, ...] = ()
+    """Short (8 characters) or full cell ids, or any unique prefix of 4 characters or more."""
+    start: int | None = None
+    """First position (1-based) of a range; ``end`` alone starts at 1."""
+    end: int | None = None
+    """Last position of a range, included; ``start`` alone ends at the last cell."""
+    brief: bool = False
+
+    @property
+    def chosen(self) -> bool:
+        return bool(self.cell_ids) or self.start is not None or self.end is not None
+
+
+def cells_query(args: Mapping[str, Any]) -> CellsQuery | str:
+    """The query in the tool's arguments, or a sentence for the model saying what is wrong."""
+    unknown = sorted(set(args) - {"cell_ids", "start", "end", "brief"})
+    if unknown:
+        return f"notebook_cells takes cell_ids, start, end and brief; not {', '.join(unknown)}."
+    ids = args.get("cell_ids", [])
+    if isinstance(ids, str):
+        ids = [ids]
+    if not isinstance(ids, list) or not all(isinstance(i, str) and i.strip() for i in ids):
+        return "cell_ids must be a list of cell ids (strings) as notebook_cells shows them."
+    if len(ids) > MAX_CHOSEN:
+        return f"cell_ids may name at most {MAX_CHOSEN} cells; ask for fewer."
+    bounds: list[int | None] = []
+    for key in ("start", "end"):
+        value = args.get(key)
+        if value is not None and (type(value) is not int or value < 1):
+            return f"{key} must be a cell position, an integer from 1."
+        bounds.append(value)
+    start, end = bounds
+    if start is not None and end is not None and end < start:
+        return f"end ({end}) is before start ({start})."
+    brief = args.get("brief", False)
+    if not isinstance(brief, bool):
+        return "brief must be true or false."
+    return CellsQuery(tuple(i.strip() for i in ids), start, end, brief)
 
 
 def _cut_to(text: str, limit: int) -> str:
@@ -83,16 +150,13 @@ def _output_lines(outputs: Sequence[Mapping[str, Any]], limit: int) -> list[str]
     return lines
 
 
-def _cell_block(
-    cell: Mapping[str, Any],
-    source_chars: int,
-    output_chars: int,
-    figures: FigureLookup | None = None,
-    this_cell: str | None = None,
+def _head(
+    cell: Mapping[str, Any], this_cell: str | None, ran: RanLookup | None, *, brief: bool = False
 ) -> str:
+    """``cell N · id … · type · In [k] (or edited since In [k], running, not run) · marks``."""
     kind = str(cell.get("cell_type", "code"))
     cell_id = cell.get("id")
-    head = f"## cell {int(cell.get('index', 0)) + 1}"
+    head = f"cell {int(cell.get('index', 0)) + 1}"
     if isinstance(cell_id, str) and cell_id:
         head += f" · id {short_id(cell_id)}"
     head += f" · {kind}"
@@ -100,18 +164,72 @@ def _cell_block(
         count = cell.get("execution_count")
         if cell.get("running"):
             head += " · running"  # or queued: the page has sent it to the kernel
+        elif edited_since(cell, ran) is not None:
+            head += f" · edited since In [{count}]"
         else:
             head += f" · In [{count}]" if isinstance(count, int) else " · not run"
     if this_cell is not None and cell_id == this_cell:
-        head += " · THIS PROMPT (the %%dsh cell you are answering)"
+        head += " · THIS PROMPT" if brief else " · THIS PROMPT (the %%dsh cell you are answering)"
     if cell.get("agent"):
         head += " · written by the agent"
     if cell.get("selected"):
         head += " · SELECTED"
+    return head
+
+
+def _is_transcript(cell: Mapping[str, Any], this_cell: str | None) -> bool:
+    """An earlier ``%%dsh`` cell (not the one being answered): its outputs are a transcript."""
+    source = str(cell.get("source", ""))
+    return (
+        cell.get("cell_type", "code") == "code"
+        and source.lstrip().startswith("%%dsh")
+        and not (this_cell is not None and cell.get("id") == this_cell)
+    )
+
+
+def _transcript_lines(outputs: Sequence[Mapping[str, Any]]) -> int:
+    return sum(
+        len(str(o.get("text", "")).rstrip().splitlines())
+        for o in outputs
+        if o.get("output_type") != "error"
+    )
+
+
+def _prompt_lines(source: str, limit: int) -> str:
+    """A ``%%dsh`` cell's magic line and its prompt's first line, and how many lines follow."""
+    lines = source.strip().splitlines()
+    rest = [ln for ln in lines[1:] if ln.strip()]
+    shown = [_cut_to(lines[0], limit)] + ([_cut_to(rest[0], limit)] if rest else [])
+    if len(rest) > 1:
+        shown[-1] += f"  (+{len(rest) - 1} more prompt lines)"
+    return "\n".join(shown)
+
+
+def _cell_block(
+    cell: Mapping[str, Any],
+    source_chars: int,
+    output_chars: int,
+    figures: FigureLookup | None = None,
+    this_cell: str | None = None,
+    ran: RanLookup | None = None,
+    whole: bool = False,
+) -> str:
+    kind = str(cell.get("cell_type", "code"))
+    cell_id = cell.get("id")
+    head = "## " + _head(cell, this_cell, ran)
     source = str(cell.get("source", "")).rstrip()
-    parts = [head, _cut_to(source, source_chars) if source else "(empty)"]
     outputs = cell.get("outputs")
-    if isinstance(outputs, list) and outputs:
+    outputs = outputs if isinstance(outputs, list) else []
+    if not whole and _is_transcript(cell, this_cell):
+        parts = [head, _prompt_lines(source, max(source_chars, 60))]
+        errors = [o for o in outputs if o.get("output_type") == "error"]
+        parts.extend("→ " + line for line in _output_lines(errors, output_chars))
+        if len(errors) < len(outputs):
+            lines = _transcript_lines(outputs)
+            parts.append(f"→ (dsh transcript: {lines} lines, not repeated)")
+        return "\n".join(parts)
+    parts = [head, _cut_to(source, source_chars) if source else "(empty)"]
+    if outputs:
         parts.extend("→ " + line for line in _output_lines(outputs, output_chars))
     if figures is not None and kind == "code" and output_chars > 0:
         for text in figures(
@@ -121,16 +239,82 @@ def _cell_block(
     return "\n".join(parts)
 
 
+def _status(cell: Mapping[str, Any], this_cell: str | None) -> str:
+    """A brief line's output status: the error, the transcript's length, or the output kinds."""
+    outputs = cell.get("outputs")
+    outputs = outputs if isinstance(outputs, list) else []
+    if cell.get("cell_type", "code") != "code":
+        return ""
+    error = next((o for o in outputs if o.get("output_type") == "error"), None)
+    if error is not None:
+        return f" → error: {_cut_to(str(error.get('ename', '')), 60)}"
+    if not outputs:
+        ran = isinstance(cell.get("execution_count"), int)
+        return " → no output" if ran else ""
+    if _is_transcript(cell, this_cell):
+        return f" → dsh transcript ({_transcript_lines(outputs)} lines)"
+    kinds: list[str] = []
+    for output in outputs:
+        mime = [m for m in output.get("mime", []) if m != "text/plain"]
+        label = "stream" if output.get("output_type") == "stream" else "out"
+        label += " [" + ", ".join(mime) + "]" if mime else ""
+        if label not in kinds:
+            kinds.append(label)
+    return " → " + ", ".join(kinds)
+
+
+def _brief_line(cell: Mapping[str, Any], chars: int, this_cell: str | None,
+                ran: RanLookup | None) -> str:  # fmt: skip
+    lines = [ln.strip() for ln in str(cell.get("source", "")).splitlines() if ln.strip()]
+    first = _cut_to(lines[0], chars) if lines else "(empty)"
+    if len(lines) > 1:
+        first += f" (+{len(lines) - 1} lines)"
+    return f"{_head(cell, this_cell, ran, brief=True)}: {first}{_status(cell, this_cell)}"
+
+
+def _choose(
+    cells: list[Mapping[str, Any]], total: int, query: CellsQuery
+) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The cells ``query`` names, in notebook order, and a sentence per id or range that names
+    none (or, for a short id, several)."""
+    chosen: set[int] = set()
+    notes: list[str] = []
+    for given in query.cell_ids:
+        found = [
+            i for i, c in enumerate(cells)
+            if isinstance(c.get("id"), str)
+            and (c["id"] == given or (len(given) >= 4 and str(c["id"]).startswith(given)))
+        ]  # fmt: skip
+        if len(found) == 1:
+            chosen.add(found[0])
+        elif found:
+            notes.append(f"Id {given!r} matches {len(found)} cells; give more of the id.")
+        else:
+            notes.append(f"No cell has id {given!r} (brief: true lists every cell's id).")
+    if query.start is not None or query.end is not None:
+        first, last = query.start or 1, min(query.end or total, total)
+        if first > total:
+            notes.append(f"There is no cell {first}: the notebook has {total} cell(s).")
+        for i, c in enumerate(cells):
+            if first <= int(c.get("index", i)) + 1 <= last:
+                chosen.add(i)
+    return [cells[i] for i in sorted(chosen)], notes
+
+
 def format_cells(
     reply: Mapping[str, Any],
     *,
     max_chars: int = 8000,
     figures: FigureLookup | None = None,
     this_cell: str | None = None,
+    query: CellsQuery | None = None,
+    ran: RanLookup | None = None,
 ) -> str:
     """The notebook's cells as text (see the module doc), at most ``max_chars`` characters.
     ``figures`` adds the kernel's text description of the figures a cell displayed;
-    ``this_cell`` (a notebook cell id) is marked ``THIS PROMPT``."""
+    ``this_cell`` (a notebook cell id) is marked ``THIS PROMPT``; ``query`` chooses the cells
+    and the brief mode; ``ran`` (:class:`.ran_cells.RanCells` lookup) marks edited cells."""
+    query = query or CellsQuery()
     cells = [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
     total = reply.get("total_cells")
     total = total if isinstance(total, int) else len(cells)
@@ -142,11 +326,26 @@ def format_cells(
         head += f" Only the first {len(cells)} are listed."
     if not cells:
         return truncate(head + " The notebook is empty.", max_chars)[0]
+    if query.chosen:
+        cells, notes = _choose(cells, total, query)
+        shown = ", ".join(str(int(c.get("index", 0)) + 1) for c in cells) or "none"
+        head += f" Showing only the cells asked for ({shown})"
+        head += "." if query.brief else ", whole where the cap allows."
+        head = " ".join([head, *notes])
+        if not cells:
+            return truncate(head, max_chars)[0]
+    if query.brief:
+        for chars in _BRIEF_LINE:
+            text = head + "\n" + "\n".join(_brief_line(c, chars, this_cell, ran) for c in cells)
+            if len(text) <= max_chars:
+                break
+        return truncate(text, max_chars)[0]
     keep = min(_SOURCE_CHARS, max_chars // 5)  # the selected cell's source, at any level
-    for source_chars, output_chars in _LEVELS:
+    levels = (_WHOLE, *_LEVELS) if query.chosen else _LEVELS
+    for source_chars, output_chars in levels:
         blocks = [
             _cell_block(c, max(source_chars, keep) if c.get("selected") else source_chars,
-                        output_chars, figures, this_cell)
+                        output_chars, figures, this_cell, ran, whole=query.chosen)
             for c in cells
         ]  # fmt: skip
         text = head + "\n\n" + "\n\n".join(blocks)

@@ -132,16 +132,47 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
         mt.Tool(
             name="notebook_cells",
             description=(
-                "Show the user's notebook as they see it now: every cell in order with its type, "
-                "source, execution count (or 'running', or 'not run'), a short summary of its outputs (text, "
-                "kinds of rich outputs such as images, errors with their exception line), each "
-                "cell's short stable id, the %%dsh cell you are answering (THIS PROMPT), which "
-                "cells the agent wrote and which cell is selected. Includes cells that were "
-                "never run and edits made after running. Read-only. Where the notebook cannot "
-                "be read (no JupyterLab extension, or the kernel is busy) it returns the "
-                f"kernel's execution history instead and says so. At most {cap} characters."
+                "Show the user's notebook as they see it now: every cell in order with its "
+                "position (cell N), short stable id, type, execution count (In [k], 'edited "
+                "since In [k]' when its source changed after it ran, 'running', or 'not run'), "
+                "source and a short summary of its outputs (text, kinds of rich outputs such "
+                "as images, errors with their exception line); the %%dsh cell you are answering "
+                "is marked THIS PROMPT, and it says which cells the agent wrote and which is "
+                "selected. Earlier %%dsh cells show their prompt's first line, not their "
+                "transcript. Long notebooks are cut evenly: then read chosen cells whole with "
+                "cell_ids and/or start-end, or get one line per cell with brief. Read-only. "
+                "Where the notebook cannot be read (no JupyterLab extension, or the kernel is "
+                "busy) it returns the kernel's execution history instead and says so. At most "
+                f"{cap} characters."
             ),
-            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "cell_ids": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "maxItems": 50,
+                        "description": "Ids of cells to read whole (the short ids shown).",
+                    },
+                    "start": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "First position (cell N) of a range to read whole.",
+                    },
+                    "end": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Last position of that range, included.",
+                    },
+                    "brief": {
+                        "type": "boolean",
+                        "default": False,
+                        "description": "One line per cell: position, id, status, first line, "
+                        "outputs.",
+                    },
+                },
+                "additionalProperties": False,
+            },
         ),
     ]
     if run_python:

@@ -88,11 +88,12 @@ from starlette.types import ASGIApp
 from ..context.time_limit import TimedOut, call_with_time_limit
 from ..runtime.secret import redact
 from .auth import BearerAuth
-from .cells import FigureLookup, fallback_cells, format_cells
+from .cells import FigureLookup, cells_query, fallback_cells, format_cells
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .history import notebook_history
 from .masking import mask_result
+from .ran_cells import RanLookup
 from .refusals import REJECTED_MESSAGE
 from .run_python import RunPythonResult, run_python
 from .schemas import MCP_SERVER_NAME, instructions, tool_definitions
@@ -213,6 +214,7 @@ class NotebookMcpServer:
         figure_notes: FigureLookup | None = None,
         secrets: SecretsLookup = environment_secrets,
         prompt_cell: PromptCellLookup | None = None,
+        ran_cells: RanLookup | None = None,
     ) -> None:
         self.shell = shell
         self.secrets = secrets
@@ -224,6 +226,7 @@ class NotebookMcpServer:
         self.read_notebook = read_notebook
         self.figure_notes = figure_notes
         self.prompt_cell = prompt_cell
+        self.ran_cells = ran_cells  # what ran as In [k]: cells edited since are marked
         self.token = token or token_urlsafe(32)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -407,6 +410,9 @@ class NotebookMcpServer:
         subshell (the reader knows). The calling run's ``%%dsh`` cell is marked when known."""
         shell, cap, reader = self.shell, self.settings.max_chars, self.read_notebook
         timeout = self.settings.cells_timeout
+        query = cells_query(args)
+        if isinstance(query, str):
+            return _text(query, error=True)
         this_cell: str | None = None
         if self.prompt_cell is not None:
             try:
@@ -422,8 +428,9 @@ class NotebookMcpServer:
             if isinstance(reason, str):
                 return fallback_cells(shell, reason, errors=self.errors, max_chars=cap)
             return format_cells(
-                reason, max_chars=cap, figures=self.figure_notes, this_cell=this_cell
-            )
+                reason, max_chars=cap, figures=self.figure_notes, this_cell=this_cell,
+                query=query, ran=self.ran_cells,
+            )  # fmt: skip
 
         text = await anyio.to_thread.run_sync(work)
         return _text(text)

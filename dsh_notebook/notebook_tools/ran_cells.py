@@ -1,0 +1,92 @@
+"""What the kernel ran as ``In [k]``, so a cell the page shows can be said to be edited since.
+
+The page shows each code cell's current source and the execution count of its last run; the
+kernel knows what it ran under that count. :class:`RanCells` files, for every cell that finishes
+(``post_run_cell``), the cell id the execute request named (``result.info.cell_id``: JupyterLab
+and Notebook 7 send it) and a digest of the source that ran. :func:`edited_since` compares a
+page cell with that record.
+
+Guarantees: a cell is called edited only when the kernel ran its count in this kernel (not one
+the page kept from an earlier kernel: the recorded id must be the page cell's own, when the
+kernel knew the id) and the source differs beyond trailing whitespace; a cell whose source the
+page cut, or whose count the kernel did not record (it ran before ``%load_ext dsh_notebook``, or
+the kernel restarted), is not known and never marked. Memory: the newest :data:`KEPT` runs, a
+digest and an id each. :meth:`RanCells.cell_finished` runs on the main thread,
+:meth:`RanCells.lookup` on any (under a lock). Never raises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+__all__ = ["KEPT", "RanCells", "RanLookup", "digest", "edited_since"]
+
+KEPT: Final = 5000
+"""Runs remembered (the newest)."""
+
+RanLookup = Callable[[int], "tuple[str | None, str] | None"]
+"""``execution count -> (cell id of the request, or None; digest of the source that ran)``, or
+``None`` when the kernel did not record that count."""
+
+_CUT_NOTE: Final = "… [cut: "  # the page's mark on a source longer than it sends
+
+
+def digest(source: str) -> str:
+    """The digest of a cell source as compared here (trailing whitespace ignored)."""
+    return hashlib.sha1(source.rstrip().encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class RanCells:
+    """The cells this kernel ran since the package loaded: count → (cell id, source digest)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: dict[int, tuple[str | None, str]] = {}
+
+    def cell_finished(self, result: Any) -> None:
+        """File a finished cell (an IPython ``ExecutionResult``); anything else is ignored."""
+        try:
+            count = getattr(result, "execution_count", None)
+            info = getattr(result, "info", None)
+            raw = getattr(info, "raw_cell", None)
+            cell_id = getattr(info, "cell_id", None)
+            if not isinstance(count, int) or isinstance(count, bool) or not isinstance(raw, str):
+                return
+            entry = (cell_id if isinstance(cell_id, str) and cell_id else None, digest(raw))
+        except Exception:
+            return
+        with self._lock:
+            self._runs.pop(count, None)
+            self._runs[count] = entry
+            while len(self._runs) > KEPT:
+                del self._runs[next(iter(self._runs))]
+
+    def lookup(self, count: int) -> tuple[str | None, str] | None:
+        with self._lock:
+            return self._runs.get(count)
+
+
+def edited_since(cell: Mapping[str, Any], ran: RanLookup | None) -> int | None:
+    """The execution count ``k`` when the page's ``cell`` (a ``read_notebook_reply`` cell) shows
+    ``In [k]`` and its source differs from what this kernel ran as ``In [k]``; else ``None``
+    (not edited, running, or not known: see the module doc)."""
+    if ran is None or cell.get("cell_type", "code") != "code" or cell.get("running"):
+        return None
+    count, source = cell.get("execution_count"), cell.get("source")
+    if not isinstance(count, int) or isinstance(count, bool) or not isinstance(source, str):
+        return None
+    if _CUT_NOTE in source:
+        return None
+    try:
+        entry = ran(count)
+    except Exception:
+        return None
+    if entry is None:
+        return None
+    ran_id, ran_digest = entry
+    if ran_id is not None and ran_id != cell.get("id"):
+        return None  # In [k] here ran another cell: the page's count is an earlier kernel's
+    return count if digest(source) != ran_digest else None
