@@ -1,0 +1,125 @@
+"""``notebook_cells``' choices through the real runtime (issue 25): a real ipykernel, the real
+runtime and the scripted model, which records what it receives; the page is played by this test
+(execute metadata with cell ids, the extension's ``hello_reply`` and ``read_notebook_reply``).
+
+The model gets a schema with ``cell_ids``/``start``/``end``/``brief``; a call with ``cell_ids``
+returns that cell alone, whole, marked ``edited since In [k]`` because the page's source differs
+from what the kernel ran; ``brief`` returns one line per cell; an earlier ``%%dsh`` cell is one
+line in the default call, not its transcript."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
+
+from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, scripted_kernel
+from .test_run_ownership_real import link_messages
+
+pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
+
+CELLS = "mcp__notebook__notebook_cells"
+IDS = (
+    "a1a1a1a1-0000-4000-8000-000000000001",
+    "b2b2b2b2-0000-4000-8000-000000000002",
+    "c3c3c3c3-0000-4000-8000-000000000003",
+    "d4d4d4d4-0000-4000-8000-000000000004",
+)
+LONG = "\n".join(f"part_{i} = {i}  # " + "w" * 70 for i in range(60))  # ~5,500 characters
+TRANSCRIPT = "\n".join(f"earlier answer line {i}" for i in range(30))
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
+    with scripted_kernel(
+        tmp_path,
+        scripted_model.base_url,
+        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
+        allow_stdin=True,
+        metadata=identity("setup"),
+    ) as k:
+        yield k
+
+
+def ran_as(k: Kernel, code: str, cell_id: str) -> int:
+    """Run ``code`` as the page would for the cell ``cell_id``; its execution count."""
+    ran = k.execute(code, metadata={**identity(cell_id), "cellId": cell_id})
+    assert ran.error is None, ran.error
+    return int(ran.reply["execution_count"])
+
+
+def test_the_model_reads_chosen_cells_whole_brief_lines_and_edited_marks(
+    kernel: Kernel, scripted_model: ScriptedModelServer
+) -> None:
+    scripted_model.register(
+        "choose-cells",
+        Script(
+            steps=(
+                Step(tool_calls=(ToolCall(CELLS, {"cell_ids": [IDS[0][:8]]}),)),
+                Step(tool_calls=(ToolCall(CELLS, {"brief": True}),)),
+                Step(tool_calls=(ToolCall(CELLS, {}),)),
+                Step(text="read"),
+            )
+        ),
+    )
+    first_count = ran_as(kernel, LONG, IDS[0])
+    second_count = ran_as(kernel, "y = 2", IDS[1])
+    comm_id = open_link(kernel, (*PAGE_CAPABILITIES, "read_notebook"))
+    page = [  # the first cell was edited on the page after it ran; the third is an earlier prompt
+        (IDS[0], LONG + "\nextra = 1", first_count, []),
+        (IDS[1], "y = 2", second_count, []),
+        (IDS[2], "%%dsh -s old\nWhat is in y?\nShort please.", second_count + 1,
+         [{"output_type": "display_data", "mime": ["text/markdown"], "text": TRANSCRIPT}]),
+        (IDS[3], "%%dsh -s cells\n[[scenario:choose-cells]] read", None, []),
+    ]  # fmt: skip
+    start, first = len(kernel.iopub), len(scripted_model.requests)
+    run = kernel.execute(
+        "%%dsh -s cells\n[[scenario:choose-cells]] read",
+        allow_stdin=True,
+        metadata=identity(IDS[3]),
+    )
+    assert run.error is None, run.error
+    answered: set[str] = set()
+    deadline = time.monotonic() + 90
+    while kernel.value("_dsh.done()") != "True":
+        assert time.monotonic() < deadline, "the run did not settle"
+        for ask in link_messages(kernel, comm_id, "read_notebook", start):
+            if ask["request_id"] not in answered:
+                answered.add(ask["request_id"])
+                reply = {"v": 1, "type": "read_notebook_reply", "request_id": ask["request_id"],
+                         "path": "a.ipynb", "total_cells": len(page), "cells": [
+                             {"index": i, "id": cell_id, "cell_type": "code", "source": source,
+                              "execution_count": count, "agent": False, "selected": False,
+                              "outputs": outputs}
+                             for i, (cell_id, source, count, outputs) in enumerate(page)]}  # fmt: skip
+                msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+                kernel.client.shell_channel.send(msg)
+        time.sleep(0.2)
+    requests = scripted_model.requests[first:]
+    tools = {t.get("name"): t for t in (requests[0].body or {}).get("tools", [])}
+    schema = tools[CELLS]["input_schema"]["properties"]
+    assert {"cell_ids", "start", "end", "brief"} <= set(schema)
+    messages = (requests[-1].body or {}).get("messages", [])
+    results = [
+        json.dumps(block.get("content"), ensure_ascii=False)
+        for message in messages
+        for block in (message.get("content") if isinstance(message.get("content"), list) else [])
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+    assert len(results) == 3, results
+    chosen, brief, default = results
+    assert "Showing only the cells asked for (1)" in chosen
+    assert f"## cell 1 · id a1a1a1a1 · code · edited since In [{first_count}]" in chosen
+    assert "part_59 = 59" in chosen and "extra = 1" in chosen  # whole
+    assert "cell 2 " not in chosen
+    assert f"cell 2 · id b2b2b2b2 · code · In [{second_count}]: y = 2" in brief
+    assert "cell 3 · id c3c3c3c3 · code" in brief and "dsh transcript (30 lines)" in brief
+    assert "cell 4 · id d4d4d4d4 · code · not run · THIS PROMPT" in brief
+    assert "(dsh transcript: 30 lines, not repeated)" in default
+    assert "earlier answer line" not in default
