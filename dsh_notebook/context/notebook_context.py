@@ -14,6 +14,8 @@ model (and the scripted demo model, which skips it) can tell it from what the pe
     Cells run since your previous prompt (In [7]):
       In [8]: sales = pd.read_csv("sales.csv")
       In [9]: sales.groupby("regin").sum()  → error: KeyError: 'regin'
+    Cells edited since they ran (their outputs are from the older source):
+      cell 4 · id 9c0d1e2f · In [9]: sales.groupby("region").sum()
     Values in the prompt: `sales` (DataFrame: 1,200 rows x 4 columns)
     </notebook-context>
 
@@ -21,9 +23,10 @@ Guarantees: pure (no IPython, no IO); never raises for any facts; the block is a
 :data:`CONTEXT_MAX` characters (the head is kept and cut with the package's truncation marker
 of :func:`~dsh_notebook.context.describe.truncate`, the closing tag always kept); every line
 states only what the facts say: a fact that is not known (no page extension: no path, no cell)
-is said to be unknown in one line, or left out (a cell's position, edits since a cell ran: the
-kernel cannot know them), never guessed. Secrets are not masked here: the caller masks the
-block with :func:`dsh_notebook.runtime.redact`.
+is said to be unknown in one line, or left out (the prompt's position and the edited cells
+when the page could not be read: :attr:`NotebookFacts.edited_note` says why when the page is
+connected), never guessed. Secrets are not masked here: the caller masks the block with
+:func:`dsh_notebook.runtime.redact`.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ __all__ = [
     "CONTEXT_MAX",
     "CONTEXT_OPEN",
     "CellRun",
+    "EditedCell",
     "NotebookFacts",
     "notebook_context_block",
 ]
@@ -69,6 +73,18 @@ class CellRun:
 
 
 @dataclass(frozen=True)
+class EditedCell:
+    """A cell the page shows with a source other than the one this kernel ran as ``In [count]``."""
+
+    position: int
+    """Its position on the page (cell N, from 1)."""
+    cell_id: str
+    count: int
+    source: str
+    """The page's (current) source."""
+
+
+@dataclass(frozen=True)
 class NotebookFacts:
     """What the kernel knows about one prompt's place. ``None`` means "not known"."""
 
@@ -92,6 +108,12 @@ class NotebookFacts:
     """``(expression, one-line summary)`` of each value the prompt referenced, in order."""
     images: int = 0
     """Images attached with ``--image``."""
+    position: int | None = None
+    """The prompt cell's position on the page (cell N), when the page was read."""
+    edited: Sequence[EditedCell] | None = None
+    """The cells edited since they ran, in page order, when the page was read; else ``None``."""
+    edited_note: str | None = None
+    """Why the edited cells are not known, when a page is connected but could not be read."""
 
 
 def short_id(cell_id: str) -> str:
@@ -110,7 +132,7 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
         )
     else:
         lines.append(f"Notebook: {_line(facts.path)}")
-    prompt = []
+    prompt = [f"cell {facts.position}"] if facts.position is not None else []
     if facts.cell_id:
         prompt.append(f"the %%dsh cell with id {_line(short_id(facts.cell_id))}")
     if facts.execution_count is not None:
@@ -125,6 +147,7 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
         )
     lines.append(kernel)
     lines.extend(_cells(facts))
+    lines.extend(_edited(facts))
     values = [f"{code_span(e)} ({_line(s)})" for e, s in facts.values[:_VALUES_MAX]]
     if len(facts.values) > _VALUES_MAX:
         values.append(f"and {len(facts.values) - _VALUES_MAX} more")
@@ -156,6 +179,23 @@ def _cells(facts: NotebookFacts) -> list[str]:
             text += f"  → error: {_line(cell.error, 80)}"
         out.append(text)
     return out
+
+
+def _edited(facts: NotebookFacts) -> list[str]:
+    if facts.edited is None:
+        note = facts.edited_note
+        return [f"Cells edited since they ran: not known ({_line(note)})"] if note else []
+    if not facts.edited:
+        return ["Cells edited since they ran: none"]
+    edited = list(facts.edited)
+    head = "Cells edited since they ran (their outputs are from the older source)"
+    if len(edited) > _CELLS_MAX:
+        head += f", the first {_CELLS_MAX} of {len(edited)}"
+    return [head + ":"] + [
+        f"  cell {c.position} · id {_line(short_id(c.cell_id), 20)} · In [{c.count}]: "
+        + _first_line(c.source)
+        for c in edited[:_CELLS_MAX]
+    ]
 
 
 def _first_line(source: str) -> str:

@@ -32,7 +32,7 @@ from .agent import NotebookAgent
 from .cell_options import RunOptions, cell_option_arguments, parse_cell_options
 from .commands import run_line_command
 from .naming import validate_session_name
-from .prompt_context import current_execution_count, gather_facts
+from .prompt_context import current_execution_count, gather_facts, read_page_now
 from .run import PromptSkipped, plan_run, start_run, wait_for_run
 from .settings import KernelSettings, setting_traits, settings_of
 
@@ -97,9 +97,11 @@ class DshMagics(Magics):
         shell = self.shell
         assert shell is not None
         prompt_count = current_execution_count(shell, cell)  # IPython 9 counts ahead
+        link = agent.frontend_link
+        page = read_page_now(link.read_notebook) if "read_notebook" in link.capabilities else None
         facts = gather_facts(
             shell, agent.errors, execution_count=prompt_count,
-            since=self._prompted.get(session_id),
+            since=self._prompted.get(session_id), page=page, ran=agent.ran_cells.lookup,
         )  # fmt: skip
         # without a confirmed count (no history), interpolation counts from the shell's
         execution_count = prompt_count or getattr(shell, "execution_count", None)

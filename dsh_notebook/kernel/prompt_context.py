@@ -6,6 +6,12 @@ the cell), the raw input history, the cell errors the agent recorded, the Python
 ``__version__`` of data libraries the notebook's namespace holds (a module such as ``pd``, a
 class or function from one, or a value of one of its types). It imports nothing and runs no
 user code beyond attribute reads, each guarded; it never raises.
+
+With a connected page, :func:`read_page_now` asks it for its cells from inside the ``%%dsh`` cell
+(answered only where the page sends on a subshell of its own: then within
+:data:`PAGE_READ_TIMEOUT`; otherwise at once, unanswered), so the block can give the prompt's
+position and the cells edited since they ran (:func:`~dsh_notebook.notebook_tools.ran_cells.
+edited_since`), or say they are not known.
 """
 
 from __future__ import annotations
@@ -13,15 +19,30 @@ from __future__ import annotations
 import platform
 import re
 import sys
+import threading
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from ..context.notebook_context import CellRun, NotebookFacts
+from ..context.notebook_context import CellRun, EditedCell, NotebookFacts
 from ..frontend import current_identity
+from ..notebook_tools.ran_cells import RanLookup, edited_since
 from .display import kernel_of
 
-__all__ = ["DATA_LIBRARIES", "current_execution_count", "gather_facts", "imported_libraries"]
+__all__ = [
+    "DATA_LIBRARIES",
+    "PAGE_READ_TIMEOUT",
+    "current_execution_count",
+    "gather_facts",
+    "imported_libraries",
+    "read_page_now",
+]
+
+PAGE_READ_TIMEOUT: Final = 1.0
+"""Seconds a prompt waits for the page's cells (only a page that answers on a subshell)."""
+UNREAD_NOTE: Final = (
+    "the notebook page cannot answer while this prompt's cell runs; notebook_cells marks them"
+)
 
 DATA_LIBRARIES: Final = (
     "pandas", "numpy", "polars", "pyarrow", "scipy", "sklearn", "statsmodels", "matplotlib",
@@ -89,18 +110,62 @@ def current_execution_count(shell: Any, cell: str) -> int | None:
     return None
 
 
+def read_page_now(
+    read: Callable[[float, bool], Mapping[str, Any] | str], timeout: float = PAGE_READ_TIMEOUT
+) -> Mapping[str, Any] | str:
+    """The page's ``read_notebook_reply``, or why not, asked from the kernel's main thread inside
+    a cell (``read`` is :meth:`~dsh_notebook.frontend.FrontendLink.read_notebook`, which must run
+    on another thread and is told the main thread is busy). Waits at most ``timeout`` seconds
+    and a half; never raises."""
+    box: list[Mapping[str, Any] | str] = []
+
+    def work() -> None:
+        try:
+            box.append(read(timeout, True))
+        except Exception as exc:
+            box.append(f"the page could not be read ({type(exc).__name__})")
+
+    worker = threading.Thread(target=work, name="dsh-context-read", daemon=True)
+    worker.start()
+    worker.join(timeout + 0.5)
+    return box[0] if box else "the notebook page did not answer in time"
+
+
+def _page_facts(
+    page: Mapping[str, Any] | str | None, cell_id: str | None, ran: RanLookup | None
+) -> dict[str, Any]:
+    if page is None:
+        return {}
+    if isinstance(page, str):
+        return {"edited_note": UNREAD_NOTE}
+    position = None
+    edited: list[EditedCell] = []
+    for i, cell in enumerate(c for c in page.get("cells", []) if isinstance(c, Mapping)):
+        where = int(cell.get("index", i)) + 1
+        if cell_id is not None and cell.get("id") == cell_id:
+            position = where
+        count = edited_since(cell, ran)
+        if count is not None:
+            edited.append(EditedCell(where, str(cell.get("id")), count, str(cell.get("source"))))
+    return {"position": position, "edited": tuple(edited)}
+
+
 def gather_facts(
     shell: Any,
     errors: Mapping[int, str],
     *,
     execution_count: int | None,
     since: int | None,
+    page: Mapping[str, Any] | str | None = None,
+    ran: RanLookup | None = None,
 ) -> NotebookFacts:
     """The facts for the cell running now (call on the main thread, inside the cell).
 
     ``since`` is the execution count of the conversation's previous prompt in this kernel
     (``None``: its first); the cells listed are those with a count after it and before this
-    one. The referenced values are filled in by the planner."""
+    one. ``page`` is :func:`read_page_now`'s answer where a page is connected (``None``: no
+    page, nothing is said about edits); with ``ran`` it gives the cells edited since they ran.
+    The referenced values are filled in by the planner."""
     identity = current_identity(kernel_of(shell))
     cells: list[CellRun] = []
     raw = _raw_inputs(shell)
@@ -119,6 +184,7 @@ def gather_facts(
         libraries=tuple(imported_libraries(getattr(shell, "user_ns", {}) or {})),
         cells=tuple(cells),
         since=since,
+        **_page_facts(page, identity.cell_id if identity is not None else None, ran),
     )
 
 
