@@ -4,12 +4,16 @@ JupyterLab 4 and Notebook 7. A notebook with a cell that ran and was then edited
 a ``%%dsh`` run whose scripted model calls ``notebook_cells``: the tool result the model received
 (asserted on the scripted endpoint's recorded request) holds the edited source, the unexecuted
 cell's source marked "not run", the executed cell's output, the selected cell, and the text
-description of a figure a cell showed (the page has only its PNG; the kernel noted it). The model
-endpoint is this test's own scripted server on 127.0.0.1.
+description of a figure a cell showed (the page has only its PNG; the kernel noted it). The
+edited cell is marked "edited since In [2]" (its page source is not what the kernel ran), also in
+the context block the prompt carried (JupyterLab: the page answers on its subshell); the model
+then reads that cell whole by the id it was shown, and the notebook one line per cell (brief).
+The model endpoint is this test's own scripted server on 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -19,7 +23,7 @@ from typing import Any
 import pytest
 
 from dsh_notebook.notebook_tools.schemas import public_tool_name
-from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
+from dsh_notebook.scripted_model import Script, ScriptContext, ScriptedModelServer, Step, ToolCall
 
 from .conftest import Lab, write_notebook
 from .test_labextension import (
@@ -33,9 +37,22 @@ from .test_labextension import (
 pytestmark = [pytest.mark.browser]
 __all__ = ["extlab"]  # the module-scoped JupyterLab with this checkout's extension
 
+CELLS = public_tool_name("notebook_cells")
+
+
+def read_cell_two(context: ScriptContext) -> Step:
+    """Read cell 2 whole by the short id the first result showed (as a model would)."""
+    found = re.search(
+        r"## cell 2 · id ([\w-]{1,8}) ·", json.dumps(context.body, ensure_ascii=False)
+    )
+    return Step(tool_calls=(ToolCall(CELLS, {"cell_ids": [found.group(1) if found else "?"]}),))
+
+
 READ = Script(
     steps=(
-        Step(tool_calls=(ToolCall(public_tool_name("notebook_cells"), {}),)),
+        Step(tool_calls=(ToolCall(CELLS, {}),)),
+        read_cell_two,
+        Step(tool_calls=(ToolCall(CELLS, {"brief": True}),)),
         Step(text="I read your notebook."),
     )
 )
@@ -47,17 +64,29 @@ def model() -> Iterator[ScriptedModelServer]:
         yield server
 
 
-def tool_results(model: ScriptedModelServer) -> str:
+def tool_results(model: ScriptedModelServer) -> list[str]:
+    """The tool results of the newest request (each holds those before it), in order."""
     texts: list[str] = []
-    for request in model.requests:
+    for request in model.requests[-1:]:
         for message in (request.body or {}).get("messages", []):
             content = message.get("content")
             for block in content if isinstance(content, list) else []:
                 if block.get("type") == "tool_result":
                     inner = block.get("content")
                     parts = inner if isinstance(inner, list) else [{"text": inner}]
-                    texts += [str(p.get("text", "")) for p in parts]
-    return "\n".join(texts)
+                    texts.append("\n".join(str(p.get("text", "")) for p in parts))
+    return texts
+
+
+def context_block(model: ScriptedModelServer) -> str:
+    for request in model.requests:
+        for message in (request.body or {}).get("messages", []):
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                text = str(block.get("text", "")) if block.get("type") == "text" else ""
+                if text.startswith("<notebook-context>"):
+                    return text
+    return ""
 
 
 def run_cell(page: Any, lab: Lab, name: str, index: int) -> None:
@@ -140,13 +169,30 @@ def read_through_the_page(
         panel.locator(".jp-Cell").nth(3).locator(".jp-OutputArea-output img").wait_for()
         run_cell(page, extlab, name, 4)
         deadline = time.monotonic() + 120
-        while "notebook_cells" not in str([r.body for r in model.requests]) or not tool_results(
-            model
-        ):
-            assert time.monotonic() < deadline, "the model never received the tool result"
+        while len(tool_results(model)) < 3:
+            assert time.monotonic() < deadline, "the model never received the tool results"
             time.sleep(0.5)
         page.screenshot(path=str(artifacts / f"{name}.png"))
-        seen = tool_results(model)
+        seen, chosen, brief = tool_results(model)[:3]
+        # cell 2 ran, then was edited on the page: marked in every form, and read whole by id
+        edited = re.compile(r"cell 2 · id ([\w-]{1,8}) · code · edited since In \[(\d+)\]")
+        found = edited.search(seen)
+        assert found is not None, seen
+        mark = f"cell 2 · id {found.group(1)} · code · edited since In [{found.group(2)}]"
+        assert f"## {mark}\nedited = 2" in chosen, chosen
+        assert "Showing only the cells asked for (2)" in chosen and "## cell 3 " not in chosen
+        assert mark in brief and "edited = 2  # changed after it ran" in brief
+        assert re.search(r"cell 3 · id [\w-]{1,8} · code · not run: never_run = 41", brief)
+        assert len(brief.splitlines()) == 6  # the head and one line per cell
+        block = context_block(model)
+        if app == "lab":  # the page answers on its subshell while the prompt cell runs
+            assert (
+                "Cells edited since they ran (their outputs are from the older source):\n" in block
+            )
+            assert re.search(r"  cell 2 · id [\w-]{1,8} · In \[\d+\]: edited = 2", block), block
+            assert "This prompt: cell 5, the %%dsh cell with id" in block
+        else:
+            assert "Cells edited since they ran" in block, block
         # every cell carries its short id; the run's own %%dsh cell is THIS PROMPT (read below
         # without them, so the rest of the checks read as the page laid the cells out)
         assert len(re.findall(r"## cell \d+ · id [\w-]{1,8} · ", seen)) == 5
@@ -156,7 +202,7 @@ def read_through_the_page(
         seen = seen.replace(" · THIS PROMPT (the %%dsh cell you are answering)", "")
         assert seen.startswith(f"{name} as the user sees it now (read from the open notebook)")
         assert "5 cell(s), cell 5 is selected" in seen
-        assert "## cell 2 · code · In [2]\nedited = 2  # changed after it ran" in seen
+        assert "## cell 2 · code · edited since In [2]\nedited = 2  # changed after it ran" in seen
         assert "→ stream: first version ran" in seen  # the output of the version that ran
         assert "## cell 3 · code · not run\nnever_run = 41  # nobody ran me" in seen
         # a --wait cell is still running while it is read, and the page says so
