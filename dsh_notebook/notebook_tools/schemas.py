@@ -132,18 +132,15 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
         mt.Tool(
             name="notebook_cells",
             description=(
-                "Show the user's notebook as they see it now: every cell in order with its "
-                "position (cell N), short stable id, type, execution count (In [k], 'edited "
-                "since In [k]' when its source changed after it ran, 'running', or 'not run'), "
-                "source and a short summary of its outputs (text, kinds of rich outputs such "
-                "as images, errors with their exception line); the %%dsh cell you are answering "
-                "is marked THIS PROMPT, and it says which cells the agent wrote and which is "
-                "selected. Earlier %%dsh cells show their prompt's first line, not their "
-                "transcript. Long notebooks are cut evenly: then read chosen cells whole with "
-                "cell_ids and/or start-end, or get one line per cell with brief. Read-only. "
-                "Where the notebook cannot be read (no JupyterLab extension, or the kernel is "
-                "busy) it returns the kernel's execution history instead and says so. At most "
-                f"{cap} characters."
+                "Show the user's notebook as they see it now: each cell's position (cell N), "
+                "short stable id, type, In [k] ('edited since In [k]' when changed after it ran, "
+                "'running', 'not run'), source and an output summary (text, kinds of rich "
+                "outputs, errors); marks THIS PROMPT (the %%dsh cell you are answering), cells "
+                "the agent wrote and the selected cell. Earlier %%dsh cells show only their "
+                "prompt's first line. Long notebooks are cut evenly: then read chosen cells "
+                "whole (cell_ids, start-end) or one line per cell (brief). Read-only. Without "
+                "the notebook page (no JupyterLab extension, or a busy kernel) it returns the "
+                f"kernel's execution history and says so. At most {cap} characters."
             ),
             input_schema={
                 "type": "object",
