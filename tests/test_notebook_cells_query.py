@@ -9,7 +9,12 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.notebook_tools.cells import CellsQuery, cells_query, format_cells
+from dsh_notebook.notebook_tools.cells import (
+    CellsQuery,
+    cells_query,
+    fallback_cells,
+    format_cells,
+)
 from dsh_notebook.notebook_tools.ran_cells import RanCells, edited_since
 from dsh_notebook.notebook_tools.schemas import tool_definitions
 
@@ -145,3 +150,12 @@ def test_the_tool_schema_offers_the_choices(key: str) -> None:
                if t.name == "notebook_cells"]  # fmt: skip
     assert key in tool.input_schema["properties"]
     assert key.split("_")[0] in (tool.description or "")
+
+
+def test_without_the_page_the_history_says_the_choice_could_not_be_honoured() -> None:
+    shell = SimpleNamespace(
+        user_ns={"Out": {}}, history_manager=SimpleNamespace(input_hist_raw=["", "a = 1"])
+    )
+    text = fallback_cells(shell, "no page", query=CellsQuery(brief=True))
+    assert "The cells and the brief form you asked for need the notebook" in text
+    assert "need the notebook" not in fallback_cells(shell, "no page", query=CellsQuery())

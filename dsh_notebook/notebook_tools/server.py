@@ -426,7 +426,7 @@ class NotebookMcpServer:
             else:
                 reason = reader(timeout, self.executor.cell_running)
             if isinstance(reason, str):
-                return fallback_cells(shell, reason, errors=self.errors, max_chars=cap)
+                return fallback_cells(shell, reason, errors=self.errors, max_chars=cap, query=query)
             return format_cells(
                 reason, max_chars=cap, figures=self.figure_notes, this_cell=this_cell,
                 query=query, ran=self.ran_cells,
