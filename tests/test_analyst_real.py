@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from dsh_notebook.analyst import HELP, REJECTED
-from dsh_notebook.analyst.compose import fmt
+from dsh_notebook.analyst.compose import REFUSED, fmt
 from dsh_notebook.kernel.demo import DEMO_LABEL
+from dsh_notebook.notebook_tools.refusals import NO_APPROVER_MESSAGE
 
 from .kernels import Execution, Kernel
 
@@ -191,7 +192,9 @@ def test_an_ambiguous_column_becomes_a_question_then_the_answer(kernel: Kernel) 
 def test_a_rejected_approval_is_acknowledged_truthfully(kernel: Kernel) -> None:
     kernel.execute("marker = 'untouched'")
     cell, answer = ask(kernel, "Plot admissions per ward", options="--on-approval reject")
-    assert REJECTED in answer
+    # a policy refused it, not the person: the answer says nobody can approve here
+    assert REFUSED[NO_APPROVER_MESSAGE] in answer, answer
+    assert REJECTED not in answer and "you rejected" not in answer.lower()
     assert "approval for run_python: rejected" in cell.outputs[-1]["content"]["data"]["text/plain"]
     assert kernel.value("marker") == "'untouched'"
     assert kernel.value("'_dsh_analyst' in globals()") == "False"
