@@ -150,7 +150,8 @@ def test_approvals_notebook_shows_its_lessons_from_the_data() -> None:
     question dismissed with nobody to answer (and said so), a subagent's report quoted."""
     out = {c["id"]: outputs_text(c) for c in code_cells("approvals-and-questions.ipynb")}
     assert "**Approval** for `run_python`: **rejected** (by policy)" in out["reject"]
-    assert "You rejected it; nothing ran" in out["reject"]
+    assert "Nobody can approve code in this run (it runs unattended" in out["reject"]
+    assert "You rejected it" not in out["reject"]  # a policy refused it, not the person
     assert "nothing was executed" in out["reject-check"]
     assert "DSH-ANALYST" not in out["reject-check"]
     assert "**Approval** for `run_python`: **allowed once** (by policy)" in out["allow"]
