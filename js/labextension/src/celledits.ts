@@ -11,7 +11,7 @@
  */
 
 import { CodeCell, MarkdownCell } from '@jupyterlab/cells';
-import type { ICellModel } from '@jupyterlab/cells';
+import type { ISharedCell } from '@jupyter/ydoc';
 import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 
@@ -30,25 +30,28 @@ import { ExecutionEnd, IRunTarget, collectRun } from './runcells';
 export const EDITED_CLASS = 'dsh-agent-edited';
 const HIGHLIGHT_MS = 2000;
 
-/** The notebook model as a `celledit.ts` store. */
+/**
+ * The notebook's shared model as a `celledit.ts` store. The notebook's cell lists (`model.cells`,
+ * `sharedModel.cells`) follow the document only when a transaction ends, so this store keeps its
+ * own list of the shared cells, taken when it is made and changed with every insert and delete:
+ * indices stay right inside one `transact`. Make one store per message.
+ */
 export class NotebookStore implements ICellStore {
-  constructor(private readonly _model: INotebookModel) {}
+  constructor(private readonly _model: INotebookModel) {
+    this._cells = [..._model.sharedModel.cells];
+  }
 
   cells(): IStoreCell[] {
-    const out: IStoreCell[] = [];
-    const cells = this._model.cells;
-    for (let i = 0; i < cells.length; i++) {
-      const cell: ICellModel = cells.get(i);
+    return this._cells.map(cell => {
       const meta = cell.getMetadata(AGENT_METADATA_KEY);
       const agent = agentOrigin(meta);
-      out.push({
-        id: cell.id,
-        source: cell.sharedModel.getSource(),
+      return {
+        id: cell.getId(),
+        source: cell.getSource(),
         edited: editMark(meta),
         agent: agent === null ? null : { run: agent.run, call: agent.call }
-      });
-    }
-    return out;
+      };
+    });
   }
 
   transact(f: () => void): void {
@@ -56,7 +59,7 @@ export class NotebookStore implements ICellStore {
   }
 
   setSource(index: number, source: string): void {
-    this._model.sharedModel.getCell(index).setSource(source);
+    this._cell(index).setSource(source);
   }
 
   insert(index: number, cell: INewCell): string {
@@ -65,15 +68,19 @@ export class NotebookStore implements ICellStore {
     if (cell.id !== undefined) {
       json.id = cell.id;
     }
-    return this._model.sharedModel.insertCell(index, json as never).getId();
+    const created = this._model.sharedModel.insertCell(index, json as never);
+    this._cells.splice(index, 0, created);
+    return created.getId();
   }
 
   remove(index: number): void {
+    this._cell(index);
     this._model.sharedModel.deleteCell(index);
+    this._cells.splice(index, 1);
   }
 
   mark(index: number, mark: EditMark | null): void {
-    const cell = this._model.sharedModel.getCell(index);
+    const cell = this._cell(index);
     const current = cell.getMetadata(AGENT_METADATA_KEY);
     const value: Record<string, unknown> =
       typeof current === 'object' && current !== null && !Array.isArray(current) ? { ...current } : {};
@@ -88,6 +95,16 @@ export class NotebookStore implements ICellStore {
       cell.setMetadata(AGENT_METADATA_KEY, value as never);
     }
   }
+
+  private _cell(index: number): ISharedCell {
+    const cell = this._cells[index];
+    if (cell === undefined) {
+      throw new Error(`no cell at ${index}`);
+    }
+    return cell;
+  }
+
+  private readonly _cells: ISharedCell[];
 }
 
 /** Highlight the cell `id` for a moment in `panel` (a view of its notebook). */
