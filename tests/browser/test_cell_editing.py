@@ -139,14 +139,17 @@ def test_apply_change_is_one_undoable_step_once_and_never_stale(
     name = "edit.ipynb"
     with lab_with_extension(tmp_path_factory.mktemp(f"edit-{app}"), app=app) as lab:
         write_cells(
-            lab.root / name, [("setup", setup_source()), ("target", "y = a + 1"), ("other", "z = 3")]
+            lab.root / name,
+            [("setup", setup_source()), ("target", "y = a + 1"), ("other", "z = 3")],
         )
         page = open_notebook(browser, lab, name, app)
         link = connect(page, lab, name)
 
         sent = link.send(edit("c1", "target", "y = a + 1", "y = b + 1"))
         wait_source(page, 1, "y = b + 1")
-        print(f"\napply_change sent -> cell source changed ({app}): {time.monotonic() - sent:.3f} s")
+        print(
+            f"\napply_change sent -> cell source changed ({app}): {time.monotonic() - sent:.3f} s"
+        )
         assert "dsh-agent-edited" in (cells(page).nth(1).get_attribute("class") or "")
         reply = link.reply_to("c1", "apply_change_reply")
         assert reply["status"] == "applied" and reply["cell_id"] == "target", reply
@@ -190,8 +193,14 @@ def test_run_cells_in_place_stop_at_error_and_answer_running(browser: Any, lab: 
     page = open_notebook(browser, lab, name)
     link = connect(page, lab, name)
     link.send(
-        {"v": 1, "type": "run_cells", "request_id": "r1", "cell_ids": ["first", "boom", "never"],
-         "timeout_s": 60, "origin": ORIGIN}  # fmt: skip
+        {
+            "v": 1,
+            "type": "run_cells",
+            "request_id": "r1",
+            "cell_ids": ["first", "boom", "never"],
+            "timeout_s": 60,
+            "origin": ORIGIN,
+        }
     )
     reply = link.reply_to("r1", "run_cells_reply", 60)
     by_id = {c["cell_id"]: c for c in reply["cells"]}
@@ -211,8 +220,14 @@ def test_run_cells_in_place_stop_at_error_and_answer_running(browser: Any, lab: 
 
     start = time.monotonic()
     link.send(
-        {"v": 1, "type": "run_cells", "request_id": "r2", "cell_ids": ["slow", "first"],
-         "timeout_s": 1, "origin": ORIGIN}  # fmt: skip
+        {
+            "v": 1,
+            "type": "run_cells",
+            "request_id": "r2",
+            "cell_ids": ["slow", "first"],
+            "timeout_s": 1,
+            "origin": ORIGIN,
+        }
     )
     slow = link.reply_to("r2", "run_cells_reply", 60)
     assert [c["status"] for c in slow["cells"]] == ["running", "running"], slow
@@ -245,18 +260,39 @@ def test_undo_this_run_reverts_a_mixed_run_in_one_step_and_skips_the_persons_cel
     link.send(edit("e1", "a", "a = 1", "a = 10"))
     link.send(edit("e2", "b", "b = 2", "b = 20", call="call_2"))
     link.send(
-        {"v": 1, "type": "apply_change", "request_id": "e3", "origin": {**ORIGIN, "call": "call_3"},
-         "change": {"kind": "insert", "after_cell_id": "c", "cell_type": "code",
-                    "source": "d = 4"}}  # fmt: skip
+        {
+            "v": 1,
+            "type": "apply_change",
+            "request_id": "e3",
+            "origin": {**ORIGIN, "call": "call_3"},
+            "change": {
+                "kind": "insert",
+                "after_cell_id": "c",
+                "cell_type": "code",
+                "source": "d = 4",
+            },
+        }
     )
     link.send(
-        {"v": 1, "type": "apply_change", "request_id": "e4", "origin": {**ORIGIN, "call": "call_4"},
-         "change": {"kind": "delete", "cell_id": "c", "before": "c = 3"}}  # fmt: skip
+        {
+            "v": 1,
+            "type": "apply_change",
+            "request_id": "e4",
+            "origin": {**ORIGIN, "call": "call_4"},
+            "change": {"kind": "delete", "cell_id": "c", "before": "c = 3"},
+        }
     )
     link.send(
-        {"v": 1, "type": "insert_cell", "anchor": "prompt", "session": "s1", "run": "r1",
-         "call": 5, "source": "# dsh agent: run_python call 5\nprint('agent')",
-         "outputs": []}  # fmt: skip
+        {
+            "v": 1,
+            "type": "insert_cell",
+            "anchor": "prompt",
+            "session": "s1",
+            "run": "r1",
+            "call": 5,
+            "source": "# dsh agent: run_python call 5\nprint('agent')",
+            "outputs": [],
+        }
     )
     inserted = link.reply_to("e3", "apply_change_reply")["cell_id"]
     assert link.reply_to("e4", "apply_change_reply")["status"] == "applied"
