@@ -68,7 +68,8 @@ def _block_text(content: Any) -> str:
 
 
 def tool_results(body: Mapping[str, Any]) -> list[str]:
-    """The text of every ``tool_result`` after the newest user message holding the marker."""
+    """The text of every ``tool_result`` after the newest user message whose own text holds
+    the marker."""
     messages = body.get("messages")
     if not isinstance(messages, list):
         return []
@@ -76,7 +77,12 @@ def tool_results(body: Mapping[str, Any]) -> list[str]:
     for index, message in enumerate(messages):
         if not isinstance(message, Mapping) or message.get("role") != "user":
             continue
-        if MARKER in json.dumps(message.get("content"), ensure_ascii=False):
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if any(  # the prompt's own text; a tool result may quote it (notebook_cells does)
+            isinstance(b, Mapping) and b.get("type") == "text" and MARKER in str(b.get("text"))
+            for b in blocks if isinstance(blocks, list)
+        ):  # fmt: skip
             start = index + 1
     texts: list[str] = []
     for message in messages[start:]:
