@@ -78,11 +78,12 @@ def tool_results(body: Mapping[str, Any]) -> list[str]:
         if not isinstance(message, Mapping) or message.get("role") != "user":
             continue
         content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        blocks: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else []
+        blocks += content if isinstance(content, list) else []
         if any(  # the prompt's own text; a tool result may quote it (notebook_cells does)
             isinstance(b, Mapping) and b.get("type") == "text" and MARKER in str(b.get("text"))
-            for b in blocks if isinstance(blocks, list)
-        ):  # fmt: skip
+            for b in blocks
+        ):
             start = index + 1
     texts: list[str] = []
     for message in messages[start:]:
