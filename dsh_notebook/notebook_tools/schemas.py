@@ -10,6 +10,7 @@ from __future__ import annotations
 import mcp_types as mt
 
 __all__ = [
+    "CELL_TOOL_NAMES",
     "INSTRUCTIONS",
     "MCP_SERVER_NAME",
     "TOOL_NAMES",
@@ -28,12 +29,9 @@ TOOL_NAMES = (
     "notebook_history",
     "notebook_cells",
     "run_python",
-    "edit_cell",
-    "replace_cell",
-    "insert_cell",
-    "delete_cell",
-    "run_cells",
 )
+CELL_TOOL_NAMES = ("edit_cell", "replace_cell", "insert_cell", "delete_cell", "run_cells")
+"""The cell tools (listed with an edits host: the kernel's, see :mod:`.cell_tools`)."""
 
 
 def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
