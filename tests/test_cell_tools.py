@@ -314,3 +314,23 @@ def test_a_200_line_cells_diff_stays_bounded() -> None:
     assert len(diff.splitlines()) == 2 + 1 + 7 + 1 and len(diff) < 600
     whole = change_diff("delete", cell, "\n".join(["x"] * 1000), "")
     assert len(whole.splitlines()) == DIFF_MAX_LINES + 1 and whole.endswith("… 602 more lines")
+
+
+def test_the_cell_tools_are_offered_briefly_and_say_they_need_approval() -> None:
+    from dsh_notebook.notebook_tools.schemas import (
+        CELL_TOOL_NAMES,
+        instructions,
+        tool_definitions,
+    )
+
+    tools = {t.name: t for t in tool_definitions(run_python=True, max_chars=8000)}
+    assert set(CELL_TOOL_NAMES) <= set(tools)
+    for name in CELL_TOOL_NAMES:
+        description = tools[name].description or ""
+        assert "approve" in description and len(description) <= 450, name
+    assert "cell_id" in tools["edit_cell"].input_schema["required"]
+    without = tool_definitions(run_python=True, max_chars=8000, cell_tools=False)
+    assert not {t.name for t in without} & set(CELL_TOOL_NAMES)
+    text = instructions()
+    assert "edit_cell, replace_cell, insert_cell, delete_cell, run_cells" in text
+    assert "edit_cell" not in instructions(cell_tools=False)
