@@ -92,6 +92,8 @@ class NotebookFacts:
     """``(expression, one-line summary)`` of each value the prompt referenced, in order."""
     images: int = 0
     """Images attached with ``--image``."""
+    undone: str | None = None
+    """What "Undo this run" / ``%dsh undo`` reverted since the previous prompt (one line)."""
 
 
 def short_id(cell_id: str) -> str:
@@ -132,6 +134,8 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
         values.append(f"{facts.images} attached image{'s' * (facts.images != 1)}")
     if values:
         lines.append("Values in the prompt: " + ", ".join(values))
+    if facts.undone:
+        lines.append(_line(facts.undone, 300))
     body = replace_lone_surrogates("\n".join(lines))
     room = max_chars - len(CONTEXT_OPEN) - len(CONTEXT_CLOSE) - 2
     body = truncate(body, max(room, 0))[0]

@@ -48,6 +48,7 @@ from .display import kernel_of, stdin_available
 from .host import RuntimeHost
 from .ledger import PromptLedger
 from .naming import SessionNames, default_session_id
+from .notebook_edits import NotebookEdits
 from .pump import UiPump
 from .run import Frontend
 from .runs import ActiveRun, Runs
@@ -55,6 +56,7 @@ from .session_lock import SessionLocks
 from .settings import KernelSettings
 from .tool_calls import CallOrigins
 from .tools_host import NotebookToolsHost
+from .undo import UndoLedger
 
 __all__ = ["NotebookAgent"]
 
@@ -107,6 +109,7 @@ class NotebookAgent:
         self.figure_notes = FigureNotes()  # figures of the person's cells, for notebook_cells
         if shell is not None:
             self.figure_notes.install(shell)
+        self.undo = UndoLedger(self.frontend_link)  # what each run changed in the notebook
         self.tools = NotebookToolsHost(
             shell,
             self.host,
@@ -119,11 +122,13 @@ class NotebookAgent:
                 self.frontend_link,
                 enabled=lambda: self.settings().agent_cells,
                 secrets=self.secrets,
+                undo=self.undo,
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,
             secrets=self.secrets,  # asked at every tool call: a key typed later counts
         )
+        self.tools.edits = NotebookEdits(self.tools, self.frontend_link, self.undo)
         self._ledger: PromptLedger | None = None
         self._conversations: ConversationIndex | None = None
         self._prewarmed: KernelSettings | None = None

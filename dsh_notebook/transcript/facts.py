@@ -42,6 +42,10 @@ class ApprovalRequested:
     tool_name: str
     call_id: str | None = None
     reason: str | None = None
+    proposed: str | None = None
+    """The new whole source a cell-editing call proposes ("Edit, then apply" fills its editor)."""
+    target: str | None = None
+    """The full notebook cell id a cell-editing call targets ("show in notebook")."""
 
 
 @dataclass(frozen=True)
