@@ -176,6 +176,14 @@ describe("cell edit cards", () => {
     expect(labels(el)).toEqual(["Apply", "Apply edits for this run", "Edit, then apply", "Reject"]);
   });
 
+  it("a card applied after the person's edit shows the source they applied", () => {
+    const model = new FakeModel(snap({ seq: 5, items: [approval("i2", "a1", { tool_name: "edit_cell", reason: unifiedDiff(["a = 1"], ["a = 2"]), proposed: "a = 5", target: TARGET, state: "decided", outcome: "allowed-once", decided_by: "you-edited" })] }));
+    const { el } = ready(model);
+    expect(el.querySelector(".dsh-approval .dsh-outcome")!.textContent).toBe("Allowed once — by you, after editing the code");
+    expect(el.querySelector(".dsh-approval .dsh-pre")!.textContent).toBe("a = 5");
+    expect(diffLines(el).map(([k]) => k)).toEqual(["hunk", "del", "add"]);
+  });
+
   it("offers no editor when the proposed source is not there (too long to carry whole)", () => {
     const { el } = ready(new FakeModel(editAsks(["a = 1"], ["a = 2"], { proposed: null })));
     expect(labels(el)).toEqual(["Apply", "Apply edits for this run", "Reject"]);

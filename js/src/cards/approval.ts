@@ -16,6 +16,7 @@ import { button, containKeys, h } from "../dom";
 import { Keyed, type Ctx } from "../context";
 import { approvalCode, codeBlock, isTool, toolCode } from "../code";
 import type { ApprovalItem, ToolItem } from "../types";
+import { foldedText } from "../fold";
 import { cellEditTool, cellHeader, diffView, isRunCells, parseDiff, runCellsList, showInNotebook } from "./celledit";
 import { DECIDED_BY_WORDS, OUTCOME_WORDS, isOver } from "./words";
 
@@ -169,6 +170,11 @@ export class ApprovalCard extends Keyed {
       );
       const note = node.note ?? (node.outcome === "rejected" ? this.sentNote : null);
       if (note) el.appendChild(noteLine(note));
+      if (node.decided_by === "you-edited" && cellEditTool(tool) && node.proposed != null) {
+        // the diff is the agent's proposal; what became the cell is the person's text
+        el.appendChild(h("div", { class: "dsh-result-label" }, "The source you applied instead:"));
+        el.appendChild(foldedText(node.proposed, `${node.id}:applied`, node.id, ctx, { lines: 12, label: "the source you applied" }));
+      }
       return;
     }
     if (local) {
