@@ -284,8 +284,8 @@ class Broker:
                 if pending.for_run and not policy.ended:
                     self._scope(policy, request.tool_name)
         policy.notify(
-            facts.ApprovalDecided(key, outcome, by, code)
-        )  # the card shows the code that ran
+            facts.ApprovalDecided(key, outcome, by, code, note)
+        )  # the card shows the code that ran, or the person's note
         return Decision(outcome, by, code, note)
 
     def _scope(self, policy: RunPolicy, tool_name: str) -> None:

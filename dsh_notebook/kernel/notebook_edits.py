@@ -153,4 +153,7 @@ def _token(caller: Caller) -> tuple[Origin, ActiveRun]:
 
 
 def _origin(origin: Origin, run: ActiveRun) -> ChangeOrigin:
-    return {"session": origin.session_id, "run": run.run_id, "call": origin.call_id}
+    made: ChangeOrigin = {"session": origin.session_id, "run": run.run_id, "call": origin.call_id}
+    if run.cell_id:
+        made["anchor"] = run.cell_id  # the page's "Undo this run" goes on that %%dsh cell
+    return made

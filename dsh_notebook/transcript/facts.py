@@ -58,6 +58,8 @@ class ApprovalDecided:
     decided_by: str
     code: str | None = None
     """The code that ran instead of the request's (the person edited it)."""
+    note: str | None = None
+    """The person's note with a rejection (told to the agent verbatim; the card shows it)."""
 
     def __post_init__(self) -> None:
         if self.decided_by not in DECIDED_BY:

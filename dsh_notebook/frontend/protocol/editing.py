@@ -14,7 +14,7 @@ functions never raise and return ``None`` for anything malformed or over the bou
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final, Literal, TypedDict, cast
+from typing import Final, Literal, NotRequired, TypedDict, cast
 
 from .shapes import (
     CELL_TYPES,
@@ -42,11 +42,13 @@ RunStatus = Literal["ok", "error", "running", "not_run", "missing"]
 
 
 class ChangeOrigin(TypedDict):
-    """Who made a change: the runtime session, the kernel's run id, the runtime's call id."""
+    """Who made a change: the runtime session, the kernel's run id, the runtime's call id, and
+    (when known) the id of the run's ``%%dsh`` cell, where the page shows "Undo this run"."""
 
     session: str
     run: str
     call: str
+    anchor: NotRequired[str]
 
 
 class EditChange(TypedDict):
@@ -222,7 +224,11 @@ def checked_origin(raw: object) -> ChangeOrigin | None:
     session, run, call = _id(raw.get("session")), _id(raw.get("run")), _id(raw.get("call"))
     if session is None or run is None or call is None:
         return None
-    return {"session": session, "run": run, "call": call}
+    origin: ChangeOrigin = {"session": session, "run": run, "call": call}
+    anchor = _id(raw.get("anchor"))
+    if anchor is not None:
+        origin["anchor"] = anchor
+    return origin
 
 
 def checked_change(raw: object) -> Change | None:

@@ -544,7 +544,8 @@ function parseUndoEntry(raw: unknown): UndoEntry | null {
 
 function parseUndoChanges(data: Record<string, unknown>): IUndoChanges | null {
   const { request_id, run, changes } = data;
-  if (!isText(request_id, false) || !isText(run, false) || !Array.isArray(changes)) {
+  // `run` is '' (and `changes` []) when the kernel has nothing to undo
+  if (!isText(request_id, false) || !isText(run) || !Array.isArray(changes)) {
     return null;
   }
   if (changes.length > MAX_UNDO_CHANGES) {

@@ -137,6 +137,8 @@ test('apply_change, run_cells and undo_changes parse strictly', () => {
     ]
   };
   assert.equal((parseKernelMessage(undo) as IUndoChanges).changes.length, 4);
+  const nothing = parseKernelMessage({ ...undo, run: '', changes: [] }) as IUndoChanges;
+  assert.deepEqual(nothing.changes, [], 'nothing to undo: an empty run and no changes');
   for (const change of [
     { kind: 'delete', cell: { cell_type: 'code', source: 'd' }, after_cell_id: null, index: 0 },
     { kind: 'delete', cell: { cell_type: 'code', source: 'd', id: C }, after_cell_id: null, index: -1 },
