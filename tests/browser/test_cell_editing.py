@@ -69,7 +69,11 @@ def cells(page: Any) -> Any:
 
 
 def source_of(page: Any, index: int) -> str:
-    return str(cells(page).nth(index).locator(".jp-InputArea-editor").inner_text())
+    """The source cell ``index`` shows (scrolled into view first: JupyterLab renders the cells
+    in view)."""
+    cell = cells(page).nth(index)
+    cell.scroll_into_view_if_needed()
+    return str(cell.locator(".jp-InputArea-editor").inner_text())
 
 
 def wait_source(page: Any, index: int, expected: str, timeout: float = 15) -> None:
