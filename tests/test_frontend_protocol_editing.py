@@ -149,3 +149,15 @@ def test_the_package_doc_names_every_editing_message() -> None:
     for kind in ("apply_change", "apply_change_reply", "run_cells", "run_cells_reply",
                  "undo_request", "undo_changes", "undo_reply", "edit_cells"):  # fmt: skip
         assert f"``{kind}``" in doc, kind
+
+
+def test_the_origin_names_the_runs_prompt_cell_when_known() -> None:
+    """``origin.anchor`` (optional): the page shows "Undo this run" on that ``%%dsh`` cell."""
+    anchored: ChangeOrigin = {**ORIGIN, "anchor": "dsh-cell"}
+    change = {"kind": "edit", "cell_id": "a", "before": "x", "after": "y"}
+    message = apply_change("c1", anchored, change)  # type: ignore[arg-type]
+    assert message is not None and message["origin"]["anchor"] == "dsh-cell"
+    plain = apply_change("c2", ORIGIN, change)  # type: ignore[arg-type]
+    assert plain is not None and "anchor" not in plain["origin"]
+    bad = apply_change("c3", {**ORIGIN, "anchor": ""}, change)  # type: ignore[arg-type, typeddict-item]
+    assert bad is not None and "anchor" not in bad["origin"]

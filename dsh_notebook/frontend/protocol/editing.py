@@ -14,7 +14,7 @@ functions never raise and return ``None`` for anything malformed or over the bou
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final, Literal, NotRequired, TypedDict, cast
+from typing import Final, Literal, TypedDict, cast
 
 from .shapes import (
     CELL_TYPES,
@@ -41,14 +41,17 @@ ApplyStatus = Literal["applied", "stale", "missing", "failed"]
 RunStatus = Literal["ok", "error", "running", "not_run", "missing"]
 
 
-class ChangeOrigin(TypedDict):
-    """Who made a change: the runtime session, the kernel's run id, the runtime's call id, and
-    (when known) the id of the run's ``%%dsh`` cell, where the page shows "Undo this run"."""
-
+class _Origin(TypedDict):
     session: str
     run: str
     call: str
-    anchor: NotRequired[str]
+
+
+class ChangeOrigin(_Origin, total=False):
+    """Who made a change: the runtime session, the kernel's run id, the runtime's call id, and
+    (when known) the id of the run's ``%%dsh`` cell, where the page shows "Undo this run"."""
+
+    anchor: str
 
 
 class EditChange(TypedDict):
