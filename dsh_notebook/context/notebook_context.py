@@ -114,6 +114,8 @@ class NotebookFacts:
     """The cells edited since they ran, in page order, when the page was read; else ``None``."""
     edited_note: str | None = None
     """Why the edited cells are not known, when a page is connected but could not be read."""
+    undone: str | None = None
+    """What "Undo this run" / ``%dsh undo`` reverted since the previous prompt (one line)."""
 
 
 def short_id(cell_id: str) -> str:
@@ -155,6 +157,8 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
         values.append(f"{facts.images} attached image{'s' * (facts.images != 1)}")
     if values:
         lines.append("Values in the prompt: " + ", ".join(values))
+    if facts.undone:
+        lines.append(_line(facts.undone, 300))
     body = replace_lone_surrogates("\n".join(lines))
     room = max_chars - len(CONTEXT_OPEN) - len(CONTEXT_CLOSE) - 2
     body = truncate(body, max(room, 0))[0]

@@ -17,12 +17,15 @@ A page's ``comm_close`` is ignored (:func:`~dsh_notebook.comm_routing.keep_open_
 every connected page gets the ``comm_open``, and one without the extension (Notebook 7's
 file-browser tab) answers with a close that would otherwise end the link for all of them.
 
-:meth:`read_notebook` is the one blocking call: it asks the extension for the notebook's cells
+:meth:`read_notebook`, :meth:`apply_change` and :meth:`run_cells` are the blocking calls
+(same rules for all three): each asks the extension for the notebook's cells
 and waits, bounded, for ``read_notebook_reply``. Because replies are handled on the main thread,
 it must be called from another thread (the notebook tools' worker) and only gets an answer while
 the main thread is free to handle comm messages (the kernel idle between cells); from the main
 thread it returns at once without asking. The first reply with the request's id wins (two open
-pages both answer); later ones and replies nobody waits for are dropped.
+pages both answer); later ones and replies nobody waits for are dropped. :meth:`undo_changes`
+does not block: its ``undo_reply`` goes to a callback (``%dsh undo`` runs on the main thread).
+The page's ``undo_request`` calls :attr:`on_undo_request`.
 """
 
 from __future__ import annotations
@@ -35,17 +38,34 @@ from typing import Any, Protocol
 from ..comm_routing import keep_open_against_pages, unpin_reply_route
 from .protocol import (
     COMM_TARGET,
+    ApplyChange,
+    ApplyChangeReply,
     InsertCell,
     ReadNotebookReply,
+    RunCells,
+    RunCellsReply,
     RunOutput,
     RunOutputState,
+    UndoChanges,
+    UndoReply,
     WaitingCell,
     hello,
+    parse_apply_change_reply,
     parse_frontend_message,
     parse_read_notebook_reply,
+    parse_run_cells_reply,
+    parse_undo_reply,
+    parse_undo_request,
     read_notebook,
     run_output,
     waiting,
+)
+
+PageReply = ApplyChangeReply | RunCellsReply | UndoReply
+
+NO_PAGE = (
+    "the dsh-notebook JupyterLab extension is not connected to this kernel "
+    "(VS Code, Colab, classic Notebook, nbclient or a terminal)"
 )
 
 KEPT_RUN_OUTPUTS = 32
@@ -93,6 +113,12 @@ class FrontendLink:
         self._reads: dict[str, tuple[threading.Event, list[ReadNotebookReply]]] = {}
         self._replies_off_main = False
         self._read_ids = itertools.count(1)
+        self._requests: dict[str, tuple[threading.Event, list[PageReply]]] = {}
+        self._undo_callbacks: dict[str, Callable[[UndoReply], None]] = {}
+        self.on_undo_request: Callable[[str], None] | None = None
+        """Called with the ``%%dsh`` cell id of the page's "Undo this run" (``undo_request``), on
+        the thread that handles the page's messages, outside the lock; must return quickly. A
+        failing callback is ignored."""
         self.on_hello: Callable[[], None] | None = None
         """Called (on the thread that handles the reply: the kernel's main thread) after each
         ``hello_reply``, outside the lock; it must return quickly. A failing callback is
@@ -193,10 +219,7 @@ class FrontendLink:
         with self._lock:
             comm, capabilities = self._comm, self._capabilities
             if comm is None or capabilities is None:
-                return (
-                    "the dsh-notebook JupyterLab extension is not connected to this kernel "
-                    "(VS Code, Colab, classic Notebook, nbclient or a terminal)"
-                )
+                return NO_PAGE
             if "read_notebook" not in capabilities:
                 return "the connected dsh-notebook extension is too old to read the notebook"
             if timeout <= 0 or (main_thread_busy and not self._replies_off_main):
@@ -219,6 +242,108 @@ class FrontendLink:
         finally:
             with self._lock:
                 self._reads.pop(request_id, None)
+
+    def can(self, capability: str) -> bool:
+        """Whether a page announcing ``capability`` (``edit_cells``, ``run_cells``) is connected."""
+        with self._lock:
+            return self._comm is not None and capability in (self._capabilities or ())
+
+    def request_id(self, prefix: str) -> str:
+        """A fresh request id (``c1``, ``r2``, ``u3``): unique in this link's life."""
+        return f"{prefix}{next(self._read_ids)}"
+
+    def apply_change(
+        self, message: ApplyChange, timeout: float, main_thread_busy: bool = False
+    ) -> ApplyChangeReply | str:
+        """Send ``apply_change`` and wait, at most ``timeout`` s, for the first reply with its
+        request id; else a sentence saying why there is none (nothing is claimed). The thread
+        rules of :meth:`read_notebook`. Never raises."""
+        reply = self._request(dict(message), "edit_cells", timeout, main_thread_busy)
+        if isinstance(reply, str) or reply["type"] == "apply_change_reply":
+            return reply
+        return "the notebook page answered with another message"
+
+    def run_cells(
+        self, message: RunCells, timeout: float, main_thread_busy: bool = False
+    ) -> RunCellsReply | str:
+        """Send ``run_cells`` and wait at most ``timeout`` s for its reply (see
+        :meth:`apply_change`). Never raises, never interrupts anything."""
+        reply = self._request(dict(message), "run_cells", timeout, main_thread_busy)
+        if isinstance(reply, str) or reply["type"] == "run_cells_reply":
+            return reply
+        return "the notebook page answered with another message"
+
+    def undo_changes(self, message: UndoChanges, on_reply: Callable[[UndoReply], None]) -> bool:
+        """Send ``undo_changes`` (any thread, also the main one); ``on_reply`` gets the page's
+        ``undo_reply`` once, on the thread that handles it (the first reply wins). Returns
+        whether it was sent (a page with ``edit_cells`` is connected)."""
+        with self._lock:
+            comm = self._comm
+            if comm is None or "edit_cells" not in (self._capabilities or ()):
+                return False
+            self._undo_callbacks[message["request_id"]] = on_reply
+            while len(self._undo_callbacks) > 64:  # replies that never came
+                del self._undo_callbacks[next(iter(self._undo_callbacks))]
+        try:
+            comm.send(dict(message))
+            unpin_reply_route(comm)
+        except Exception:
+            with self._lock:
+                self._undo_callbacks.pop(message["request_id"], None)
+            return False
+        return True
+
+    def _request(
+        self, message: dict[str, Any], capability: str, timeout: float, main_thread_busy: bool
+    ) -> PageReply | str:
+        if threading.current_thread() is threading.main_thread():
+            return "the request came from the kernel's main thread, which handles the reply"
+        request_id = str(message.get("request_id"))
+        with self._lock:
+            comm, capabilities = self._comm, self._capabilities
+            if comm is None or capabilities is None:
+                return NO_PAGE
+            if capability not in capabilities:
+                return f"the connected dsh-notebook extension cannot {capability.replace('_', ' ')}"
+            if timeout <= 0 or (main_thread_busy and not self._replies_off_main):
+                return "the kernel is busy running a cell, so the notebook page cannot answer"
+            slot: tuple[threading.Event, list[PageReply]] = (threading.Event(), [])
+            self._requests[request_id] = slot
+        try:
+            try:
+                comm.send(message)
+                unpin_reply_route(comm)
+            except Exception:
+                return "the request to the notebook page could not be sent"
+            if not slot[0].wait(timeout):
+                return f"the notebook page did not answer within {timeout:g} s"
+            return slot[1][0]
+        finally:
+            with self._lock:
+                self._requests.pop(request_id, None)
+
+    def _take_reply(self, data: object) -> bool:
+        """A reply to one of :meth:`_request`'s or :meth:`undo_changes`' requests: handed to its
+        waiter (first wins). Whether ``data`` was one (else the caller goes on parsing)."""
+        reply: PageReply | None = parse_apply_change_reply(data) or parse_run_cells_reply(data)
+        undo = parse_undo_reply(data)
+        if reply is None and undo is None:
+            return False
+        callback: Callable[[UndoReply], None] | None = None
+        with self._lock:
+            if reply is not None:
+                slot = self._requests.get(reply["request_id"])
+                if slot is not None and not slot[1]:
+                    slot[1].append(reply)
+                    slot[0].set()
+            if undo is not None:
+                callback = self._undo_callbacks.pop(undo["request_id"], None)
+        if callback is not None and undo is not None:
+            try:
+                callback(undo)
+            except Exception:
+                pass  # a report, never a reason to break the link
+        return True
 
     def _send_locked(self, message: RunOutput) -> bool:
         comm = self._comm
@@ -258,6 +383,17 @@ class FrontendLink:
             self._replies_off_main = True
         content = msg.get("content")
         data = content.get("data") if isinstance(content, Mapping) else None
+        if self._take_reply(data):
+            return
+        undo_request = parse_undo_request(data)
+        if undo_request is not None:
+            handler = self.on_undo_request
+            if handler is not None:
+                try:
+                    handler(undo_request["anchor"])
+                except Exception:
+                    pass  # the page's button must never break the link
+            return
         cells = parse_read_notebook_reply(data)
         if cells is not None:
             with self._lock:

@@ -49,6 +49,7 @@ from .display import kernel_of, stdin_available
 from .host import RuntimeHost
 from .ledger import PromptLedger
 from .naming import SessionNames, default_session_id
+from .notebook_edits import NotebookEdits
 from .pump import UiPump
 from .run import Frontend
 from .runs import ActiveRun, Runs
@@ -56,6 +57,7 @@ from .session_lock import SessionLocks
 from .settings import KernelSettings
 from .tool_calls import CallOrigins
 from .tools_host import NotebookToolsHost
+from .undo import UndoLedger
 
 __all__ = ["NotebookAgent"]
 
@@ -109,6 +111,7 @@ class NotebookAgent:
         if shell is not None:
             self.figure_notes.install(shell)
         self.ran_cells = RanCells()  # what ran as In [k]: "edited since In [k]"
+        self.undo = UndoLedger(self.frontend_link)  # what each run changed in the notebook
         self.tools = NotebookToolsHost(
             shell,
             self.host,
@@ -121,12 +124,14 @@ class NotebookAgent:
                 self.frontend_link,
                 enabled=lambda: self.settings().agent_cells,
                 secrets=self.secrets,
+                undo=self.undo,
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,
             ran_cells=self.ran_cells.lookup,
             secrets=self.secrets,  # asked at every tool call: a key typed later counts
         )
+        self.tools.edits = NotebookEdits(self.tools, self.frontend_link, self.undo)
         self._ledger: PromptLedger | None = None
         self._conversations: ConversationIndex | None = None
         self._prewarmed: KernelSettings | None = None

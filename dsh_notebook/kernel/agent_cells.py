@@ -17,7 +17,8 @@ code and outputs are masked with the one policy the model's copy has
 characters become ``***``, images are left as they are. The cell's
 text is the code that ran, under one comment line naming the agent, the session and the run; it
 is not executed when inserted. Thread-safety: :meth:`AgentCells.__call__` runs on the MCP
-server's loop, the sink on the kernel's main thread; the per-run counter is under a lock.
+server's loop, the sink on the kernel's main thread; the per-run counter is under a lock. A
+sent cell is recorded in the undo ledger (:mod:`.undo`) as the run's ``agent_cell`` change.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..frontend import FrontendLink
 from ..frontend.protocol import insert_cell
 from ..runtime.secret import redact
 from .runs import ActiveRun
+from .undo import UndoLedger
 
 if TYPE_CHECKING:  # notebook_tools needs the jupyter extra; only its result type is used here
     from ..notebook_tools.run_python import RunPythonResult
@@ -65,8 +67,10 @@ class AgentCells:
         *,
         enabled: Callable[[], bool],
         secrets: Callable[[], tuple[str, ...]] = tuple,
+        undo: UndoLedger | None = None,
     ) -> None:
         self._link = link
+        self._undo = undo
         self._enabled = enabled
         self._secrets = secrets
         self._lock = threading.Lock()
@@ -98,6 +102,9 @@ class AgentCells:
                 return None
             with self._lock:
                 run.agent_cells += 1
+            if self._undo is not None:  # "Undo this run" removes it again
+                self._undo.record(run_id, anchor, {"kind": "agent_cell", "run": run_id,
+                                                   "call": call, "source": source})  # fmt: skip
             return kept_note(call)
 
         return sink

@@ -29,7 +29,8 @@ Scopes ("Allow for this run"). The protocol's only grant is ``allowed-once``; a 
 of ours on top of it. A person's click may allow an approval *for the rest of its run*
 (:meth:`Broker.decide` with ``for_run=True``): that request is answered ``allowed-once``, and so
 is every later request **of the same tool name** owned by **the same run's policy** (answered at
-once, ``decided_by="scope"``, each one still shown on its own card). A scope
+once, ``decided_by="scope"``, each one still shown on its own card). "The same tool name" is
+its scope key (:func:`scope_key`): the four cell-editing tools share ``notebook-edits``. A scope
 
 - lives on that run's :class:`RunPolicy` only: another run, even on the same session, has a new
   policy and asks again; a request of another tool asks again;
@@ -64,11 +65,17 @@ from ..notebook_tools.refusals import NOTE_MAX, clean_note
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
 from ..transcript import facts
 
+EDIT_TOOLS = frozenset({"edit_cell", "replace_cell", "insert_cell", "delete_cell"})
+"""The notebook tools that change cells: one scope, :data:`EDITS_SCOPE`."""
+EDITS_SCOPE = "notebook-edits"
+
 ALLOW_FOR_RUN = "allowed-for-run"
 """A stdin answer meaning "allow, and the same tool for the rest of this run"."""
 
 __all__ = [
     "ALLOW_FOR_RUN",
+    "EDITS_SCOPE",
+    "EDIT_TOOLS",
     "ApprovalMode",
     "Broker",
     "DecidedBy",
@@ -78,6 +85,7 @@ __all__ = [
     "PolicyLookup",
     "RunPolicy",
     "SessionTree",
+    "scope_key",
 ]
 
 log = logging.getLogger(__name__)
@@ -90,6 +98,13 @@ DecidedBy = Literal[
 
 Answers = list[dict[str, Any]] | None
 """A question's answers (``[{id, selected, custom?}]``), or ``None``: dismissed."""
+
+
+def scope_key(tool_name: str) -> str:
+    """What "Allow for this run" on a card of ``tool_name`` allows: the four cell-editing tools
+    share :data:`EDITS_SCOPE`; every other tool (``run_cells``, ``run_python``, ``bash``…) is its
+    own scope."""
+    return EDITS_SCOPE if tool_name in EDIT_TOOLS else tool_name
 
 
 class SessionTree(Protocol):
@@ -124,7 +139,7 @@ class RunPolicy:
     prompts: queue.Queue[MainThreadPrompt] | None = None
     """Where wait mode hands stdin prompts to the waiting cell's thread."""
     allowed_for_run: set[str] = field(default_factory=set)
-    """Tool names the person allowed for the rest of this run (host loop only)."""
+    """Scope keys (:func:`scope_key`) the person allowed for the rest of this run (host loop)."""
     ended: bool = False
     """The run is over (or failed closed): no scope of it grants anything any more."""
 
@@ -135,7 +150,11 @@ class RunPolicy:
 
     def covers(self, tool_name: str) -> bool:
         """Whether a scope of this run allows ``tool_name`` now."""
-        return not self.ended and self.on_approval == "ask" and tool_name in self.allowed_for_run
+        return (
+            not self.ended
+            and self.on_approval == "ask"
+            and scope_key(tool_name) in self.allowed_for_run
+        )
 
 
 @dataclass
@@ -209,7 +228,13 @@ class Broker:
         return (await self.approve_call(request)).outcome
 
     async def approve_call(
-        self, request: ApprovalRequest, *, editable: bool = False, person_only: bool = False
+        self,
+        request: ApprovalRequest,
+        *,
+        editable: bool = False,
+        person_only: bool = False,
+        proposed: str | None = None,
+        target: str | None = None,
     ) -> Decision:
         """Decide an approval: a scope of its run, its run's policy, or the person.
 
@@ -217,14 +242,15 @@ class Broker:
         when the person edited it (only then may a decision carry code). ``person_only``: the
         caller is not sure the request is this run's (see :mod:`.tool_calls`), so no scope and
         no ``--on-approval``/headless policy may grant it: the person decides, or, where nobody
-        can answer, it is rejected."""
+        can answer, it is rejected. ``proposed``/``target``: a cell-editing call's new source and
+        target cell id, carried on its :class:`~..transcript.facts.ApprovalRequested`."""
         policy = self.runs.policy_for(request.session_id)
         if policy is None:  # a request outside any run of this kernel: nobody can answer
             return Decision("rejected", "policy")
         key = f"a{next(self._ids)}"
         policy.notify(
             facts.ApprovalRequested(key, request.session_id, request.tool_name, request.call_id,
-                              request.reason)
+                                    request.reason, proposed, target)
         )  # fmt: skip
         outcome: ApprovalOutcome
         by: DecidedBy
@@ -258,18 +284,20 @@ class Broker:
                 if pending.for_run and not policy.ended:
                     self._scope(policy, request.tool_name)
         policy.notify(
-            facts.ApprovalDecided(key, outcome, by, code)
-        )  # the card shows the code that ran
+            facts.ApprovalDecided(key, outcome, by, code, note)
+        )  # the card shows the code that ran, or the person's note
         return Decision(outcome, by, code, note)
 
     def _scope(self, policy: RunPolicy, tool_name: str) -> None:
-        """Allow ``tool_name`` for the rest of ``policy``'s run, and answer what already waits."""
-        policy.allowed_for_run.add(tool_name)
+        """Allow ``tool_name``'s scope for the rest of ``policy``'s run, and answer what already
+        waits in that scope."""
+        key = scope_key(tool_name)
+        policy.allowed_for_run.add(key)
         for other in list(self._pending.values()):
             if (
                 other.kind == "approval"
                 and other.policy is policy
-                and other.request.tool_name == tool_name
+                and scope_key(other.request.tool_name) == key
             ):
                 self._resolve(other, "scope", outcome="allowed-once")
 

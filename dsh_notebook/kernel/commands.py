@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import threading
 import time
 from dataclasses import dataclass
 from importlib import metadata
@@ -21,6 +22,7 @@ from IPython.core.error import UsageError
 
 from ..context.sanitize import replace_lone_surrogates
 from ..errors import DshError, UnsupportedByRuntime
+from ..frontend.protocol import UndoReply
 from ..notebook_tools.refusals import NOTE_MAX
 from ..runtime import Secret, redact
 from ..transcript import Transcript
@@ -85,6 +87,50 @@ class ExportArgs:
     id: str | None = positional("ID", optional=True)
     format: Literal["md", "json"] = option("--format", "md|json", default="md")
     to: str | None = option("--to", "FILE")
+
+
+@dataclass(frozen=True)
+class UndoArgs:
+    run: str | None = positional("RUN", optional=True)
+
+
+UNDO_WAIT = 10.0
+"""Seconds ``%dsh undo`` waits for the page's report where the page answers on a subshell."""
+
+
+def _undo(m: NotebookAgent, args: UndoArgs) -> None:
+    ledger = m.undo
+    run_id = ledger.find(args.run)
+    if run_id is None:
+        which = f"run {args.run!r}" if args.run else "any run of this kernel"
+        print(
+            f"dsh: nothing to undo: {which} has no changes the kernel knows of (a kernel "
+            "restart forgets them; JupyterLab's own undo still works step by step)"
+        )
+        return
+    replies: list[UndoReply] = []
+    done = threading.Event()
+
+    def report(reply: UndoReply) -> None:
+        replies.append(reply)
+        done.set()
+
+    sent = ledger.undo(run_id, report)
+    if sent < 0:
+        print(
+            "dsh: nothing was undone: no notebook page with the dsh-notebook extension is "
+            "connected to this kernel"
+        )
+        return
+    print(f"dsh: undoing run {run_id}: {sent} change(s) sent to the notebook page, newest first")
+    if m.frontend_link.replies_off_main and done.wait(UNDO_WAIT):
+        reply = replies[0]
+        print(f"dsh: {reply['reverted']} reverted, {len(reply['skipped'])} skipped")
+        for skipped in reply["skipped"]:
+            print(f"  skipped cell {skipped['cell_id'][:8]}: {skipped['reason']}")
+    else:
+        print("dsh: the page reverts them as one step and lists what it skipped; the next "
+              "prompt's context says what was undone")  # fmt: skip
 
 
 def _status(m: NotebookAgent, args: NoArgs) -> None:
@@ -366,6 +412,9 @@ _DECLARED: list[Command[NotebookAgent, Any]] = [
     Command("dismiss", RequestArgs, _dismiss,
             "dismiss a pending question (an approval: rejected)", "(see %dsh pending)"),
     Command("pending", NoArgs, _pending, "list pending approvals and questions"),
+    Command("undo", UndoArgs, _undo,
+            "revert every change a run made to the notebook (default: the newest\n"
+            "run with changes; RUN: a run id or its start)"),
     Command("export", ExportArgs, _export, "the last run of a session as markdown or JSON"),
     Command("config", NoArgs, _config, "the effective settings (the API key shows as <set>)"),
     Command(

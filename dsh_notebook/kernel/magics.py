@@ -19,6 +19,7 @@ in :mod:`.run`, the line commands in :mod:`.commands`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from typing import Any
@@ -104,6 +105,8 @@ class DshMagics(Magics):
             shell, agent.errors, execution_count=prompt_count,
             since=self._prompted.get(session_id), page=page, ran=agent.ran_cells.lookup,
         )  # fmt: skip
+        if not options.show_context:  # what was undone since: told once, to the next prompt
+            facts = dataclasses.replace(facts, undone=agent.undo.take_note())
         # without a confirmed count (no history), interpolation counts from the shell's
         execution_count = prompt_count or getattr(shell, "execution_count", None)
         plan = plan_run(

@@ -41,7 +41,7 @@ from ..notebook_tools.refusals import (
 from ..protocol import ApprovalRequest
 from .broker import Broker, Decision
 from .host import RuntimeHost
-from .runs import Runs
+from .runs import ActiveRun, Runs
 from .tool_calls import CallOrigins, Origin
 
 __all__ = ["ORIGIN_TIMEOUT", "NotebookToolsHost"]
@@ -74,6 +74,7 @@ class NotebookToolsHost:
         figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
         ran_cells: Callable[[int], tuple[str | None, str] | None] | None = None,
         secrets: Callable[[], tuple[str, ...]] | None = None,
+        edits: Any = None,
     ) -> None:
         self._shell = shell
         self._host = host
@@ -87,6 +88,7 @@ class NotebookToolsHost:
         self._figure_notes = figure_notes  # FigureNotes.lookup: figures of the person's cells
         self._ran_cells = ran_cells  # RanCells.lookup: what ran as In [k]
         self._secrets = secrets  # NotebookAgent.secrets: masked in every tool result, per call
+        self.edits = edits  # a notebook_tools.cell_tools.EditsHost (the cell tools), or None
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
@@ -114,7 +116,9 @@ class NotebookToolsHost:
                 "dsh: notebook tools are off (%s); pip install 'dsh-notebook[jupyter]'", exc
             )
             return None
-        settings = NotebookToolsSettings(run_python=run_python, max_chars=max_chars, images=images)
+        settings = NotebookToolsSettings(
+            run_python=run_python, max_chars=max_chars, images=images, cell_tools=run_python
+        )
         with self._lock:
             if self._served is not None and self._served[0].settings == settings:
                 return self._served[1]
@@ -132,6 +136,7 @@ class NotebookToolsHost:
             ran_cells=self._ran_cells,
             secrets=self._secrets or environment_secrets,
             prompt_cell=self._prompt_cell,
+            edits=self.edits,
         ).start()
         mount = write_mcp_patch(server.url, server.token)
         atexit.register(mount.remove)
@@ -154,18 +159,45 @@ class NotebookToolsHost:
         """A tool call asks (MCP server loop): matched to the run whose agent made it, decided by
         the broker on the host loop; a :class:`Grant` owned by that run, or a :class:`Refusal`
         whose text says who refused and why (:func:`~..notebook_tools.refusals.refusal_text`)."""
-        runs = self._runs
+        matched = await self.match(tool_name, arguments)
+        if isinstance(matched, Refusal):
+            return matched
+        origin, run = matched
+        return await self.decide(origin, run, tool_name=tool_name, reason=reason, editable=True)
+
+    async def match(
+        self, tool_name: str, arguments: Mapping[str, Any], timeout: float | None = None
+    ) -> tuple[Origin, ActiveRun] | Refusal:
+        """The call's ``tool/call`` origin and the run holding its session (server loop), or the
+        refusal the model reads (no such event, or its run has ended)."""
         try:
-            origin = await self._origin(tool_name, arguments, ORIGIN_TIMEOUT)
+            wait = ORIGIN_TIMEOUT if timeout is None else timeout  # read now: tests shorten it
+            origin = await self._origin(tool_name, arguments, wait)
         except Exception as exc:
             log.warning("dsh: %s call not matched, refused: %s", tool_name, exc)
             return Refusal(UNMATCHED_MESSAGE)
         if origin is None:
             log.warning("dsh: a %s call matched no tool/call of a watched session", tool_name)
             return Refusal(UNMATCHED_MESSAGE)
-        run = runs.run_of(origin.session_id)
+        run = self._runs.run_of(origin.session_id)
         if run is None:
             return Refusal(NO_RUN_MESSAGE)
+        return origin, run
+
+    async def decide(
+        self,
+        origin: Origin,
+        run: ActiveRun,
+        *,
+        tool_name: str,
+        reason: str,
+        editable: bool,
+        proposed: str | None = None,
+        target: str | None = None,
+    ) -> Grant | Refusal:
+        """The broker's decision on a matched call (server loop -> host loop): a :class:`Grant`
+        owned by ``run`` (with the person's edit, if any), or a :class:`Refusal`. An uncertain
+        origin is decided by the person only."""
         request = ApprovalRequest(
             session_id=origin.session_id,
             tool_name=tool_name,
@@ -175,8 +207,9 @@ class NotebookToolsHost:
 
         async def ask() -> Decision:
             return await self._broker.approve_call(
-                request, editable=True, person_only=not origin.certain
-            )
+                request, editable=editable, person_only=not origin.certain,
+                proposed=proposed, target=target,
+            )  # fmt: skip
 
         try:
             decision = await asyncio.wrap_future(self._host.submit(ask))
@@ -184,7 +217,9 @@ class NotebookToolsHost:
             log.warning("dsh: %s approval failed closed: %s", tool_name, exc)
             return Refusal(CONNECTION_LOST_MESSAGE)
         if decision.outcome != "allowed-once":
-            return Refusal(refusal_text(decision.outcome, decision.decided_by, decision.note))
+            return Refusal(
+                refusal_text(decision.outcome, decision.decided_by, decision.note, tool=tool_name)
+            )
         return Grant(code=decision.code, owner=run)
 
     async def _prompt_cell(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:

@@ -46,6 +46,7 @@ __all__ = [
     "cells_query",
     "fallback_cells",
     "format_cells",
+    "shown_cells",
 ]
 
 FigureLookup = Callable[[str | None, int | None], list[str]]
@@ -299,6 +300,16 @@ def _choose(
             if first <= int(c.get("index", i)) + 1 <= last:
                 chosen.add(i)
     return [cells[i] for i in sorted(chosen)], notes
+
+
+def shown_cells(reply: Mapping[str, Any], query: CellsQuery) -> list[Mapping[str, Any]]:
+    """The cells of ``reply`` that a result for ``query`` lists: every cell, or the chosen
+    ones (what the model is shown, whole or cut; see :func:`format_cells`)."""
+    cells = [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
+    if not query.chosen:
+        return cells
+    total = reply.get("total_cells")
+    return _choose(cells, total if isinstance(total, int) else len(cells), query)[0]
 
 
 def format_cells(

@@ -69,7 +69,24 @@ def clean_note(note: object) -> str | None:
     return note[:NOTE_MAX] or None
 
 
-def refusal_text(outcome: str, decided_by: str, note: str | None = None) -> str:
+def _cell_tool_text(tool: str, outcome: str, decided_by: str, note: str | None) -> str:
+    if decided_by == "policy":
+        return (
+            f"Nobody can approve {tool} in this run (the notebook runs unattended, e.g. nbconvert "
+            "or papermill, or with --on-approval reject), so the notebook is unchanged. Do not "
+            f"call {tool} again in this run; tell the user the change to make instead."
+        )
+    text = (
+        f"The user rejected this {tool} call, so the notebook is unchanged. Do not retry the same "
+        "change; explain what you wanted to do, or ask the user how to proceed."
+    )
+    cleaned = clean_note(note)
+    return text if cleaned is None else f'{text} The user\'s note: "{cleaned}"'
+
+
+def refusal_text(
+    outcome: str, decided_by: str, note: str | None = None, *, tool: str = "run_python"
+) -> str:
     """The model's text for an approval that did not end ``allowed-once``.
 
     ``outcome``/``decided_by`` are the broker's (``kernel.broker.Decision``): the person
@@ -81,6 +98,8 @@ def refusal_text(outcome: str, decided_by: str, note: str | None = None) -> str:
         return CONNECTION_LOST_MESSAGE
     if outcome == "cancelled" or decided_by in ("runtime", "timeout", "cancelled-by-agent"):
         return CANCELLED_MESSAGE
+    if tool != "run_python":  # the cell tools change cells, they run no code of the agent
+        return _cell_tool_text(tool, outcome, decided_by, note)
     if decided_by == "policy":
         return NO_APPROVER_MESSAGE
     text = clean_note(note)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import mcp_types as mt
 
 __all__ = [
+    "CELL_TOOL_NAMES",
     "INSTRUCTIONS",
     "MCP_SERVER_NAME",
     "TOOL_NAMES",
     "instructions",
+    "cell_tool_definitions",
     "public_tool_name",
     "tool_definitions",
 ]
@@ -28,6 +30,8 @@ TOOL_NAMES = (
     "notebook_cells",
     "run_python",
 )
+CELL_TOOL_NAMES = ("edit_cell", "replace_cell", "insert_cell", "delete_cell", "run_cells")
+"""The cell tools (listed with an edits host: the kernel's, see :mod:`.cell_tools`)."""
 
 
 def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
@@ -35,7 +39,7 @@ def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
     return f"mcp__{server_name}__{tool}"
 
 
-def instructions(*, run_python: bool = True, max_chars: int = 8000) -> str:
+def instructions(*, run_python: bool = True, max_chars: int = 8000, cell_tools: bool = True) -> str:
     """The MCP server's instructions: the runtime puts them in the system prompt (section
     ``### MCP server: notebook``), fixed per runtime start. They teach the notebook: where the
     user's message and the reply are, which tools see the kernel and which must not be used on
@@ -43,8 +47,8 @@ def instructions(*, run_python: bool = True, max_chars: int = 8000) -> str:
     code stays in the notebook. Short on purpose (measured in ``tests/test_model_facing.py``)."""
     text = (
         "You work inside the user's Jupyter notebook: each user message is a %%dsh cell and your "
-        "reply is shown under it. These tools see the live kernel (the Python process behind "
-        "the notebook): notebook_variables (values, imported modules, versions), "
+        "reply is shown under it. These tools see the live kernel: notebook_variables (values, "
+        "imported modules, versions), "
         "describe_variable, notebook_history (cells run), notebook_cells (the notebook as "
         "shown, unrun and edited cells too). Never read, write or edit the open .ipynb with "
         "file tools (the page is newer than the file); never analyse notebook data with bash "
@@ -55,6 +59,10 @@ def instructions(*, run_python: bool = True, max_chars: int = 8000) -> str:
             "run_python runs code in the kernel after the user approves each call; approved "
             "code is kept as a cell below the prompt (the result says when), so send code worth "
             "keeping, not throw-away probes. "
+        )
+    if cell_tools:
+        text += (
+            "edit_cell, replace_cell, insert_cell, delete_cell, run_cells: by id, each approved. "
         )
     return text + (
         f"Results are capped at {max_chars:,} characters: print summaries. notebook_cells shows "
@@ -67,8 +75,9 @@ INSTRUCTIONS = instructions()
 """The instructions with the default settings (``run_python`` on, 8,000 characters)."""
 
 
-def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
-    """The tools, in the order they are listed; ``run_python`` only when it is enabled.
+def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = True) -> list[mt.Tool]:
+    """The tools, in the order they are listed; ``run_python`` only when it is enabled, the five
+    cell tools (:func:`cell_tool_definitions`) only with ``cell_tools``.
 
     ``max_chars`` is the cap the descriptions promise (the server enforces it).
     """
@@ -208,4 +217,97 @@ def tool_definitions(*, run_python: bool, max_chars: int) -> list[mt.Tool]:
                 },
             )
         )
+    if cell_tools:
+        tools.extend(cell_tool_definitions())
     return tools
+
+
+_ID = "the short id notebook_cells shows (or the full id)"
+_APPROVAL = (
+    "The user sees a diff and must approve; refused (nothing changed) when the cell changed since "
+    "you last read it (the result then holds its current source). Needs the notebook open in "
+    "JupyterLab/Notebook 7 with the dsh-notebook extension."
+)
+
+
+def _schema(properties: dict[str, object], required: list[str]) -> dict[str, object]:
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}  # fmt: skip
+
+
+def cell_tool_definitions() -> list[mt.Tool]:
+    """``edit_cell``, ``replace_cell``, ``insert_cell``, ``delete_cell`` and ``run_cells``
+    (``docs/cell-editing.md``): each asks the user's approval; cells are named by id."""
+    cell_id = {"type": "string", "description": _ID}
+    return [
+        mt.Tool(
+            name="edit_cell",
+            description=(
+                "Replace one exact occurrence of old_text in a cell of the user's notebook with "
+                "new_text (may be empty); refused when old_text occurs 0 or several times. "
+                + _APPROVAL
+            ),
+            input_schema=_schema(
+                {
+                    "cell_id": cell_id,
+                    "old_text": {"type": "string"},
+                    "new_text": {"type": "string"},
+                },
+                ["cell_id", "old_text", "new_text"],
+            ),
+        ),
+        mt.Tool(
+            name="replace_cell",
+            description="Replace a cell's whole source (for rewrites). " + _APPROVAL,
+            input_schema=_schema(
+                {"cell_id": cell_id, "source": {"type": "string"}}, ["cell_id", "source"]
+            ),
+        ),
+        mt.Tool(
+            name="insert_cell",
+            description=(
+                "Insert a new cell (not run) below the cell after_cell_id. The user sees it and "
+                "must approve. Needs the dsh-notebook extension."
+            ),
+            input_schema=_schema(
+                {
+                    "after_cell_id": {"type": "string", "description": _ID},
+                    "source": {"type": "string"},
+                    "cell_type": {
+                        "type": "string",
+                        "enum": ["code", "markdown"],
+                        "default": "code",
+                    },
+                },
+                ["after_cell_id", "source"],
+            ),
+        ),
+        mt.Tool(
+            name="delete_cell",
+            description="Delete a cell. " + _APPROVAL,
+            input_schema=_schema({"cell_id": cell_id}, ["cell_id"]),
+        ),
+        mt.Tool(
+            name="run_cells",
+            description=(
+                "Run cells of the user's notebook in the given order, as if the user ran them "
+                "(outputs appear in the cells); stops at the first error. The user must approve. "
+                "Returns each cell's outputs (errors first, figures as text), or that cells are "
+                "still running after timeout_s (they are not interrupted). Refused while a cell "
+                "is running. Needs the dsh-notebook extension."
+            ),
+            input_schema=_schema(
+                {
+                    "cell_ids": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 1,
+                        "maxItems": 20,
+                        "description": "ids as notebook_cells shows them",
+                    },
+                    "timeout_s": {"type": "integer", "minimum": 1, "maximum": 600, "default": 60},
+                },
+                ["cell_ids"],
+            ),
+        ),
+    ]

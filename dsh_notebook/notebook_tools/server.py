@@ -10,6 +10,8 @@ Python SDK, low-level ``Server``, stateless JSON responses) on ``127.0.0.1`` at 
 ``notebook_cells``           the notebook as the person sees it, from the frontend extension
                              (read-only; falls back to the history, saying so)
 ``run_python(code)``         run code in the kernel, **after the person approves that call**
+``edit_cell`` … ``run_cells`` change or run the person's cells by id, each approved; only with
+                             an ``edits`` host (the kernel's; :mod:`.cell_tools`)
 ============================ =================================================================
 
 The tools themselves are plain functions (:mod:`.variables`, :mod:`.history`,
@@ -88,7 +90,8 @@ from starlette.types import ASGIApp
 from ..context.time_limit import TimedOut, call_with_time_limit
 from ..runtime.secret import redact
 from .auth import BearerAuth
-from .cells import FigureLookup, cells_query, fallback_cells, format_cells
+from .cell_tools import EDIT_TOOL_NAMES, CellTools, EditsHost
+from .cells import FigureLookup, cells_query, fallback_cells, format_cells, shown_cells
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .history import notebook_history
@@ -151,6 +154,8 @@ class NotebookToolsSettings:
     stop_timeout: float = 3.0
     cells_timeout: float = 3.0
     """Seconds ``notebook_cells`` waits for the notebook page before it falls back."""
+    cell_tools: bool = True
+    """Offer the five cell tools (they answer one line where no page can apply them)."""
     images: bool = True
     """The model route takes image input: ``run_python`` attaches its figures as PNGs (else it
     says they were not sent; their text descriptions are sent either way). See
@@ -215,6 +220,7 @@ class NotebookMcpServer:
         secrets: SecretsLookup = environment_secrets,
         prompt_cell: PromptCellLookup | None = None,
         ran_cells: RanLookup | None = None,
+        edits: EditsHost | None = None,
     ) -> None:
         self.shell = shell
         self.secrets = secrets
@@ -233,9 +239,23 @@ class NotebookMcpServer:
         self._uvicorn: uvicorn.Server | None = None
         self._port: int | None = None
         self._read_lock: anyio.Lock | None = None
+        cell_tools = self.settings.cell_tools and edits is not None
         self._tools = tool_definitions(
-            run_python=self.settings.run_python, max_chars=self.settings.max_chars
+            run_python=self.settings.run_python,
+            max_chars=self.settings.max_chars,
+            cell_tools=cell_tools,
         )
+        self.cells: CellTools | None = None
+        """The cell tools' handlers (and their stale ledger), with an ``edits`` host."""
+        if edits is not None and cell_tools:
+            self.cells = CellTools(
+                edits,
+                read_notebook,
+                cell_running=lambda: self.executor.cell_running,
+                read_timeout=self.settings.cells_timeout,
+                max_chars=self.settings.max_chars,
+                figures=figure_notes,
+            )
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -322,7 +342,9 @@ class NotebookMcpServer:
             MCP_SERVER_NAME,
             version="1",
             instructions=instructions(
-                run_python=self.settings.run_python, max_chars=self.settings.max_chars
+                run_python=self.settings.run_python,
+                max_chars=self.settings.max_chars,
+                cell_tools=self.cells is not None,
             ),
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
@@ -364,6 +386,11 @@ class NotebookMcpServer:
                 return await self._notebook_cells(args)
             if params.name in ("notebook_variables", "describe_variable", "notebook_history"):
                 return await self._read_tool(params.name, args)
+            if self.cells is not None and params.name in (*EDIT_TOOL_NAMES, "run_cells"):
+                cells = self.cells
+                run = params.name == "run_cells"
+                text, error = await (cells.run(args) if run else cells.edit(params.name, args))
+                return _text(text, error=error)
             return _text(f"unknown tool {params.name!r}; available: {self.tool_names}", error=True)
         except Exception as exc:  # a bug of ours must not look like a hung tool
             log.error("notebook tool %s failed:\n%s", params.name, self._masked_traceback())
@@ -413,12 +440,16 @@ class NotebookMcpServer:
         query = cells_query(args)
         if isinstance(query, str):
             return _text(query, error=True)
-        this_cell: str | None = None
-        if self.prompt_cell is not None:
-            try:
+        this_cell, conversation, cells = None, None, self.cells
+        try:
+            if cells is not None:  # one claim of the call: its prompt cell and conversation
+                caller = await cells.host.caller("notebook_cells", args, 2.0)
+                if not isinstance(caller, str):
+                    this_cell, conversation = caller.prompt_cell, caller.conversation
+            elif self.prompt_cell is not None:
                 this_cell = await self.prompt_cell("notebook_cells", args)
-            except Exception as exc:  # a mark, never a reason to fail the read
-                log.debug("the prompt cell of a notebook_cells call is unknown: %r", exc)
+        except Exception as exc:  # a mark, never a reason to fail the read
+            log.debug("the prompt cell of a notebook_cells call is unknown: %r", exc)
 
         def work() -> str:
             if reader is None:
@@ -427,6 +458,8 @@ class NotebookMcpServer:
                 reason = reader(timeout, self.executor.cell_running)
             if isinstance(reason, str):
                 return fallback_cells(shell, reason, errors=self.errors, max_chars=cap, query=query)
+            if cells is not None:  # what this conversation saw: the full sources it was shown
+                cells.saw(conversation, {"cells": shown_cells(reason, query)})
             return format_cells(
                 reason, max_chars=cap, figures=self.figure_notes, this_cell=this_cell,
                 query=query, ran=self.ran_cells,

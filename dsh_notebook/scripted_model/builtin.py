@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
+from .notebook_calls import notebook_calls_step
 from .registry import ScriptRegistry
 from .steps import AfterReply, HttpError, Script, ScriptContext, Step, StepFactory, ToolCall
 
@@ -333,6 +334,13 @@ _BUILTINS: dict[str, Script] = {
         ),
         description="two notebook run_python calls (agent_rows, then agent_total and a "
         "figure), then an answer",
+    ),
+    "notebook-calls": Script(
+        steps=(notebook_calls_step,),
+        description="notebook_cells, then each notebook tool call of the JSON list after the "
+        'marker ([{"tool": "edit_cell", "args": {"cell_id": "@2", ...}}], "@N": the id of cell '
+        "N), one per step, then the first line of every result",
+        repeat_last=True,
     ),
     "unknown-tool": Script(
         steps=(

@@ -15,6 +15,10 @@ assistant text / reasoning     :data:`ASSISTANT_MAX` characters (a safety net on
                                snapshot never holds the runtime's ``data.stream`` records)
 reasons, messages, questions   :data:`LINE_MAX` characters (at most 20 questions of 50
                                options each); every string in the context chips too
+a cell edit's diff (reason)    :data:`DIFF_MAX` characters (the kernel sends at most 400
+                               lines); its ``proposed`` source at most :data:`PROPOSED_MAX`
+                               characters, else none (never cut: it fills an editor whose
+                               text becomes the cell)
 names, labels, titles          :data:`LABEL_MAX` characters
 items per list                 :data:`MAX_ITEMS` (the oldest are dropped and counted in
                                ``items_omitted``)
@@ -38,11 +42,13 @@ __all__ = [
     "ARGS_PARSED_MAX",
     "ASSISTANT_MAX",
     "DECIDED_BY",
+    "DIFF_MAX",
     "LABEL_MAX",
     "LINE_MAX",
     "MAX_ITEMS",
     "MAX_UNKNOWN",
     "PROMPT_MAX",
+    "PROPOSED_MAX",
     "RESULT_MAX",
     "SCHEMA_VERSION",
     "STATES",
@@ -61,6 +67,8 @@ ARGS_PARSED_MAX = 8_000
 PROMPT_MAX = 4_000
 ASSISTANT_MAX = 1_000_000
 LINE_MAX = 2_000
+DIFF_MAX = 40_000
+PROPOSED_MAX = 100_000
 LABEL_MAX = 200
 MAX_ITEMS = 1_000
 MAX_UNKNOWN = 50

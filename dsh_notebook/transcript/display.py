@@ -3,6 +3,8 @@
 - The code of a tool call (``run_python``'s ``code``, ``bash``'s ``command``) and of a
   ``run_python`` approval (its reason is the code), so it is shown as code: exact text, line
   breaks kept, with its language.
+- The diff of a cell-editing approval (``edit_cell``, ``replace_cell``, ``insert_cell``,
+  ``delete_cell``: its reason is a unified diff, docs/cell-editing.md), shown as a diff.
 - The run's state word (``stopped`` when the person stopped it) and its elapsed time (from the
   header's event times; empty when unknown).
 - The tool calls that wait for the person (an approval or a question still open).
@@ -19,9 +21,14 @@ from typing import Any
 from .schema import ApprovalItem, Header, Item, ToolItem
 
 __all__ = [
+    "CELL_EDIT_TOOLS",
+    "DIFF_CHARS",
+    "DIFF_LINES",
     "RESULT_LINES",
     "ToolCode",
     "approval_code",
+    "approval_diff",
+    "is_cell_edit",
     "elapsed_words",
     "Fold",
     "fold_text",
@@ -34,10 +41,16 @@ RESULT_LINES = 20
 """Lines of a tool result the static markdown transcript shows unfolded; the rest is folded."""
 RESULT_CHARS = 3_000
 """Characters of a tool result shown unfolded, at most (long lines fold too)."""
+DIFF_LINES = 40
+"""Lines of a cell edit's diff shown unfolded (the widget's card folds after as many)."""
+DIFF_CHARS = 6_000
+"""Characters of a cell edit's diff shown unfolded, at most."""
 
 # (tool, argument holding the code, language of the code)
 _CODE_ARGUMENTS = (("run_python", "code", "python"), ("bash", "command", "bash"))
 _OPEN_TOOL_STATES = ("pending", "running")
+CELL_EDIT_TOOLS = ("edit_cell", "replace_cell", "insert_cell", "delete_cell")
+"""The tools that change a cell of the open notebook; their approval's reason is a diff."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,19 @@ def approval_code(item: ApprovalItem) -> str | None:
     reason = item["reason"]
     if _is_tool(item["tool_name"] or "", "run_python") and isinstance(reason, str):
         return reason if reason.strip() else None
+    return None
+
+
+def is_cell_edit(tool_name: str) -> bool:
+    """``edit_cell`` & co. (also as ``mcp__notebook__edit_cell``): the approval shows a diff."""
+    return any(_is_tool(tool_name, tool) for tool in CELL_EDIT_TOOLS)
+
+
+def approval_diff(item: ApprovalItem) -> str | None:
+    """The unified diff of a cell-editing approval (its reason), or ``None`` for other tools."""
+    reason = item["reason"]
+    if is_cell_edit(item["tool_name"] or "") and isinstance(reason, str) and reason.strip():
+        return reason
     return None
 
 

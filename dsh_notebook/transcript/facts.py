@@ -42,6 +42,10 @@ class ApprovalRequested:
     tool_name: str
     call_id: str | None = None
     reason: str | None = None
+    proposed: str | None = None
+    """The new whole source a cell-editing call proposes ("Edit, then apply" fills its editor)."""
+    target: str | None = None
+    """The full notebook cell id a cell-editing call targets ("show in notebook")."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class ApprovalDecided:
     decided_by: str
     code: str | None = None
     """The code that ran instead of the request's (the person edited it)."""
+    note: str | None = None
+    """The person's note with a rejection (told to the agent verbatim; the card shows it)."""
 
     def __post_init__(self) -> None:
         if self.decided_by not in DECIDED_BY:

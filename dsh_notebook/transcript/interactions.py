@@ -19,8 +19,9 @@ import json
 from typing import Any
 
 from . import schema
-from .bounds import LABEL_MAX, LINE_MAX, cap
+from .bounds import DIFF_MAX, LABEL_MAX, LINE_MAX, PROPOSED_MAX, cap
 from .core import Core, SessionCtx
+from .display import is_cell_edit
 from .nodes import ApprovalNode, QuestionNode, ToolNode
 
 __all__ = [
@@ -99,7 +100,8 @@ def approval_asked(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
         _place_approval(core, ctx, node)
     core.set(node, "approval_id", approval_id)
     if node.reason is None:
-        core.set(node, "reason", _str(data.get("reason")))
+        limit = DIFF_MAX if is_cell_edit(tool_name) else LINE_MAX
+        core.set(node, "reason", _str(data.get("reason"), limit))
     ctx.approvals[approval_id] = node
 
 
@@ -136,28 +138,45 @@ def local_approval_requested(
     tool_name: str,
     call_id: str | None,
     reason: str | None,
+    proposed: str | None = None,
+    target: str | None = None,
 ) -> None:
+    """A cell-editing tool's reason (a diff) is kept up to :data:`DIFF_MAX` characters, others up
+    to ``LINE_MAX``; ``proposed`` whole or not at all (see :mod:`.bounds`)."""
     if request_id in core.approvals_by_request:
         return
+    limit = DIFF_MAX if is_cell_edit(tool_name) else LINE_MAX
     node = _find_approval(ctx, call_id, tool_name, wire=False)
     if node is None:
         node = ApprovalNode(
             id=core.new_id(), session_id=ctx.session_id, tool_name=cap(tool_name, LABEL_MAX)
         )
         node.call_id = call_id
-        node.reason = _str(reason)
+        node.reason = _str(reason, limit)
         _place_approval(core, ctx, node)
     core.set(node, "request_id", request_id)
-    if node.reason is None and reason:
-        core.set(node, "reason", _str(reason))
+    if reason and (node.reason is None or limit > LINE_MAX):
+        core.set(node, "reason", _str(reason, limit))  # the runtime's copy was cut at LINE_MAX
+    if proposed is not None and len(proposed) <= PROPOSED_MAX:
+        core.set(node, "proposed", proposed)
+    if target is not None:
+        core.set(node, "target", _str(target, LABEL_MAX))
     core.approvals_by_request[request_id] = node
 
 
 def local_approval_decided(
-    core: Core, *, request_id: str, outcome: str, decided_by: str, code: str | None = None
+    core: Core,
+    *,
+    request_id: str,
+    outcome: str,
+    decided_by: str,
+    code: str | None = None,
+    note: str | None = None,
 ) -> None:
-    """``code``: the person edited ``run_python``'s code and this ran instead; the card's reason
-    (for ``run_python`` the code itself) becomes what ran, the call's arguments keep the agent's."""
+    """``code``: the person edited the proposal and this ran instead: for ``run_python`` the
+    card's reason (the code itself) becomes what ran; for a cell edit ``proposed`` becomes the
+    source the person applied (the reason keeps the agent's diff). The call's arguments keep
+    the agent's. ``note``: the person's words with a rejection, kept on the card."""
     node = core.approvals_by_request.get(request_id)
     if node is None:
         return
@@ -166,7 +185,12 @@ def local_approval_decided(
         core.set(node, "decided_by", "runtime")
         return
     if code is not None and outcome == "allowed-once":
-        core.set(node, "reason", _str(code))
+        if is_cell_edit(node.tool_name):
+            core.set(node, "proposed", code if len(code) <= PROPOSED_MAX else None)
+        else:
+            core.set(node, "reason", _str(code))
+    if note is not None and outcome == "rejected":
+        core.set(node, "note", _str(note))
     core.set(node, "decided_by", decided_by)
     _set_outcome(core, node, outcome)
 

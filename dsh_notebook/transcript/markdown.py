@@ -10,7 +10,9 @@ Rendered from a snapshot (schema 1). Guarantees:
 - Deterministic: no clock; the elapsed time comes from the snapshot's event times, so the same
   snapshot gives the same text.
 - Code stays code: a ``run_python`` or ``bash`` call's code (and a ``run_python`` approval's)
-  is a fenced block in its language, line breaks kept. Long tool results show their first
+  is a fenced block in its language, line breaks kept. A cell edit's approval (``edit_cell``,
+  ``replace_cell``, ``insert_cell``, ``delete_cell``) is its diff in a ``diff`` block, folded
+  after :data:`.display.DIFF_LINES` lines, with who decided (and the person's note). Long tool results show their first
   :data:`.display.RESULT_LINES` lines; the rest is folded behind ``<details>`` / ``<summary>``
   ("880 more lines"), which JupyterLab, VS Code, nbconvert HTML and GitHub all render as a
   fold (the fold's content is a fenced block, so it stays inert text).
@@ -26,8 +28,11 @@ import json
 import re
 
 from .display import (
+    DIFF_CHARS,
+    DIFF_LINES,
     RESULT_LINES,
     approval_code,
+    approval_diff,
     elapsed_words,
     fold_text,
     mark_waiting_tools,
@@ -248,12 +253,31 @@ def _approval(item: ApprovalItem) -> str:
         who = decided_by_words(item["decided_by"])
         if who:
             line += f" ({escape_inline(who)})"
+    note = item.get("note")
+    if note:
+        line += f" — note: {escape_inline(note)}"
     code = approval_code(item)
     if code is not None:
         return line + "\n\n" + fence(code, "python")
+    diff = approval_diff(item)
+    if diff is not None:
+        return "\n\n".join([line, *_diff_blocks(item, diff)])
     if item["reason"]:
         line += " — " + escape_inline(item["reason"])
     return line
+
+
+def _diff_blocks(item: ApprovalItem, diff: str) -> list[str]:
+    """A cell edit's diff as a ``diff`` block (folded when long), and the source the person
+    applied instead when they edited it."""
+    fold = fold_text(diff, DIFF_LINES, DIFF_CHARS)
+    blocks = [fence(fold.shown, "diff")]
+    if fold.rest:
+        blocks.append(_fold(fold.summary, fence(fold.rest, "diff")))
+    proposed = item.get("proposed")
+    if item["decided_by"] == "you-edited" and proposed is not None:
+        blocks.append(_fold("The source you applied instead", fence(proposed, "python")))
+    return blocks
 
 
 _QUESTION_STATES = {

@@ -207,6 +207,11 @@ class ApprovalNode(Node):
     state: str = "pending"  # "pending" | "decided"
     outcome: str | None = None  # allowed-once | rejected | cancelled | unavailable
     decided_by: str | None = None  # one of DECIDED_BY, or None when unknown
+    # cell-editing tools (docs/cell-editing.md): the new whole source (edit/replace/insert; after
+    # "Edit, then apply" the person's), and the full id of the cell the change targets
+    proposed: str | None = None
+    target: str | None = None
+    note: str | None = None  # the person's note with a rejection
 
     def to_dict(self) -> schema.ApprovalItem:
         return {
@@ -222,6 +227,9 @@ class ApprovalNode(Node):
             "state": self.state,
             "outcome": self.outcome,
             "decided_by": self.decided_by,
+            "proposed": self.proposed,
+            "target": self.target,
+            "note": self.note,
         }
 
 

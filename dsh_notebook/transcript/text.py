@@ -13,6 +13,7 @@ import json
 from .display import (
     ToolCode,
     approval_code,
+    approval_diff,
     elapsed_words,
     mark_waiting_tools,
     run_state_word,
@@ -301,7 +302,9 @@ def _approval(item: ApprovalItem) -> str:
             outcome = "allowed"  # "allowed (for this run)": a scope answered it, nobody clicked
         who = decided_by_words(item["decided_by"])
         out = f"approval for {item['tool_name']}: {outcome}" + (f" ({who})" if who else "")
-    code = approval_code(item)
+    if item.get("note"):
+        out += f" — note: {item.get('note')}"
+    code = approval_code(item) or approval_diff(item)
     if code is not None:
         out += "\n" + _indent(code.rstrip("\n"))
     elif item["reason"]:

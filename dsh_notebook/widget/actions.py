@@ -16,7 +16,8 @@ A view sends one of (typed in :mod:`._messages`)::
 :data:`~dsh_notebook.protocol.ApprovalOutcome`, answers naming every question once with labels
 among the options), or into the error text the card shows. It never trusts the view: a request
 must be pending in the current snapshot, and its kind must match; ``scope`` and ``code`` need
-``allowed-once``, ``code`` a pending ``run_python`` card and non-empty text of at most
+``allowed-once``, ``code`` a pending ``run_python`` card (or ``edit_cell``,
+``replace_cell``, ``insert_cell``: the cell's whole new source) and non-empty text of at most
 :data:`~dsh_notebook.notebook_tools.edits.EDITED_CODE_MAX` characters (never cut: a cut edit
 would run code the person did not write); ``note`` needs ``rejected`` and non-empty text of at
 most :data:`NOTE_MAX` characters (refused, not cut: the agent gets the person's words as typed).
@@ -50,8 +51,9 @@ EDIT_MAX = 100_000
 NOTE_MAX = 500
 """The longest note a view may send with a rejection (same as
 ``notebook_tools.refusals.NOTE_MAX``)."""
-EDITABLE_TOOLS = frozenset({"run_python"})
-"""Approvals whose code the person may edit before it runs (the notebook tools run it)."""
+EDITABLE_TOOLS = frozenset({"run_python", "edit_cell", "replace_cell", "insert_cell"})
+"""Approvals whose code the person may edit before it runs or is applied (the notebook tools
+run it; a cell edit's ``code`` is the cell's whole new source; ``delete_cell`` has none)."""
 GONE = (
     "this request is no longer pending (run stopped, kernel restarted, notebook reopened, "
     "or already answered)"
@@ -171,7 +173,7 @@ def check_action(snapshot: Snapshot, message: object) -> WidgetAction | str:
             return action
         approval = find_approval(snapshot, request_id)
         if approval is None or approval["tool_name"] not in EDITABLE_TOOLS:
-            return "only run_python code can be edited before it runs"
+            return "only run_python code or a cell edit's new source can be edited first"
         if not isinstance(code, str) or not code.strip():
             return "the edited code is empty: write code, or Reject"
         if len(code) > EDIT_MAX:

@@ -86,6 +86,12 @@ export interface ApprovalItem extends NodeBase {
   state: string; // pending | decided
   outcome: string | null;
   decided_by: string | null;
+  /** A cell edit's new whole source (edit/replace/insert; after "Edit, then apply" the person's). */
+  proposed?: string | null;
+  /** The full id of the cell a cell edit targets ("Show in notebook"). */
+  target?: string | null;
+  /** The person's note with a rejection. */
+  note?: string | null;
 }
 
 export interface Question {

@@ -8,7 +8,8 @@ count the requests it received).
   JupyterLab's own undo takes the inserted cells back and redo restores them; after save and
   reload the cells are in the file and on the page; Restart Kernel and Run All skips the
   answered ``%%dsh`` cell, runs the agent cells (the variables are back) and the model endpoint
-  receives no request; "Remove this run's cells" removes them, and undo brings them back.
+  receives no request; "Undo this run" (the restarted kernel has nothing to undo) removes them
+  and says so, and undo brings them back.
 - Reject twice: no cell, nothing ran.
 """
 
@@ -253,13 +254,16 @@ def test_two_approved_calls_become_cells_that_survive_reload_and_replay_without_
         assert len(model.requests) == before, "Run All after a restart asked the model"
         assert re.search(r"\[\d+\]", cells(page).nth(2).locator(".jp-InputPrompt").inner_text())
 
-        # "Remove this run's cells" under the %%dsh cell; undo brings them back
+        # "Undo this run" under the %%dsh cell: the restarted kernel has nothing to undo, so the
+        # page removes the run's agent cells itself and says so; undo brings them back
         remove = cells(page).nth(1).locator(".dsh-remove-run-cells")
         remove.wait_for(timeout=10_000)
         assert "2 agent cells" in cells(page).nth(1).locator(".dsh-agent-cells-bar").inner_text()
         remove.click()
         wait_agent_cells(page, 0)
-        assert cells(page).nth(1).locator(".dsh-remove-run-cells").count() == 0
+        note = cells(page).nth(1).locator(".dsh-undo-result").inner_text()
+        assert "nothing to undo" in note and "removed this run's 2 agent cells" in note, note
+        assert cells(page).nth(1).locator(".dsh-remove-run-cells:visible").count() == 0
         command_mode(page)
         page.keyboard.press("z")
         wait_agent_cells(page, 2)

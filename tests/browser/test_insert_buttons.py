@@ -7,8 +7,9 @@ the test reads exactly what the model received. The page has this checkout's ext
 - Insert below on a Python code block of the live widget (``--keep-widget``) and of a settled
   transcript: a new unexecuted cell with exactly that code, below the ``%%dsh`` cell; the bash
   block of the same answer has Copy only.
-- Ask dsh on a cell that raised: a ``%%dsh`` cell below whose prompt refers to ``{In[n]}`` and
-  ``{Err[n]}``; running it sends the traceback text to the model.
+- Ask dsh on a cell that raised: a ``%%dsh`` cell below whose prompt names the cell by short id
+  and quotes its code and traceback (no ``{In[n]}`` / ``{Err[n]}``, which point at another cell
+  after a restart); running it sends the traceback text to the model.
 - The extension blocked: Copy buttons only, the one-line notice once, no Ask dsh, no error.
 """
 
@@ -187,7 +188,9 @@ def test_insert_below_and_ask_dsh(
     assert source(saved[5]) == RAISES and isinstance(count, int)
     ask_source = source(saved[6])
     assert ask_source.startswith("%%dsh\n"), ask_source
-    assert f"{{In[{count}]}}" in ask_source and f"{{Err[{count}]}}" in ask_source
+    assert f"{{In[{count}]}}" not in ask_source and "{Err[" not in ask_source
+    assert f"Cell {saved[5]['id'][:8]} raised an error" in ask_source
+    assert RAISES in ask_source and "NameError" in ask_source
     assert saved[6]["execution_count"] is None
 
     # running the Ask dsh cell sends the cell's code and its traceback to the model
@@ -264,7 +267,7 @@ def test_notebook7_insert_below_and_ask_dsh(
         saved = saved_cells(page, server, "nb7.ipynb")
         assert source(saved[2]) == CODE and saved[2]["execution_count"] is None
         assert source(saved[5]).startswith("%%dsh\n")
-        assert "{Err[" in source(saved[5])
+        assert "NameError" in source(saved[5]) and "{Err[" not in source(saved[5])
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "insert-buttons-notebook7.png"), full_page=True)
         page.close()

@@ -70,14 +70,78 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
     A side that does not announce the matching capability in ``hello_reply`` never receives a
     message of it.
 
+Editing and running cells (issue 27; the whole contract: ``docs/cell-editing.md``). Every
+change carries its ``origin``: ``{"session": "...", "run": "<run id>", "call": "<runtime call
+id>"}``.
+
+    - ``apply_change`` (kernel -> frontend, capability ``edit_cells``): ``{"v": 1, "type":
+      "apply_change", "request_id": "c1", "origin": {...}, "change": <change>}`` where change
+      is ``{"kind": "edit", "cell_id", "before", "after"}`` (edit_cell and replace_cell),
+      ``{"kind": "insert", "after_cell_id", "cell_type": "code" | "markdown", "source"}`` or
+      ``{"kind": "delete", "cell_id", "before"}`` (full cell ids; sources at most
+      :data:`MAX_CELL_SOURCE`). The page re-checks ``before`` when it gets it, applies it as
+      one undoable step and marks the cell ``metadata.dsh_notebook.edited = origin``;
+      idempotent per ``call``.
+    - ``apply_change_reply`` (frontend -> kernel): ``{"v": 1, "type": "apply_change_reply",
+      "request_id": "c1", "status": "applied" | "stale" | "missing" | "failed", "cell_id":
+      "<full id>", "index": 7, "source": "<current source>", "message": "<= 500 chars"}``
+      (``cell_id`` required with ``applied``). The first reply wins.
+    - ``run_cells`` (kernel -> frontend, capability ``run_cells``): ``{"v": 1, "type":
+      "run_cells", "request_id": "r1", "cell_ids": [...] (1-20), "timeout_s": 60 (1-600),
+      "origin": {...}}``: run them in order as the person's Run would, stop at the first error.
+    - ``run_cells_reply`` (frontend -> kernel): ``{"v": 1, "type": "run_cells_reply",
+      "request_id": "r1", "cells": [{"cell_id", "index": 3 | null, "status": "ok" | "error" |
+      "running" | "not_run" | "missing", "execution_count": 14 | null, "outputs": [<as
+      read_notebook_reply's, plus "traceback": plain text>]}]}``, bounded as
+      ``read_notebook_reply``.
+    - ``undo_request`` (frontend -> kernel): ``{"v": 1, "type": "undo_request", "anchor":
+      "<%%dsh cell id>"}``: "Undo this run" on that cell (the newest run of it with changes).
+    - ``undo_changes`` (kernel -> frontend, capability ``edit_cells``): ``{"v": 1, "type":
+      "undo_changes", "request_id": "u1", "run": "<run id>", "changes": [...]}``, newest change
+      first: ``{"kind": "edit", "cell_id", "before", "after"}``, ``{"kind": "insert",
+      "cell_id", "source"}``, ``{"kind": "delete", "cell": {"cell_type", "source", "id"},
+      "after_cell_id": "..." | null, "index": 4}``, ``{"kind": "agent_cell", "run", "call": 3,
+      "source"}``; reverted as one step. ``changes: []`` (``run`` may be ``""``): the kernel has
+      nothing it can undo for that request.
+    - ``undo_reply`` (frontend -> kernel): ``{"v": 1, "type": "undo_reply", "request_id": "u1",
+      "reverted": 3, "skipped": [{"cell_id", "reason"}]}``.
+
 Here: :mod:`.shapes` (constants and ``TypedDict`` shapes), :mod:`.parsing` (the ``parse_*``
-functions), :mod:`.messages` (the builders of what the kernel sends); everything is re-exported.
+functions), :mod:`.messages` (the builders of what the kernel sends), :mod:`.editing` (the
+editing messages' shapes, builders and parsers); everything is re-exported.
 
 Guarantee: the ``parse_*`` functions never raise. They return ``None`` for anything that is not
 a well-formed message of this version (unknown ``type``, other ``v``, wrong field types), and
 the caller ignores it.
 """
 
+from .editing import (
+    MAX_RUN_CELLS,
+    MAX_RUN_TIMEOUT,
+    ApplyChange,
+    ApplyChangeReply,
+    Change,
+    ChangeOrigin,
+    DeleteChange,
+    EditChange,
+    InsertChange,
+    RunCellOutput,
+    RunCellResult,
+    RunCells,
+    RunCellsReply,
+    UndoChange,
+    UndoChanges,
+    UndoReply,
+    UndoRequest,
+    apply_change,
+    checked_change,
+    parse_apply_change_reply,
+    parse_run_cells_reply,
+    parse_undo_reply,
+    parse_undo_request,
+    run_cells,
+    undo_changes,
+)
 from .messages import hello, insert_cell, read_notebook, run_output, waiting
 from .parsing import (
     parse_frontend_message,
@@ -121,6 +185,31 @@ from .shapes import (
 )
 
 __all__ = [
+    "MAX_RUN_CELLS",
+    "MAX_RUN_TIMEOUT",
+    "ApplyChange",
+    "ApplyChangeReply",
+    "Change",
+    "ChangeOrigin",
+    "DeleteChange",
+    "EditChange",
+    "InsertChange",
+    "RunCellOutput",
+    "RunCellResult",
+    "RunCells",
+    "RunCellsReply",
+    "UndoChange",
+    "UndoChanges",
+    "UndoReply",
+    "UndoRequest",
+    "apply_change",
+    "checked_change",
+    "parse_apply_change_reply",
+    "parse_run_cells_reply",
+    "parse_undo_reply",
+    "parse_undo_request",
+    "run_cells",
+    "undo_changes",
     "AGENT_OUTPUT_MIMES",
     "AGENT_TAG",
     "AgentCellOrigin",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from .editing import ApplyChange, RunCells, UndoChanges, parse_editing_kernel_message
 from .shapes import (
     AGENT_OUTPUT_MIMES,
     CELL_TYPES,
@@ -38,6 +39,7 @@ from .shapes import (
     WaitingCell,
 )
 
+KernelEditingMessage = ApplyChange | RunCells | UndoChanges
 _ID = re.compile(r"[0-9a-f]{32}")
 _MAX_TEXT = 4096
 _MAX_CELLS = 1000
@@ -318,7 +320,7 @@ def checked_insert_cell(data: Mapping[str, object]) -> InsertCell | None:
 
 def parse_kernel_message(
     data: object,
-) -> Hello | Waiting | RunOutput | InsertCell | ReadNotebook | None:
+) -> Hello | Waiting | RunOutput | InsertCell | ReadNotebook | KernelEditingMessage | None:
     """A comm message the extension receives from the kernel, or ``None`` (ignore it). The
     frontend's ``parseKernelMessage`` applies the same rules; this one serves tests and tools."""
     kind = _head(data)
@@ -351,4 +353,6 @@ def parse_kernel_message(
             if request_id is None
             else {"v": 1, "type": "read_notebook", "request_id": request_id}
         )
+    if kind in ("apply_change", "run_cells", "undo_changes"):
+        return parse_editing_kernel_message(data)
     return None

@@ -5,9 +5,13 @@
  * shared model: one undoable change, so JupyterLab's own undo removes it; every view and a
  * collaborator sees it). Source and outputs are data: the source is set as cell text, outputs
  * are nbformat outputs of plain text and images only (validated in `protocol.ts`), never HTML.
- * Nothing is executed. `RemoveRunButtons` (one per view) shows, under each `%%dsh` cell whose
- * run wrote agent cells, a "Remove this run's cells" button; a click deletes them in one
- * undoable change. What a page that is not connected misses is not replayed (see the kernel's
+ * Nothing is executed. `UndoRunButtons` (one per view) shows, under each `%%dsh` cell whose
+ * newest run changed the notebook (agent cells, or cells marked `edited` with that anchor), an
+ * "Undo this run" button: a click asks the kernel (`undo_request`), which sends the run's ledger
+ * back to be reverted as one step (`celledits.ts`); the result (reverted / skipped) is shown
+ * next to the button. When the kernel does not answer within `UNDO_WAIT_MS`, has no comm (gone,
+ * restarting) or has nothing to undo (a restart emptied its ledger), the button falls back to
+ * deleting the run's agent cells in one undoable change, and says so. What a page that is not connected misses is not replayed (see the kernel's
  * `send_insert_cell`): the transcript keeps the code.
  */
 
@@ -16,10 +20,19 @@ import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 
 import { AGENT_METADATA_KEY, ICellInfo, agentCellJSON, agentOrigin, insertionIndex, newestRunCells } from './agentcell';
-import type { IInsertCell } from './protocol';
+import { editMark, undoSummary } from './celledit';
+import type { IInsertCell, IUndoReply } from './protocol';
 
 export const REMOVE_BAR_CLASS = 'dsh-agent-cells-bar';
 export const REMOVE_BUTTON_CLASS = 'dsh-remove-run-cells';
+export const UNDO_BUTTON_CLASS = 'dsh-undo-run';
+export const UNDO_RESULT_CLASS = 'dsh-undo-result';
+/** How long "Undo this run" waits for the kernel before it falls back. */
+export const UNDO_WAIT_MS = 4000;
+const NOTE_MS = 8000;
+
+/** Asks the kernel to undo the newest run of `anchor`: its reply, or `null` (no answer, no kernel). */
+export type UndoRequester = (anchor: string) => Promise<IUndoReply | null>;
 
 function infos(model: INotebookModel): ICellInfo[] {
   const out: ICellInfo[] = [];
@@ -51,9 +64,12 @@ export class AgentCells {
   }
 }
 
-/** The "Remove this run's cells" buttons of one view. */
-export class RemoveRunButtons {
-  constructor(private readonly _panel: NotebookPanel) {
+/** The "Undo this run" buttons of one view. */
+export class UndoRunButtons {
+  constructor(
+    private readonly _panel: NotebookPanel,
+    private readonly _request: UndoRequester
+  ) {
     const refresh = (): void => this._schedule();
     void _panel.context.ready.then(() => {
       if (_panel.isDisposed) {
@@ -78,6 +94,36 @@ export class RemoveRunButtons {
     });
   }
 
+  /** Per anchor: how many agent cells and edited cells its newest run has in the notebook. */
+  private _changed(model: INotebookModel): Map<string, { agent: number; edited: number }> {
+    const runs = new Map<string, string>();
+    const cells: { anchor: string; run: string; agent: boolean }[] = [];
+    for (let i = 0; i < model.cells.length; i++) {
+      const meta = model.cells.get(i).getMetadata(AGENT_METADATA_KEY);
+      const agent = agentOrigin(meta);
+      const edited = editMark(meta);
+      if (agent !== null) {
+        cells.push({ anchor: agent.anchor, run: agent.run, agent: true });
+      }
+      if (edited?.anchor !== undefined) {
+        cells.push({ anchor: edited.anchor, run: edited.run, agent: false });
+      }
+    }
+    for (const cell of cells) {
+      runs.set(cell.anchor, cell.run); // the last one in the notebook: the newest run there
+    }
+    const counts = new Map<string, { agent: number; edited: number }>();
+    for (const cell of cells) {
+      if (runs.get(cell.anchor) !== cell.run) {
+        continue;
+      }
+      const count = counts.get(cell.anchor) ?? { agent: 0, edited: 0 };
+      count[cell.agent ? 'agent' : 'edited'] += 1;
+      counts.set(cell.anchor, count);
+    }
+    return counts;
+  }
+
   private _refresh(): void {
     if (this._panel.isDisposed) {
       return;
@@ -87,20 +133,31 @@ export class RemoveRunButtons {
     if (model === null) {
       return;
     }
-    const cells = infos(model);
-    const anchors = new Set(cells.flatMap(c => (c.agent === null ? [] : [c.agent.anchor])));
+    const changed = this._changed(model);
+    const now = Date.now();
     notebook.widgets.forEach(widget => {
       const id = widget.model.id;
-      const bar = widget.node.querySelector(`:scope > .${REMOVE_BAR_CLASS}`);
-      if (!anchors.has(id)) {
+      const bar = widget.node.querySelector<HTMLElement>(`:scope > .${REMOVE_BAR_CLASS}`);
+      const count = changed.get(id);
+      const note = this._notes.get(id);
+      const noteLive = note !== undefined && note.until > now;
+      if (count === undefined && !noteLive) {
         bar?.remove();
         return;
       }
-      const count = newestRunCells(cells, id).indices.length;
       const node = bar ?? this._makeBar(id);
       const label = node.querySelector('.dsh-agent-cells-count');
       if (label !== null) {
-        label.textContent = `dsh: this run wrote ${count} agent cell${count === 1 ? '' : 's'} below`;
+        label.textContent = count === undefined ? '' : describe(count);
+      }
+      const button = node.querySelector<HTMLButtonElement>(`.${UNDO_BUTTON_CLASS}`);
+      if (button !== null) {
+        button.hidden = count === undefined;
+        button.disabled = this._busy.has(id);
+      }
+      const result = node.querySelector(`.${UNDO_RESULT_CLASS}`);
+      if (result !== null) {
+        result.textContent = noteLive ? note.text : '';
       }
       if (bar === null) {
         widget.node.appendChild(node);
@@ -114,23 +171,55 @@ export class RemoveRunButtons {
     const label = document.createElement('span');
     label.className = 'dsh-agent-cells-count';
     const button = document.createElement('button');
-    button.className = `${REMOVE_BUTTON_CLASS} jp-Button`;
+    button.className = `${REMOVE_BUTTON_CLASS} ${UNDO_BUTTON_CLASS} jp-Button`;
     button.type = 'button';
-    button.textContent = "Remove this run's cells";
-    button.title = 'Delete the code cells this run of the agent inserted (Undo brings them back)';
+    button.textContent = 'Undo this run';
+    button.title =
+      "Revert every change this run of the agent made (edits, inserted and deleted cells, agent cells), skipping cells you changed since; one step, so Undo brings it back";
     button.addEventListener('click', event => {
       event.stopPropagation();
-      this.remove(anchorId);
+      void this.undo(anchorId);
     });
-    bar.append(label, button);
+    const result = document.createElement('span');
+    result.className = UNDO_RESULT_CLASS;
+    result.setAttribute('role', 'status');
+    bar.append(label, button, result);
     return bar;
   }
 
-  /** Delete the agent cells of the newest run anchored at `anchorId` (one undoable change). */
-  remove(anchorId: string): void {
+  /** Undo the newest run anchored at `anchorId`: by the kernel, else its agent cells here. */
+  async undo(anchorId: string): Promise<void> {
+    if (this._busy.has(anchorId)) {
+      return;
+    }
+    this._busy.add(anchorId);
+    this._schedule();
+    let text: string;
+    try {
+      const reply = await this._request(anchorId);
+      if (reply !== null && (reply.reverted > 0 || reply.skipped.length > 0)) {
+        text = `Undone: ${undoSummary(reply)}.`;
+      } else {
+        const removed = this.remove(anchorId);
+        const why = reply === null ? 'the kernel did not answer' : 'the kernel has nothing to undo for this run (restarted?)';
+        text =
+          removed > 0
+            ? `${capital(why)}: removed this run's ${removed} agent cell${removed === 1 ? '' : 's'}; Undo (z) reverts edits step by step.`
+            : `${capital(why)}; Undo (z) reverts edits step by step.`;
+      }
+    } finally {
+      this._busy.delete(anchorId);
+    }
+    this._notes.set(anchorId, { text, until: Date.now() + NOTE_MS });
+    this._schedule();
+    setTimeout(() => this._schedule(), NOTE_MS + 50);
+  }
+
+  /** Delete the agent cells of the newest run anchored at `anchorId` (one undoable change); how many. */
+  remove(anchorId: string): number {
     const model = this._panel.isDisposed ? null : this._panel.content.model;
     if (model === null) {
-      return;
+      return 0;
     }
     const { indices } = newestRunCells(infos(model), anchorId);
     model.sharedModel.transact(() => {
@@ -138,7 +227,25 @@ export class RemoveRunButtons {
         model.sharedModel.deleteCell(index);
       }
     });
+    return indices.length;
   }
 
   private _pending = false;
+  private readonly _busy = new Set<string>();
+  private readonly _notes = new Map<string, { text: string; until: number }>();
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function describe(count: { agent: number; edited: number }): string {
+  const parts: string[] = [];
+  if (count.agent > 0) {
+    parts.push(`wrote ${count.agent} agent cell${count.agent === 1 ? '' : 's'} below`);
+  }
+  if (count.edited > 0) {
+    parts.push(`changed ${count.edited} cell${count.edited === 1 ? '' : 's'}`);
+  }
+  return `dsh: this run ${parts.join(' and ')}`;
 }

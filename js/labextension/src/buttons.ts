@@ -9,8 +9,10 @@
  * - Insert below (and Copy) on the Python code blocks of a settled transcript (a `display_data`
  *   with the `dsh_notebook.run` marker): JupyterLab renders it as plain markdown, so the buttons
  *   are added to the rendered DOM.
- * - Ask dsh on every error output of a code cell that is not a `%%dsh` cell and has an execution
- *   count: inserts the `%%dsh` prompt of `askSource(n)` below, selected, not run.
+ * - Ask dsh and Fix with dsh on every error output of a code cell that is not a `%%dsh` cell and
+ *   has an execution count: Ask inserts the `%%dsh` prompt of `askSource` below (the cell's code
+ *   and traceback, named by short id), selected, not run; Fix inserts `fixSource`'s prompt below
+ *   and runs it (the agent is expected to propose an `edit_cell`, shown as a diff card).
  *
  * Decorations follow the DOM: a MutationObserver (child lists only) marks the cells that changed
  * and one pass per animation frame at most decorates those; a button is added once per rendered
@@ -18,13 +20,15 @@
  * Nothing here throws into JupyterLab: a failing pass is logged and skipped.
  */
 
-import type { Cell, CodeCell } from '@jupyterlab/cells';
+import { CodeCell } from '@jupyterlab/cells';
+import type { Cell } from '@jupyterlab/cells';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
 import {
   INSERT_CELL_EVENT,
   askSource,
   cellSource,
+  fixSource,
   fenceLanguage,
   isDshCell,
   isPythonFence,
@@ -34,6 +38,7 @@ import {
 } from './insertions';
 
 const ASK_CLASS = 'dsh-nb-ask';
+const FIX_CLASS = 'dsh-nb-fix';
 const BAR_CLASS = 'dsh-nb-code-bar';
 
 function button(label: string, title: string, onClick: () => void, cls: string): HTMLButtonElement {
@@ -172,7 +177,9 @@ export class NotebookButtons {
       if (output.type === 'error') {
         const count = cell.model.executionCount;
         if (typeof count === 'number' && !isDshCell(cell.model.sharedModel.getSource())) {
-          this._addAsk(cell, node, count);
+          const raw = output.toJSON() as { traceback?: unknown };
+          const traceback = Array.isArray(raw.traceback) ? raw.traceback.filter(l => typeof l === 'string') : [];
+          this._addAsk(cell, node, traceback);
         }
       } else if (isRunTranscript(output.metadata, output.data)) {
         this._addCodeButtons(cell, node);
@@ -180,22 +187,40 @@ export class NotebookButtons {
     }
   }
 
-  private _addAsk(cell: CodeCell, node: HTMLElement, count: number): void {
+  private _addAsk(cell: CodeCell, node: HTMLElement, traceback: string[]): void {
     if (node.querySelector(`:scope > .${ASK_CLASS}`)) {
       return;
     }
+    const id = cell.model.id;
     const ask = button(
       'Ask dsh',
-      `Ask dsh about this error: a %%dsh cell below that refers to In[${count}] and Err[${count}]`,
+      `Ask dsh about this error: a %%dsh cell below with this cell's code and traceback`,
       () => {
         const index = this._panel.content.widgets.indexOf(cell);
         if (index >= 0) {
-          this._insertAt(index + 1, askSource(count));
+          this._insertAt(index + 1, askSource(id, cell.model.sharedModel.getSource(), traceback));
         }
       },
       ASK_CLASS
     );
-    node.appendChild(ask);
+    const fix = button(
+      'Fix with dsh',
+      'Ask dsh to fix this cell: runs a %%dsh cell below; you review its edit as a diff before it applies',
+      () => {
+        const index = this._panel.content.widgets.indexOf(cell);
+        if (index >= 0) {
+          this._insertAt(index + 1, fixSource(id, traceback));
+          const inserted = this._panel.content.widgets[index + 1];
+          if (inserted instanceof CodeCell) {
+            void CodeCell.execute(inserted, this._panel.sessionContext).catch(error =>
+              console.warn('dsh-notebook: could not run the Fix with dsh cell', error)
+            );
+          }
+        }
+      },
+      FIX_CLASS
+    );
+    node.append(ask, fix);
   }
 
   /** Insert below + Copy on the answer's Python code blocks of a settled transcript. */

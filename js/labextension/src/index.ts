@@ -4,7 +4,9 @@
  * For every notebook: a stable identity in its metadata, sent with each execute request; the
  * `dsh_notebook.frontend` comm target on its kernel; the waiting signal (tab badge, toolbar
  * button, the page title, and in JupyterLab a status-bar item for the current notebook); Insert
- * below and Ask dsh (`buttons.ts`), announced to the widget by a marker on `document.body`; and
+ * below, Ask dsh and Fix with dsh (`buttons.ts`), announced to the widget by a marker on
+ * `document.body`; the kernel's approved cell edits and runs and "Undo this run"
+ * (`celledits.ts`); the widget's "Show in notebook" (`showcell.ts`); and
  * `%%dsh` cells edited as prose (./promptmodeplugin).
  */
 
@@ -19,6 +21,7 @@ import { EXTENSION_MARKER } from './insertions';
 import promptModePlugin from './promptmodeplugin';
 import { NotebookBinding } from './notebook';
 import { PageTitleBadge } from './pagetitle';
+import { listenShowCell } from './showcell';
 import { WaitingState, WaitingStatus } from './waiting';
 
 /** Sent in `hello_reply`; kept equal to the Python package's version. */
@@ -37,6 +40,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const live = new Set<NotebookBinding>();
     const pageTitle = new PageTitleBadge();
     document.body.dataset[EXTENSION_MARKER] = VERSION; // the widget offers Insert below
+    listenShowCell(tracker); // the widget's "Show in notebook"
 
     const retitle = (): void => {
       let count = 0;

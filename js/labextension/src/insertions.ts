@@ -8,9 +8,12 @@
  *   `{version: 1, code}`. Anything else is ignored.
  * - Python fences (`python`, `py`, `python3`, `ipython`, `ipython3`; an unlabelled fence is not
  *   Python) get Insert below; others keep Copy only.
- * - **Ask dsh** on a code cell whose execution raised: a `%%dsh` cell whose prompt refers to
- *   that execution's `{In[n]}` and `{Err[n]}` (the kernel interpolates them when it runs), so the
- *   code and the traceback reach the model. A `%%dsh` cell's own errors do not get it.
+ * - **Ask dsh** on a code cell whose execution raised: a `%%dsh` cell whose prompt names the cell
+ *   by its short id and carries its code and traceback as fenced blocks (not `{In[n]}` /
+ *   `{Err[n]}`: execution counts point at another cell after a restart). **Fix with dsh** next to
+ *   it: a `%%dsh` prompt asking for an `edit_cell` on that cell, with the traceback. Text that
+ *   would read as a reference to the kernel's interpolation (`{name}`) is escaped (`{{name}}`),
+ *   and each fence outgrows every backtick run inside it. A `%%dsh` cell's own errors get neither.
  */
 
 export const INSERT_CELL_EVENT = 'dsh-notebook:insert-cell';
@@ -59,21 +62,68 @@ export function isDshCell(source: string): boolean {
   return /^\s*%%dsh(\s|$)/.test(first);
 }
 
-/** The `%%dsh` cell Ask dsh inserts for the error of execution `n`. */
-export function askSource(n: number): string {
+/** The longest traceback a prompt carries (its end: the error itself). */
+export const MAX_PROMPT_TRACEBACK = 6000;
+/** The longest code a prompt carries. */
+export const MAX_PROMPT_CODE = 20000;
+
+// CSI / OSC sequences and lone escapes (terminal colours of a traceback)
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]/g;
+
+/** A traceback's lines as plain text (ANSI stripped), its tail kept within `MAX_PROMPT_TRACEBACK`. */
+export function plainTraceback(lines: readonly string[]): string {
+  const text = lines.join('\n').replace(ANSI, '');
+  return text.length <= MAX_PROMPT_TRACEBACK ? text : `…\n${text.slice(text.length - MAX_PROMPT_TRACEBACK)}`;
+}
+
+// a brace group the kernel would read as a reference (context/interpolate.py, rules 2-3)
+const REFERENCE = /(?<![A-Za-z0-9_\\$^{}])\{((?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)|(?:In|Out|Err)\[-?\d+\])\}(?!\})/g;
+
+/** `text` with every interpolation reference doubled, so the kernel keeps it verbatim. */
+export function escapeReferences(text: string): string {
+  return text.replace(REFERENCE, (_m, ref: string) => `{{${ref}}}`);
+}
+
+/** A fenced block of `text` whose fence is longer than any backtick run inside it. */
+export function fenced(text: string, language = ''): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), m => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${language}\n${escapeReferences(text)}\n${fence}`;
+}
+
+/** The short id `notebook_cells` shows for a cell id. */
+export function shortId(cellId: string): string {
+  return cellId.slice(0, 8);
+}
+
+function cap(code: string): string {
+  return code.length <= MAX_PROMPT_CODE ? code : `${code.slice(0, MAX_PROMPT_CODE)}\n# … [cut]`;
+}
+
+/** The `%%dsh` cell Ask dsh inserts for the error of cell `cellId`. */
+export function askSource(cellId: string, code: string, traceback: readonly string[]): string {
+  const id = shortId(cellId);
   return [
     '%%dsh',
-    `Cell In[${n}] raised an error. Explain what went wrong and how to fix it.`,
+    `Cell ${id} raised an error. Explain what went wrong and how to fix it.`,
     '',
-    'The code:',
-    '```python',
-    `{In[${n}]}`,
-    '```',
+    `The code of cell ${id}:`,
+    fenced(cap(code), 'python'),
     '',
     'The error:',
-    '```',
-    `{Err[${n}]}`,
-    '```'
+    fenced(plainTraceback(traceback))
+  ].join('\n');
+}
+
+/** The `%%dsh` cell Fix with dsh inserts (and runs) for the error of cell `cellId`. */
+export function fixSource(cellId: string, traceback: readonly string[]): string {
+  const id = shortId(cellId);
+  return [
+    '%%dsh',
+    `Fix the error in cell ${id} (edit it with edit_cell; I will review the diff).`,
+    '',
+    fenced(plainTraceback(traceback))
   ].join('\n');
 }
 

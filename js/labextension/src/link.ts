@@ -5,7 +5,8 @@
  * restarts) and answers the kernel's `hello` with `hello_reply`. After a page reload the kernel's
  * comm is still open but unknown to this page: `comm_info_request` finds it and the link adopts
  * it and answers `hello_reply` again, so the kernel re-sends its state. `waiting` messages go to
- * `onWaiting`, `run_output` messages to `onRunOutput`, `insert_cell` to `onInsertCell`; a closed comm, a restart or a dead kernel
+ * `onWaiting`, `run_output` messages to `onRunOutput`, `insert_cell` to `onInsertCell`,
+ * `apply_change` / `run_cells` / `undo_changes` to `edits` (answered on the same comm); a closed comm, a restart or a dead kernel
  * report `null` to `onWaiting` (nothing waits).
  * Unknown and malformed messages are ignored, never thrown.
  */
@@ -15,7 +16,13 @@ import type { JSONObject } from '@lumino/coreutils';
 
 import {
   COMM_TARGET,
+  IApplyChange,
+  IApplyChangeReply,
   IInsertCell,
+  IRunCells,
+  IRunCellsReply,
+  IUndoChanges,
+  IUndoReply,
   IReadNotebookReply,
   IRunOutput,
   IWaiting,
@@ -31,6 +38,18 @@ export type InsertCellListener = (message: IInsertCell) => void;
 /** Answers `read_notebook`: the reply for that request id (see `cells.ts`). */
 export type NotebookReader = (requestId: string) => IReadNotebookReply | null;
 
+/**
+ * The editing side of the link (`docs/cell-editing.md`): each handler answers its request (a
+ * `null` answer sends nothing); `onComm` gets the comm the page may send on (`undo_request`),
+ * and `null` when it closed or the kernel restarted or died.
+ */
+export interface IEditHandlers {
+  applyChange(message: IApplyChange): IApplyChangeReply | null;
+  runCells(message: IRunCells): Promise<IRunCellsReply | null>;
+  undoChanges(message: IUndoChanges): IUndoReply | null;
+  onComm(comm: Kernel.IComm | null): void;
+}
+
 const linked = new WeakSet<Kernel.IKernelConnection>();
 
 export function linkKernel(
@@ -39,7 +58,8 @@ export function linkKernel(
   onWaiting: WaitingListener,
   onRunOutput: RunOutputListener = () => undefined,
   onInsertCell: InsertCellListener = () => undefined,
-  onReadNotebook: NotebookReader = () => null
+  onReadNotebook: NotebookReader = () => null,
+  edits: IEditHandlers | null = null
 ): void {
   if (linked.has(kernel)) {
     return;
@@ -58,11 +78,24 @@ export function linkKernel(
         onInsertCell(message);
       } else if (message?.type === 'read_notebook') {
         answerRead(comm, message.request_id, onReadNotebook);
+      } else if (message?.type === 'apply_change') {
+        answer(comm, () => edits?.applyChange(message) ?? null);
+      } else if (message?.type === 'undo_changes') {
+        answer(comm, () => edits?.undoChanges(message) ?? null);
+      } else if (message?.type === 'run_cells' && edits !== null) {
+        edits
+          .runCells(message)
+          .then(done => answer(comm, () => done))
+          .catch(error => console.error('dsh-notebook: could not run the cells', error));
       } else if (message?.type === 'hello') {
         comm.send(reply);
       }
     };
-    comm.onClose = () => onWaiting(null);
+    comm.onClose = () => {
+      onWaiting(null);
+      edits?.onComm(null);
+    };
+    edits?.onComm(comm);
     announceSubshell(comm);
     preloadWidgetBundle(); // this kernel loaded dsh_notebook: its run widgets will need it
   };
@@ -77,6 +110,7 @@ export function linkKernel(
   kernel.statusChanged.connect((_, status) => {
     if (status === 'restarting' || status === 'autorestarting' || status === 'dead') {
       onWaiting(null);
+      edits?.onComm(null);
     }
   });
 
@@ -100,6 +134,17 @@ export function announceSubshell(comm: Kernel.IComm): void {
       }
     })
     .catch(() => undefined); // no subshell (creation failed): the main shell, as before
+}
+
+function answer(comm: Kernel.IComm, make: () => object | null): void {
+  try {
+    const message = make();
+    if (message !== null && !comm.isDisposed) {
+      comm.send(message as unknown as JSONObject);
+    }
+  } catch (error) {
+    console.error('dsh-notebook: could not answer the kernel', error);
+  }
 }
 
 function answerRead(comm: Kernel.IComm, requestId: string, read: NotebookReader): void {

@@ -14,20 +14,24 @@ import type { ISessionContext } from '@jupyterlab/apputils';
 import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel } from '@jupyterlab/services';
+import type { JSONObject } from '@lumino/coreutils';
 
-import { AgentCells, RemoveRunButtons } from './agentcells';
+import { AgentCells, UNDO_WAIT_MS, UndoRunButtons } from './agentcells';
+import { CellEdits } from './celledits';
 import { addIdentityToExecutes } from './executehook';
 import { Lookup, resolveIdentity } from './identity';
 import { readCells } from './cells';
-import { linkKernel } from './link';
+import { IEditHandlers, linkKernel } from './link';
 import {
   IIdentityMetadata,
+  IUndoReply,
   IReadNotebookReply,
   IStoredIdentity,
   IWaiting,
   METADATA_KEY,
   identityMetadata,
-  parseStoredIdentity
+  parseStoredIdentity,
+  undoRequest
 } from './protocol';
 import { RunOutputs } from './runoutputs';
 import { WaitingState } from './waiting';
@@ -42,6 +46,7 @@ export class NotebookBinding {
     const context = (this._context = panel.context);
     this._runs = new RunOutputs(context);
     this._agentCells = new AgentCells(context);
+    this._edits = new CellEdits(context, () => this._panels);
     void context.ready.then(() => this._resolve(context.path));
     context.pathChanged.connect((_, path) => {
       if (context.isReady) {
@@ -55,7 +60,7 @@ export class NotebookBinding {
 
   /** Show the waiting signal on `panel` too (a view of this document); returns its state. */
   addView(panel: NotebookPanel): WaitingState {
-    new RemoveRunButtons(panel);
+    new UndoRunButtons(panel, anchor => this._requestUndo(anchor));
     const state = new WaitingState(panel);
     state.update(this._waiting);
     this._views.add(state);
@@ -103,8 +108,51 @@ export class NotebookBinding {
       waiting => this._setWaiting(waiting),
       output => void this._runs.onMessage(output),
       cell => void this._agentCells.onMessage(cell),
-      requestId => this._readCells(requestId)
+      requestId => this._readCells(requestId),
+      this._editHandlers
     );
+  }
+
+  private readonly _editHandlers: IEditHandlers = {
+    applyChange: message => this._edits.applyChange(message),
+    runCells: message => this._edits.runCells(message),
+    undoChanges: message => {
+      const reply = this._edits.undoChanges(message);
+      const waiter = this._undoWaiters.shift();
+      waiter?.(reply);
+      return reply;
+    },
+    onComm: comm => {
+      this._comm = comm;
+    }
+  };
+
+  /**
+   * Ask the kernel to undo the newest run of `anchor`: the reply of the `undo_changes` it sends
+   * back (the next one this page reverts), or `null` after `UNDO_WAIT_MS` or without a comm.
+   */
+  private _requestUndo(anchor: string): Promise<IUndoReply | null> {
+    const comm = this._comm;
+    if (comm === null || comm.isDisposed) {
+      return Promise.resolve(null);
+    }
+    return new Promise(resolve => {
+      const waiter = (reply: IUndoReply | null): void => {
+        clearTimeout(timer);
+        resolve(reply);
+      };
+      const timer = setTimeout(() => {
+        this._undoWaiters = this._undoWaiters.filter(w => w !== waiter);
+        resolve(null);
+      }, UNDO_WAIT_MS);
+      this._undoWaiters.push(waiter);
+      try {
+        comm.send(undoRequest(anchor) as unknown as JSONObject);
+      } catch {
+        waiter(null);
+        this._undoWaiters = this._undoWaiters.filter(w => w !== waiter);
+      }
+    });
   }
 
   /** A restart keeps the connection (no kernel change): once the new kernel is up, run widgets
@@ -170,6 +218,9 @@ export class NotebookBinding {
   private readonly _context: DocumentRegistry.IContext<INotebookModel>;
   private readonly _runs: RunOutputs;
   private readonly _agentCells: AgentCells;
+  private readonly _edits: CellEdits;
+  private _comm: Kernel.IComm | null = null;
+  private _undoWaiters: ((reply: IUndoReply | null) => void)[] = [];
   private readonly _sessionContext: ISessionContext;
   private readonly _views = new Set<WaitingState>();
   private readonly _panels = new Set<NotebookPanel>();

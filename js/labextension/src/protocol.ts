@@ -18,6 +18,13 @@
  *   person sees them, bounded; see `cells.ts`).
  *   `subshell_ready` (frontend: `{}`), once this comm has its own kernel subshell: its header
  *   tells the kernel that this page's replies are handled while a cell runs.
+ *   Editing and running the person's cells (`docs/cell-editing.md`; capabilities `edit_cells`,
+ *   `run_cells`): `apply_change` (kernel: one approved change, `edit` / `insert` / `delete`) ->
+ *   `apply_change_reply` (frontend: `applied` / `stale` / `missing` / `failed`, see `celledit.ts`);
+ *   `run_cells` (kernel) -> `run_cells_reply` (frontend: each cell's status and bounded outputs,
+ *   see `runcells.ts`); `undo_request` (frontend: the "Undo this run" button, `{anchor}`) ->
+ *   `undo_changes` (kernel: a run's ledger, newest first) -> `undo_reply` (frontend: how many
+ *   were reverted, which were skipped and why).
  * - a message of a capability is only sent to a side that announced it.
  *
  * Guarantee: `parseKernelMessage` never throws; anything that is not a well-formed message of
@@ -31,7 +38,7 @@ export const METADATA_KEY = 'dsh_notebook';
 export const COMM_TARGET = 'dsh_notebook.frontend';
 export const RESERVED_TYPES: readonly string[] = [];
 /** What this extension implements; announced in `hello_reply`. */
-export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook'];
+export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook', 'edit_cells', 'run_cells'];
 /** The cell tag of a cell the agent wrote. */
 export const AGENT_TAG = 'dsh-agent';
 /** The only mime types an agent cell's outputs may carry. */
@@ -179,7 +186,133 @@ export interface IReadNotebookReply {
   cells: INotebookCell[];
 }
 
-export type KernelMessage = IHello | IWaiting | IRunOutput | IInsertCell | IReadNotebook;
+/**
+ * Who made a change: the runtime session, run and call id of the tool call. `anchor` (optional,
+ * additive) is the id of the `%%dsh` cell of that run: where "Undo this run" is shown.
+ */
+export interface IChangeOrigin {
+  session: string;
+  run: string;
+  call: string;
+  anchor?: string;
+}
+
+export type Change =
+  | { kind: 'edit'; cell_id: string; before: string; after: string }
+  | { kind: 'insert'; after_cell_id: string; cell_type: 'code' | 'markdown'; source: string }
+  | { kind: 'delete'; cell_id: string; before: string };
+
+export interface IApplyChange {
+  v: 1;
+  type: 'apply_change';
+  request_id: string;
+  origin: IChangeOrigin;
+  change: Change;
+}
+
+export type ApplyStatus = 'applied' | 'stale' | 'missing' | 'failed';
+
+export interface IApplyChangeReply {
+  v: 1;
+  type: 'apply_change_reply';
+  request_id: string;
+  status: ApplyStatus;
+  cell_id: string | null;
+  index: number | null;
+  source: string | null;
+  message?: string;
+}
+
+export interface IRunCells {
+  v: 1;
+  type: 'run_cells';
+  request_id: string;
+  cell_ids: string[];
+  timeout_s: number;
+  origin: IChangeOrigin;
+}
+
+export type RunCellStatus = 'ok' | 'error' | 'running' | 'not_run' | 'missing';
+
+export interface IRunCellOutput {
+  output_type: 'stream' | 'execute_result' | 'display_data' | 'error';
+  mime?: string[];
+  text?: string;
+  ename?: string;
+  evalue?: string;
+  /** The plain-text traceback (ANSI escapes stripped), at most `MAX_OUTPUT_TEXT`. */
+  traceback?: string;
+}
+
+export interface IRunCellResult {
+  cell_id: string;
+  index: number | null;
+  status: RunCellStatus;
+  execution_count: number | null;
+  outputs: IRunCellOutput[];
+}
+
+export interface IRunCellsReply {
+  v: 1;
+  type: 'run_cells_reply';
+  request_id: string;
+  cells: IRunCellResult[];
+}
+
+export type UndoEntry =
+  | { kind: 'edit'; cell_id: string; before: string; after: string }
+  | { kind: 'insert'; cell_id: string; source: string }
+  | {
+      kind: 'delete';
+      cell: { cell_type: 'code' | 'markdown' | 'raw'; source: string; id: string };
+      after_cell_id: string | null;
+      index: number;
+    }
+  | { kind: 'agent_cell'; run: string; call: number; source: string };
+
+export interface IUndoChanges {
+  v: 1;
+  type: 'undo_changes';
+  request_id: string;
+  run: string;
+  changes: UndoEntry[];
+}
+
+export interface IUndoSkipped {
+  cell_id: string;
+  reason: string;
+}
+
+export interface IUndoReply {
+  v: 1;
+  type: 'undo_reply';
+  request_id: string;
+  reverted: number;
+  skipped: IUndoSkipped[];
+}
+
+export interface IUndoRequest {
+  v: 1;
+  type: 'undo_request';
+  anchor: string;
+}
+
+export type KernelMessage =
+  | IHello
+  | IWaiting
+  | IRunOutput
+  | IInsertCell
+  | IReadNotebook
+  | IApplyChange
+  | IRunCells
+  | IUndoChanges;
+
+/** The most cells one `run_cells` may name, the longest it may wait, the most undo entries. */
+export const MAX_RUN_CELLS = 20;
+export const MAX_RUN_TIMEOUT_S = 600;
+export const MAX_UNDO_CHANGES = 1000;
+/** The longest `message` of a failed `apply_change_reply`. */
+export const MAX_FAILURE_MESSAGE = 500;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -286,7 +419,148 @@ export function parseKernelMessage(data: unknown): KernelMessage | null {
   if (data.type === 'read_notebook') {
     return isText(data.request_id, false) ? { v: 1, type: 'read_notebook', request_id: data.request_id } : null;
   }
+  if (data.type === 'apply_change') {
+    return parseApplyChange(data);
+  }
+  if (data.type === 'run_cells') {
+    return parseRunCells(data);
+  }
+  if (data.type === 'undo_changes') {
+    return parseUndoChanges(data);
+  }
   return null;
+}
+
+function isSource(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_CELL_SOURCE;
+}
+
+function parseOrigin(raw: unknown): IChangeOrigin | null {
+  if (!isRecord(raw) || !isText(raw.session, false) || !isText(raw.run, false) || !isText(raw.call, false)) {
+    return null;
+  }
+  const origin: IChangeOrigin = { session: raw.session, run: raw.run, call: raw.call };
+  if (isText(raw.anchor, false)) {
+    origin.anchor = raw.anchor;
+  }
+  return origin;
+}
+
+function parseChange(raw: unknown): Change | null {
+  if (!isRecord(raw)) {
+    return null;
+  }
+  if (raw.kind === 'edit') {
+    const { cell_id, before, after } = raw;
+    return isText(cell_id, false) && isSource(before) && isSource(after)
+      ? { kind: 'edit', cell_id, before, after }
+      : null;
+  }
+  if (raw.kind === 'insert') {
+    const { after_cell_id, cell_type, source } = raw;
+    const type = cell_type === undefined ? 'code' : cell_type;
+    if (!isText(after_cell_id, false) || !isSource(source) || (type !== 'code' && type !== 'markdown')) {
+      return null;
+    }
+    return { kind: 'insert', after_cell_id, cell_type: type, source };
+  }
+  if (raw.kind === 'delete') {
+    const { cell_id, before } = raw;
+    return isText(cell_id, false) && isSource(before) ? { kind: 'delete', cell_id, before } : null;
+  }
+  return null;
+}
+
+function parseApplyChange(data: Record<string, unknown>): IApplyChange | null {
+  const origin = parseOrigin(data.origin);
+  const change = parseChange(data.change);
+  if (!isText(data.request_id, false) || origin === null || change === null) {
+    return null;
+  }
+  return { v: 1, type: 'apply_change', request_id: data.request_id, origin, change };
+}
+
+function parseRunCells(data: Record<string, unknown>): IRunCells | null {
+  const { request_id, cell_ids, timeout_s } = data;
+  const origin = parseOrigin(data.origin);
+  if (!isText(request_id, false) || origin === null || !Array.isArray(cell_ids)) {
+    return null;
+  }
+  if (cell_ids.length < 1 || cell_ids.length > MAX_RUN_CELLS || !cell_ids.every(id => isText(id, false))) {
+    return null;
+  }
+  const timeout = timeout_s === undefined ? 60 : timeout_s;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 1 || timeout > MAX_RUN_TIMEOUT_S) {
+    return null;
+  }
+  return { v: 1, type: 'run_cells', request_id, cell_ids: [...(cell_ids as string[])], timeout_s: timeout, origin };
+}
+
+function parseUndoEntry(raw: unknown): UndoEntry | null {
+  if (!isRecord(raw)) {
+    return null;
+  }
+  if (raw.kind === 'edit') {
+    const { cell_id, before, after } = raw;
+    return isText(cell_id, false) && isSource(before) && isSource(after)
+      ? { kind: 'edit', cell_id, before, after }
+      : null;
+  }
+  if (raw.kind === 'insert') {
+    const { cell_id, source } = raw;
+    return isText(cell_id, false) && isSource(source) ? { kind: 'insert', cell_id, source } : null;
+  }
+  if (raw.kind === 'agent_cell') {
+    const { run, call, source } = raw;
+    if (!isText(run, false) || typeof call !== 'number' || !Number.isInteger(call) || !isSource(source)) {
+      return null;
+    }
+    return { kind: 'agent_cell', run, call, source };
+  }
+  if (raw.kind === 'delete') {
+    const { cell, after_cell_id, index } = raw;
+    if (!isRecord(cell) || !isText(cell.id, false) || !isSource(cell.source)) {
+      return null;
+    }
+    const type = cell.cell_type;
+    if (type !== 'code' && type !== 'markdown' && type !== 'raw') {
+      return null;
+    }
+    if (!(after_cell_id === null || after_cell_id === undefined || isText(after_cell_id, false))) {
+      return null;
+    }
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
+      return null;
+    }
+    return {
+      kind: 'delete',
+      cell: { cell_type: type, source: cell.source, id: cell.id },
+      after_cell_id: after_cell_id ?? null,
+      index
+    };
+  }
+  return null;
+}
+
+function parseUndoChanges(data: Record<string, unknown>): IUndoChanges | null {
+  const { request_id, run, changes } = data;
+  // `run` is '' (and `changes` []) when the kernel has nothing to undo
+  if (!isText(request_id, false) || !isText(run) || !Array.isArray(changes)) {
+    return null;
+  }
+  if (changes.length > MAX_UNDO_CHANGES) {
+    return null;
+  }
+  const parsed = changes.map(parseUndoEntry);
+  if (parsed.some(c => c === null)) {
+    return null;
+  }
+  return { v: 1, type: 'undo_changes', request_id, run, changes: parsed as UndoEntry[] };
+}
+
+/** The page's "Undo this run" on the `%%dsh` cell `anchor`. */
+export function undoRequest(anchor: string): IUndoRequest {
+  return { v: 1, type: 'undo_request', anchor };
 }
 
 function multiline(value: unknown): string | null {

@@ -4,6 +4,8 @@ import { test } from 'node:test';
 
 import {
   askSource,
+  escapeReferences,
+  fixSource,
   cellSource,
   fenceLanguage,
   isDshCell,
@@ -32,15 +34,34 @@ test('Python fences by name; an unlabelled fence is not Python', () => {
   assert.equal(cellSource('a\nb\n'), 'a\nb');
 });
 
-test('Ask dsh refers to the execution by In[n] and Err[n], as a %%dsh cell', () => {
-  const source = askSource(7);
-  assert.ok(source.startsWith('%%dsh\n'));
-  assert.ok(source.includes('\n{In[7]}\n'));
-  assert.ok(source.includes('\n{Err[7]}\n'));
+const CELL = '1a2b3c4d5e6f47a8b9c0d1e2f3a4b5c6';
+const TRACEBACK = ['\u001b[0;31mZeroDivisionError\u001b[0m  Traceback', 'Cell In[7], line 1', '\u001b[0;31mZeroDivisionError\u001b[0m: division by zero'];
+
+test('Ask dsh names the cell by short id and embeds its code and plain traceback, fenced', () => {
+  const source = askSource(CELL, 'x = {"a": 1}\nprint(f"{x}")\n```\n1/0', TRACEBACK);
+  assert.ok(source.startsWith('%%dsh\nCell 1a2b3c4d raised an error.'), source);
+  assert.ok(!source.includes('In[7]}') && !source.includes('{Err['), 'no execution-count references');
+  assert.ok(source.includes('````python\nx = {"a": 1}\nprint(f"{{x}}")\n```\n1/0\n````'), source);
+  assert.ok(source.includes('ZeroDivisionError: division by zero'));
+  assert.ok(!source.includes('\u001b'), 'ANSI stripped');
   assert.ok(isDshCell(source));
   assert.ok(isDshCell('\n  %%dsh --wait\nhi'));
   assert.ok(!isDshCell('1/0'));
   assert.ok(!isDshCell('%%dshx'));
+});
+
+test('Fix with dsh asks for an edit_cell on the cell by short id, with the traceback', () => {
+  const source = fixSource(CELL, TRACEBACK);
+  assert.ok(
+    source.startsWith('%%dsh\nFix the error in cell 1a2b3c4d (edit it with edit_cell; I will review the diff).\n'),
+    source
+  );
+  assert.ok(source.includes('```\nZeroDivisionError  Traceback\nCell In[7], line 1\nZeroDivisionError: division by zero\n```'));
+});
+
+test('escapeReferences doubles interpolation references only', () => {
+  assert.equal(escapeReferences('{df} {In[3]} {a.b}'), '{{df}} {{In[3]}} {{a.b}}');
+  assert.equal(escapeReferences('\\frac{a}{b} x_{i} ${x} {{y}} {1, 2} { x }'), '\\frac{a}{b} x_{i} ${x} {{y}} {1, 2} { x }');
 });
 
 test('settled transcripts are recognized by their marker; tool code is not the answer', () => {

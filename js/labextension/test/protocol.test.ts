@@ -102,7 +102,7 @@ test('hello_reply announces the implemented capabilities', () => {
     v: 1,
     type: 'hello_reply',
     version: '0.1.0',
-    capabilities: ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook', WIDGET_BUNDLE_CAPABILITY]
+    capabilities: ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook', 'edit_cells', 'run_cells', WIDGET_BUNDLE_CAPABILITY]
   });
   assert.match(WIDGET_BUNDLE_CAPABILITY, /^widget_bundle:[0-9a-f]{16}$/);
 });

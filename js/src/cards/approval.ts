@@ -5,21 +5,67 @@
 // run)"); "Edit, then run" turns the code into a text field, and what is sent is the edited text
 // (the kernel runs it instead, for this call only). The edited text is plain text in a
 // <textarea>: never parsed as HTML.
+//
+// A cell edit (edit_cell, replace_cell, insert_cell, delete_cell; docs/cell-editing.md) shows
+// the cell and the diff (./celledit) with Apply / Apply edits for this run / Edit, then apply
+// (not for a delete: the editor holds the proposed whole source, and what is sent becomes the
+// cell) / Reject; run_cells lists its cells with Run / Run cells for this run / Reject. Every
+// card can be rejected with a note (one line, at most NOTE_MAX characters, told to the agent
+// verbatim); the decided card shows it.
 import { button, containKeys, h } from "../dom";
 import { Keyed, type Ctx } from "../context";
 import { approvalCode, codeBlock, isTool, toolCode } from "../code";
 import type { ApprovalItem, ToolItem } from "../types";
+import { foldedText } from "../fold";
+import { cellEditTool, cellHeader, diffView, isRunCells, parseDiff, runCellsList, showInNotebook } from "./celledit";
 import { DECIDED_BY_WORDS, OUTCOME_WORDS, isOver } from "./words";
 
 export const INERT_MS = 500;
+/** The longest note a Reject may carry (the kernel refuses a longer one). */
+export const NOTE_MAX = 500;
+
+/** The buttons' words: a cell edit applies, run_cells runs, other tools are allowed. */
+interface Wording {
+  once: string;
+  forRun: string;
+  edit: string;
+  submitEdit: string;
+  editLabel: string;
+}
+
+const ALLOW_WORDS: Wording = {
+  once: "Allow once",
+  forRun: "Allow for this run",
+  edit: "Edit, then run",
+  submitEdit: "Run edited code",
+  editLabel: "Edit the code; what you run is what the agent is told ran:",
+};
+const EDIT_WORDS: Wording = {
+  once: "Apply",
+  forRun: "Apply edits for this run",
+  edit: "Edit, then apply",
+  submitEdit: "Apply edited source",
+  editLabel: "Edit the cell's new source; what you apply becomes the cell:",
+};
+const RUN_CELLS_WORDS: Wording = { ...ALLOW_WORDS, once: "Run", forRun: "Run cells for this run" };
+
+function wordingOf(tool: string): Wording {
+  if (cellEditTool(tool)) return EDIT_WORDS;
+  if (isRunCells(tool)) return RUN_CELLS_WORDS;
+  return ALLOW_WORDS;
+}
 
 /** What a click sent, as the card says it until the kernel's record arrives. */
-const SENT_WORDS: Record<string, string> = {
-  "allowed-once": "Allow once",
-  "allowed-for-run": "Allow for this run",
-  edited: "Run edited code",
-  rejected: "Reject",
-};
+function sentWords(value: string, words: Wording): string {
+  const sent: Record<string, string> = {
+    "allowed-once": words.once,
+    "allowed-for-run": words.forRun,
+    edited: words.submitEdit,
+    rejected: "Reject",
+    "rejected-note": "Reject with a note",
+  };
+  return sent[value] ?? "Reject";
+}
 
 /** The recorded decision, in words ("Allowed (for this run)" when a scope answered it). */
 export function decisionWords(outcome: string | null, decidedBy: string | null): string {
@@ -44,10 +90,20 @@ function commandOf(host: ToolItem | null): string | null {
   return host.summary;
 }
 
-/** What is to be approved: the reason, and the code or command (as code, lines kept). */
-function subjectOf(node: ApprovalItem, host: ToolItem | null): HTMLElement[] {
+/** What is to be approved: the reason, and the code or command (as code, lines kept); for a
+ * cell edit the cell and the diff, for run_cells the list of cells. */
+function subjectOf(el: HTMLElement, node: ApprovalItem, host: ToolItem | null, ctx: Ctx): HTMLElement[] {
   const code = approvalCode(node);
   if (code !== null) return [codeBlock(code, "python", "the code to run")];
+  const editTool = cellEditTool(node.tool_name || "");
+  if (editTool && node.reason) {
+    const parsed = parseDiff(node.reason);
+    return [cellHeader(el, node, editTool, parsed), diffView(parsed.lines, `${node.id}:diff`, node.id, ctx)];
+  }
+  if (isRunCells(node.tool_name || "") && node.reason) {
+    const list = runCellsList(node.reason);
+    return node.target ? [list, h("div", { class: "dsh-cell-target" }, showInNotebook(el, node.target))] : [list];
+  }
   const parts: HTMLElement[] = [];
   if (node.reason) parts.push(h("div", { class: "dsh-reason" }, node.reason));
   const hostCode = host ? toolCode(host) : null;
@@ -60,11 +116,20 @@ function subjectOf(node: ApprovalItem, host: ToolItem | null): HTMLElement[] {
   return parts;
 }
 
+/** The person's note with a rejection, as the card shows it. */
+function noteLine(note: string): HTMLElement {
+  return h("div", { class: "dsh-reject-note-shown" }, h("span", { class: "dsh-reject-note-label" }, "Your note: "), note);
+}
+
 export class ApprovalCard extends Keyed {
   readonly el = h("div", { class: "dsh-card dsh-approval", role: "group" });
   host: ToolItem | null = null;
   /** The code editor while "Edit, then run" is open (kept across renders: its text survives). */
   private editor: HTMLTextAreaElement | null = null;
+  /** The note field while "Reject with a note…" is open (kept across renders, like the editor). */
+  private noteField: HTMLInputElement | null = null;
+  /** The note this view sent (shown until the kernel's record carries it). */
+  private sentNote: string | null = null;
 
   constructor() {
     super();
@@ -92,24 +157,35 @@ export class ApprovalCard extends Keyed {
     el.appendChild(
       h("div", { class: "dsh-card-title" }, "Approval needed: ", h("code", { class: "dsh-tool-name" }, node.tool_name || "tool")),
     );
-    for (const part of subjectOf(node, this.host)) el.appendChild(part);
+    for (const part of subjectOf(el, node, this.host, ctx)) el.appendChild(part);
+    const tool = node.tool_name || "tool";
+    const words = wordingOf(tool);
 
     const local = node.request_id ? ctx.store.decisions.get(node.request_id) : undefined;
     if (node.state === "decided" || node.outcome) {
       this.editor = null;
+      this.noteField = null;
       el.appendChild(
         h("div", { class: `dsh-outcome dsh-outcome-${node.outcome ?? "unknown"}`, role: "status" }, decisionWords(node.outcome, node.decided_by)),
       );
+      const note = node.note ?? (node.outcome === "rejected" ? this.sentNote : null);
+      if (note) el.appendChild(noteLine(note));
+      if (node.decided_by === "you-edited" && cellEditTool(tool) && node.proposed != null) {
+        // the diff is the agent's proposal; what became the cell is the person's text
+        el.appendChild(h("div", { class: "dsh-result-label" }, "The source you applied instead:"));
+        el.appendChild(foldedText(node.proposed, `${node.id}:applied`, node.id, ctx, { lines: 12, label: "the source you applied" }));
+      }
       return;
     }
     if (local) {
-      const verb = SENT_WORDS[String(local.value)] ?? "Reject";
+      const verb = sentWords(String(local.value), words);
       if (local.status === "failed") {
         el.appendChild(h("div", { class: "dsh-card-error", role: "alert" }, `${verb} was not delivered: ${local.error}`));
       } else {
         el.appendChild(
           h("div", { class: "dsh-outcome dsh-outcome-sent", role: "status" }, `${verb} — sent${local.status === "acknowledged" ? ", waiting for the agent" : "…"}`),
         );
+        if (this.sentNote) el.appendChild(noteLine(this.sentNote));
       }
       return;
     }
@@ -135,21 +211,23 @@ export class ApprovalCard extends Keyed {
       ctx.store.decide(requestId, "approval", shown, { type: "approval", request_id: requestId, ...message });
     };
     const decide = (decision: "allowed-once" | "rejected") => send(decision, { decision });
-    const tool = node.tool_name || "tool";
-    const code = approvalCode(node);
-    const editable = code !== null && isTool(tool, "run_python");
+    const editTool = cellEditTool(tool);
+    // run_python edits its code; a cell edit (not a delete) its proposed whole source
+    const code = editTool ? (editTool === "delete_cell" ? null : node.proposed ?? null) : approvalCode(node);
+    const editable = code !== null && (isTool(tool, "run_python") || editTool !== null);
     const buttons: HTMLButtonElement[] = [];
     if (this.editor !== null && editable) {
       const editor = this.editor;
-      // the editor replaces the highlighted code: what is in it is what will run
+      // the editor replaces the highlighted code: what is in it is what will run (a cell edit
+      // keeps its diff above: what the agent proposed)
       el.querySelector(".dsh-code")?.remove();
-      el.appendChild(h("label", { class: "dsh-edit-label" }, "Edit the code; what you run is what the agent is told ran:"));
+      el.appendChild(h("label", { class: "dsh-edit-label" }, words.editLabel));
       el.appendChild(editor);
-      const run = button("Run edited code", `Run the edited code: ${tool}`, () => {
+      const run = button(words.submitEdit, `${words.submitEdit}: ${tool}`, () => {
         if (!editor.value.trim()) return; // nothing to run: Reject instead
         send("edited", { decision: "allowed-once", code: editor.value });
       }, "dsh-btn dsh-allow dsh-run-edited");
-      const cancel = button("Cancel edit", "Cancel the edit (back to the agent's code)", () => {
+      const cancel = button("Cancel edit", `Cancel the edit (back to the agent's ${editTool ? "source" : "code"})`, () => {
         this.editor = null;
         ctx.ui.bump(node.id);
         ctx.schedule();
@@ -157,12 +235,13 @@ export class ApprovalCard extends Keyed {
       buttons.push(run, cancel);
     } else {
       this.editor = null;
-      buttons.push(button("Allow once", `Allow once: ${tool}`, () => decide("allowed-once"), "dsh-btn dsh-allow"));
-      buttons.push(button("Allow for this run", `Allow ${tool} for the rest of this run`, () => send("allowed-for-run", { decision: "allowed-once", scope: "run" }), "dsh-btn dsh-allow-run"));
+      buttons.push(button(words.once, `${words.once}: ${tool}`, () => decide("allowed-once"), "dsh-btn dsh-allow"));
+      buttons.push(button(words.forRun, `${words.forRun}: ${tool} and the same kind of request later in this run`, () => send("allowed-for-run", { decision: "allowed-once", scope: "run" }), "dsh-btn dsh-allow-run"));
       if (editable) {
-        buttons.push(button("Edit, then run", `Edit the code, then run it: ${tool}`, () => {
+        buttons.push(button(words.edit, `${words.edit}: ${tool}`, () => {
           if (ctx.now() - appeared < INERT_MS) return;
-          const editor = h("textarea", { class: "dsh-edit-code", spellcheck: "false", rows: String(Math.min(20, Math.max(3, (code ?? "").split("\n").length + 1))), "aria-label": "The code to run (editable)" }) as HTMLTextAreaElement;
+          const what = editTool ? "The cell's new source (editable)" : "The code to run (editable)";
+          const editor = h("textarea", { class: "dsh-edit-code", spellcheck: "false", rows: String(Math.min(20, Math.max(3, (code ?? "").split("\n").length + 1))), "aria-label": what }) as HTMLTextAreaElement;
           editor.value = code ?? "";
           // the field grows with the code (up to 30 lines, then it scrolls)
           editor.addEventListener("input", () => {
@@ -176,13 +255,56 @@ export class ApprovalCard extends Keyed {
       }
     }
     buttons.push(button("Reject", `Reject: ${tool}`, () => decide("rejected"), "dsh-btn dsh-reject"));
+    const noteRow = this.noteRow(node, ctx, tool, (note) => {
+      if (ctx.now() - appeared < INERT_MS) return;
+      const sentBefore = this.sentNote;
+      this.sentNote = note || null;
+      if (note) send("rejected-note", { decision: "rejected", note });
+      else decide("rejected"); // an empty note: a plain Reject (the kernel refuses an empty one)
+      if (!ctx.store.decisions.has(requestId)) this.sentNote = sentBefore;
+    });
     if (inert) {
-      for (const b of buttons) b.disabled = true;
+      for (const b of [...buttons, ...noteRow.querySelectorAll("button")]) b.disabled = true;
       ctx.later(INERT_MS - (ctx.now() - appeared) + 1, () => {
         ctx.ui.bump(node.id);
         ctx.schedule();
       });
     }
     el.appendChild(h("div", { class: "dsh-actions" }, ...buttons));
+    el.appendChild(noteRow);
+  }
+
+  /** "Reject with a note…", or (open) a one-line field: Enter or "Reject with this note" sends,
+   * Escape or Cancel closes it. */
+  private noteRow(node: ApprovalItem, ctx: Ctx, tool: string, reject: (note: string) => void): HTMLElement {
+    const reopen = () => {
+      ctx.ui.bump(node.id);
+      ctx.schedule();
+    };
+    if (this.noteField === null) {
+      return h("div", { class: "dsh-reject-note" }, button("Reject with a note…", `Reject ${tool} and tell the agent why`, () => {
+        const field = h("input", { type: "text", class: "dsh-reject-note-field", maxlength: NOTE_MAX, placeholder: "Why? (told to the agent)", "aria-label": "Your note to the agent (why you reject)" }) as HTMLInputElement;
+        field.addEventListener("keydown", (event) => {
+          if (event.key === "Enter" && !event.isComposing) {
+            event.preventDefault();
+            reject(field.value.trim().slice(0, NOTE_MAX));
+          } else if (event.key === "Escape") {
+            event.preventDefault();
+            this.noteField = null;
+            reopen();
+          }
+        });
+        this.noteField = field;
+        reopen();
+        ctx.later(0, () => field.focus());
+      }, "dsh-link dsh-reject-note-open"));
+    }
+    const field = this.noteField;
+    return h("div", { class: "dsh-reject-note dsh-reject-note-open-row" }, field,
+      button("Reject with this note", `Reject ${tool} with this note`, () => reject(field.value.trim().slice(0, NOTE_MAX)), "dsh-btn dsh-reject dsh-reject-note-send"),
+      button("Cancel", "Close the note (nothing is sent)", () => {
+        this.noteField = null;
+        reopen();
+      }, "dsh-btn dsh-reject-note-cancel"));
   }
 }

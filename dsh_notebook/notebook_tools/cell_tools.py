@@ -1,0 +1,408 @@
+"""The five cell tools of the notebook server: ``edit_cell``, ``replace_cell``, ``insert_cell``,
+``delete_cell`` and ``run_cells`` (the contract: ``docs/cell-editing.md``).
+
+The kernel decides, the page applies. :class:`CellTools` holds the order every call follows:
+
+1. no page with the capability (``edit_cells`` / ``run_cells``) → one line, nobody asked;
+   ``run_cells`` while a cell holds the kernel → refused, nobody asked;
+2. the call is matched to its run (:meth:`EditsHost.caller`; unmatched → refused);
+3. the notebook is read again (the page's reply) and the target found by id; for the editing
+   tools the target's source is compared with what this conversation last saw
+   (:class:`~.cell_edits.SeenSources`): different or never seen → refused **before any card**,
+   with the current source (now recorded as seen); ``edit_cell``'s ``old_text`` must occur
+   exactly once;
+4. approval (:meth:`EditsHost.decide`: the broker, its scopes; the card's reason is the diff);
+   anything but a :class:`~.edits.Grant` changes nothing and the model reads why;
+5. the page applies (:meth:`EditsHost.apply`, bounded wait); the model is told the change
+   landed only when the page answered ``applied`` (then the new source is recorded as seen).
+
+Threads: the coroutines run on the server's loop; the page is read and asked on worker threads
+(the link's blocking calls). This layer sees the kernel only through :class:`EditsHost`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import anyio
+
+from ..context.describe import truncate
+from .cell_edits import (
+    SeenSources,
+    cell_label,
+    change_diff,
+    fenced,
+    find_cell,
+    no_page_text,
+    replace_once,
+    run_cells_reason,
+)
+from .edits import Grant, Refusal
+from .refusals import refusal_text
+
+__all__ = ["APPLY_TIMEOUT", "Caller", "CellTools", "EDIT_TOOL_NAMES", "EditsHost"]
+
+log = logging.getLogger(__name__)
+
+APPLY_TIMEOUT = 10.0
+"""Seconds the page has to confirm a change after the click."""
+ORIGIN_TIMEOUT = 10.0
+EDIT_TOOL_NAMES = ("edit_cell", "replace_cell", "insert_cell", "delete_cell")
+BUSY_TEXT = "the kernel is busy running a cell; try again when it is idle"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who made a call: the conversation (stale ledger key; ``None``: not known for sure), the
+    ``%%dsh`` cell of its run (``None``: not known) and an opaque token the host reads back."""
+
+    conversation: str | None
+    prompt_cell: str | None = None
+    token: object = None
+
+
+class EditsHost(Protocol):
+    """The kernel's side of the cell tools (:mod:`dsh_notebook.kernel.notebook_edits`)."""
+
+    def can(self, capability: str) -> bool:
+        """A page with ``capability`` (``edit_cells``, ``run_cells``) is connected now."""
+        ...
+
+    async def caller(
+        self, tool_name: str, arguments: Mapping[str, Any], timeout: float
+    ) -> Caller | str:
+        """The call's run (server loop), or the sentence saying why it is refused."""
+        ...
+
+    async def decide(
+        self,
+        caller: Caller,
+        *,
+        tool_name: str,
+        reason: str,
+        editable: bool,
+        proposed: str | None,
+        target: str | None,
+    ) -> Grant | Refusal | None:
+        """The broker's decision on the call's card (server loop)."""
+        ...
+
+    def apply(
+        self, caller: Caller, change: Mapping[str, Any], where: Mapping[str, Any], busy: bool
+    ) -> Mapping[str, Any] | str:
+        """Send ``apply_change`` and wait for the reply (worker thread); ``where``: the target's
+        index, type and the id of the cell above (the undo ledger's)."""
+        ...
+
+    def run(
+        self, caller: Caller, cell_ids: Sequence[str], timeout_s: int, busy: bool
+    ) -> Mapping[str, Any] | str:
+        """Send ``run_cells`` and wait ``timeout_s + 5`` s at most (worker thread)."""
+        ...
+
+
+Reader = Callable[[float, bool], Mapping[str, Any] | str]
+Result = tuple[str, bool]
+"""(text, is_error)."""
+
+
+def _source_of(reply: Mapping[str, Any], fallback: str) -> str:
+    source = reply.get("source")
+    return source if isinstance(source, str) else fallback
+
+
+class CellTools:
+    """The handlers (server loop). ``cell_running`` says a cell holds the kernel now."""
+
+    def __init__(
+        self,
+        host: EditsHost,
+        read: Reader | None,
+        *,
+        cell_running: Callable[[], bool],
+        read_timeout: float,
+        max_chars: int,
+        figures: Callable[[str | None, int | None], list[str]] | None = None,
+    ) -> None:
+        self.host = host
+        self.read = read
+        self.cell_running = cell_running
+        self.read_timeout = read_timeout
+        self.max_chars = max_chars
+        self.figures = figures
+        self.seen = SeenSources()
+
+    def saw(self, conversation: str | None, reply: Mapping[str, Any]) -> None:
+        """A ``notebook_cells`` result of ``conversation`` showed these cells (full sources)."""
+        if conversation is None:
+            return
+        cells = [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
+        self.seen.record(
+            conversation, [(str(c.get("id")), str(c.get("source", ""))) for c in cells]
+        )
+
+    async def _cells(self) -> list[Mapping[str, Any]] | str:
+        read = self.read
+        if read is None:
+            return "this kernel has no notebook page to ask"
+        busy = self.cell_running()
+        reply = await anyio.to_thread.run_sync(lambda: read(self.read_timeout, busy))
+        if isinstance(reply, str):
+            return reply
+        return [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
+
+    # -- the four editing tools ----------------------------------------------------------------
+
+    async def edit(self, tool: str, args: Mapping[str, Any]) -> Result:
+        problem = _check_args(tool, args)
+        if problem:
+            return problem, True
+        if not self.host.can("edit_cells"):
+            return no_page_text(tool), True
+        caller = await self.host.caller(tool, args, ORIGIN_TIMEOUT)
+        if isinstance(caller, str):
+            return caller, True
+        cells = await self._cells()
+        if isinstance(cells, str):
+            return f"{tool}: the notebook could not be read ({cells}); nothing was changed.", True
+        target_id = str(args["after_cell_id"] if tool == "insert_cell" else args["cell_id"])
+        found = find_cell(cells, target_id)
+        if isinstance(found, str):
+            return f"{tool} refused: {found}. Nothing was changed.", True
+        cell, full_id = found, str(found.get("id"))
+        current = str(cell.get("source", ""))
+        if tool != "insert_cell":
+            stale = self._stale(tool, caller, cell)
+            if stale:
+                return stale, True
+        try:
+            new = _new_source(tool, args, current)
+        except ValueError as exc:
+            return f"{tool} refused: {exc}. Nothing was changed.", True
+        kind = {"insert_cell": "insert", "delete_cell": "delete"}.get(tool, "edit")
+        cell_type = str(args.get("cell_type", "code"))
+        reason = change_diff(kind, cell, current, new, cell_type=cell_type)
+        verdict = await self.host.decide(
+            caller, tool_name=tool, reason=reason, editable=kind != "delete",
+            proposed=None if kind == "delete" else new, target=full_id,
+        )  # fmt: skip
+        if isinstance(verdict, Refusal):
+            return verdict.message, True
+        if not isinstance(verdict, Grant):
+            return _rejected(tool), True
+        edited = verdict.code is not None
+        if verdict.code is not None:
+            new = verdict.code  # the person's text is the new whole source
+        change: dict[str, Any]
+        if kind == "edit":
+            change = {"kind": "edit", "cell_id": full_id, "before": current, "after": new}
+        elif kind == "insert":
+            change = {"kind": "insert", "after_cell_id": full_id, "cell_type": cell_type,
+                      "source": new}  # fmt: skip
+        else:
+            change = {"kind": "delete", "cell_id": full_id, "before": current}
+        index = int(cell.get("index", 0))
+        above = next((str(c.get("id")) for c in cells if c.get("index") == index - 1), None)
+        where = {"index": index, "cell_type": str(cell.get("cell_type", "code")), "above": above}
+        busy = self.cell_running()
+        reply = await anyio.to_thread.run_sync(lambda: self.host.apply(caller, change, where, busy))
+        return self._applied(tool, caller, cell, change, reply, edited)
+
+    def _stale(self, tool: str, caller: Caller, cell: Mapping[str, Any]) -> str | None:
+        full_id, current = str(cell.get("id")), str(cell.get("source", ""))
+        seen = self.seen.seen(caller.conversation, full_id) if caller.conversation else None
+        if seen == current:
+            return None
+        if caller.conversation is not None:
+            self.seen.record(caller.conversation, [(full_id, current)])
+        why = (
+            "you have not read this cell in this conversation"
+            if seen is None
+            else "the cell changed since you last read it (the user typed, or another edit landed)"
+        )
+        return (
+            f"{tool} refused before asking the user: {why}. Nothing was changed. The current "
+            f"source of {cell_label(cell)}:\n{fenced(current, self.max_chars // 2)}\n"
+            "Base your change on this source and call the tool again."
+        )
+
+    def _applied(
+        self,
+        tool: str,
+        caller: Caller,
+        cell: Mapping[str, Any],
+        change: Mapping[str, Any],
+        reply: Mapping[str, Any] | str,
+        edited: bool,
+    ) -> Result:
+        half = self.max_chars // 2
+        if isinstance(reply, str):
+            return (
+                f"{tool}: approved, but the notebook page did not confirm the change ({reply}). "
+                "It may not have been applied: read the notebook (notebook_cells) before going "
+                "on.", True,
+            )  # fmt: skip
+        status = reply.get("status")
+        new_id = str(reply.get("cell_id") or cell.get("id"))
+        if status == "applied":
+            kind = change["kind"]
+            after = "" if kind == "delete" else str(change.get("after", change.get("source", "")))
+            source = _source_of(reply, after)
+            if caller.conversation is not None and kind != "delete":
+                self.seen.record(caller.conversation, [(new_id, source)])
+            index = reply.get("index")
+            where = f"cell {index + 1} · id {new_id[:8]}" if isinstance(index, int) else new_id[:8]
+            verb = {"edit": "Edited", "insert": "Inserted", "delete": "Deleted"}[kind]
+            text = f"Applied: {verb} {where} (the user approved it; the cell is not run)."
+            if kind == "delete":
+                text = f"Applied: deleted {cell_label(cell)} (the user approved it)."
+            if edited:
+                text += (
+                    "\nThe user edited your change before applying it; the cell now holds "
+                    f"exactly:\n{fenced(source, half)}"
+                )
+            return text, False
+        if status == "stale":
+            current = _source_of(reply, "")
+            if caller.conversation is not None:
+                self.seen.record(caller.conversation, [(str(cell.get("id")), current)])
+            return (
+                f"{tool}: not applied: the cell changed between your call and the user's click. "
+                f"Nothing was changed. Its current source:\n{fenced(current, half)}", True,
+            )  # fmt: skip
+        if status == "missing":
+            return f"{tool}: not applied: the cell is not in the notebook any more.", True
+        message = truncate(str(reply.get("message", "no reason given")), 500)[0]
+        return f"{tool}: not applied: the notebook page failed ({message}).", True
+
+    # -- run_cells -------------------------------------------------------------------------------
+
+    async def run(self, args: Mapping[str, Any]) -> Result:
+        ids, timeout = args.get("cell_ids"), args.get("timeout_s", 60)
+        if (
+            not isinstance(ids, list)
+            or not 1 <= len(ids) <= 20
+            or not all(isinstance(i, str) and i.strip() for i in ids)
+        ):
+            return "run_cells needs `cell_ids`, a list of 1 to 20 cell ids.", True
+        if type(timeout) is not int or not 1 <= timeout <= 600:
+            return "run_cells: `timeout_s` must be an integer from 1 to 600.", True
+        if not self.host.can("run_cells"):
+            return no_page_text("run_cells"), True
+        if self.cell_running():
+            return f"run_cells refused: {BUSY_TEXT}. Nothing was run.", True
+        caller = await self.host.caller("run_cells", args, ORIGIN_TIMEOUT)
+        if isinstance(caller, str):
+            return caller, True
+        cells = await self._cells()
+        if isinstance(cells, str):
+            return f"run_cells: the notebook could not be read ({cells}); nothing was run.", True
+        targets: list[Mapping[str, Any]] = []
+        for cell_id in ids:
+            found = find_cell(cells, cell_id)
+            if isinstance(found, str):
+                return f"run_cells refused: {found}. Nothing was run.", True
+            targets.append(found)
+        verdict = await self.host.decide(
+            caller, tool_name="run_cells", reason=run_cells_reason(targets, timeout),
+            editable=False, proposed=None, target=str(targets[0].get("id")),
+        )  # fmt: skip
+        if isinstance(verdict, Refusal):
+            return verdict.message, True
+        if not isinstance(verdict, Grant):
+            return _rejected("run_cells"), True
+        if self.cell_running():
+            return f"run_cells: approved, but {BUSY_TEXT}. Nothing was run.", True
+        full = [str(c.get("id")) for c in targets]
+        reply = await anyio.to_thread.run_sync(lambda: self.host.run(caller, full, timeout, False))
+        if isinstance(reply, str):
+            return (
+                f"run_cells: still running after {timeout + 5} s, or the page did not answer "
+                f"({reply}). The cells were not interrupted; read them later with "
+                "notebook_cells.", True,
+            )  # fmt: skip
+        return self._ran(reply, timeout)
+
+    def _ran(self, reply: Mapping[str, Any], timeout: int) -> Result:
+        results = [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
+        per_cell = max(300, (self.max_chars - 200) // max(1, len(results)))
+        blocks, failed = [], False
+        for result in results:
+            blocks.append(self._cell_result(result, per_cell, timeout))
+            failed = failed or result.get("status") in ("error", "missing")
+        states = ", ".join(str(r.get("status")) for r in results)
+        head = f"Ran {len(results)} cell(s) in the notebook ({states})."
+        text = head + "\n\n" + "\n\n".join(blocks)
+        return truncate(text, self.max_chars)[0], failed
+
+    def _cell_result(self, result: Mapping[str, Any], limit: int, timeout: int) -> str:
+        cell_id, status = str(result.get("cell_id")), str(result.get("status"))
+        index, count = result.get("index"), result.get("execution_count")
+        head = f"## cell {index + 1} · id {cell_id[:8]}" if isinstance(index, int) else (
+            f"## id {cell_id[:8]}"
+        )  # fmt: skip
+        if isinstance(count, int):
+            head += f" · In [{count}]"
+        head += {"ok": " · ok", "error": " · error", "missing": " · no such cell",
+                 "not_run": " · not run (an earlier cell failed)",
+                 "running": f" · still running after {timeout} s (not interrupted)"}.get(
+            status, f" · {status}")  # fmt: skip
+        outputs = [o for o in result.get("outputs", []) if isinstance(o, Mapping)]
+        errors = [o for o in outputs if o.get("output_type") == "error"]
+        parts = [head]
+        for error in errors:  # the error first: it is what the model needs
+            line = f"error: {error.get('ename', '')}: {error.get('evalue', '')}"
+            parts.append(line)
+            if error.get("traceback"):
+                parts.append(truncate(str(error["traceback"]), limit // 2)[0])
+        for output in outputs:
+            kind = output.get("output_type")
+            if kind == "error":
+                continue
+            text = str(output.get("text", "")).rstrip()
+            mime = [m for m in output.get("mime", []) if m != "text/plain"]
+            label = "stdout" if kind == "stream" else "out"
+            if text:
+                parts.append(f"{label}: {text}")
+            if any(m.startswith("image/") for m in mime):
+                parts.append(f"figure ({', '.join(mime)})")
+        if self.figures is not None:
+            for note in self.figures(cell_id, count if isinstance(count, int) else None):
+                parts.append("figure (described as text):\n" + note)
+        return truncate("\n".join(parts), limit)[0]
+
+
+def _rejected(tool: str) -> str:
+    return refusal_text("rejected", "you", tool=tool)
+
+
+def _check_args(tool: str, args: Mapping[str, Any]) -> str | None:
+    def text(key: str, *, empty: bool = True) -> bool:
+        value = args.get(key)
+        return isinstance(value, str) and (empty or bool(value.strip()))
+
+    if tool == "edit_cell" and not (
+        text("cell_id", empty=False) and text("old_text", empty=False) and text("new_text")
+    ):
+        return "edit_cell needs `cell_id`, `old_text` (non-empty) and `new_text` (strings)."
+    if tool == "replace_cell" and not (text("cell_id", empty=False) and text("source")):
+        return "replace_cell needs `cell_id` and `source` (strings)."
+    if tool == "insert_cell":
+        if not (text("after_cell_id", empty=False) and text("source")):
+            return "insert_cell needs `after_cell_id` and `source` (strings)."
+        if args.get("cell_type", "code") not in ("code", "markdown"):
+            return 'insert_cell: `cell_type` is "code" or "markdown".'
+    if tool == "delete_cell" and not text("cell_id", empty=False):
+        return "delete_cell needs `cell_id` (a string)."
+    return None
+
+
+def _new_source(tool: str, args: Mapping[str, Any], current: str) -> str:
+    if tool == "edit_cell":
+        return replace_once(current, str(args["old_text"]), str(args["new_text"]))
+    if tool in ("replace_cell", "insert_cell"):
+        return str(args["source"])
+    return ""

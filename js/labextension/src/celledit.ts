@@ -1,0 +1,244 @@
+/**
+ * Applying the kernel's approved changes to the person's cells, and reverting a run: pure rules
+ * over a `ICellStore` (no JupyterLab imports, tested with node; `celledits.ts` is the notebook
+ * model's store).
+ *
+ * `applyChange` re-checks at the moment it runs: the target exists and its source equals
+ * `before` (insert: `after_cell_id` exists), else `stale` / `missing` with the current source and
+ * nothing changed. Applied inside one `store.transact` (one undoable step), the changed or new cell
+ * marked `metadata.dsh_notebook.edited = {session, run, call[, anchor]}`; outputs are left as
+ * they are. Idempotent by `call`: an edit whose cell already carries that call and the `after`
+ * source, an insert whose cell with that call exists, answers `applied` again without a change
+ * (two pages on one shared model, a re-sent message).
+ *
+ * `undoChanges` reverts a run's ledger (newest first) in one `store.transact`: an edit only where
+ * the source still equals `after`, an insert / agent cell only where its source is unchanged, a
+ * delete puts the cell back (same id) after `after_cell_id`, else at `index`. Everything else is
+ * skipped with the reason. Neither function throws for a well-formed message; a store error
+ * becomes `failed`.
+ */
+
+import type {
+  Change,
+  IApplyChange,
+  IApplyChangeReply,
+  IChangeOrigin,
+  IUndoChanges,
+  IUndoReply,
+  IUndoSkipped,
+  UndoEntry
+} from './protocol';
+import { MAX_FAILURE_MESSAGE } from './protocol';
+
+/** The `edited` mark in a cell's `metadata.dsh_notebook`. */
+export type EditMark = IChangeOrigin;
+
+export interface IStoreCell {
+  id: string;
+  source: string;
+  edited: EditMark | null;
+  /** The agent-cell origin (`metadata.dsh_notebook.agent`), when an agent cell. */
+  agent: { run: string; call: number } | null;
+}
+
+export interface INewCell {
+  cell_type: 'code' | 'markdown' | 'raw';
+  source: string;
+  id?: string;
+  edited?: EditMark;
+}
+
+/** The notebook as `applyChange` / `undoChanges` see and change it. */
+export interface ICellStore {
+  cells(): IStoreCell[];
+  /** Everything `f` does is one undoable step. */
+  transact(f: () => void): void;
+  setSource(index: number, source: string): void;
+  /** Inserts at `index`; the new cell's id. */
+  insert(index: number, cell: INewCell): string;
+  remove(index: number): void;
+  /** Sets (or with `null` drops) the `edited` mark. */
+  mark(index: number, mark: EditMark | null): void;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The `edited` mark in a cell's `dsh_notebook` metadata value, or `null`. */
+export function editMark(value: unknown): EditMark | null {
+  const edited = isRecord(value) ? value.edited : undefined;
+  if (!isRecord(edited)) {
+    return null;
+  }
+  const { session, run, call, anchor } = edited;
+  if (typeof session !== 'string' || typeof run !== 'string' || typeof call !== 'string') {
+    return null;
+  }
+  return typeof anchor === 'string' ? { session, run, call, anchor } : { session, run, call };
+}
+
+/** The index of the cell `id` (a full id, or a prefix matching exactly one cell), or -1. */
+export function findCell(cells: readonly IStoreCell[], id: string): number {
+  const exact = cells.findIndex(c => c.id === id);
+  if (exact >= 0 || id.length === 0) {
+    return exact;
+  }
+  const matches = cells.flatMap((c, i) => (c.id.startsWith(id) ? [i] : []));
+  return matches.length === 1 ? (matches[0] ?? -1) : -1;
+}
+
+function reply(
+  request: IApplyChange,
+  status: IApplyChangeReply['status'],
+  cells: readonly IStoreCell[],
+  index: number,
+  message?: string
+): IApplyChangeReply {
+  const cell = index >= 0 ? cells[index] : undefined;
+  const out: IApplyChangeReply = {
+    v: 1,
+    type: 'apply_change_reply',
+    request_id: request.request_id,
+    status,
+    cell_id: cell?.id ?? null,
+    index: cell === undefined ? null : index,
+    source: cell?.source ?? null
+  };
+  if (message !== undefined) {
+    out.message = message.slice(0, MAX_FAILURE_MESSAGE);
+  }
+  return out;
+}
+
+function sameCall(mark: EditMark | null, origin: IChangeOrigin): boolean {
+  return mark !== null && mark.run === origin.run && mark.call === origin.call;
+}
+
+/** The id of the cell `change` targets (insert: the new cell, once applied), for highlighting. */
+export function changeTarget(change: Change): string {
+  return change.kind === 'insert' ? change.after_cell_id : change.cell_id;
+}
+
+/** Apply one approved change; the reply to send (see the module docstring). */
+export function applyChange(store: ICellStore, request: IApplyChange): IApplyChangeReply {
+  const { change, origin } = request;
+  try {
+    const cells = store.cells();
+    if (change.kind === 'insert') {
+      const done = cells.findIndex(c => sameCall(c.edited, origin));
+      if (done >= 0) {
+        return reply(request, 'applied', cells, done);
+      }
+      const after = findCell(cells, change.after_cell_id);
+      if (after < 0) {
+        return reply(request, 'missing', cells, -1);
+      }
+      let id = '';
+      store.transact(() => {
+        id = store.insert(after + 1, { cell_type: change.cell_type, source: change.source, edited: { ...origin } });
+      });
+      const now = store.cells();
+      return reply(request, 'applied', now, now.findIndex(c => c.id === id));
+    }
+    const index = findCell(cells, change.cell_id);
+    const cell = cells[index];
+    if (cell === undefined) {
+      return reply(request, 'missing', cells, -1);
+    }
+    if (change.kind === 'edit') {
+      if (sameCall(cell.edited, origin) && cell.source === change.after) {
+        return reply(request, 'applied', cells, index);
+      }
+      if (cell.source !== change.before) {
+        return reply(request, 'stale', cells, index);
+      }
+      store.transact(() => {
+        store.setSource(index, change.after);
+        store.mark(index, { ...origin });
+      });
+      return reply(request, 'applied', store.cells(), index);
+    }
+    if (cell.source !== change.before) {
+      return reply(request, 'stale', cells, index);
+    }
+    const gone = { ...reply(request, 'applied', cells, index), source: null };
+    store.transact(() => store.remove(index));
+    return gone;
+  } catch (error) {
+    return reply(request, 'failed', [], -1, `the page could not apply the change: ${String(error)}`);
+  }
+}
+
+function revert(store: ICellStore, entry: UndoEntry): IUndoSkipped | null {
+  const cells = store.cells();
+  if (entry.kind === 'edit') {
+    const index = cells.findIndex(c => c.id === entry.cell_id);
+    const cell = cells[index];
+    if (cell === undefined) {
+      return { cell_id: entry.cell_id, reason: 'the cell is gone' };
+    }
+    if (cell.source !== entry.after) {
+      return { cell_id: entry.cell_id, reason: "changed since the agent's edit" };
+    }
+    store.setSource(index, entry.before);
+    store.mark(index, null);
+    return null;
+  }
+  if (entry.kind === 'insert' || entry.kind === 'agent_cell') {
+    const index =
+      entry.kind === 'insert'
+        ? cells.findIndex(c => c.id === entry.cell_id)
+        : cells.findIndex(c => c.agent?.run === entry.run && c.agent.call === entry.call);
+    const cell = cells[index];
+    const id = entry.kind === 'insert' ? entry.cell_id : `${entry.run} call ${entry.call}`;
+    if (cell === undefined) {
+      return { cell_id: id, reason: 'the cell is gone already' };
+    }
+    if (cell.source !== entry.source) {
+      return { cell_id: cell.id, reason: 'changed since the agent wrote it' };
+    }
+    store.remove(index);
+    return null;
+  }
+  if (cells.some(c => c.id === entry.cell.id)) {
+    return { cell_id: entry.cell.id, reason: 'the cell is in the notebook already' };
+  }
+  const after = entry.after_cell_id === null ? -1 : cells.findIndex(c => c.id === entry.after_cell_id);
+  const index = after >= 0 ? after + 1 : Math.min(entry.index, cells.length);
+  store.insert(index, { cell_type: entry.cell.cell_type, source: entry.cell.source, id: entry.cell.id });
+  return null;
+}
+
+/** Revert a run's changes as one step; the reply to send (see the module docstring). */
+export function undoChanges(store: ICellStore, request: IUndoChanges): IUndoReply {
+  const skipped: IUndoSkipped[] = [];
+  let reverted = 0;
+  store.transact(() => {
+    for (const entry of request.changes) {
+      let skip: IUndoSkipped | null;
+      try {
+        skip = revert(store, entry);
+      } catch (error) {
+        skip = { cell_id: entry.kind === 'delete' ? entry.cell.id : 'cell_id' in entry ? entry.cell_id : entry.run, reason: `failed: ${String(error)}`.slice(0, 200) };
+      }
+      if (skip === null) {
+        reverted += 1;
+      } else {
+        skipped.push(skip);
+      }
+    }
+  });
+  return { v: 1, type: 'undo_reply', request_id: request.request_id, reverted, skipped };
+}
+
+/** "2 changes reverted, 1 skipped (cell 1a2b3c4d changed since the agent's edit)". */
+export function undoSummary(reply: Pick<IUndoReply, 'reverted' | 'skipped'>): string {
+  const n = reply.reverted;
+  const head = `${n} change${n === 1 ? '' : 's'} reverted`;
+  if (reply.skipped.length === 0) {
+    return head;
+  }
+  const why = reply.skipped.map(s => `cell ${s.cell_id.slice(0, 8)} ${s.reason}`).join('; ');
+  return `${head}, ${reply.skipped.length} skipped (${why})`;
+}

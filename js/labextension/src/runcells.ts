@@ -1,0 +1,160 @@
+/**
+ * The `run_cells_reply` of a `run_cells` request: pure rules (no JupyterLab imports, tested with
+ * node; `celledits.ts` starts the executions).
+ *
+ * The page starts every cell's execution at once, in the order given, as Run All does (the kernel
+ * queues them; `stop_on_error` aborts the queue after the first error, so cells after an error
+ * are `not_run`). `collectRun` waits for each in order, up to `timeout_s` in all: a cell not
+ * finished by then is `running` (the page never interrupts the kernel; the cell goes on and its
+ * outputs land in the notebook). Outputs are summarized with `read_notebook`'s bounds, errors
+ * with their plain-text traceback (ANSI escapes stripped).
+ */
+
+import type { IRunCellOutput, IRunCellResult, IRunCells, IRunCellsReply, RunCellStatus } from './protocol';
+import { MAX_OUTPUT_TEXT, MAX_READ_OUTPUTS } from './protocol';
+
+/** How one execution ended: its reply's status (`aborted`: not run after an earlier error). */
+export type ExecutionEnd = 'ok' | 'error' | 'aborted';
+
+/** One cell being run, as `collectRun` sees it. */
+export interface IRunTarget {
+  id: string;
+  index: number;
+  /** `ok` at once for a markdown / raw cell (rendered, not executed). */
+  done: Promise<ExecutionEnd>;
+  /** The cell's execution count and nbformat outputs now. */
+  snapshot(): { execution_count: number | null; outputs: unknown[] };
+}
+
+// CSI sequences (colours, cursor), OSC sequences, and lone escapes
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]/g;
+
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+function cut(text: string, limit: number, keepTail = false): string {
+  if (text.length <= limit) {
+    return text;
+  }
+  const note = ` … [cut: ${text.length - limit} more chars] `;
+  const room = Math.max(0, limit - note.length);
+  return keepTail ? note + text.slice(text.length - room) : text.slice(0, room) + note;
+}
+
+function joined(value: unknown): string {
+  if (typeof value === 'string') {
+    return value;
+  }
+  return Array.isArray(value) ? value.filter(v => typeof v === 'string').join('') : '';
+}
+
+/** One nbformat output as the kernel's `run_cells` result reads it, or `null` (unknown kind). */
+export function summarizeOutput(raw: unknown): IRunCellOutput | null {
+  if (typeof raw !== 'object' || raw === null) {
+    return null;
+  }
+  const out = raw as Record<string, unknown>;
+  const kind = out.output_type;
+  if (kind === 'stream') {
+    return { output_type: 'stream', text: cut(joined(out.text), MAX_OUTPUT_TEXT, true) };
+  }
+  if (kind === 'error') {
+    const lines = Array.isArray(out.traceback) ? out.traceback.filter(l => typeof l === 'string') : [];
+    return {
+      output_type: 'error',
+      ename: cut(joined(out.ename), 200),
+      evalue: cut(joined(out.evalue), MAX_OUTPUT_TEXT),
+      // the end of a traceback names the error: keep the tail
+      traceback: cut(stripAnsi(lines.join('\n')), MAX_OUTPUT_TEXT, true)
+    };
+  }
+  if (kind !== 'execute_result' && kind !== 'display_data') {
+    return null;
+  }
+  const data = typeof out.data === 'object' && out.data !== null ? (out.data as Record<string, unknown>) : {};
+  const summary: IRunCellOutput = {
+    output_type: kind,
+    mime: Object.keys(data)
+      .filter(m => m.length > 0 && m.length <= 200)
+      .slice(0, 32)
+  };
+  const text = joined(data['text/plain']) || joined(data['text/markdown']);
+  if (text) {
+    summary.text = cut(text, MAX_OUTPUT_TEXT);
+  }
+  return summary;
+}
+
+export function summarizeOutputs(outputs: readonly unknown[]): IRunCellOutput[] {
+  const found: IRunCellOutput[] = [];
+  for (const raw of outputs) {
+    if (found.length >= MAX_READ_OUTPUTS) {
+      break;
+    }
+    const summary = summarizeOutput(raw);
+    if (summary !== null) {
+      found.push(summary);
+    }
+  }
+  return found;
+}
+
+const PENDING = Symbol('pending');
+
+function result(id: string, target: IRunTarget | null, status: RunCellStatus): IRunCellResult {
+  if (target === null) {
+    return { cell_id: id, index: null, status, execution_count: null, outputs: [] };
+  }
+  const { execution_count, outputs } = target.snapshot();
+  return {
+    cell_id: target.id,
+    index: target.index,
+    status,
+    execution_count: status === 'not_run' ? null : execution_count,
+    outputs: status === 'not_run' ? [] : summarizeOutputs(outputs)
+  };
+}
+
+/**
+ * Wait for `targets` (one per requested id, `null` for an id matching no cell) in order, at most
+ * `request.timeout_s` in all; the reply. Never rejects (a failed execution reads `error`).
+ */
+export async function collectRun(request: IRunCells, targets: readonly (IRunTarget | null)[]): Promise<IRunCellsReply> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<typeof PENDING>(resolve => {
+    timer = setTimeout(() => resolve(PENDING), request.timeout_s * 1000);
+  });
+  const cells: IRunCellResult[] = [];
+  let timedOut = false;
+  let failed = false;
+  for (let i = 0; i < request.cell_ids.length; i++) {
+    const id = request.cell_ids[i] ?? '';
+    const target = targets[i] ?? null;
+    if (target === null) {
+      cells.push(result(id, null, 'missing'));
+      continue;
+    }
+    if (failed) {
+      cells.push(result(id, target, 'not_run'));
+      continue;
+    }
+    let end: ExecutionEnd | typeof PENDING = PENDING;
+    if (!timedOut) {
+      end = await Promise.race([target.done.catch((): ExecutionEnd => 'error'), timeout]);
+    }
+    if (end === PENDING) {
+      timedOut = true;
+      cells.push(result(id, target, 'running'));
+    } else if (end === 'aborted') {
+      failed = true;
+      cells.push(result(id, target, 'not_run'));
+    } else {
+      failed = end === 'error';
+      cells.push(result(id, target, end));
+    }
+  }
+  clearTimeout(timer);
+  return { v: 1, type: 'run_cells_reply', request_id: request.request_id, cells };
+}

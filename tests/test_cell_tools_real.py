@@ -1,0 +1,83 @@
+"""The cell tools through a real ipykernel, the real runtime and the scripted model
+(``notebook-calls``), the page played by this test over the kernel's own channels: the model is
+offered the five cell tools, reads the notebook, calls ``edit_cell`` on cell 2 by its short id
+(``@2``), the page gets ``apply_change`` and applies it, and the model's next request holds the
+result saying the edit landed."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.scripted_model import ScriptedModelServer
+
+from .fake_page import CAPABILITIES, FakePage
+from .kernels import Kernel, identity, open_link, scripted_kernel
+
+pytestmark = pytest.mark.timeout(300)
+
+CALLS = [{"tool": "edit_cell", "args": {"cell_id": "@2", "old_text": "x = 1", "new_text": "x = 2"}}]
+PROMPT = "%%dsh --on-approval allow\n[[scenario:notebook-calls]] " + json.dumps(CALLS)
+CELL_TOOLS = ("edit_cell", "replace_cell", "insert_cell", "delete_cell", "run_cells")
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
+    with scripted_kernel(
+        tmp_path,
+        scripted_model.base_url,
+        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
+        allow_stdin=True,
+        metadata=identity("setup"),
+    ) as k:
+        yield k
+
+
+def play_page(k: Kernel, comm_id: str, page: FakePage, timeout: float = 120) -> None:
+    """Answer the kernel's page messages (as ``page`` does) until the run is done."""
+    seen = len(k.iopub)
+    deadline = time.monotonic() + timeout
+    checked = 0.0
+    while True:
+        assert time.monotonic() < deadline, "the run never finished"
+        k.drain_iopub(0.2)
+        for msg in k.iopub[seen:]:
+            content = msg["content"]
+            if msg["msg_type"] != "comm_msg" or content.get("comm_id") != comm_id:
+                continue
+            page.sent.clear()
+            replies: list[dict[str, Any]] = []
+            page.receive = replies.append  # type: ignore[method-assign]
+            page.send(content["data"])
+            for reply in replies:
+                out = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+                k.client.shell_channel.send(out)
+        seen = len(k.iopub)
+        if time.monotonic() - checked > 2:
+            checked = time.monotonic()
+            if k.value("_dsh.done()") == "True":  # (its messages are answered next round)
+                return
+
+
+def test_the_model_edits_a_cell_by_its_short_id_and_reads_that_it_landed(
+    kernel: Kernel, scripted_model: ScriptedModelServer
+) -> None:
+    comm_id = open_link(kernel, (*CAPABILITIES, "identity"))
+    page = FakePage(["%load_ext dsh_notebook", "x = 1\nprint(x)", PROMPT])
+    page.cells[2]["id"] = "dsh-cell"
+    scripted_model.clear_requests()
+    run = kernel.execute(PROMPT, allow_stdin=True, metadata=identity("dsh-cell"))
+    assert run.error is None, run.error
+    play_page(kernel, comm_id, page)
+    assert page.source(2) == "x = 2\nprint(x)"  # the page applied it
+    bodies = [r.body for r in scripted_model.requests if r.scenario == "notebook-calls" and r.body]
+    offered = {tool["name"] for tool in bodies[-1].get("tools", [])}
+    assert {f"mcp__notebook__{name}" for name in CELL_TOOLS} <= offered
+    final = json.dumps(bodies[-1]["messages"][-1], ensure_ascii=False)
+    assert "Applied: Edited cell 2 · id 00000002" in final, final[:2000]
+

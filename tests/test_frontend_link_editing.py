@@ -1,0 +1,99 @@
+"""FrontendLink's editing requests with a fake comm: send, bounded wait, first reply wins, an
+honest sentence instead of a reply, never raising; the page's undo button reaches its callback."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from dsh_notebook.frontend.link import NO_PAGE, FrontendLink
+from dsh_notebook.frontend.protocol import apply_change, run_cells, undo_changes
+
+from .test_frontend_link import FakeComm, make
+
+ORIGIN = {"session": "s", "run": "r", "call": "call_1"}
+EDIT = {"kind": "edit", "cell_id": "a", "before": "x", "after": "y"}
+
+
+def connected(capabilities: list[str]) -> tuple[FrontendLink, FakeComm]:
+    link, comms = make()
+    assert link.open()
+    comms[0].receive({"v": 1, "type": "hello_reply", "version": "1", "capabilities": capabilities})
+    return link, comms[0]
+
+
+def off_main(work: Any) -> Any:
+    box: list[Any] = []
+    thread = threading.Thread(target=lambda: box.append(work()))
+    thread.start()
+    thread.join(10)
+    return box[0]
+
+
+def reply(request_id: str, **fields: Any) -> dict[str, Any]:
+    return {"v": 1, "type": "apply_change_reply", "request_id": request_id, **fields}
+
+
+def test_the_first_reply_wins_and_later_ones_are_dropped() -> None:
+    link, comm = connected(["edit_cells"])
+    message = apply_change(link.request_id("c"), ORIGIN, EDIT)  # type: ignore[arg-type]
+    assert message is not None
+    rid = message["request_id"]
+
+    def answer(data: Any = None) -> None:
+        comm.sent.append(data)
+        comm.receive(reply(rid, status="applied", cell_id="a", index=0, source="y"))
+        comm.receive(reply(rid, status="stale", source="z"))  # a second page: too late
+        comm.receive(reply(rid, status="applied"))  # malformed (no cell_id): ignored
+
+    comm.send = answer  # type: ignore[method-assign]
+    got = off_main(lambda: link.apply_change(message, 5))
+    assert got["status"] == "applied" and got["source"] == "y"
+    assert comm.sent == [message]
+
+
+def test_no_reply_no_page_or_a_busy_kernel_is_a_sentence_never_an_exception() -> None:
+    link, comm = connected(["edit_cells"])
+    message = apply_change("c9", ORIGIN, EDIT)  # type: ignore[arg-type]
+    assert message is not None
+    assert off_main(lambda: link.apply_change(message, 0.2)) == (
+        "the notebook page did not answer within 0.2 s"
+    )
+    assert "busy running a cell" in off_main(lambda: link.apply_change(message, 5, True))
+    assert "main thread" in link.apply_change(message, 5)  # the main thread handles replies
+    runs = run_cells("r1", ["a"], 5, ORIGIN)  # type: ignore[arg-type]
+    assert runs is not None
+    assert off_main(lambda: link.run_cells(runs, 1)) == (
+        "the connected dsh-notebook extension cannot run cells"
+    )
+
+    def broken(data: Any = None) -> None:
+        raise OSError("gone")
+
+    comm.send = broken  # type: ignore[method-assign]
+    assert "could not be sent" in off_main(lambda: link.apply_change(message, 5))
+    assert off_main(lambda: FrontendLink(create_comm=make()[0]._create_comm).apply_change(
+        message, 5)) == NO_PAGE  # fmt: skip
+
+
+def test_undo_changes_reports_once_and_the_undo_button_reaches_its_callback() -> None:
+    link, comm = connected(["edit_cells"])
+    reports: list[Any] = []
+    anchors: list[str] = []
+    message = undo_changes("u1", "r", [{"kind": "insert", "cell_id": "n", "source": "1"}])
+    assert message is not None and link.undo_changes(message, reports.append)  # main thread too
+    answer = {"v": 1, "type": "undo_reply", "request_id": "u1", "reverted": 1, "skipped": []}
+    comm.receive(answer)
+    comm.receive(answer)  # a second page: reported once
+    assert reports == [answer]
+
+    def failing(anchor: str) -> None:
+        anchors.append(anchor)
+        raise RuntimeError("a bug in the handler must not break the link")
+
+    link.on_undo_request = failing
+    comm.receive({"v": 1, "type": "undo_request", "anchor": "dsh-cell"})
+    comm.receive({"v": 1, "type": "undo_request", "anchor": ""})  # malformed: ignored
+    assert anchors == ["dsh-cell"] and link.present
+    bare, _ = connected(["waiting"])
+    assert not bare.undo_changes(message, reports.append)  # no edit_cells: not sent
