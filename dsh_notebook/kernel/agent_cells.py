@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from ..frontend import FrontendLink
 from ..frontend.protocol import insert_cell
 from ..runtime.secret import redact
-from .runs import ActiveRun
+from .runs import ActiveRun, ApprovedCall
 
 if TYPE_CHECKING:  # notebook_tools needs the jupyter extra; only its result type is used here
     from ..notebook_tools.run_python import RunPythonResult
@@ -76,6 +76,8 @@ class AgentCells:
         or ``None`` (not recorded)."""
         if not self._enabled() or not self._link.can_insert_cells():
             return None
+        if isinstance(owner, ApprovedCall):
+            owner = owner.run
         if not isinstance(owner, ActiveRun) or owner.cell_id is None:
             return None
         run, anchor = owner, owner.cell_id

@@ -38,6 +38,8 @@ __all__ = [
     "ARGS_PARSED_MAX",
     "ASSISTANT_MAX",
     "DECIDED_BY",
+    "FIGURES_MAX",
+    "FIGURE_MAX",
     "LABEL_MAX",
     "LINE_MAX",
     "MAX_ITEMS",
@@ -64,6 +66,10 @@ LINE_MAX = 2_000
 LABEL_MAX = 200
 MAX_ITEMS = 1_000
 MAX_UNKNOWN = 50
+FIGURES_MAX = 4
+"""Figures kept per tool call (the ``run_python`` tool returns at most as many)."""
+FIGURE_MAX = 2_000_000
+"""Characters of one figure's base64 PNG kept (about 1.5 MB); a larger one is dropped."""
 TRUNCATION_MARK = "[… {omitted} characters omitted{rest} …]"
 
 STATES = ("starting", "running", "waiting", "settled", "error")

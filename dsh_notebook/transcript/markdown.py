@@ -6,7 +6,11 @@ Rendered from a snapshot (schema 1). Guarantees:
   via :func:`sanitize_markdown`, one-line labels via :func:`escape_inline`, tool arguments and
   results inside :func:`fence` blocks that their content cannot close. No raw HTML, no
   ``javascript:``/``vbscript:``/``data:`` link target can come out, so the result is safe as
-  *trusted* ``text/markdown`` (JupyterLab, VS Code, nbconvert, GitHub).
+  *trusted* ``text/markdown`` (JupyterLab, VS Code, nbconvert, GitHub). The one exception is
+  ours: a figure an approved ``run_python`` call showed is an image where its call is, whose
+  target is a ``data:image/png;base64,`` definition at the end of the transcript (base64 only,
+  checked here). JupyterLab, Notebook 7, VS Code and nbconvert HTML show it; GitHub shows its
+  alt text.
 - Deterministic: no clock; the elapsed time comes from the snapshot's event times, so the same
   snapshot gives the same text.
 - Code stays code: a ``run_python`` or ``bash`` call's code (and a ``run_python`` approval's)
@@ -69,6 +73,8 @@ _TOOL_STATES = {
     "waiting": "waiting for you",
 }
 _HINT_CODE = re.compile(r"`([^`\n]+)`")
+_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
 def render_markdown(snapshot: Snapshot) -> str:
@@ -92,6 +98,7 @@ def render_markdown(snapshot: Snapshot) -> str:
     blocks.extend(_items(snapshot["items"], 0))
     blocks.append("---")
     blocks.append(_footer(h, snapshot["unknown"]))
+    blocks.append(_figure_definitions(snapshot["items"]))
     return "\n\n".join(b for b in blocks if b) + "\n"
 
 
@@ -196,9 +203,49 @@ def _tool(item: ToolItem, depth: int) -> str:
             code = f" {code_span(item['error_code'])}" if item["error_code"] else ""
             label += f" (error{code})"
         blocks.append(f"{label}:\n\n{_folded_result(result)}")
+    if item["figures"]:
+        blocks.append(_figures(item))
     if item["subagent"]:
         blocks.append(_subagent(item["subagent"], depth, standalone=False))
     return "\n\n".join(blocks)
+
+
+def _figure_label(item: ToolItem, number: int) -> str:
+    return f"dsh-figure-{_LABEL_UNSAFE.sub('', item['call_id'])[:40]}-{number}"
+
+
+def _figures(item: ToolItem) -> str:
+    """The call's figures where they belong, as reference-style images: the PNG data sits in a
+    definition at the end of the transcript (:func:`_figure_definitions`), so the text a reader
+    (or a model reading the notebook) meets first stays short."""
+    return "\n\n".join(
+        f"![Figure {n} shown by the code][{_figure_label(item, n)}]"
+        for n in range(1, len(item["figures"]) + 1)
+    )
+
+
+def _figure_definitions(items: list[Item]) -> str:
+    """One ``[label]: data:image/png;base64,…`` line per figure of every tool call, subagents
+    included. The data is base64 the kernel produced (checked by
+    :class:`~dsh_notebook.transcript.facts.Figures`), so it cannot carry markup."""
+    lines: list[str] = []
+    for item in _tools(items):
+        for n, png in enumerate(item["figures"], start=1):
+            if _BASE64.fullmatch(png):
+                lines.append(f"[{_figure_label(item, n)}]: data:image/png;base64,{png}")
+    return "\n".join(lines)
+
+
+def _tools(items: list[Item]) -> list[ToolItem]:
+    found: list[ToolItem] = []
+    for item in items:
+        if item["kind"] == "tool":
+            found.append(item)
+            if item["subagent"]:
+                found += _tools(item["subagent"]["items"])
+        elif item["kind"] == "subagent":
+            found += _tools(item["items"])
+    return found
 
 
 def _folded_result(result: str) -> str:

@@ -52,6 +52,16 @@ function argumentsView(node: ToolItem, key: string, ctx: Ctx): HTMLElement {
     : foldedText(node.arguments, `${key}:raw`, node.id, ctx, { label: "the arguments" });
 }
 
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The figures the call's approved code showed, as images (base64 PNG data only). */
+export function figuresView(node: ToolItem): HTMLElement | null {
+  const pngs = (node.figures ?? []).filter((png) => typeof png === "string" && BASE64.test(png));
+  if (!pngs.length) return null;
+  return h("div", { class: "dsh-figures" }, ...pngs.map((png, i) =>
+    h("img", { class: "dsh-figure", src: `data:image/png;base64,${png}`, alt: `Figure ${i + 1} shown by the code` })));
+}
+
 export class ToolCard extends Keyed {
   readonly el = h("div", { class: "dsh-card dsh-tool" });
   private readonly nested: Record<string, { id: string; comp: Component } | undefined> = {};
@@ -112,6 +122,8 @@ export class ToolCard extends Keyed {
         lines: 6, cls: `dsh-pre dsh-result${node.is_error ? " dsh-result-error" : ""}`, label: "the result",
       }));
     }
+    const figures = figuresView(node);
+    if (figures) el.appendChild(figures);
     if (node.approval) {
       const card = this.nestedCard("approval", node.approval.id, () => new ApprovalCard());
       card.host = node;
