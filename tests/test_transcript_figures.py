@@ -11,7 +11,7 @@ import pytest
 
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import FIGURES_MAX
-from dsh_notebook.transcript.facts import Figures, Settled
+from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested, Figures, Settled
 
 from .test_transcript import _render, assistant, tool_call, tool_result
 
@@ -73,3 +73,43 @@ def test_a_hostile_call_id_cannot_shape_the_reference_label() -> None:
     md = t.to_markdown()
     assert "javascript:" not in md
     assert "[dsh-figure-cjavascriptalert1x-1]: data:image/png;base64," in md
+
+
+# -- shorter saved transcripts: names in words, listings folded, code once ---------------------
+
+
+def test_mcp_tools_read_in_words_and_listings_fold_whole() -> None:
+    listing = "\n".join(f"v{i} | int | | 28 B | {i}" for i in range(13))
+    t = Transcript("s")
+    t.apply(tool_call("s", "c1", "mcp__notebook__notebook_variables", {}))
+    t.apply(tool_result("s", "c1", listing))
+    md = t.to_markdown()
+    assert "**Tool** `notebook_variables` (notebook) · done" in md
+    assert "mcp__notebook__" not in md  # the wire name stays in the snapshot and the exports
+    assert t.snapshot()["items"][0]["name"] == "mcp__notebook__notebook_variables"
+    assert "<details><summary>Result (13 lines)</summary>\n\n```text\nv0 | int" in md
+    assert md.count("v12 | int") == 1
+
+
+def test_the_code_of_an_approved_call_shows_once() -> None:
+    t = Transcript("s")
+    t.apply(tool_call("s", "c1", "mcp__notebook__run_python", {"code": CODE}))
+    t.apply_local(
+        ApprovalRequested(request_id="a1", session_id="s", tool_name="run_python", reason=CODE)
+    )
+    t.apply_local(ApprovalDecided(request_id="a1", outcome="allowed-once", decided_by="you"))
+    t.apply(tool_result("s", "c1", "done"))
+    md = t.to_markdown()
+    assert md.count("plt.plot([1, 2])") == 1
+    assert "**Approval** for `run_python`: **allowed once** (by you)" in md
+
+
+def test_the_values_a_prompt_inserted_fold_below_what_was_typed() -> None:
+    from dsh_notebook.context.interpolate import VALUES_HEADING
+
+    typed = "Which region grows fastest?\n\n`revenue` (DataFrame: 6 rows x 4 columns; see below)"
+    values = "\n".join(f"row {i}" for i in range(30))
+    t = Transcript("s", prompt=f"{typed}\n\n\n---\n{VALUES_HEADING}\n\n{values}")
+    md = t.to_markdown()
+    assert f"**Prompt**\n\n```text\n{typed}\n```\n\n<details><summary>Values referenced above" in md
+    assert "(32 lines)</summary>" in md and md.count("row 29") == 1

@@ -34,9 +34,11 @@ from .display import (
     approval_code,
     elapsed_words,
     fold_text,
+    folds_whole,
     mark_waiting_tools,
     run_state_word,
     tool_code,
+    tool_label,
 )
 from .names import with_names
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
@@ -73,6 +75,8 @@ _TOOL_STATES = {
     "waiting": "waiting for you",
 }
 _HINT_CODE = re.compile(r"`([^`\n]+)`")
+_INSERTED = re.compile(r"\n+---\n(?=[^\n]*\(inserted by dsh_notebook\):\n)")
+"""Where the values ``{var}`` inserted begin (``context.interpolate.VALUES_HEADING``)."""
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
@@ -83,7 +87,7 @@ def render_markdown(snapshot: Snapshot) -> str:
     h = snapshot["header"]
     blocks: list[str] = [_headline(snapshot)]
     if snapshot["prompt"]:
-        blocks.append("**Prompt**\n\n" + fence(snapshot["prompt"], "text"))
+        blocks.append(_prompt(snapshot["prompt"]))
     chips = [_chip(c) for c in snapshot["context"]]
     if chips:
         blocks.append("Context: " + " · ".join(chips))
@@ -100,6 +104,20 @@ def render_markdown(snapshot: Snapshot) -> str:
     blocks.append(_footer(h, snapshot["unknown"]))
     blocks.append(_figure_definitions(snapshot["items"]))
     return "\n\n".join(b for b in blocks if b) + "\n"
+
+
+def _prompt(prompt: str) -> str:
+    """The prompt as typed; what dsh_notebook appended (the values a ``{var}`` referenced, each
+    described at length) folded below it, as the widget keeps it behind a click."""
+    match = _INSERTED.search(prompt)
+    if match is None:
+        return "**Prompt**\n\n" + fence(prompt, "text")
+    typed, inserted = prompt[: match.start()], prompt[match.end() :]
+    heading = inserted.split("\n", 1)[0].removesuffix(":").split(" (inserted", 1)[0]
+    lines = plural(inserted.rstrip("\n").count("\n") + 1, "line")
+    return "\n\n".join(
+        ["**Prompt**", fence(typed, "text"), _fold(f"{heading} ({lines})", fence(inserted, "text"))]
+    )
 
 
 def _headline(snapshot: Snapshot) -> str:
@@ -141,8 +159,15 @@ def _footer(h: Header, unknown: dict[str, int]) -> str:
 
 def _items(items: list[Item], depth: int) -> list[str]:
     out: list[str] = []
+    shown: set[str] = set()  # code of the calls above: an approval card of its own omits it
     for item in mark_waiting_tools(items):
-        block = _item(item, depth)
+        if item["kind"] == "approval":
+            code = approval_code(item)
+            block = _approval(item, shown=code if code in shown else None)
+        else:
+            block = _item(item, depth)
+            if item["kind"] == "tool" and (code_of := tool_code(item)) is not None:
+                shown.add(code_of.code)
         if block:
             out.append(block)
     return out
@@ -177,7 +202,7 @@ def _item(item: Item, depth: int) -> str:
 
 def _tool(item: ToolItem, depth: int) -> str:
     state = _TOOL_STATES.get(item["state"], item["state"])
-    head = f"**Tool** {code_span(item['name'] or '?')} · {state}"
+    head = f"**Tool** {_tool_name(item['name'] or '?')} · {state}"
     if item["summary"]:
         head += " — " + escape_inline(item["summary"])
     blocks = [head]
@@ -189,7 +214,8 @@ def _tool(item: ToolItem, depth: int) -> str:
         if args:
             blocks.append(args)
     if item["approval"]:
-        blocks.append(_approval(item["approval"]))
+        own = tool_code(item)
+        blocks.append(_approval(item["approval"], shown=own.code if own else None))
     job = item["job"]
     if job:
         line = f"Job: {escape_inline(job['status'] or '')}"
@@ -202,7 +228,11 @@ def _tool(item: ToolItem, depth: int) -> str:
         if item["is_error"]:
             code = f" {code_span(item['error_code'])}" if item["error_code"] else ""
             label += f" (error{code})"
-        blocks.append(f"{label}:\n\n{_folded_result(result)}")
+        if folds_whole(item) and not item["is_error"]:
+            lines = plural(result.rstrip("\n").count("\n") + 1, "line")
+            blocks.append(_fold(f"{label} ({lines})", fence(result, "text")))
+        else:
+            blocks.append(f"{label}:\n\n{_folded_result(result)}")
     if item["figures"]:
         blocks.append(_figures(item))
     if item["subagent"]:
@@ -248,6 +278,16 @@ def _tools(items: list[Item]) -> list[ToolItem]:
     return found
 
 
+def _tool_name(name: str) -> str:
+    """``run_python`` (notebook) for ``mcp__notebook__run_python``: the tool as code, its MCP
+    server in words (:func:`~.display.tool_label`); the wire name is in the exports."""
+    label = tool_label(name)
+    if label == name:
+        return code_span(name)
+    tool, _, server = label.partition(" (")
+    return f"{code_span(tool)} ({escape_inline(server.removesuffix(')'))})"
+
+
 def _folded_result(result: str) -> str:
     fold = fold_text(result)
     block = fence(fold.shown, "text")
@@ -282,8 +322,10 @@ def _arguments(item: ToolItem) -> str:
     return fence(raw, "") if raw.strip() else ""
 
 
-def _approval(item: ApprovalItem) -> str:
-    tool = code_span(item["tool_name"] or "?")
+def _approval(item: ApprovalItem, *, shown: str | None = None) -> str:
+    """The approval's line, and its code unless it is ``shown`` already (the call's own code,
+    right above: the code the person decided on appears once; an edit differs, so it shows)."""
+    tool = _tool_name(item["tool_name"] or "?")
     if item["state"] in ("pending", "undecided"):
         wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
         line = f"**Approval** for {tool}: {wait}"
@@ -296,6 +338,8 @@ def _approval(item: ApprovalItem) -> str:
         if who:
             line += f" ({escape_inline(who)})"
     code = approval_code(item)
+    if code is not None and code == shown:
+        return line
     if code is not None:
         return line + "\n\n" + fence(code, "python")
     if item["reason"]:

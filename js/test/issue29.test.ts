@@ -23,3 +23,17 @@ describe("figures of an approved run_python call", () => {
     expect(el.querySelector("img")).toBeNull();
   });
 });
+
+describe("tool names in words", () => {
+  it("reads an MCP tool as its name and server, the wire name on hover", () => {
+    const { el } = mount(new FakeModel(snap({ items: [tool("i1", { name: "mcp__notebook__run_python", state: "done" })] })));
+    const name = el.querySelector<HTMLElement>(".dsh-tool-name")!;
+    expect(name.textContent).toBe("run_python (notebook)");
+    expect(name.title).toBe("mcp__notebook__run_python");
+  });
+
+  it("keeps a runtime tool's name as it is", () => {
+    const { el } = mount(new FakeModel(snap({ items: [tool("i1", { name: "bash" })] })));
+    expect(el.querySelector(".dsh-tool-name")!.textContent).toBe("bash");
+  });
+});

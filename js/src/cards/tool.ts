@@ -3,7 +3,7 @@
 import { button, h } from "../dom";
 import { Keyed, type Component, type Ctx } from "../context";
 import { foldedText, prettyJson } from "../fold";
-import { codeBlock, isTool, toolCode } from "../code";
+import { codeBlock, isTool, toolCode, toolLabel } from "../code";
 import { namesOf, withNames } from "../names";
 import type { Item, Snapshot, ToolItem } from "../types";
 import { ApprovalCard } from "./approval";
@@ -88,10 +88,11 @@ export class ToolCard extends Keyed {
     el.textContent = "";
     const state = waitsForYou(node, ctx.store.snapshot) ? "waiting" : node.state;
     el.className = `dsh-card dsh-tool dsh-state-${state}`;
-    el.setAttribute("aria-label", `Tool call ${node.name || "(unnamed)"}: ${STATE_LABEL[state] ?? state}`);
+    el.setAttribute("aria-label", `Tool call ${toolLabel(node.name || "(unnamed)")}: ${STATE_LABEL[state] ?? state}`);
     const head = h("div", { class: "dsh-tool-head" },
       h("span", { class: `dsh-badge dsh-badge-${state}` }, STATE_LABEL[state] ?? state),
-      h("code", { class: "dsh-tool-name" }, node.name || "tool"),
+      // the name in words; the wire name (kept in exports) on hover
+      h("code", { class: "dsh-tool-name", title: node.name || null }, toolLabel(node.name || "tool")),
       node.description || node.summary ? h("span", { class: "dsh-tool-desc" }, node.description || node.summary || "") : null,
     );
     el.appendChild(head);
