@@ -61,6 +61,7 @@ from .text import (
     plural,
     usage_words,
 )
+from .tool_cards import ToolView, describe_tool
 
 __all__ = ["render_markdown"]
 
@@ -201,6 +202,9 @@ def _item(item: Item, depth: int) -> str:
 
 
 def _tool(item: ToolItem, depth: int) -> str:
+    view = describe_tool(item) if not item["question"] else None
+    if view is not None:
+        return _described_tool(item, view)
     state = _TOOL_STATES.get(item["state"], item["state"])
     head = f"**Tool** {_tool_name(item['name'] or '?')} · {state}"
     if item["summary"]:
@@ -237,6 +241,29 @@ def _tool(item: ToolItem, depth: int) -> str:
         blocks.append(_figures(item))
     if item["subagent"]:
         blocks.append(_subagent(item["subagent"], depth, standalone=False))
+    return "\n\n".join(blocks)
+
+
+def _described_tool(item: ToolItem, view: ToolView) -> str:
+    """A runtime file tool in words (:mod:`.tool_cards`): what it did, the file as code or the
+    edit as a diff (long ones folded), the outcome, and the result's useful part folded."""
+    state = _TOOL_STATES.get(item["state"], item["state"])
+    blocks = [f"**Tool** {_tool_name(item['name'])} · {state} — {escape_inline(view.heading)}"]
+    if view.code is not None:
+        fold = fold_text(view.code)
+        blocks.append(fence(fold.shown, view.language))
+        if fold.rest:
+            blocks.append(_fold(fold.summary, fence(fold.rest, view.language)))
+    if item["approval"]:
+        blocks.append(_approval(item["approval"]))
+    if item["result"] is not None:
+        if view.outcome:
+            blocks.append(f"Result: {escape_inline(view.outcome)}")
+        detail = (view.detail or "").strip("\n")
+        if detail.strip():
+            lines = plural(detail.count("\n") + 1, "line")
+            blocks.append(_fold(f"{'The output' if view.outcome else 'Result'} ({lines})",
+                                fence(detail, "text")))  # fmt: skip
     return "\n\n".join(blocks)
 
 
