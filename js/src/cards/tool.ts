@@ -7,6 +7,7 @@ import { codeBlock, isTool, toolCode, toolLabel } from "../code";
 import { namesOf, withNames } from "../names";
 import type { Item, Snapshot, ToolItem } from "../types";
 import { ApprovalCard } from "./approval";
+import { describeTool } from "./runtime_tools";
 import { QuestionCard } from "./question";
 import { SubagentCard } from "./subagent";
 import { isOver } from "./words";
@@ -87,13 +88,15 @@ export class ToolCard extends Keyed {
     const el = this.el;
     el.textContent = "";
     const state = waitsForYou(node, ctx.store.snapshot) ? "waiting" : node.state;
+    const view = node.question ? null : describeTool(node); // a runtime file tool, in words
     el.className = `dsh-card dsh-tool dsh-state-${state}`;
     el.setAttribute("aria-label", `Tool call ${toolLabel(node.name || "(unnamed)")}: ${STATE_LABEL[state] ?? state}`);
     const head = h("div", { class: "dsh-tool-head" },
       h("span", { class: `dsh-badge dsh-badge-${state}` }, STATE_LABEL[state] ?? state),
       // the name in words; the wire name (kept in exports) on hover
       h("code", { class: "dsh-tool-name", title: node.name || null }, toolLabel(node.name || "tool")),
-      node.description || node.summary ? h("span", { class: "dsh-tool-desc" }, node.description || node.summary || "") : null,
+      view ? h("span", { class: "dsh-tool-desc" }, view.heading)
+        : node.description || node.summary ? h("span", { class: "dsh-tool-desc" }, node.description || node.summary || "") : null,
     );
     el.appendChild(head);
 
@@ -109,13 +112,20 @@ export class ToolCard extends Keyed {
       }, "dsh-link dsh-args-toggle"));
       if (argsOpen) el.appendChild(argumentsView(node, argsKey, ctx));
     }
+    if (view?.code) el.appendChild(codeBlock(view.code, view.language, view.language === "diff" ? "the edit" : "the file"));
     if (node.job) {
       const job = node.job;
       // the card's heading names the job (its description); the raw id stays on hover
       el.appendChild(h("div", { class: "dsh-job", role: "status", title: job.job_id ? `job id ${job.job_id}` : "" },
         `Background job${job.kind ? ` (${job.kind})` : ""}: ${job.status ?? "unknown"}${job.detail ? ` — ${job.detail}` : ""}`));
     }
-    if (node.result !== null && node.result !== undefined && node.result !== "") {
+    if (view && node.result !== null && node.result !== undefined) {
+      if (view.outcome) el.appendChild(h("div", { class: "dsh-result-label dsh-outcome" }, `Result: ${view.outcome}`));
+      const detail = (view.detail ?? "").replace(/^\n+|\n+$/g, "");
+      if (detail.trim()) {
+        el.appendChild(foldedText(detail, `${node.id}:result`, node.id, ctx, { lines: 6, cls: "dsh-pre dsh-result", label: "the output" }));
+      }
+    } else if (node.result !== null && node.result !== undefined && node.result !== "") {
       el.appendChild(h("div", { class: "dsh-result-label" }, node.is_error ? `Error${node.error_code ? ` (${node.error_code})` : ""}` : "Result"));
       // ids the snapshot can name (this call's job, its subagent) read as names
       const shown = withNames(node.result, namesOf(ctx.store.snapshot));
