@@ -135,7 +135,7 @@ def test_stop_reads_as_stopped_by_you_not_as_an_error() -> None:
     assert snap["items"][-1]["note"] == "stopped"
     md = t.to_markdown()
     assert "_Stopped by you._" in md and "Error" not in md and "restart" not in md
-    assert md.rstrip().split("\n")[-1].startswith("**stopped** · ")
+    assert md.split("\n---\n\n")[-1].startswith("**stopped** · ")  # the footer
     assert "State: stopped" in t.to_text() and " · stopped · " in t.summary_line()
 
 

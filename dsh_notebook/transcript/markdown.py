@@ -21,7 +21,8 @@ Rendered from a snapshot (schema 1). Guarantees:
 - Ids the snapshot can name (background jobs, subagents) read as names in tool results
   (:mod:`.names`).
 - CommonMark + tables; the only HTML is the renderer's own fixed ``<details>``/``<summary>``
-  tags around a fold — never a tag carrying agent text. Readable as source too.
+  tags around a fold and its one fixed ``<style>`` line at the end (:data:`STYLE`) — never a
+  tag carrying agent text. Readable as source too.
 """
 
 from __future__ import annotations
@@ -63,7 +64,22 @@ from .text import (
 )
 from .tool_cards import ToolView, describe_tool
 
-__all__ = ["render_markdown"]
+__all__ = ["STYLE", "render_markdown"]
+
+STYLE = (
+    "<style>"
+    ".jp-OutputArea-output.jp-RenderedMarkdown pre,.output_markdown pre{font-family:var(--jp-code-font-family,"
+    "monospace);line-height:var(--jp-code-line-height,1.4)}"
+    ".jp-OutputArea-output.jp-RenderedMarkdown .highlight,.output_markdown .highlight{margin:0 0 1em}"
+    "</style>"
+)
+"""The transcript's one fixed style (ours, no agent text; after the footer, before the figures'
+data). nbconvert's lab
+template lets ``.jp-OutputArea-output pre {font-family: inherit}`` win over the code font, so
+fenced code, tool results and the prompt came out in the proportional page font, and a ``pre``
+ran into the next paragraph. Renderers that drop ``<style>`` (GitHub, VS Code, JupyterLab's
+sanitizer for untrusted output) lose nothing they had; the rules only restore what a markdown
+output's ``pre`` means."""
 
 _MAX_DEPTH = 4
 _TOOL_STATES = {
@@ -103,6 +119,7 @@ def render_markdown(snapshot: Snapshot) -> str:
     blocks.extend(_items(snapshot["items"], 0))
     blocks.append("---")
     blocks.append(_footer(h, snapshot["unknown"]))
+    blocks.append(STYLE)
     blocks.append(_figure_definitions(snapshot["items"]))
     return "\n\n".join(b for b in blocks if b) + "\n"
 
