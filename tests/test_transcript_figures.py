@@ -113,3 +113,18 @@ def test_the_values_a_prompt_inserted_fold_below_what_was_typed() -> None:
     md = t.to_markdown()
     assert f"**Prompt**\n\n```text\n{typed}\n```\n\n<details><summary>Values referenced above" in md
     assert "(32 lines)</summary>" in md and md.count("row 29") == 1
+
+
+def test_figures_past_the_saved_budget_are_named_not_embedded() -> None:
+    from dsh_notebook.transcript.bounds import FIGURES_SAVED_MAX
+
+    big = "A" * (FIGURES_SAVED_MAX // 3 + 1)
+    t = Transcript("s")
+    for call in ("c1", "c2"):
+        t.apply(tool_call("s", call, "mcp__notebook__run_python", {"code": call}))
+        t.apply_local(Figures("s", call, (big, big)))
+    md = t.to_markdown()
+    assert md.count("data:image/png;base64,") == 2  # the first call's two; the rest named
+    assert md.count("not kept in the saved transcript (too large)") == 2
+    assert len(md) < FIGURES_SAVED_MAX + 5_000
+    assert len(t.snapshot()["items"][1]["figures"]) == 2  # the widget still shows them all

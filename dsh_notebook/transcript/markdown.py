@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import json
 import re
+from contextvars import ContextVar
 
+from .bounds import FIGURES_SAVED_MAX
 from .display import (
     RESULT_LINES,
     approval_code,
@@ -101,6 +103,14 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 def render_markdown(snapshot: Snapshot) -> str:
     """The markdown transcript of ``snapshot`` (sanitized; safe as trusted ``text/markdown``)."""
     snapshot = with_names(closed_view(snapshot))
+    token = _BUDGET.set(_figure_budget(snapshot["items"]))
+    try:
+        return _render(snapshot)
+    finally:
+        _BUDGET.reset(token)
+
+
+def _render(snapshot: Snapshot) -> str:
     h = snapshot["header"]
     blocks: list[str] = [_headline(snapshot)]
     if snapshot["prompt"]:
@@ -291,22 +301,49 @@ def _figure_label(item: ToolItem, number: int) -> str:
 def _figures(item: ToolItem) -> str:
     """The call's figures where they belong, as reference-style images: the PNG data sits in a
     definition at the end of the transcript (:func:`_figure_definitions`), so the text a reader
-    (or a model reading the notebook) meets first stays short."""
+    (or a model reading the notebook) meets first stays short. A figure past the transcript's
+    budget (:data:`FIGURES_SAVED_MAX`) is named, not embedded."""
+    saved = _saved_figures(item)
     return "\n\n".join(
         f"![Figure {n} shown by the code][{_figure_label(item, n)}]"
+        if n <= saved
+        else f"_Figure {n} shown by the code: not kept in the saved transcript (too large)._"
         for n in range(1, len(item["figures"]) + 1)
     )
 
 
+_BUDGET: ContextVar[dict[str, int] | None] = ContextVar("figures_kept", default=None)
+"""While :func:`render_markdown` runs: how many figures of each call (by id) are embedded."""
+
+
+def _saved_figures(item: ToolItem) -> int:
+    kept = _BUDGET.get()
+    return len(item["figures"]) if kept is None else kept.get(item["call_id"], 0)
+
+
+def _figure_budget(items: list[Item]) -> dict[str, int]:
+    """How many figures of each call fit in :data:`FIGURES_SAVED_MAX`, in run order."""
+    left, kept = FIGURES_SAVED_MAX, {}
+    for item in _tools(items):
+        count = 0
+        for png in item["figures"]:
+            if len(png) > left or not _BASE64.fullmatch(png):
+                left = 0
+                break
+            left -= len(png)
+            count += 1
+        kept[item["call_id"]] = count
+    return kept
+
+
 def _figure_definitions(items: list[Item]) -> str:
-    """One ``[label]: data:image/png;base64,…`` line per figure of every tool call, subagents
-    included. The data is base64 the kernel produced (checked by
-    :class:`~dsh_notebook.transcript.facts.Figures`), so it cannot carry markup."""
+    """One ``[label]: data:image/png;base64,…`` line per embedded figure of every tool call,
+    subagents included. The data is base64 the kernel produced (checked by
+    :class:`~dsh_notebook.transcript.facts.Figures` and again here), so it cannot carry markup."""
     lines: list[str] = []
     for item in _tools(items):
-        for n, png in enumerate(item["figures"], start=1):
-            if _BASE64.fullmatch(png):
-                lines.append(f"[{_figure_label(item, n)}]: data:image/png;base64,{png}")
+        for n, png in enumerate(item["figures"][: _saved_figures(item)], start=1):
+            lines.append(f"[{_figure_label(item, n)}]: data:image/png;base64,{png}")
     return "\n".join(lines)
 
 
