@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import base64
 import json
 import math
+import re
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -454,6 +456,7 @@ def kernel(tmp_path: Path, workspace: Path, scripted_model: ScriptedModelServer)
     scripted_model.register("k-run", one_call("run_python", code=KERNEL_CODE))
     scripted_model.register("k-long", one_call("run_python", code=LONG_CODE))
     scripted_model.register("k-cells", one_call("notebook_cells"))
+    scripted_model.register("k-figure", one_call("run_python", code=FIGURE_CODE))
     scripted_model.register(
         "k-time", one_call("run_python", code="import time\nagent_ran_at = time.monotonic()")
     )
@@ -480,6 +483,24 @@ def test_kernel_wait_mode_runs_approved_code_in_the_waiting_cell(kernel: Any) ->
     assert run.error is None, run.error
     assert kernel.value("(agent_thread, agent_rows)") == "('MainThread', 3)"
     assert "value of the last expression:\\n3" in tool_texts(kernel)
+
+
+def test_kernel_wait_mode_shows_the_approved_codes_figure_in_the_transcript(kernel: Any) -> None:
+    """Wait mode (nbclient's): the saved markdown shows the figure under the call, as a PNG."""
+    run = kernel.execute(
+        "%%dsh --wait --on-approval allow --format markdown\n[[scenario:k-figure]] plot"
+    )
+    assert run.error is None, run.error
+    (markdown,) = [
+        m["content"]["data"]["text/markdown"]
+        for m in run.outputs
+        if m["msg_type"] in ("display_data", "update_display_data")
+        and "text/markdown" in m["content"]["data"]
+    ][-1:]
+    image = markdown.index("![Figure 1 shown by the code][dsh-figure-")
+    assert markdown.index("run_python") < image < markdown.index("\n---\n")
+    png = re.search(r"\]: data:image/png;base64,([A-Za-z0-9+/=]+)$", markdown, re.M)
+    assert png is not None and base64.b64decode(png.group(1)).startswith(b"\x89PNG")
 
 
 def test_kernel_notebook_cells_without_the_extension_falls_back_and_says_so(

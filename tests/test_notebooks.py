@@ -145,6 +145,18 @@ def test_shipped_notebooks_ask_the_demo_analyst_not_scripted_scenarios(name: str
         assert "[[scenario:" not in source and "[[target:" not in source, source
 
 
+def test_notebook_prose_keeps_the_key_out_of_cells_and_tells_the_start_as_it_is() -> None:
+    """Issue 29: the README's rules (the key through the environment or ``%dsh key``, never a
+    cell; the runtime starts in the background after loading) hold in the prose too."""
+    for name in NOTEBOOK_NAMES:
+        notebook = json.loads((NOTEBOOKS / name).read_text())
+        prose = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] != "code")
+        assert "DshMagics.api_key" not in prose, name
+        assert "Nothing starts yet" not in prose, name
+    quickstart = (NOTEBOOKS / "quickstart.ipynb").read_text()
+    assert "%dsh key" in quickstart and "starts in the background" in quickstart
+
+
 def test_approvals_notebook_shows_its_lessons_from_the_data() -> None:
     """A rejected approval that ran nothing, the same one allowed (answer = pandas' totals), a
     question dismissed with nobody to answer (and said so), a subagent's report quoted."""

@@ -19,7 +19,7 @@ import pytest
 
 from dsh_notebook.kernel import tools_host as tools_host_module
 from dsh_notebook.kernel.broker import Broker, RunPolicy
-from dsh_notebook.kernel.runs import Runs
+from dsh_notebook.kernel.runs import ApprovedCall, Runs
 from dsh_notebook.kernel.tool_calls import CallOrigins
 from dsh_notebook.kernel.tools_host import NotebookToolsHost
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
@@ -247,7 +247,7 @@ async def test_another_runs_policy_never_decides_a_call(host: LoopHost, other_po
             (pending,) = broker.pending.values()
             assert pending.policy is a.policy and pending.request.call_id == "toolu_a"
             assert broker.decide(pending.key, "allowed-once")
-    assert verdict == [Grant(code=None, owner=a)]
+    assert verdict == [Grant(code=None, owner=ApprovedCall(a, "analysis", "toolu_a"))]
     assert [who for who, _, _ in notes] == ["a", "a"]  # B's transcript says nothing
 
 
@@ -304,5 +304,7 @@ async def test_a_subagents_call_is_decided_by_its_roots_run(host: LoopHost) -> N
     origins.observe(tool_call("child", "c1", "child_work()"))
     tools_host, broker = tools(host, runs, origins)
     with anyio.fail_after(10):
-        assert await approve(tools_host, "child_work()") == Grant(owner=root)
+        assert await approve(tools_host, "child_work()") == Grant(
+            owner=ApprovedCall(root, "child", "c1")
+        )
     assert not broker.pending

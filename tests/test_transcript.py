@@ -33,6 +33,7 @@ from dsh_notebook.transcript.facts import (
     Status,
     local_fact,
 )
+from dsh_notebook.transcript.markdown import STYLE
 from dsh_notebook.transcript.sanitize import is_dangerous_url
 
 from .conftest import load_capture
@@ -1269,7 +1270,10 @@ def _render(markdown: str) -> str:
 
 
 def assert_safe_markdown(markdown: str) -> None:
-    """No raw HTML tag beyond markdown's own, no ``on…=`` attribute, no dangerous link target."""
+    """No raw HTML tag beyond markdown's own, no ``on…=`` attribute, no dangerous link target.
+    The renderer's one fixed ``<style>`` line (ours, last) is the only exception."""
+    assert markdown.count("<style>") <= 1 and markdown.count(STYLE) == markdown.count("<style>")
+    markdown = markdown.replace(STYLE, "")
     html = _render(markdown)
     parser = _Html()
     parser.feed(html)

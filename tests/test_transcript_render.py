@@ -56,11 +56,10 @@ def test_run_python_approval_shows_the_code_as_a_block() -> None:
     ask_run_python(t)
     t.apply_local(ApprovalDecided(request_id="a1", outcome="rejected", decided_by="you"))
     md = t.to_markdown()
-    approval = md[md.index("**Approval**") :]
-    assert approval.startswith(
-        "**Approval** for `run_python`: **rejected** (by you)\n\n```python\n"
-    )
-    assert f"\n{TWO_STATEMENTS}\n```" in approval
+    call, approval = md.split("**Approval**")
+    # the code shows once, as a block under the call; the decision on it says so in one line
+    assert approval.startswith(" for `run_python`: **rejected** (by you)\n\n---")
+    assert f"```python\n{TWO_STATEMENTS}\n```" in call and md.count(TWO_STATEMENTS) == 1
     assert "sum() totals" not in md  # never flattened to one line
     assert "\n    totals" in t.to_text()[t.to_text().index("approval for run_python") :]
 
@@ -136,7 +135,7 @@ def test_stop_reads_as_stopped_by_you_not_as_an_error() -> None:
     assert snap["items"][-1]["note"] == "stopped"
     md = t.to_markdown()
     assert "_Stopped by you._" in md and "Error" not in md and "restart" not in md
-    assert md.rstrip().split("\n")[-1].startswith("**stopped** · ")
+    assert md.split("\n---\n\n")[-1].startswith("**stopped** · ")  # the footer
     assert "State: stopped" in t.to_text() and " · stopped · " in t.summary_line()
 
 
@@ -207,7 +206,7 @@ def test_tool_waiting_for_its_approval_says_so() -> None:
     t = run_python_transcript()
     assert "· running" in t.to_markdown() or "· pending" in t.to_markdown()
     ask_run_python(t)
-    assert f"**Tool** `{RUN_PYTHON}` · waiting for you" in t.to_markdown()
+    assert "**Tool** `run_python` (notebook) · waiting for you" in t.to_markdown()
     assert f"[tool] {RUN_PYTHON} · waiting" in t.to_text()
     t.apply_local(ApprovalDecided(request_id="a1", outcome="allowed-once", decided_by="you"))
     assert "waiting for you" not in t.to_markdown()

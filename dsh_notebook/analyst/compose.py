@@ -308,8 +308,8 @@ def correlation_answer(pairs: Sequence[tuple[str, str, float]], *, frame: str) -
 def plot_answer(
     chart: str, *, title: str, items: Sequence[tuple[str, float]] = (), filters: str = ""
 ) -> str:
-    lines = [f"Drew a {chart} chart of {title} in your kernel{filters}; the figure is in the "
-             "tool result above."]  # fmt: skip
+    lines = [f"Drew a {chart} chart of {title} in your kernel{filters}; the figure is shown "
+             "under the `run_python` call above."]  # fmt: skip
     if items:
         lines += ["", "The plotted values:", ""]
         lines += [f"- {label}: {fmt(number)}" for label, number in items]

@@ -84,8 +84,10 @@ def _answer_from_output(turn: Turn, intent: Intent, script: str, output: str) ->
         return Step(text=f"`{script}` ran and printed:\n\n{quoted}")
     best = max(pairs, key=lambda p: p[1]) if intent.largest else min(pairs, key=lambda p: p[1])
     pick = "largest" if intent.largest else "smallest"
+    # the output is the tool result right above: the answer says what it means, not it again
     return Step(
-        text=f"`{script}` printed:\n\n{quoted}\n\nThe {pick} is **{best[0]}** with {fmt(best[1])}."
+        text=f"`{script}` printed {len(pairs)} values (the `bash` result above). "
+        f"The {pick} is **{best[0]}** with {fmt(best[1])}."
     )
 
 

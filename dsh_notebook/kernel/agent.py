@@ -42,6 +42,7 @@ from ..transcript import Transcript
 from ..transcript.facts import Stopped
 from .agent_cells import AgentCells
 from .broker import Broker
+from .call_figures import ShowFigures
 from .cell_errors import cell_error_text
 from .conversations import ConversationIndex
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
@@ -120,11 +121,14 @@ class NotebookAgent:
             runs=self.runs,
             origins=self.call_origins,
             kernel_loop=_running_loop(),  # the kernel's loop: the agent is made in %load_ext
-            record=AgentCells(
-                self.frontend_link,
-                enabled=lambda: self.settings().agent_cells,
-                secrets=self.secrets,
-                undo=self.undo,
+            record=ShowFigures(  # figures under the call in the transcript; then agent cells
+                self.pump.local,
+                AgentCells(
+                    self.frontend_link,
+                    enabled=lambda: self.settings().agent_cells,
+                    secrets=self.secrets,
+                    undo=self.undo,
+                ),
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,

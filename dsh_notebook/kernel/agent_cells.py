@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from ..frontend import FrontendLink
 from ..frontend.protocol import insert_cell
 from ..runtime.secret import redact
-from .runs import ActiveRun
+from .runs import ActiveRun, ApprovedCall
 from .undo import UndoLedger
 
 if TYPE_CHECKING:  # notebook_tools needs the jupyter extra; only its result type is used here
@@ -80,6 +80,8 @@ class AgentCells:
         or ``None`` (not recorded)."""
         if not self._enabled() or not self._link.can_insert_cells():
             return None
+        if isinstance(owner, ApprovedCall):
+            owner = owner.run
         if not isinstance(owner, ActiveRun) or owner.cell_id is None:
             return None
         run, anchor = owner, owner.cell_id

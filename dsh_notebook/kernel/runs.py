@@ -31,7 +31,7 @@ from .broker import MainThreadPrompt, RunPolicy, SessionTree
 from .handle import RunHandle
 from .pump import LiveView
 
-__all__ = ["ActiveRun", "Runs"]
+__all__ = ["ActiveRun", "ApprovedCall", "Runs"]
 
 
 @dataclass(eq=False)
@@ -58,6 +58,16 @@ class ActiveRun:
     @property
     def session(self) -> str:
         return self.handle.session
+
+
+@dataclass(frozen=True)
+class ApprovedCall:
+    """Who owns an approved notebook tool call (the grant's ``owner``): the run whose agent made
+    it, and the call as the runtime named it (its session and call id)."""
+
+    run: ActiveRun
+    session_id: str
+    call_id: str
 
 
 class _NoTree:

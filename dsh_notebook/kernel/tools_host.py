@@ -41,7 +41,7 @@ from ..notebook_tools.refusals import (
 from ..protocol import ApprovalRequest
 from .broker import Broker, Decision
 from .host import RuntimeHost
-from .runs import ActiveRun, Runs
+from .runs import ActiveRun, ApprovedCall, Runs
 from .tool_calls import CallOrigins, Origin
 
 __all__ = ["ORIGIN_TIMEOUT", "NotebookToolsHost"]
@@ -220,7 +220,10 @@ class NotebookToolsHost:
             return Refusal(
                 refusal_text(decision.outcome, decision.decided_by, decision.note, tool=tool_name)
             )
-        return Grant(code=decision.code, owner=run)
+        return Grant(
+            code=decision.code,
+            owner=ApprovedCall(run, session_id=origin.session_id, call_id=origin.call_id),
+        )
 
     async def _prompt_cell(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:
         """The ``%%dsh`` cell of the run that made a read call (MCP server loop), when the

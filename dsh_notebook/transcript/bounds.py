@@ -43,6 +43,9 @@ __all__ = [
     "ASSISTANT_MAX",
     "DECIDED_BY",
     "DIFF_MAX",
+    "FIGURES_MAX",
+    "FIGURE_MAX",
+    "FIGURES_SAVED_MAX",
     "LABEL_MAX",
     "LINE_MAX",
     "MAX_ITEMS",
@@ -72,6 +75,14 @@ PROPOSED_MAX = 100_000
 LABEL_MAX = 200
 MAX_ITEMS = 1_000
 MAX_UNKNOWN = 50
+FIGURES_MAX = 4
+"""Figures kept per tool call (the ``run_python`` tool returns at most as many)."""
+FIGURE_MAX = 2_000_000
+"""Characters of one figure's base64 PNG kept (about 1.5 MB); a larger one is dropped."""
+FIGURES_SAVED_MAX = 160_000
+"""Characters of figure data one saved markdown transcript carries (in run order); later figures
+are named, not embedded, so the transcript stays within what the page extension saves
+(``MAX_BUNDLE_TEXT``, 256 KiB) with room for its text."""
 TRUNCATION_MARK = "[… {omitted} characters omitted{rest} …]"
 
 STATES = ("starting", "running", "waiting", "settled", "error")

@@ -35,6 +35,8 @@ __all__ = [
     "mark_waiting_tools",
     "run_state_word",
     "tool_code",
+    "tool_label",
+    "folds_whole",
 ]
 
 RESULT_LINES = 20
@@ -62,6 +64,28 @@ class ToolCode:
     other_args: dict[str, Any]
     """The call's remaining arguments (without the code, and without a description that the
     heading already shows)."""
+
+
+def tool_label(name: str) -> str:
+    """A tool's name in words: an MCP tool ``mcp__<server>__<tool>`` reads ``<tool> (<server>)``
+    (``run_python (notebook)``); other names as they are. The wire name stays in the snapshot,
+    the widget's hover and every export."""
+    if name.startswith("mcp__"):
+        server, sep, tool = name[len("mcp__") :].partition("__")
+        if sep and server and tool:
+            return f"{tool} ({server})"
+    return name
+
+
+_LISTING_TOOLS = ("notebook_variables", "describe_variable", "notebook_history", "notebook_cells")
+"""The notebook's read tools: their results are listings the agent reads, folded whole."""
+
+
+def folds_whole(item: ToolItem) -> bool:
+    """Whether the saved transcript folds the call's whole result (a listing of the notebook's
+    variables, a description, the history), as the widget keeps it behind a click."""
+    name = item["name"] or ""
+    return any(_is_tool(name, tool) for tool in _LISTING_TOOLS)
 
 
 def _is_tool(name: str, tool: str) -> bool:

@@ -9,16 +9,20 @@ a ``ValueError`` there: never later, in the thread that applies it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
 from .bounds import DECIDED_BY, STATES
 
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
 __all__ = [
     "LOCAL_KINDS",
     "ApprovalDecided",
     "ApprovalRequested",
+    "Figures",
     "LocalFact",
     "Note",
     "QuestionAnswered",
@@ -66,6 +70,22 @@ class ApprovalDecided:
             raise ValueError(
                 f"decided_by must be one of {', '.join(DECIDED_BY)}, not {self.decided_by!r}"
             )
+
+
+@dataclass(frozen=True)
+class Figures:
+    """The figures an approved ``run_python`` call showed, as base64 PNGs (the kernel made them
+    with matplotlib, so they are data, never markup): shown under the call's tool card."""
+
+    kind: ClassVar[str] = "figures"
+    session_id: str
+    call_id: str
+    pngs: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        for png in self.pngs:
+            if not isinstance(png, str) or not _BASE64.fullmatch(png):
+                raise ValueError("a figure must be a base64 PNG string")
 
 
 @dataclass(frozen=True)
@@ -143,14 +163,14 @@ class Stopped:
 
 
 LocalFact: TypeAlias = (
-    ApprovalRequested | ApprovalDecided | QuestionAsked | QuestionAnswered | QuestionCancelled
-    | RunError | Note | Settled | Status | Stopped
+    ApprovalRequested | ApprovalDecided | Figures | QuestionAsked | QuestionAnswered
+    | QuestionCancelled | RunError | Note | Settled | Status | Stopped
 )  # fmt: skip
 """Every fact :meth:`~dsh_notebook.transcript.Transcript.apply_local` accepts."""
 
 _CLASSES: tuple[type[LocalFact], ...] = (
-    ApprovalRequested, ApprovalDecided, QuestionAsked, QuestionAnswered, QuestionCancelled,
-    RunError, Note, Settled, Status, Stopped,
+    ApprovalRequested, ApprovalDecided, Figures, QuestionAsked, QuestionAnswered,
+    QuestionCancelled, RunError, Note, Settled, Status, Stopped,
 )  # fmt: skip
 _BY_KIND: dict[str, type[LocalFact]] = {cls.kind: cls for cls in _CLASSES}
 LOCAL_KINDS = tuple(_BY_KIND)

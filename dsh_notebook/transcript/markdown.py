@@ -6,7 +6,11 @@ Rendered from a snapshot (schema 1). Guarantees:
   via :func:`sanitize_markdown`, one-line labels via :func:`escape_inline`, tool arguments and
   results inside :func:`fence` blocks that their content cannot close. No raw HTML, no
   ``javascript:``/``vbscript:``/``data:`` link target can come out, so the result is safe as
-  *trusted* ``text/markdown`` (JupyterLab, VS Code, nbconvert, GitHub).
+  *trusted* ``text/markdown`` (JupyterLab, VS Code, nbconvert, GitHub). The one exception is
+  ours: a figure an approved ``run_python`` call showed is an image where its call is, whose
+  target is a ``data:image/png;base64,`` definition at the end of the transcript (base64 only,
+  checked here). JupyterLab, Notebook 7, VS Code and nbconvert HTML show it; GitHub shows its
+  alt text.
 - Deterministic: no clock; the elapsed time comes from the snapshot's event times, so the same
   snapshot gives the same text.
 - Code stays code: a ``run_python`` or ``bash`` call's code (and a ``run_python`` approval's)
@@ -19,14 +23,17 @@ Rendered from a snapshot (schema 1). Guarantees:
 - Ids the snapshot can name (background jobs, subagents) read as names in tool results
   (:mod:`.names`).
 - CommonMark + tables; the only HTML is the renderer's own fixed ``<details>``/``<summary>``
-  tags around a fold — never a tag carrying agent text. Readable as source too.
+  tags around a fold and its one fixed ``<style>`` line at the end (:data:`STYLE`) — never a
+  tag carrying agent text. Readable as source too.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from contextvars import ContextVar
 
+from .bounds import FIGURES_SAVED_MAX
 from .display import (
     DIFF_CHARS,
     DIFF_LINES,
@@ -35,9 +42,11 @@ from .display import (
     approval_diff,
     elapsed_words,
     fold_text,
+    folds_whole,
     mark_waiting_tools,
     run_state_word,
     tool_code,
+    tool_label,
 )
 from .names import with_names
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
@@ -60,8 +69,24 @@ from .text import (
     plural,
     usage_words,
 )
+from .tool_cards import ToolView, describe_tool
 
-__all__ = ["render_markdown"]
+__all__ = ["STYLE", "render_markdown"]
+
+STYLE = (
+    "<style>"
+    ".jp-OutputArea-output.jp-RenderedMarkdown pre,.output_markdown pre{font-family:var(--jp-code-font-family,"
+    "monospace);line-height:var(--jp-code-line-height,1.4)}"
+    ".jp-OutputArea-output.jp-RenderedMarkdown .highlight,.output_markdown .highlight{margin:0 0 1em}"
+    "</style>"
+)
+"""The transcript's one fixed style (ours, no agent text; after the footer, before the figures'
+data). nbconvert's lab
+template lets ``.jp-OutputArea-output pre {font-family: inherit}`` win over the code font, so
+fenced code, tool results and the prompt came out in the proportional page font, and a ``pre``
+ran into the next paragraph. Renderers that drop ``<style>`` (GitHub, VS Code, JupyterLab's
+sanitizer for untrusted output) lose nothing they had; the rules only restore what a markdown
+output's ``pre`` means."""
 
 _MAX_DEPTH = 4
 _TOOL_STATES = {
@@ -74,15 +99,27 @@ _TOOL_STATES = {
     "waiting": "waiting for you",
 }
 _HINT_CODE = re.compile(r"`([^`\n]+)`")
+_INSERTED = re.compile(r"\n+---\n(?=[^\n]*\(inserted by dsh_notebook\):\n)")
+"""Where the values ``{var}`` inserted begin (``context.interpolate.VALUES_HEADING``)."""
+_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
 def render_markdown(snapshot: Snapshot) -> str:
     """The markdown transcript of ``snapshot`` (sanitized; safe as trusted ``text/markdown``)."""
     snapshot = with_names(closed_view(snapshot))
+    token = _BUDGET.set(_figure_budget(snapshot["items"]))
+    try:
+        return _render(snapshot)
+    finally:
+        _BUDGET.reset(token)
+
+
+def _render(snapshot: Snapshot) -> str:
     h = snapshot["header"]
     blocks: list[str] = [_headline(snapshot)]
     if snapshot["prompt"]:
-        blocks.append("**Prompt**\n\n" + fence(snapshot["prompt"], "text"))
+        blocks.append(_prompt(snapshot["prompt"]))
     chips = [_chip(c) for c in snapshot["context"]]
     if chips:
         blocks.append("Context: " + " · ".join(chips))
@@ -97,7 +134,23 @@ def render_markdown(snapshot: Snapshot) -> str:
     blocks.extend(_items(snapshot["items"], 0))
     blocks.append("---")
     blocks.append(_footer(h, snapshot["unknown"]))
+    blocks.append(STYLE)
+    blocks.append(_figure_definitions(snapshot["items"]))
     return "\n\n".join(b for b in blocks if b) + "\n"
+
+
+def _prompt(prompt: str) -> str:
+    """The prompt as typed; what dsh_notebook appended (the values a ``{var}`` referenced, each
+    described at length) folded below it, as the widget keeps it behind a click."""
+    match = _INSERTED.search(prompt)
+    if match is None:
+        return "**Prompt**\n\n" + fence(prompt, "text")
+    typed, inserted = prompt[: match.start()], prompt[match.end() :]
+    heading = inserted.split("\n", 1)[0].removesuffix(":").split(" (inserted", 1)[0]
+    lines = plural(inserted.rstrip("\n").count("\n") + 1, "line")
+    return "\n\n".join(
+        ["**Prompt**", fence(typed, "text"), _fold(f"{heading} ({lines})", fence(inserted, "text"))]
+    )
 
 
 def _headline(snapshot: Snapshot) -> str:
@@ -139,8 +192,15 @@ def _footer(h: Header, unknown: dict[str, int]) -> str:
 
 def _items(items: list[Item], depth: int) -> list[str]:
     out: list[str] = []
+    shown: set[str] = set()  # code of the calls above: an approval card of its own omits it
     for item in mark_waiting_tools(items):
-        block = _item(item, depth)
+        if item["kind"] == "approval":
+            code = approval_code(item)
+            block = _approval(item, shown=code if code in shown else None)
+        else:
+            block = _item(item, depth)
+            if item["kind"] == "tool" and (code_of := tool_code(item)) is not None:
+                shown.add(code_of.code)
         if block:
             out.append(block)
     return out
@@ -174,8 +234,11 @@ def _item(item: Item, depth: int) -> str:
 
 
 def _tool(item: ToolItem, depth: int) -> str:
+    view = describe_tool(item) if not item["question"] else None
+    if view is not None:
+        return _described_tool(item, view)
     state = _TOOL_STATES.get(item["state"], item["state"])
-    head = f"**Tool** {code_span(item['name'] or '?')} · {state}"
+    head = f"**Tool** {_tool_name(item['name'] or '?')} · {state}"
     if item["summary"]:
         head += " — " + escape_inline(item["summary"])
     blocks = [head]
@@ -187,7 +250,8 @@ def _tool(item: ToolItem, depth: int) -> str:
         if args:
             blocks.append(args)
     if item["approval"]:
-        blocks.append(_approval(item["approval"]))
+        own = tool_code(item)
+        blocks.append(_approval(item["approval"], shown=own.code if own else None))
     job = item["job"]
     if job:
         line = f"Job: {escape_inline(job['status'] or '')}"
@@ -200,10 +264,114 @@ def _tool(item: ToolItem, depth: int) -> str:
         if item["is_error"]:
             code = f" {code_span(item['error_code'])}" if item["error_code"] else ""
             label += f" (error{code})"
-        blocks.append(f"{label}:\n\n{_folded_result(result)}")
+        if folds_whole(item) and not item["is_error"]:
+            lines = plural(result.rstrip("\n").count("\n") + 1, "line")
+            blocks.append(_fold(f"{label} ({lines})", fence(result, "text")))
+        else:
+            blocks.append(f"{label}:\n\n{_folded_result(result)}")
+    if item["figures"]:
+        blocks.append(_figures(item))
     if item["subagent"]:
         blocks.append(_subagent(item["subagent"], depth, standalone=False))
     return "\n\n".join(blocks)
+
+
+def _described_tool(item: ToolItem, view: ToolView) -> str:
+    """A runtime file tool in words (:mod:`.tool_cards`): what it did, the file as code or the
+    edit as a diff (long ones folded), the outcome, and the result's useful part folded."""
+    state = _TOOL_STATES.get(item["state"], item["state"])
+    blocks = [f"**Tool** {_tool_name(item['name'])} · {state} — {escape_inline(view.heading)}"]
+    if view.code is not None:
+        fold = fold_text(view.code)
+        blocks.append(fence(fold.shown, view.language))
+        if fold.rest:
+            blocks.append(_fold(fold.summary, fence(fold.rest, view.language)))
+    if item["approval"]:
+        blocks.append(_approval(item["approval"]))
+    if item["result"] is not None:
+        if view.outcome:
+            blocks.append(f"Result: {escape_inline(view.outcome)}")
+        detail = (view.detail or "").strip("\n")
+        if detail.strip():
+            lines = plural(detail.count("\n") + 1, "line")
+            blocks.append(_fold(f"{'The output' if view.outcome else 'Result'} ({lines})",
+                                fence(detail, "text")))  # fmt: skip
+    return "\n\n".join(blocks)
+
+
+def _figure_label(item: ToolItem, number: int) -> str:
+    return f"dsh-figure-{_LABEL_UNSAFE.sub('', item['call_id'])[:40]}-{number}"
+
+
+def _figures(item: ToolItem) -> str:
+    """The call's figures where they belong, as reference-style images: the PNG data sits in a
+    definition at the end of the transcript (:func:`_figure_definitions`), so the text a reader
+    (or a model reading the notebook) meets first stays short. A figure past the transcript's
+    budget (:data:`FIGURES_SAVED_MAX`) is named, not embedded."""
+    saved = _saved_figures(item)
+    return "\n\n".join(
+        f"![Figure {n} shown by the code][{_figure_label(item, n)}]"
+        if n <= saved
+        else f"_Figure {n} shown by the code: not kept in the saved transcript (too large)._"
+        for n in range(1, len(item["figures"]) + 1)
+    )
+
+
+_BUDGET: ContextVar[dict[str, int] | None] = ContextVar("figures_kept", default=None)
+"""While :func:`render_markdown` runs: how many figures of each call (by id) are embedded."""
+
+
+def _saved_figures(item: ToolItem) -> int:
+    kept = _BUDGET.get()
+    return len(item["figures"]) if kept is None else kept.get(item["call_id"], 0)
+
+
+def _figure_budget(items: list[Item]) -> dict[str, int]:
+    """How many figures of each call fit in :data:`FIGURES_SAVED_MAX`, in run order."""
+    left, kept = FIGURES_SAVED_MAX, {}
+    for item in _tools(items):
+        count = 0
+        for png in item["figures"]:
+            if len(png) > left or not _BASE64.fullmatch(png):
+                left = 0
+                break
+            left -= len(png)
+            count += 1
+        kept[item["call_id"]] = count
+    return kept
+
+
+def _figure_definitions(items: list[Item]) -> str:
+    """One ``[label]: data:image/png;base64,…`` line per embedded figure of every tool call,
+    subagents included. The data is base64 the kernel produced (checked by
+    :class:`~dsh_notebook.transcript.facts.Figures` and again here), so it cannot carry markup."""
+    lines: list[str] = []
+    for item in _tools(items):
+        for n, png in enumerate(item["figures"][: _saved_figures(item)], start=1):
+            lines.append(f"[{_figure_label(item, n)}]: data:image/png;base64,{png}")
+    return "\n".join(lines)
+
+
+def _tools(items: list[Item]) -> list[ToolItem]:
+    found: list[ToolItem] = []
+    for item in items:
+        if item["kind"] == "tool":
+            found.append(item)
+            if item["subagent"]:
+                found += _tools(item["subagent"]["items"])
+        elif item["kind"] == "subagent":
+            found += _tools(item["items"])
+    return found
+
+
+def _tool_name(name: str) -> str:
+    """``run_python`` (notebook) for ``mcp__notebook__run_python``: the tool as code, its MCP
+    server in words (:func:`~.display.tool_label`); the wire name is in the exports."""
+    label = tool_label(name)
+    if label == name:
+        return code_span(name)
+    tool, _, server = label.partition(" (")
+    return f"{code_span(tool)} ({escape_inline(server.removesuffix(')'))})"
 
 
 def _folded_result(result: str) -> str:
@@ -240,8 +408,10 @@ def _arguments(item: ToolItem) -> str:
     return fence(raw, "") if raw.strip() else ""
 
 
-def _approval(item: ApprovalItem) -> str:
-    tool = code_span(item["tool_name"] or "?")
+def _approval(item: ApprovalItem, *, shown: str | None = None) -> str:
+    """The approval's line, and its code unless it is ``shown`` already (the call's own code,
+    right above: the code the person decided on appears once; an edit differs, so it shows)."""
+    tool = _tool_name(item["tool_name"] or "?")
     if item["state"] in ("pending", "undecided"):
         wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
         line = f"**Approval** for {tool}: {wait}"
@@ -257,6 +427,8 @@ def _approval(item: ApprovalItem) -> str:
     if note:
         line += f" — note: {escape_inline(note)}"
     code = approval_code(item)
+    if code is not None and code == shown:
+        return line
     if code is not None:
         return line + "\n\n" + fence(code, "python")
     diff = approval_diff(item)

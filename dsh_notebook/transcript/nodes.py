@@ -317,6 +317,8 @@ class ToolNode(Node):
     approval: ApprovalNode | None = None
     question: QuestionNode | None = None
     subagent: SubagentNode | None = None
+    figures: list[str] = field(default_factory=list)
+    """Base64 PNGs the call's approved code showed (``run_python``), in display order."""
 
     def set_arguments(self, raw: str) -> None:
         """Store the raw argument text (capped) and derive ``args``/``description``/``summary``."""
@@ -356,6 +358,7 @@ class ToolNode(Node):
             "approval": self.approval.to_dict() if self.approval else None,
             "question": self.question.to_dict() if self.question else None,
             "subagent": self.subagent.to_dict() if self.subagent else None,
+            "figures": list(self.figures),
         }
 
 

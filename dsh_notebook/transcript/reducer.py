@@ -38,6 +38,8 @@ from dsh_notebook.protocol import (
 from . import interactions as inter
 from . import schema
 from .bounds import (
+    FIGURE_MAX,
+    FIGURES_MAX,
     LABEL_MAX,
     LINE_MAX,
     PROMPT_MAX,
@@ -53,6 +55,7 @@ from .facts import (
     LOCAL_KINDS,
     ApprovalDecided,
     ApprovalRequested,
+    Figures,
     LocalFact,
     Note,
     QuestionAnswered,
@@ -157,6 +160,8 @@ class Transcript:
                 self._core, request_id=fact.request_id, outcome=fact.outcome,
                 decided_by=fact.decided_by, code=fact.code, note=fact.note,
             )  # fmt: skip
+        elif isinstance(fact, Figures):
+            self._figures(fact)
         elif isinstance(fact, QuestionAsked):
             inter.local_question_asked(
                 self._core, self._session(fact.session_id), request_id=fact.request_id,
@@ -344,6 +349,17 @@ class Transcript:
         ]
 
     # -- local facts -------------------------------------------------------------------------
+
+    def _figures(self, fact: Figures) -> None:
+        """Figures go under their call's tool card (any session of the tree); at most
+        :data:`FIGURES_MAX` per call, each at most :data:`FIGURE_MAX` characters. A call the
+        transcript does not know (not of this tree) is ignored."""
+        ctx = self._core.ctx(fact.session_id)
+        tool = ctx.tools.get(fact.call_id) if ctx is not None else None
+        if tool is None:
+            return
+        kept = [png for png in fact.pngs if len(png) <= FIGURE_MAX]
+        self._core.set(tool, "figures", (tool.figures + kept)[:FIGURES_MAX])
 
     def _session(self, session_id: str | None) -> SessionCtx:
         return self._core.ctx(session_id) or self._core.root

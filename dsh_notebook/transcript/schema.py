@@ -231,6 +231,7 @@ class ToolItem(TypedDict):
     approval: ApprovalItem | None
     question: QuestionItem | None
     subagent: SubagentItem | None
+    figures: list[str]  # base64 PNGs the call's approved code showed (run_python)
 
 
 class ErrorItem(TypedDict):

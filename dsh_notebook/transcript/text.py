@@ -276,6 +276,11 @@ def _tool(item: ToolItem) -> str:
     if result is not None and not question:
         label = "result (error)" if item["is_error"] else "result"
         lines += [f"{_INDENT}{label}:", _indent(result.rstrip("\n"), _INDENT * 2)]
+    figures = len(item["figures"])
+    if figures:
+        lines.append(
+            f"{_INDENT}{plural(figures, 'figure')} (PNG; shown in the notebook's transcript)"
+        )
     if item["subagent"]:
         lines.append(_indent(_subagent(item["subagent"])))
     return "\n".join(lines)

@@ -21,6 +21,17 @@ const CODE_ARGUMENTS: [tool: string, argument: string, language: string][] = [
   ["bash", "command", "bash"],
 ];
 
+/** A tool's name in words: ``mcp__notebook__run_python`` reads "run_python (notebook)"; other
+ * names as they are. Mirrors ``tool_label`` in dsh_notebook/transcript/display.py. */
+export function toolLabel(name: string): string {
+  if (name.startsWith("mcp__")) {
+    const rest = name.slice("mcp__".length);
+    const cut = rest.indexOf("__");
+    if (cut > 0 && cut + 2 < rest.length) return `${rest.slice(cut + 2)} (${rest.slice(0, cut)})`;
+  }
+  return name;
+}
+
 /** ``run_python`` is also ``mcp__notebook__run_python`` (an MCP server's tool). */
 export function isTool(name: string, tool: string): boolean {
   return name === tool || name.endsWith(`__${tool}`);

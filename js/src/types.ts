@@ -152,6 +152,8 @@ export interface ToolItem extends NodeBase {
   approval: ApprovalItem | null;
   question: QuestionItem | null;
   subagent: SubagentItem | null;
+  /** Base64 PNGs the call's approved code showed (run_python); absent in older snapshots. */
+  figures?: string[];
 }
 
 export interface ErrorItem extends NodeBase {

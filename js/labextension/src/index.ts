@@ -14,6 +14,7 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { DocumentRegistry } from '@jupyterlab/docregistry';
 import { INotebookModel, INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IStatusBar } from '@jupyterlab/statusbar';
+import { ICommandPalette } from '@jupyterlab/apputils';
 
 import { NotebookButtons } from './buttons';
 import { contentsLookup } from './identity';
@@ -23,6 +24,7 @@ import { NotebookBinding } from './notebook';
 import { PageTitleBadge } from './pagetitle';
 import { listenShowCell } from './showcell';
 import { WaitingState, WaitingStatus } from './waiting';
+import { registerGoToWaiting } from './gotowaiting';
 
 /** Sent in `hello_reply`; kept equal to the Python package's version. */
 export const VERSION = '0.1.0';
@@ -32,8 +34,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Notebook identity, the kernel link and the waiting signal of dsh_notebook.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [IStatusBar],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, statusBar: IStatusBar | null) => {
+  optional: [IStatusBar, ICommandPalette],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    statusBar: IStatusBar | null,
+    palette: ICommandPalette | null
+  ) => {
     const lookup = contentsLookup(app.serviceManager.contents);
     const bindings = new WeakMap<DocumentRegistry.IContext<INotebookModel>, NotebookBinding>();
     const views = new WeakMap<NotebookPanel, WaitingState>();
@@ -65,6 +72,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       views.set(panel, binding.addView(panel));
       new NotebookButtons(panel);
     });
+
+    registerGoToWaiting(app, tracker, panel => views.get(panel), palette);
 
     if (statusBar !== null) {
       const status = new WaitingStatus();

@@ -3,10 +3,11 @@
 import { button, h } from "../dom";
 import { Keyed, type Component, type Ctx } from "../context";
 import { foldedText, prettyJson } from "../fold";
-import { codeBlock, isTool, toolCode } from "../code";
+import { codeBlock, isTool, toolCode, toolLabel } from "../code";
 import { namesOf, withNames } from "../names";
 import type { Item, Snapshot, ToolItem } from "../types";
 import { ApprovalCard } from "./approval";
+import { describeTool } from "./runtime_tools";
 import { QuestionCard } from "./question";
 import { SubagentCard } from "./subagent";
 import { isOver } from "./words";
@@ -52,6 +53,16 @@ function argumentsView(node: ToolItem, key: string, ctx: Ctx): HTMLElement {
     : foldedText(node.arguments, `${key}:raw`, node.id, ctx, { label: "the arguments" });
 }
 
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The figures the call's approved code showed, as images (base64 PNG data only). */
+export function figuresView(node: ToolItem): HTMLElement | null {
+  const pngs = (node.figures ?? []).filter((png) => typeof png === "string" && BASE64.test(png));
+  if (!pngs.length) return null;
+  return h("div", { class: "dsh-figures" }, ...pngs.map((png, i) =>
+    h("img", { class: "dsh-figure", src: `data:image/png;base64,${png}`, alt: `Figure ${i + 1} shown by the code` })));
+}
+
 export class ToolCard extends Keyed {
   readonly el = h("div", { class: "dsh-card dsh-tool" });
   private readonly nested: Record<string, { id: string; comp: Component } | undefined> = {};
@@ -77,12 +88,15 @@ export class ToolCard extends Keyed {
     const el = this.el;
     el.textContent = "";
     const state = waitsForYou(node, ctx.store.snapshot) ? "waiting" : node.state;
+    const view = node.question ? null : describeTool(node); // a runtime file tool, in words
     el.className = `dsh-card dsh-tool dsh-state-${state}`;
-    el.setAttribute("aria-label", `Tool call ${node.name || "(unnamed)"}: ${STATE_LABEL[state] ?? state}`);
+    el.setAttribute("aria-label", `Tool call ${toolLabel(node.name || "(unnamed)")}: ${STATE_LABEL[state] ?? state}`);
     const head = h("div", { class: "dsh-tool-head" },
       h("span", { class: `dsh-badge dsh-badge-${state}` }, STATE_LABEL[state] ?? state),
-      h("code", { class: "dsh-tool-name" }, node.name || "tool"),
-      node.description || node.summary ? h("span", { class: "dsh-tool-desc" }, node.description || node.summary || "") : null,
+      // the name in words; the wire name (kept in exports) on hover
+      h("code", { class: "dsh-tool-name", title: node.name || null }, toolLabel(node.name || "tool")),
+      view ? h("span", { class: "dsh-tool-desc" }, view.heading)
+        : node.description || node.summary ? h("span", { class: "dsh-tool-desc" }, node.description || node.summary || "") : null,
     );
     el.appendChild(head);
 
@@ -98,13 +112,20 @@ export class ToolCard extends Keyed {
       }, "dsh-link dsh-args-toggle"));
       if (argsOpen) el.appendChild(argumentsView(node, argsKey, ctx));
     }
+    if (view?.code) el.appendChild(codeBlock(view.code, view.language, view.language === "diff" ? "the edit" : "the file"));
     if (node.job) {
       const job = node.job;
       // the card's heading names the job (its description); the raw id stays on hover
       el.appendChild(h("div", { class: "dsh-job", role: "status", title: job.job_id ? `job id ${job.job_id}` : "" },
         `Background job${job.kind ? ` (${job.kind})` : ""}: ${job.status ?? "unknown"}${job.detail ? ` — ${job.detail}` : ""}`));
     }
-    if (node.result !== null && node.result !== undefined && node.result !== "") {
+    if (view && node.result !== null && node.result !== undefined) {
+      if (view.outcome) el.appendChild(h("div", { class: "dsh-result-label dsh-outcome" }, `Result: ${view.outcome}`));
+      const detail = (view.detail ?? "").replace(/^\n+|\n+$/g, "");
+      if (detail.trim()) {
+        el.appendChild(foldedText(detail, `${node.id}:result`, node.id, ctx, { lines: 6, cls: "dsh-pre dsh-result", label: "the output" }));
+      }
+    } else if (node.result !== null && node.result !== undefined && node.result !== "") {
       el.appendChild(h("div", { class: "dsh-result-label" }, node.is_error ? `Error${node.error_code ? ` (${node.error_code})` : ""}` : "Result"));
       // ids the snapshot can name (this call's job, its subagent) read as names
       const shown = withNames(node.result, namesOf(ctx.store.snapshot));
@@ -112,6 +133,8 @@ export class ToolCard extends Keyed {
         lines: 6, cls: `dsh-pre dsh-result${node.is_error ? " dsh-result-error" : ""}`, label: "the result",
       }));
     }
+    const figures = figuresView(node);
+    if (figures) el.appendChild(figures);
     if (node.approval) {
       const card = this.nestedCard("approval", node.approval.id, () => new ApprovalCard());
       card.host = node;
