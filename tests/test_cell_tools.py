@@ -136,7 +136,8 @@ def test_an_edit_reaches_the_page_only_after_the_click(make_rig: Callable[..., R
     assert text_of(answer).startswith("Applied: Edited cell 2 · id 00000002")
     assert rig.page.source(2) == "df.plot(kind='bar', logy=True)"
     (sent,) = rig.page.sent_of("apply_change")
-    assert sent["origin"] == {"session": "sess", "run": rig.run.run_id, "call": "call_2"}
+    assert sent["origin"] == {"session": "sess", "run": rig.run.run_id, "call": "call_2",
+                              "anchor": "dsh-cell"}  # the run's %%dsh cell: Undo this run goes there
     # the applied source counts as seen: a second edit needs no new read
     again = rig.call_in_thread("replace_cell", cell_id="00000002", source="df.plot()")
     rig.pending()
