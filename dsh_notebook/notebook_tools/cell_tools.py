@@ -256,9 +256,9 @@ class CellTools:
             index = reply.get("index")
             where = f"cell {index + 1} · id {new_id[:8]}" if isinstance(index, int) else new_id[:8]
             verb = {"edit": "Edited", "insert": "Inserted", "delete": "Deleted"}[kind]
-            text = f"Applied: {verb} {where} (the user approved it; the cell is not run)."
+            text = f"Applied: {verb} {where} (approved; the page confirmed it; not run)."
             if kind == "delete":
-                text = f"Applied: deleted {cell_label(cell)} (the user approved it)."
+                text = f"Applied: deleted {cell_label(cell)} (approved; the page confirmed it)."
             if edited:
                 text += (
                     "\nThe user edited your change before applying it; the cell now holds "

@@ -236,23 +236,18 @@ class NotebookMcpServer:
         self._uvicorn: uvicorn.Server | None = None
         self._port: int | None = None
         self._read_lock: anyio.Lock | None = None
-        cell_tools = self.settings.cell_tools and edits is not None
-        self._tools = tool_definitions(
-            run_python=self.settings.run_python,
-            max_chars=self.settings.max_chars,
-            cell_tools=cell_tools,
-        )
         self.cells: CellTools | None = None
         """The cell tools' handlers (and their stale ledger), with an ``edits`` host."""
-        if edits is not None and cell_tools:
+        if edits is not None and self.settings.cell_tools:
             self.cells = CellTools(
-                edits,
-                read_notebook,
-                cell_running=lambda: self.executor.cell_running,
-                read_timeout=self.settings.cells_timeout,
-                max_chars=self.settings.max_chars,
+                edits, read_notebook, cell_running=lambda: self.executor.cell_running,
+                read_timeout=self.settings.cells_timeout, max_chars=self.settings.max_chars,
                 figures=figure_notes,
-            )
+            )  # fmt: skip
+        self._tools = tool_definitions(
+            run_python=self.settings.run_python, max_chars=self.settings.max_chars,
+            cell_tools=self.cells is not None,
+        )  # fmt: skip
 
     # -- lifecycle -----------------------------------------------------------------------------
 
