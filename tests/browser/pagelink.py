@@ -6,7 +6,8 @@ opens the real ``FrontendLink`` comm to the page and
 
 - taps the comm: every message the page sends (``hello_reply``, ``apply_change_reply``,
   ``run_cells_reply``, ``undo_request``, ``undo_reply``, ...) is appended, one JSON line each, to
-  ``replies.jsonl`` in the notebook's folder, then handled by the link as before;
+  ``replies.jsonl`` in the notebook's folder, then handled by the link as before, except
+  ``undo_request``: the test answers it (the kernel's ledger knows nothing of the test's changes);
 - starts a daemon thread that sends every ``outbox/*.json`` file the test writes as one comm
   message (IOPub is thread-safe), oldest name first, and deletes it.
 
@@ -36,7 +37,8 @@ def setup_source() -> str:
             "def _tap(msg, _orig=_link._on_msg):",
             "    with open('replies.jsonl', 'a') as f:",
             "        f.write(_json.dumps(msg['content']['data']) + '\\n')",
-            "    _orig(msg)",
+            "    if msg['content']['data'].get('type') != 'undo_request':  # the test answers it",
+            "        _orig(msg)",
             "_comm.on_msg(_tap)",
             "_os.makedirs('outbox', exist_ok=True)",
             "def _pump():",

@@ -236,7 +236,7 @@ export class ApprovalCard extends Keyed {
     } else {
       this.editor = null;
       buttons.push(button(words.once, `${words.once}: ${tool}`, () => decide("allowed-once"), "dsh-btn dsh-allow"));
-      buttons.push(button(words.forRun, `${words.forRun}: ${tool} and the same kind of request later in this run`, () => send("allowed-for-run", { decision: "allowed-once", scope: "run" }), "dsh-btn dsh-allow-run"));
+      buttons.push(button(words.forRun, words === ALLOW_WORDS ? `Allow ${tool} for the rest of this run` : `${words.forRun} (${tool})`, () => send("allowed-for-run", { decision: "allowed-once", scope: "run" }), "dsh-btn dsh-allow-run"));
       if (editable) {
         buttons.push(button(words.edit, `${words.edit}: ${tool}`, () => {
           if (ctx.now() - appeared < INERT_MS) return;
