@@ -26,6 +26,7 @@ from dsh_notebook.kernel.tool_calls import CallOrigins
 from dsh_notebook.kernel.tools_host import NotebookToolsHost
 from dsh_notebook.kernel.undo import UndoLedger
 from dsh_notebook.notebook_tools.cell_edits import DIFF_MAX_LINES, change_diff
+from dsh_notebook.notebook_tools.cell_tools import IDLE_WAIT
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
 from dsh_notebook.transcript import facts
@@ -253,6 +254,35 @@ def test_run_cells_is_refused_while_a_cell_runs_and_says_still_running(
     assert rig.broker.decide(key, "allowed-once")  # the page never answers
     text = text_of(slow())
     assert text.startswith("run_cells: still running after 6 s") and "not interrupted" in text
+
+
+def test_an_approved_run_cells_waits_for_a_cell_ending_at_the_click_not_for_a_long_one(
+    make_rig: Callable[..., Rig],
+) -> None:
+    rig = make_rig()
+    rig.page.run_results = lambda ids: [
+        {"cell_id": i, "index": 0, "status": "ok", "execution_count": 3, "outputs": []}
+        for i in ids
+    ]
+    ending = rig.call_in_thread("run_cells", cell_ids=["00000001"])
+    (key,) = rig.pending()
+    rig.executor.cell_started()  # a cell holds the kernel at the click, and ends 0.3 s later
+    assert rig.broker.decide(key, "allowed-once")
+    timer = threading.Timer(0.3, rig.executor.cell_finished)
+    timer.start()
+    assert text_of(ending()).startswith("Ran 1 cell(s) in the notebook (ok)")
+    assert rig.page.sent_of("run_cells")
+
+    holding = rig.call_in_thread("run_cells", cell_ids=["00000001"])
+    (key,) = rig.pending()
+    rig.executor.cell_started()  # ... and one that outlasts the wait
+    started = time.monotonic()
+    assert rig.broker.decide(key, "allowed-once")
+    text = text_of(holding())
+    assert text.startswith("run_cells: approved, but the kernel is busy"), text
+    assert time.monotonic() - started >= IDLE_WAIT - 0.5
+    assert len(rig.page.sent_of("run_cells")) == 1  # nothing more was run
+    rig.executor.cell_finished()
 
 
 def test_run_cells_returns_each_cells_outputs_error_first(make_rig: Callable[..., Rig]) -> None:

@@ -52,6 +52,9 @@ APPLY_TIMEOUT = 10.0
 ORIGIN_TIMEOUT = 10.0
 EDIT_TOOL_NAMES = ("edit_cell", "replace_cell", "insert_cell", "delete_cell")
 BUSY_TEXT = "the kernel is busy running a cell; try again when it is idle"
+IDLE_WAIT = 5.0
+"""Seconds an approved ``run_cells`` waits for a cell that holds the kernel at the click to end
+(a cell finishing just then) before it is refused as busy; nothing is run meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -314,7 +317,7 @@ class CellTools:
             return verdict.message, True
         if not isinstance(verdict, Grant):
             return _rejected("run_cells"), True
-        if self.cell_running():
+        if not await self._idle_within(IDLE_WAIT):
             return f"run_cells: approved, but {BUSY_TEXT}. Nothing was run.", True
         full = [str(c.get("id")) for c in targets]
         reply = await anyio.to_thread.run_sync(lambda: self.host.run(caller, full, timeout, False))
@@ -325,6 +328,16 @@ class CellTools:
                 "notebook_cells.", True,
             )  # fmt: skip
         return self._ran(reply, timeout)
+
+    async def _idle_within(self, seconds: float) -> bool:
+        """Whether no cell holds the kernel now, or none does within ``seconds`` (polled on the
+        server loop; the kernel is never interrupted)."""
+        deadline = anyio.current_time() + seconds
+        while self.cell_running():
+            if anyio.current_time() >= deadline:
+                return False
+            await anyio.sleep(0.05)
+        return True
 
     def _ran(self, reply: Mapping[str, Any], timeout: int) -> Result:
         results = [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
