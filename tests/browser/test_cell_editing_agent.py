@@ -12,6 +12,8 @@ the test reads every tool result the model received).
   answered "still running" and is not interrupted.
 - "Apply edits for this run" covers the next edits and not a ``run_cells``; "Undo this run"
   reverts the mixed run in one step and skips the cell the person changed.
+- A reload while an edit card waits: the card comes back (pending, with its diff), nothing was
+  applied by the reload, and one Apply changes the cell exactly once (one "Applied" result).
 """
 
 from __future__ import annotations
@@ -339,4 +341,49 @@ def test_edits_for_this_run_then_undo_this_run_skips_the_persons_cell(
     command_mode(page, 0)
     page.keyboard.press("z")  # one step back: the run's changes are there again
     wait_source(page, 1, "a = 10")
+    page.close()
+
+
+@pytest.mark.parametrize("saved", [True, False], ids=["saved", "unsaved"])
+def test_a_reload_with_an_edit_card_pending_brings_the_card_back_and_applies_once(
+    browser: Any, lab: Lab, model: ScriptedModelServer, saved: bool
+) -> None:
+    """Saved first (the widget output on disk, as autosave leaves it) or not (the output is
+    lost with the page; the live run brings the card back)."""
+    name, _ = fresh(lab, "reload")
+    tag = f"reload-{time.monotonic_ns()}"
+    calls = [
+        {"tool": "edit_cell",
+         "args": {"cell_id": "@2", "old_text": "print(y)", "new_text": "print(y)  # once"}},
+    ]  # fmt: skip
+    write_cells(
+        lab.root / name,
+        [("setup", setup_cell(model)), ("target", "y = 1\nprint(y)"),
+         ("prompt", prompt(calls, tag))],
+    )  # fmt: skip
+    page = open_notebook(browser, lab, name)
+    run_cell(page, lab, name, 0)
+    run_cell(page, lab, name, 2)
+    card(page).locator(".dsh-diff").wait_for(timeout=120_000)
+    if saved:
+        command_mode(page, 0)
+        page.keyboard.press("Control+s")
+        page.locator(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)").wait_for(timeout=30_000)
+
+    page.reload()
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    diff = card(page).locator(".dsh-diff")
+    diff.wait_for(timeout=60_000)  # the card is back, pending, with its diff
+    text = diff.inner_text()
+    assert "-print(y)" in text and "+print(y)  # once" in text, text
+    assert source_of(page, 1) == "y = 1\nprint(y)"  # nothing applied by the reload
+    assert len(results(model, tag)) == 1  # the model still waits for the edit's result
+    click(page, ".dsh-allow")
+    wait_source(page, 1, "y = 1\nprint(y)  # once")
+    found = wait_results(model, tag, 2)
+    assert found[1].startswith("Applied: Edited cell 2 · id target"), found[1]
+    page.wait_for_timeout(3000)  # a second application would land by now
+    assert source_of(page, 1) == "y = 1\nprint(y)  # once"
+    found = results(model, tag)  # one result for the call, one "Applied"
+    assert len(found) == 2 and sum(f.startswith("Applied:") for f in found) == 1, found
     page.close()
