@@ -237,3 +237,28 @@ def test_the_key_is_never_printed(ip: InteractiveShell, capsys: pytest.CaptureFi
     magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
     assert magics.api_key == canary  # still the key where it is used
     assert canary not in repr(magics.settings()) and canary not in repr(magics.agent.harness_config())
+
+
+def test_a_comm_message_is_not_a_cell_holding_the_kernel(
+    ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The comm package wraps every comm message's callback in ``pre_execute`` /
+    ``post_execute`` (on the thread that handles it): a click on a card, or a page's reply, must
+    not read as a cell holding the kernel (an approved ``run_cells`` was refused "busy" at the
+    click), and must not end a running cell's flag. Only a cell's run counts."""
+    from comm.base_comm import BaseComm
+
+    class Comm(BaseComm):
+        def publish_msg(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+    tools = ip._dsh_notebook_magics.agent.tools  # type: ignore[attr-defined]
+    calls: list[str] = []
+    monkeypatch.setattr(tools, "cell_started", lambda: calls.append("started"))
+    monkeypatch.setattr(tools, "cell_finished", lambda: calls.append("finished"))
+    comm = Comm(target_name="dsh-test", primary=False)
+    comm.on_msg(lambda msg: calls.append("callback"))
+    comm.handle_msg({"content": {"comm_id": comm.comm_id, "data": {}}})  # type: ignore[typeddict-item]
+    assert calls == ["callback"]
+    ip.run_cell("x_for_the_flag = 1")
+    assert calls == ["callback", "started", "finished"]

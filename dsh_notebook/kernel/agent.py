@@ -414,12 +414,13 @@ class NotebookAgent:
         self.ran_cells.cell_finished(result)
 
     def cell_started(self, *_: Any) -> None:
-        """``pre_execute``: the agent's ``run_python`` waits while a cell runs."""
+        """``pre_run_cell`` (a cell's run; not ``pre_execute``, which every comm message's
+        callback also fires): the agent's ``run_python`` waits while a cell runs."""
         self.figure_notes.cell_started()
         self.tools.cell_started()
 
     def cell_finished(self, *_: Any) -> None:
-        """``post_execute``: queued ``run_python`` calls run once the kernel is idle."""
+        """``post_run_cell``: queued ``run_python`` calls run once the kernel is idle."""
         self.tools.cell_finished()
 
 

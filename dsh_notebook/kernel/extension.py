@@ -31,8 +31,11 @@ def load_ipython_extension(ip: Any) -> None:
     if not any(c is magics for c in ip.configurables):  # IPython's Magics appends it itself
         ip.configurables.append(magics)  # so that %config DshMagics.x = … reaches this instance
     ip.events.register("post_run_cell", magics.post_run_cell)
-    ip.events.register("pre_execute", magics.cell_started)
-    ip.events.register("post_execute", magics.cell_finished)
+    # a cell's run, not pre/post_execute: those also wrap every comm message's callback (the
+    # comm package does), on whatever thread handles it (a subshell's), so a click would read
+    # as "a cell holds the kernel" and a subshell's callback would end a running cell's flag
+    ip.events.register("pre_run_cell", magics.cell_started)
+    ip.events.register("post_run_cell", magics.cell_finished)
     setattr(ip, _ATTR, magics)
     prewarm = magics.settings().prewarm
     if prewarm:
@@ -47,8 +50,8 @@ def unload_ipython_extension(ip: Any) -> None:
         return
     for event, hook in (
         ("post_run_cell", magics.post_run_cell),
-        ("pre_execute", magics.cell_started),
-        ("post_execute", magics.cell_finished),
+        ("pre_run_cell", magics.cell_started),
+        ("post_run_cell", magics.cell_finished),
     ):
         try:
             ip.events.unregister(event, hook)

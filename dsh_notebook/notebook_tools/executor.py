@@ -8,7 +8,7 @@ cell executes.
 Guarantees:
 
 - **Never during a cell.** Items run when the kernel's loop is idle, after a cell
-  (``post_execute``) or when a waiting cell pumps explicitly; never concurrently with a cell.
+  (``post_run_cell``) or when a waiting cell pumps explicitly; never concurrently with a cell.
 - **Order and bounds.** Items run one at a time, in submission order; at most ``max_pending``
   wait (more are refused at once with :class:`ExecutorFull`); a future cancelled before its item
   started is skipped.
@@ -67,7 +67,7 @@ class MainThreadExecutor:
     - ``loop`` given (the kernel's asyncio loop, captured at extension load): every
       :meth:`submit` schedules a drain with ``loop.call_soon_threadsafe``. The loop only runs
       callbacks while no synchronous cell runs; for cells that ``await`` (the loop keeps going),
-      :meth:`cell_started` / :meth:`cell_finished` (``pre_execute`` / ``post_execute`` hooks)
+      :meth:`cell_started` / :meth:`cell_finished` (``pre_run_cell`` / ``post_run_cell`` hooks)
       hold draining back until the cell is done, then schedule it.
     - no loop (terminal IPython, a non-asyncio kernel): :meth:`cell_finished` drains directly.
     - explicitly: :meth:`pump` (a ``%%dsh --wait`` cell pumps while it waits for its run, which is
@@ -94,7 +94,7 @@ class MainThreadExecutor:
 
     @property
     def cell_running(self) -> bool:
-        """Whether a cell is executing now (between the ``pre_execute`` and ``post_execute``
+        """Whether a cell is executing now (between the ``pre_run_cell`` and ``post_run_cell``
         hooks): the main thread handles no comm message until it ends."""
         return self._cell_running
 
@@ -131,11 +131,11 @@ class MainThreadExecutor:
             self.pump()
 
     def cell_started(self, *_: Any) -> None:
-        """``pre_execute`` hook: hold draining back while a cell runs."""
+        """``pre_run_cell`` hook: hold draining back while a cell runs."""
         self._cell_running = True
 
     def cell_finished(self, *_: Any) -> None:
-        """``post_execute`` hook: drain after the cell (via the loop when there is one)."""
+        """``post_run_cell`` hook: drain after the cell (via the loop when there is one)."""
         self._cell_running = False
         if self._loop is not None:
             self._schedule()

@@ -67,7 +67,7 @@ class FigureNotes:
     """Descriptions of the figures the person's own cells displayed, for ``notebook_cells``.
 
     :meth:`install` wraps the shell's ``display_formatter.format`` for the kernel's life; between
-    :meth:`cell_started` (``pre_execute``) and :meth:`cell_finished` (``post_run_cell``, which
+    :meth:`cell_started` (``pre_run_cell``) and :meth:`cell_finished` (``post_run_cell``, which
     comes after the inline backend's ``post_execute`` flush) every matplotlib figure displayed is
     described, then filed under the cell's id and execution count. A ``run_python`` call (inside
     :func:`watch_displayed_figures`) is not recorded: those figures are the agent's.
