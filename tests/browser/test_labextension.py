@@ -266,7 +266,8 @@ def test_waiting_signal_shows_and_clears(browser: Any, extlab: Lab, artifacts: P
         cells.nth(i).locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
     assert "opened True" in cells.nth(0).inner_text()
     assert (
-        "present True ['identity', 'insert_cell', 'read_notebook', 'run_output', 'waiting', "
+        "present True ['edit_cells', 'identity', 'insert_cell', 'read_notebook', 'run_cells', "
+        "'run_output', 'waiting', "
         f"'{CAPABILITY}']" in cells.nth(1).inner_text()
     )
     assert "sent True" in cells.nth(2).inner_text()
