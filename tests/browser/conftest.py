@@ -182,6 +182,15 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 
 @pytest.fixture(scope="module")
+def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """JupyterLab with this checkout's extension build, one per test module."""
+    from .labpage import lab_with_extension
+
+    with lab_with_extension(tmp_path_factory.mktemp("extlab")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Module-scoped on purpose: Playwright's sync API keeps an asyncio loop running in this
     thread while it is started, which would break every async test that runs after it."""
@@ -201,12 +210,14 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-def write_notebook(path: Path, cells: list[str]) -> None:
+def write_notebook(path: Path, cells: Sequence[str | tuple[str, str]]) -> None:
+    """A notebook of code cells: each a source (id ``c<i>``) or an ``(id, source)`` pair."""
+    pairs = [cell if isinstance(cell, tuple) else (f"c{i}", cell) for i, cell in enumerate(cells)]
     nb = {
         "cells": [
-            {"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
+            {"cell_type": "code", "execution_count": None, "id": cid, "metadata": {},
              "outputs": [], "source": source}
-            for i, source in enumerate(cells)
+            for cid, source in pairs
         ],
         "metadata": {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},

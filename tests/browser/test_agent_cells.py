@@ -28,7 +28,15 @@ from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
 
 from .conftest import Lab, write_notebook
-from .test_labextension import BUILD, lab_with_extension, wait_kernel_idle
+from .labpage import (
+    cells,
+    lab_with_extension,
+    new_page,
+    open_notebook,
+    run_cell,
+    setup_cell,
+    wait_kernel_idle,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
 
@@ -44,46 +52,6 @@ AGENT_HEAD = "# dsh agent: run_python call"
 def model() -> Iterator[ScriptedModelServer]:
     with ScriptedModelServer() as server:
         yield server
-
-
-def setup_cell(model: ScriptedModelServer) -> str:
-    return (
-        "%load_ext dsh_notebook\n"
-        f"%config DshMagics.base_url = {model.base_url!r}\n"
-        "%config DshMagics.api_key = 'test-key-not-secret'"
-    )
-
-
-def new_page(browser: Any) -> Any:
-    page = browser.new_page(viewport={"width": 1280, "height": 1400})
-    page.on("dialog", lambda dialog: dialog.accept())  # "leave the page?" on a reload
-    return page
-
-
-def open_notebook(page: Any, lab: Lab, name: str, app: str) -> None:
-    if app == "lab":
-        workspace = f"{name.replace('.', '-')}-{time.monotonic_ns()}"
-        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
-    else:
-        page.goto(f"{lab.url}/notebooks/{name}?token={lab.token}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    wait_kernel_idle(lab, name)
-    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
-        timeout=60_000
-    )
-
-
-def cells(page: Any) -> Any:
-    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
-
-
-def run_cell(page: Any, lab: Lab, name: str, index: int) -> None:
-    cell = cells(page).nth(index)
-    cell.locator(".jp-InputPrompt").click()
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+Enter")
-    page.wait_for_timeout(300)
-    wait_kernel_idle(lab, name)
 
 
 def agent_cell_count(page: Any) -> int:
@@ -185,8 +153,6 @@ def test_two_approved_calls_become_cells_that_survive_reload_and_replay_without_
 ) -> None:
     name = "agent.ipynb"
     with lab_with_extension(tmp_path_factory.mktemp(f"agent-{app}"), app=app) as lab:
-        if not (BUILD / "package.json").exists():
-            pytest.fail("the extension is not built")
         write_notebook(lab.root / name, [setup_cell(model), PROMPT, CHECK])
         page = new_page(browser)
         open_notebook(page, lab, name, app)

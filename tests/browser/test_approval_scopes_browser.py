@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .test_widget_browser import open_notebook, run_all
+from .labpage import open_notebook, run_all
 
 pytestmark = pytest.mark.browser
 

@@ -21,100 +21,33 @@ through :mod:`.pagelink` (the kernel's cell-editing side is tested with it in
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import Lab
+from .conftest import Lab, write_notebook
+from .labpage import (
+    cells,
+    command_mode,
+    fresh,
+    lab_with_extension,
+    open_page,
+    run_cell,
+    source_of,
+    wait_kernel_idle,
+    wait_source,
+)
 from .pagelink import PageLink, setup_source
-from .test_labextension import BUILD, lab_with_extension, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 ORIGIN = {"session": "s1", "run": "r1", "call": "call_1", "anchor": "prompt"}
 
 
-def write_cells(path: Path, cells: list[tuple[str, str]]) -> None:
-    """A notebook of code cells with the given (id, source)."""
-    nb = {
-        "cells": [
-            {"cell_type": "code", "execution_count": None, "id": cid, "metadata": {},
-             "outputs": [], "source": source}
-            for cid, source in cells
-        ],
-        "metadata": {
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }  # fmt: skip
-    path.write_text(json.dumps(nb, indent=1))
-
-
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    if not (BUILD / "package.json").exists():
-        pytest.fail("the extension is not built")
-    with lab_with_extension(tmp_path_factory.mktemp("cell-editing")) as server:
-        yield server
-
-
-def cells(page: Any) -> Any:
-    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
-
-
-def source_of(page: Any, index: int) -> str:
-    """The source cell ``index`` shows (scrolled into view first: JupyterLab renders the cells
-    in view)."""
-    cell = cells(page).nth(index)
-    cell.scroll_into_view_if_needed()
-    return str(cell.locator(".jp-InputArea-editor").inner_text())
-
-
-def wait_source(page: Any, index: int, expected: str, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while source_of(page, index) != expected:
-        assert time.monotonic() < deadline, f"cell {index}: {source_of(page, index)!r}"
-        page.wait_for_timeout(50)
-
-
-def open_notebook(browser: Any, lab: Lab, name: str, app: str = "lab") -> Any:
-    page = browser.new_page(viewport={"width": 1280, "height": 1400})
-    page.on("dialog", lambda dialog: dialog.accept())
-    if app == "lab":
-        workspace = f"{name.replace('.', '-').replace('/', '-')}-{time.monotonic_ns()}"
-        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
-    else:
-        page.goto(f"{lab.url}/notebooks/{name}?token={lab.token}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    wait_kernel_idle(lab, name)
-    return page
-
-
-def run_cell(page: Any, lab: Lab, name: str, index: int) -> None:
-    cells(page).nth(index).locator(".jp-InputPrompt").click()
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+Enter")
-    page.wait_for_timeout(300)
-    wait_kernel_idle(lab, name)
-
-
-def command_mode(page: Any, index: int = 0) -> None:
-    cells(page).nth(index).locator(".jp-InputPrompt").click()
-    page.keyboard.press("Escape")
-
-
-def fresh(lab: Lab, stem: str) -> tuple[str, Path]:
-    """A notebook path in a folder of its own (the kernel's working directory, where the link's
-    files are: a rerun or another test never shares them)."""
-    folder = f"{stem}-{time.monotonic_ns()}"
-    (lab.root / folder).mkdir()
-    return f"{folder}/{stem}.ipynb", lab.root / folder
+def lab(extlab: Lab) -> Lab:
+    return extlab
 
 
 def connect(page: Any, lab: Lab, name: str) -> PageLink:
@@ -142,11 +75,11 @@ def test_apply_change_is_one_undoable_step_once_and_never_stale(
 ) -> None:
     name = "edit.ipynb"
     with lab_with_extension(tmp_path_factory.mktemp(f"edit-{app}"), app=app) as lab:
-        write_cells(
+        write_notebook(
             lab.root / name,
             [("setup", setup_source()), ("target", "y = a + 1"), ("other", "z = 3")],
         )
-        page = open_notebook(browser, lab, name, app)
+        page = open_page(browser, lab, name, app)
         link = connect(page, lab, name)
 
         sent = link.send(edit("c1", "target", "y = a + 1", "y = b + 1"))
@@ -184,7 +117,7 @@ def test_apply_change_is_one_undoable_step_once_and_never_stale(
 
 def test_run_cells_in_place_stop_at_error_and_answer_running(browser: Any, lab: Lab) -> None:
     name, _ = fresh(lab, "run")
-    write_cells(
+    write_notebook(
         lab.root / name,
         [
             ("setup", setup_source()),
@@ -194,7 +127,7 @@ def test_run_cells_in_place_stop_at_error_and_answer_running(browser: Any, lab: 
             ("slow", "import time\ntime.sleep(6)\nprint('slept, not interrupted')"),
         ],
     )
-    page = open_notebook(browser, lab, name)
+    page = open_page(browser, lab, name)
     link = connect(page, lab, name)
     link.send(
         {
@@ -249,7 +182,7 @@ def test_undo_this_run_reverts_a_mixed_run_in_one_step_and_skips_the_persons_cel
     browser: Any, lab: Lab
 ) -> None:
     name, _ = fresh(lab, "undo")
-    write_cells(
+    write_notebook(
         lab.root / name,
         [
             ("setup", setup_source()),
@@ -259,7 +192,7 @@ def test_undo_this_run_reverts_a_mixed_run_in_one_step_and_skips_the_persons_cel
             ("c", "c = 3"),
         ],
     )
-    page = open_notebook(browser, lab, name)
+    page = open_page(browser, lab, name)
     link = connect(page, lab, name)
     link.send(edit("e1", "a", "a = 1", "a = 10"))
     link.send(edit("e2", "b", "b = 2", "b = 20", call="call_2"))
@@ -367,12 +300,12 @@ def test_undo_this_run_reverts_a_mixed_run_in_one_step_and_skips_the_persons_cel
 def test_show_in_notebook_ask_and_fix_on_a_failed_cell(browser: Any, lab: Lab) -> None:
     name, _ = fresh(lab, "show")
     code = 'total = {"a": 1}\nprint(f"{total}")\n1/0'
-    write_cells(
+    write_notebook(
         lab.root / name,
         [("setup", setup_source()), ("broken1a2b3c4d", code), ("tail", "x = 1")]
         + [(f"pad{i}", f"# padding {i}\n" * 8) for i in range(12)],
     )
-    page = open_notebook(browser, lab, name)
+    page = open_page(browser, lab, name)
     connect(page, lab, name)
     run_cell(page, lab, name, 1)
 

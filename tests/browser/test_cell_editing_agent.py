@@ -27,9 +27,23 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .conftest import Lab
-from .test_cell_editing import cells, command_mode, fresh, source_of, wait_source, write_cells
-from .test_labextension import BUILD, lab_with_extension, wait_kernel_idle
+from .conftest import Lab, write_notebook
+from .labpage import (
+    approval_card,
+    cells,
+    click_card,
+    command_mode,
+    fresh,
+    lab_with_extension,
+    open_page,
+    run_cell,
+    setup_cell,
+    source_of,
+    tool_results,
+    wait_kernel_idle,
+    wait_source,
+    wait_tool_results,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
 
@@ -41,92 +55,12 @@ def model() -> Iterator[ScriptedModelServer]:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    if not (BUILD / "package.json").exists():
-        pytest.fail("the extension is not built")
-    with lab_with_extension(tmp_path_factory.mktemp("cell-editing-agent")) as server:
-        yield server
-
-
-def setup_cell(model: ScriptedModelServer) -> str:
-    return (
-        "%load_ext dsh_notebook\n"
-        f"%config DshMagics.base_url = {model.base_url!r}\n"
-        "%config DshMagics.api_key = 'test-key-not-secret'"
-    )
+def lab(extlab: Lab) -> Lab:
+    return extlab
 
 
 def prompt(calls: list[dict[str, Any]], tag: str) -> str:
     return f"%%dsh\n[[scenario:notebook-calls]] {json.dumps(calls)}\n({tag})"
-
-
-def open_notebook(browser: Any, lab: Lab, name: str, app: str = "lab") -> Any:
-    page = browser.new_page(viewport={"width": 1280, "height": 1400})
-    page.on("dialog", lambda dialog: dialog.accept())
-    if app == "lab":
-        workspace = f"agent-{time.monotonic_ns()}"
-        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
-    else:
-        page.goto(f"{lab.url}/notebooks/{name}?token={lab.token}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    wait_kernel_idle(lab, name)
-    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
-        timeout=60_000
-    )
-    return page
-
-
-def run_cell(page: Any, lab: Lab, name: str, index: int) -> None:
-    cells(page).nth(index).locator(".jp-InputPrompt").click()
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+Enter")
-    page.wait_for_timeout(300)
-    wait_kernel_idle(lab, name)
-
-
-def results(model: ScriptedModelServer, tag: str) -> list[str]:
-    """The tool results of the newest request of the run whose prompt has ``tag``."""
-    found: list[str] = []
-    for request in model.requests:
-        body = request.body or {}
-        if tag not in json.dumps(body.get("messages", [])[:1]):
-            continue
-        texts: list[str] = []
-        for message in body.get("messages", []):
-            content = message.get("content")
-            for block in content if isinstance(content, list) else []:
-                if block.get("type") == "tool_result":
-                    inner = block.get("content")
-                    parts = inner if isinstance(inner, list) else [{"text": inner}]
-                    texts.append("".join(str(p.get("text", "")) for p in parts))
-        if len(texts) >= len(found):
-            found = texts
-    return found
-
-
-def wait_results(
-    model: ScriptedModelServer, tag: str, count: int, timeout: float = 120
-) -> list[str]:
-    deadline = time.monotonic() + timeout
-    while len(found := results(model, tag)) < count:
-        assert time.monotonic() < deadline, f"{len(found)} tool results, not {count}: {found}"
-        time.sleep(0.2)
-    return found
-
-
-def card(page: Any, index: int = 0) -> Any:
-    """Approval card ``index`` (-1: the newest); a card decided by a scope is a card too."""
-    cards = page.locator(".dsh-approval")
-    return cards.last if index == -1 else cards.nth(index)
-
-
-def click(page: Any, selector: str, index: int = 0) -> float:
-    """Click the (enabled) ``selector`` of approval card ``index``; the click's time."""
-    button = card(page, index).locator(f"{selector}:not([disabled])").first
-    button.wait_for(timeout=90_000)
-    page.wait_for_timeout(700)  # the card's buttons are inert for half a second
-    button.click()
-    return time.monotonic()
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
@@ -139,26 +73,26 @@ def test_an_edit_by_id_shows_its_diff_applies_on_apply_and_z_restores_it(
         {"tool": "edit_cell", "args": {"cell_id": "@2", "old_text": "1 + 1", "new_text": "2 + 2"}}
     ]
     with lab_with_extension(tmp_path_factory.mktemp(f"agent-edit-{app}"), app=app) as lab:
-        write_cells(
+        write_notebook(
             lab.root / name,
             [("setup", setup_cell(model)), ("target", "y = 1 + 1\nprint(y)"),
              ("prompt", prompt(calls, tag))],
         )  # fmt: skip
-        page = open_notebook(browser, lab, name, app)
+        page = open_page(browser, lab, name, app)
         run_cell(page, lab, name, 0)
         run_cell(page, lab, name, 2)
-        diff = card(page).locator(".dsh-diff")
+        diff = approval_card(page).locator(".dsh-diff")
         diff.wait_for(timeout=120_000)
         text = diff.inner_text()
         assert "-y = 1 + 1" in text and "+y = 2 + 2" in text, text
         assert source_of(page, 1) == "y = 1 + 1\nprint(y)"  # nothing before the click
-        clicked = click(page, ".dsh-allow")
+        clicked = click_card(page, ".dsh-allow")
         deadline = time.monotonic() + 15
         while source_of(page, 1) != "y = 2 + 2\nprint(y)":
             assert time.monotonic() < deadline, source_of(page, 1)
             page.wait_for_timeout(20)
         print(f"\nApply click -> cell source changed ({app}): {time.monotonic() - clicked:.3f} s")
-        found = wait_results(model, tag, 2)
+        found = wait_tool_results(model, tag, 2)
         assert found[1].startswith("Applied: Edited cell 2 · id target"), found[1]
 
         command_mode(page, 0)
@@ -176,15 +110,15 @@ def test_a_stale_edit_is_refused_before_any_card(
         {"tool": "run_cells", "args": {"cell_ids": ["@3"]}},
         {"tool": "edit_cell", "args": {"cell_id": "@2", "old_text": "1 + 1", "new_text": "2 + 2"}},
     ]
-    write_cells(
+    write_notebook(
         lab.root / name,
         [("setup", setup_cell(model)), ("target", "y = 1 + 1"), ("other", "print('other ran')"),
          ("prompt", prompt(calls, tag))],
     )  # fmt: skip
-    page = open_notebook(browser, lab, name)
+    page = open_page(browser, lab, name)
     run_cell(page, lab, name, 0)
     run_cell(page, lab, name, 3)
-    card(page).locator(".dsh-cell-list, .dsh-actions").first.wait_for(timeout=120_000)
+    approval_card(page).locator(".dsh-cell-list, .dsh-actions").first.wait_for(timeout=120_000)
     # while the run_cells card waits, the person types into the cell the model read
     cells(page).nth(1).locator(".jp-InputArea-editor").click()
     page.keyboard.press("End")
@@ -192,8 +126,8 @@ def test_a_stale_edit_is_refused_before_any_card(
     page.keyboard.press("Escape")
     wait_kernel_idle(lab, name)
     page.wait_for_timeout(1000)
-    click(page, ".dsh-allow")
-    found = wait_results(model, tag, 3)
+    click_card(page, ".dsh-allow")
+    found = wait_tool_results(model, tag, 3)
     assert found[1].startswith("Ran 1 cell(s) in the notebook (ok)"), found[1]
     assert (
         "edit_cell refused before asking the user: the cell changed since you last read"
@@ -221,24 +155,24 @@ def test_reject_with_a_note_reaches_the_model_then_insert_and_delete(
          "args": {"after_cell_id": "@2", "source": "## Notes", "cell_type": "markdown"}},
         {"tool": "delete_cell", "args": {"cell_id": "@3"}},
     ]  # fmt: skip
-    write_cells(
+    write_notebook(
         lab.root / name,
         [("setup", setup_cell(model)), ("keep", "a = 1"), ("drop", "scratch = 0"),
          ("prompt", prompt(calls, tag))],
     )  # fmt: skip
-    page = open_notebook(browser, lab, name)
+    page = open_page(browser, lab, name)
     run_cell(page, lab, name, 0)
     run_cell(page, lab, name, 3)
-    click(page, ".dsh-reject-note-open")
-    card(page).locator(".dsh-reject-note-field").fill("keep a = 1, it is the baseline")
-    card(page).locator(".dsh-reject-note-send").click()
-    click(page, ".dsh-allow", 1)  # the insert
+    click_card(page, ".dsh-reject-note-open")
+    approval_card(page).locator(".dsh-reject-note-field").fill("keep a = 1, it is the baseline")
+    approval_card(page).locator(".dsh-reject-note-send").click()
+    click_card(page, ".dsh-allow", 1)  # the insert
     deadline = time.monotonic() + 15
     while cells(page).count() != 5:
         assert time.monotonic() < deadline
         page.wait_for_timeout(50)
-    click(page, ".dsh-allow", 2)  # the delete
-    found = wait_results(model, tag, 4)
+    click_card(page, ".dsh-allow", 2)  # the delete
+    found = wait_tool_results(model, tag, 4)
     assert "keep a = 1, it is the baseline" in found[1], found[1]
     assert found[2].startswith("Applied: Inserted cell 3"), found[2]
     assert found[3].startswith("Applied: deleted cell"), found[3]
@@ -261,19 +195,19 @@ def test_run_cells_runs_two_cells_in_place_and_a_slow_one_answers_still_running(
         {"tool": "run_cells", "args": {"cell_ids": ["@2", "@3"]}},
         {"tool": "run_cells", "args": {"cell_ids": ["@4"], "timeout_s": 2}},
     ]
-    write_cells(
+    write_notebook(
         lab.root / name,
         [("setup", setup_cell(model)), ("one", "print('one ran')"), ("two", "x = 40 + 2\nx"),
          ("slow", "import time\ntime.sleep(12)\nprint('slow done')"),
          ("prompt", prompt(calls, tag))],
     )  # fmt: skip
-    page = open_notebook(browser, lab, name)
+    page = open_page(browser, lab, name)
     run_cell(page, lab, name, 0)
     run_cell(page, lab, name, 4)
-    listed = card(page).inner_text()
-    click(page, ".dsh-allow")
+    listed = approval_card(page).inner_text()
+    click_card(page, ".dsh-allow")
     assert "print('one ran')" in listed and "x = 40 + 2" in listed, listed
-    found = wait_results(model, tag, 2)
+    found = wait_tool_results(model, tag, 2)
     assert found[1].startswith("Ran 2 cell(s) in the notebook (ok, ok)"), found[1]
     assert "one ran" in found[1] and "42" in found[1]
     assert "one ran" in cells(page).nth(1).locator(".jp-OutputArea").inner_text()
@@ -281,9 +215,9 @@ def test_run_cells_runs_two_cells_in_place_and_a_slow_one_answers_still_running(
     for i in (1, 2):
         assert any(c.isdigit() for c in cells(page).nth(i).locator(".jp-InputPrompt").inner_text())
 
-    click(page, ".dsh-allow", 1)
+    click_card(page, ".dsh-allow", 1)
     started = time.monotonic()
-    found = wait_results(model, tag, 3)
+    found = wait_tool_results(model, tag, 3)
     assert "still running" in found[2], found[2]
     assert time.monotonic() - started < 11, "the answer waited for the slow cell"
     page.locator(".jp-OutputArea-output:has-text('slow done')").wait_for(timeout=30_000)
@@ -303,26 +237,26 @@ def test_edits_for_this_run_then_undo_this_run_skips_the_persons_cell(
         {"tool": "delete_cell", "args": {"cell_id": "@4"}},
         {"tool": "run_cells", "args": {"cell_ids": ["@2"]}},
     ]
-    write_cells(
+    write_notebook(
         lab.root / name,
         [("setup", setup_cell(model)), ("a", "a = 1"), ("b", "b = 2"), ("c", "c = 3"),
          ("prompt", prompt(calls, tag))],
     )  # fmt: skip
-    page = open_notebook(browser, lab, name)
+    page = open_page(browser, lab, name)
     run_cell(page, lab, name, 0)
     run_cell(page, lab, name, 4)
-    click(page, ".dsh-allow-run")  # Apply edits for this run: the first edit and the next three
-    found = wait_results(model, tag, 5)
+    click_card(page, ".dsh-allow-run")  # Apply edits for this run: the first edit and the next three
+    found = wait_tool_results(model, tag, 5)
     assert all(f.startswith("Applied:") for f in found[1:5]), found
     # the edits after the first were decided by the scope; run_cells asks on a card of its own
-    run_card = card(page, -1)
+    run_card = approval_card(page, -1)
     run_card.locator(".dsh-allow:not([disabled])").wait_for(timeout=60_000)
     assert page.locator(".dsh-approval").count() == 5
     for i in (1, 2, 3):
-        assert "for this run" in card(page, i).inner_text(), card(page, i).inner_text()
-        assert card(page, i).locator("button.dsh-allow").count() == 0
-    click(page, ".dsh-reject", -1)
-    wait_results(model, tag, 6)
+        assert "for this run" in approval_card(page, i).inner_text(), approval_card(page, i).inner_text()
+        assert approval_card(page, i).locator("button.dsh-allow").count() == 0
+    click_card(page, ".dsh-reject", -1)
+    wait_tool_results(model, tag, 6)
     sources = [source_of(page, i) for i in range(cells(page).count())]
     assert sources[1:4] == ["a = 10", "b = 20", "d = 4"], sources
 
@@ -356,15 +290,15 @@ def test_a_reload_with_an_edit_card_pending_brings_the_card_back_and_applies_onc
         {"tool": "edit_cell",
          "args": {"cell_id": "@2", "old_text": "print(y)", "new_text": "print(y)  # once"}},
     ]  # fmt: skip
-    write_cells(
+    write_notebook(
         lab.root / name,
         [("setup", setup_cell(model)), ("target", "y = 1\nprint(y)"),
          ("prompt", prompt(calls, tag))],
     )  # fmt: skip
-    page = open_notebook(browser, lab, name)
+    page = open_page(browser, lab, name)
     run_cell(page, lab, name, 0)
     run_cell(page, lab, name, 2)
-    card(page).locator(".dsh-diff").wait_for(timeout=120_000)
+    approval_card(page).locator(".dsh-diff").wait_for(timeout=120_000)
     if saved:
         command_mode(page, 0)
         page.keyboard.press("Control+s")
@@ -372,18 +306,18 @@ def test_a_reload_with_an_edit_card_pending_brings_the_card_back_and_applies_onc
 
     page.reload()
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    diff = card(page).locator(".dsh-diff")
+    diff = approval_card(page).locator(".dsh-diff")
     diff.wait_for(timeout=60_000)  # the card is back, pending, with its diff
     text = diff.inner_text()
     assert "-print(y)" in text and "+print(y)  # once" in text, text
     assert source_of(page, 1) == "y = 1\nprint(y)"  # nothing applied by the reload
-    assert len(results(model, tag)) == 1  # the model still waits for the edit's result
-    click(page, ".dsh-allow")
+    assert len(tool_results(model, tag)) == 1  # the model still waits for the edit's result
+    click_card(page, ".dsh-allow")
     wait_source(page, 1, "y = 1\nprint(y)  # once")
-    found = wait_results(model, tag, 2)
+    found = wait_tool_results(model, tag, 2)
     assert found[1].startswith("Applied: Edited cell 2 · id target"), found[1]
     page.wait_for_timeout(3000)  # a second application would land by now
     assert source_of(page, 1) == "y = 1\nprint(y)  # once"
-    found = results(model, tag)  # one result for the call, one "Applied"
+    found = tool_results(model, tag)  # one result for the call, one "Applied"
     assert len(found) == 2 and sum(f.startswith("Applied:") for f in found) == 1, found
     page.close()

@@ -33,8 +33,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .test_labextension import lab_with_extension
-from .test_reload import new_page, open_notebook, run_all
+from .labpage import goto_notebook, lab_with_extension, new_page, run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -65,7 +64,7 @@ def connect_bare_page(browser: Any, lab: Lab, app: str, kernel: dict[str, Any]) 
     """A second page of the same server holding a services ``KernelConnection`` to ``kernel``
     with no comm targets registered: what Notebook 7's file-browser tab holds after New → Python 3.
     Returns the page; ``window.__bare`` counts the comm_opens it refused."""
-    page = new_page(browser)
+    page = new_page(browser, 1200)
     page.goto(f"{lab.url}/{'lab' if app == 'lab' else 'tree'}?token={lab.token}")
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.serviceManager", timeout=60_000
@@ -107,8 +106,8 @@ def test_a_second_page_without_our_comms_does_not_swallow_the_decision(
         lab.root / name,
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
-    page = new_page(browser)
-    open_notebook(page, lab, name, app)
+    page = new_page(browser, 1200)
+    goto_notebook(page, lab, name, app)
     bare = connect_bare_page(browser, lab, app, kernel_of(lab, name))
     run_all(page)
     allow = page.locator(".dsh-allow")
@@ -187,8 +186,8 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
             f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it",
         ],
     )
-    page = new_page(browser)
-    open_notebook(page, lab, name, app)
+    page = new_page(browser, 1200)
+    goto_notebook(page, lab, name, app)
     run_all(page)
     page.wait_for_function(  # %load_ext ran: the link is open
         "() => [...document.querySelectorAll('.jp-InputPrompt')]"
@@ -250,8 +249,8 @@ def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_ag
             "%%dsh -s shared\nsecond: what else?",
         ],
     )
-    page = new_page(browser)
-    open_notebook(page, lab, name, app)
+    page = new_page(browser, 1200)
+    goto_notebook(page, lab, name, app)
     run_all(page)
     cells = page.locator(".jp-Notebook .jp-Cell")
     first_card = cells.nth(2).locator(".dsh-allow")
@@ -298,8 +297,8 @@ def test_an_unsaved_reload_that_removed_the_asking_cell_says_how_to_answer(
     name = f"orphan-{app}.ipynb"
     target = tmp_path / "orphan.txt"
     write_notebook(lab.root / name, ["%load_ext dsh_notebook"])
-    page = new_page(browser)
-    open_notebook(page, lab, name, app)
+    page = new_page(browser, 1200)
+    goto_notebook(page, lab, name, app)
     page.locator(".jp-Notebook .jp-Cell").last.locator(".cm-content").click()
     page.keyboard.press("Escape")
     page.keyboard.press("b")  # a new cell below, typed here and never saved

@@ -16,11 +16,9 @@ The server finds this checkout's committed build (``dsh_notebook/labextension``)
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import time
 import urllib.error
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +26,11 @@ import pytest
 
 from dsh_notebook.widget.bundle import CAPABILITY
 
-from .conftest import REPO, Lab, start_lab, write_notebook
+from .conftest import Lab, write_notebook
+from .labpage import current_panel, lab_with_extension, open_lab, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
 
-BUILD = REPO / "dsh_notebook" / "labextension"
 IDENTITY = re.compile(
     r"NotebookIdentity\(id='(?P<id>[0-9a-f]{32})', path='(?P<path>[^']*)', "
     r"cell_id='(?P<cell>[^']+)', forked_from=(?P<forked>None|'[0-9a-f]{32}')\)"
@@ -41,55 +39,6 @@ READ_IDENTITY = (
     "from dsh_notebook.frontend.identity import current_identity; "
     "print('{marker}', current_identity(get_ipython().kernel))"
 )
-
-
-@contextlib.contextmanager
-def lab_with_extension(
-    root: Path, app: str = "lab", extra_args: Sequence[str] = ()
-) -> Iterator[Lab]:
-    data = root / ".jupyter-data"
-    (data / "labextensions").mkdir(parents=True, exist_ok=True)
-    link = data / "labextensions" / "dsh-notebook"
-    if not link.exists():
-        link.symlink_to(BUILD, target_is_directory=True)
-    saved = os.environ.get("JUPYTER_PATH")
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(data), saved]))
-    try:
-        with start_lab(root, app=app, extra_args=extra_args) as server:
-            yield server
-    finally:
-        if saved is None:
-            os.environ.pop("JUPYTER_PATH", None)
-        else:
-            os.environ["JUPYTER_PATH"] = saved
-
-
-@pytest.fixture(scope="module")
-def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    if not (BUILD / "package.json").exists():
-        pytest.fail("the extension is not built: (cd js/labextension && npm run build)")
-    with lab_with_extension(tmp_path_factory.mktemp("extlab")) as server:
-        yield server
-
-
-def wait_kernel_idle(lab: Lab, name: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        sessions = [s for s in lab.api("/api/sessions") if s["path"] == name]
-        if sessions and sessions[0].get("kernel", {}).get("execution_state") == "idle":
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"the kernel of {name} never became idle")
-
-
-def open_lab(page: Any, lab: Lab, tail: str = "") -> None:
-    workspace = f"ext-{time.monotonic_ns()}"
-    page.goto(f"{lab.url}/lab/workspaces/{workspace}{tail}?reset&token={lab.token}")
-    page.wait_for_selector(".jp-LabShell", timeout=60_000)
-
-
-def current_panel(page: Any) -> Any:
-    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
 
 
 def new_notebook_from_launcher(page: Any, lab: Lab) -> str:

@@ -26,16 +26,9 @@ from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptContext, ScriptedModelServer, Step, ToolCall
 
 from .conftest import Lab, write_notebook
-from .test_labextension import (
-    current_panel,
-    extlab,
-    lab_with_extension,
-    open_lab,
-    wait_kernel_idle,
-)
+from .labpage import current_panel, lab_with_extension, open_lab, tool_results, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
-__all__ = ["extlab"]  # the module-scoped JupyterLab with this checkout's extension
 
 CELLS = public_tool_name("notebook_cells")
 
@@ -62,20 +55,6 @@ READ = Script(
 def model() -> Iterator[ScriptedModelServer]:
     with ScriptedModelServer(scripts={"read-cells": READ}) as server:
         yield server
-
-
-def tool_results(model: ScriptedModelServer) -> list[str]:
-    """The tool results of the newest request (each holds those before it), in order."""
-    texts: list[str] = []
-    for request in model.requests[-1:]:
-        for message in (request.body or {}).get("messages", []):
-            content = message.get("content")
-            for block in content if isinstance(content, list) else []:
-                if block.get("type") == "tool_result":
-                    inner = block.get("content")
-                    parts = inner if isinstance(inner, list) else [{"text": inner}]
-                    texts.append("\n".join(str(p.get("text", "")) for p in parts))
-    return texts
 
 
 def context_block(model: ScriptedModelServer) -> str:
@@ -169,11 +148,11 @@ def read_through_the_page(
         panel.locator(".jp-Cell").nth(3).locator(".jp-OutputArea-output img").wait_for()
         run_cell(page, extlab, name, 4)
         deadline = time.monotonic() + 120
-        while len(tool_results(model)) < 3:
+        while len(tool_results(model, joiner="\n")) < 3:
             assert time.monotonic() < deadline, "the model never received the tool results"
             time.sleep(0.5)
         page.screenshot(path=str(artifacts / f"{name}.png"))
-        seen, chosen, brief = tool_results(model)[:3]
+        seen, chosen, brief = tool_results(model, joiner="\n")[:3]
         # cell 2 ran, then was edited on the page: marked in every form, and read whole by id
         edited = re.compile(r"cell 2 · id ([\w-]{1,8}) · code · edited since In \[(\d+)\]")
         found = edited.search(seen)

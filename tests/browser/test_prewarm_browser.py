@@ -5,14 +5,13 @@ before any prompt, and the loading cell shows nothing."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .conftest import Lab, write_notebook
-from .test_labextension import BUILD, current_panel, lab_with_extension, open_lab, wait_kernel_idle
+from .labpage import current_panel, open_lab, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
 
@@ -24,14 +23,6 @@ STATE = (
     "    time.sleep(0.1)\n"
     "print('prewarm', _h.running, _h.starting or _h.running)"
 )
-
-
-@pytest.fixture(scope="module")
-def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    if not (BUILD / "package.json").exists():
-        pytest.fail("the extension is not built: (cd js/labextension && npm run build)")
-    with lab_with_extension(tmp_path_factory.mktemp("prewarmlab")) as server:
-        yield server
 
 
 def test_the_extension_answering_starts_the_runtime_before_any_prompt(

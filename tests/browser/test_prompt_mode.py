@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .test_labextension import extlab, lab_with_extension, wait_kernel_idle
+from .labpage import lab_with_extension, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
-__all__ = ["extlab"]  # the fixture, re-used
 
 PROMPT = "%%dsh\nfor each region, if it fell:"
 PYTHON = "for region in regions:"

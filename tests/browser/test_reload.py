@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .test_labextension import BUILD, lab_with_extension
+from .labpage import goto_notebook, lab_with_extension, new_page, run_all, wait_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -33,51 +33,9 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 @pytest.fixture(scope="module")
-def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    if not (BUILD / "package.json").exists():
-        pytest.fail("the extension is not built: (cd js/labextension && npm run build)")
-    with lab_with_extension(tmp_path_factory.mktemp("reload")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def nb7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     with lab_with_extension(tmp_path_factory.mktemp("reload-nb7"), app="notebook") as server:
         yield server
-
-
-def new_page(browser: Any) -> Any:
-    page = browser.new_page(viewport={"width": 1280, "height": 1200})
-    page.on("dialog", lambda dialog: dialog.accept())  # "leave the page?" on a reload
-    return page
-
-
-def open_notebook(page: Any, lab: Lab, name: str, app: str = "lab") -> None:
-    if app == "lab":
-        workspace = f"{name.replace('.', '-')}-{time.monotonic_ns()}"
-        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
-    else:
-        page.goto(f"{lab.url}/notebooks/{name}?token={lab.token}")
-    wait_notebook(page, lab, name)
-
-
-def wait_notebook(page: Any, lab: Lab, name: str) -> None:
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        sessions = [s for s in lab.api("/api/sessions") if s["path"] == name]
-        if sessions and sessions[0].get("kernel", {}).get("execution_state") in ("idle", "busy"):
-            break
-        time.sleep(0.3)
-    else:
-        raise AssertionError(f"the kernel of {name} never started")
-
-
-def run_all(page: Any) -> None:
-    page.click(".jp-Notebook")
-    page.keyboard.press("Escape")
-    page.click("li.lm-MenuBar-item:has-text('Run')")
-    page.click(".lm-Menu-item:has-text('Run All Cells')")
 
 
 def wait_live_text(page: Any, needle: str, timeout: float = 90_000) -> None:
@@ -126,8 +84,8 @@ def test_reloads_and_a_second_page_end_with_the_transcript(
         extlab.root / name,
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
-    page = new_page(browser)
-    open_notebook(page, extlab, name)
+    page = new_page(browser, 1200)
+    goto_notebook(page, extlab, name)
     run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     save(page)  # what a reload finds on disk: the widget output (autosave does the same)
@@ -142,8 +100,8 @@ def test_reloads_and_a_second_page_end_with_the_transcript(
     page.reload()
     wait_notebook(page, extlab, name)
     page.locator(".dsh-allow").wait_for(timeout=60_000)  # the live widget is back
-    second = new_page(browser)  # another page on the same notebook, opened mid-run
-    open_notebook(second, extlab, name)
+    second = new_page(browser, 1200)  # another page on the same notebook, opened mid-run
+    goto_notebook(second, extlab, name)
     allow = second.locator(".dsh-allow")
     allow.wait_for(timeout=60_000)
     second.wait_for_timeout(600)  # inert for 0.5 s after appearing
@@ -177,8 +135,8 @@ def test_a_pending_approval_comes_back_after_a_reload(
         extlab.root / name,
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
-    page = new_page(browser)
-    open_notebook(page, extlab, name)
+    page = new_page(browser, 1200)
+    goto_notebook(page, extlab, name)
     run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     save(page)
@@ -200,8 +158,8 @@ def test_saved_mid_run_and_reopened_without_the_kernel_reads_interrupted(
 ) -> None:
     name = "interrupted.ipynb"
     write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW])
-    page = new_page(browser)
-    open_notebook(page, extlab, name)
+    page = new_page(browser, 1200)
+    goto_notebook(page, extlab, name)
     run_all(page)
     wait_live_text(page, "slow8")
     page.wait_for_timeout(2500)  # a live transcript reaches the page at most every 2 s
@@ -217,8 +175,8 @@ def test_saved_mid_run_and_reopened_without_the_kernel_reads_interrupted(
         if session["path"] == name:  # the kernel is gone, with the run and its widget model
             extlab.api(f"/api/sessions/{session['id']}", method="DELETE")
 
-    page = new_page(browser)
-    open_notebook(page, extlab, name)
+    page = new_page(browser, 1200)
+    goto_notebook(page, extlab, name)
     note = page.locator(".jp-RenderedMarkdown:has-text('saved while the run was in progress')")
     note.wait_for(timeout=60_000)
     assert "slow8" in note.inner_text()
@@ -243,8 +201,8 @@ def test_an_unsaved_reload_puts_the_run_back_in_its_cell(
         extlab.root / name,
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
-    page = new_page(browser)
-    open_notebook(page, extlab, name, app)
+    page = new_page(browser, 1200)
+    goto_notebook(page, extlab, name, app)
     run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     assert not saved_outputs(extlab, name, 1)  # never saved with the run
@@ -271,8 +229,8 @@ def test_a_kernel_restart_in_the_same_page_reads_interrupted(browser: Any, extla
     old kernel becomes what the page had of its transcript, marked interrupted."""
     name = "restart.ipynb"
     write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW.replace("40", "400")])
-    page = new_page(browser)
-    open_notebook(page, extlab, name)
+    page = new_page(browser, 1200)
+    goto_notebook(page, extlab, name)
     run_all(page)
     wait_live_text(page, "slow3")
     page.wait_for_timeout(2500)  # a live transcript reaches the page at most every 2 s

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .test_labextension import current_panel, extlab, open_lab, wait_kernel_idle  # noqa: F401
+from .labpage import current_panel, open_lab, wait_kernel_idle
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +47,7 @@ def status_contrast(page: Any) -> float:
 
 def test_signal_contrast_tab_badge_and_go_to_the_next_waiting_request(
     browser: Any,
-    extlab: Lab,  # noqa: F811
+    extlab: Lab,
     artifacts: Path,
     tmp_path: Path,
 ) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
+from .labpage import open_notebook, run_all
 
 # one rerun, as every browser test (tests/browser/conftest.py)
 pytestmark = pytest.mark.browser
@@ -89,32 +90,6 @@ def feed():
 
 threading.Thread(target=feed, daemon=True).start()
 """
-
-
-def open_notebook(page: Any, lab: Lab, name: str) -> None:
-    # a workspace of its own, reset: only this notebook is open
-    workspace = f"{name.replace('.', '-')}-{time.monotonic_ns()}"
-    page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    # JupyterLab shows "idle" before a kernel is attached: wait for the session and its kernel
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        sessions = [s for s in lab.api("/api/sessions") if s["path"].endswith(name)]
-        if sessions and sessions[0].get("kernel", {}).get("execution_state") == "idle":
-            break
-        time.sleep(0.3)
-    else:
-        raise AssertionError("the notebook's kernel never became idle")
-    page.wait_for_selector(
-        ".jp-Notebook-ExecutionIndicator[data-status='idle']:visible", timeout=60_000
-    )
-
-
-def run_all(page: Any) -> None:
-    page.click(".jp-Notebook")
-    page.keyboard.press("Escape")
-    page.click("li.lm-MenuBar-item:has-text('Run')")
-    page.click(".lm-Menu-item:has-text('Run All Cells')")
 
 
 def set_theme(lab: Lab, theme: str) -> None:

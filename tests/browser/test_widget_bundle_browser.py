@@ -16,7 +16,7 @@ import pytest
 from dsh_notebook.widget.bundle import HASH
 
 from .conftest import Lab, start_lab, write_notebook
-from .test_widget_browser import open_notebook
+from .labpage import open_notebook
 
 pytestmark = pytest.mark.browser
 

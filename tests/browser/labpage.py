@@ -1,0 +1,247 @@
+"""The page side of the browser tests, one home for what several suites do: JupyterLab (or
+Notebook 7) with this checkout's extension build, opening a notebook, running and reading its
+cells, approval cards, and what the scripted model received from a run.
+
+Every wait here has a deadline and fails with what it saw; nothing sleeps without a reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.scripted_model import ScriptedModelServer
+
+from .conftest import REPO, Lab, start_lab
+
+#: this checkout's build of the extension (``bash scripts/build-labextension.sh``)
+BUILD = REPO / "dsh_notebook" / "labextension"
+
+#: the cells of the notebook in view (a hidden panel's cells are not counted)
+CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell"
+
+
+def require_build() -> None:
+    """Fail (never skip) when the extension is not built: the browser tests test that build."""
+    if not (BUILD / "package.json").exists():
+        pytest.fail("the extension is not built: bash scripts/build-labextension.sh")
+
+
+@contextlib.contextmanager
+def lab_with_extension(
+    root: Path, app: str = "lab", extra_args: Sequence[str] = ()
+) -> Iterator[Lab]:
+    """:func:`.conftest.start_lab` with this checkout's extension build on ``JUPYTER_PATH``
+    (restored on exit)."""
+    require_build()
+    data = root / ".jupyter-data"
+    (data / "labextensions").mkdir(parents=True, exist_ok=True)
+    link = data / "labextensions" / "dsh-notebook"
+    if not link.exists():
+        link.symlink_to(BUILD, target_is_directory=True)
+    saved = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(data), saved]))
+    try:
+        with start_lab(root, app=app, extra_args=extra_args) as server:
+            yield server
+    finally:
+        if saved is None:
+            os.environ.pop("JUPYTER_PATH", None)
+        else:
+            os.environ["JUPYTER_PATH"] = saved
+
+
+def wait_kernel_idle(lab: Lab, name: str, timeout: float = 60) -> None:
+    """Until the server reports the kernel of notebook ``name`` idle (not merely started)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sessions = [s for s in lab.api("/api/sessions") if s["path"] == name]
+        if sessions and sessions[0].get("kernel", {}).get("execution_state") == "idle":
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"the kernel of {name} never became idle")
+
+
+def wait_kernel_started(lab: Lab, name: str, timeout: float = 60) -> None:
+    """Until the kernel of ``name`` is up, idle or busy (a page reopened mid-run sees it busy)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sessions = [s for s in lab.api("/api/sessions") if s["path"] == name]
+        if sessions and sessions[0].get("kernel", {}).get("execution_state") in ("idle", "busy"):
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"the kernel of {name} never started")
+
+
+def open_lab(page: Any, lab: Lab, tail: str = "") -> None:
+    """JupyterLab in a fresh workspace of its own (``tail``: e.g. ``/tree/x.ipynb``)."""
+    workspace = f"ext-{time.monotonic_ns()}"
+    page.goto(f"{lab.url}/lab/workspaces/{workspace}{tail}?reset&token={lab.token}")
+    page.wait_for_selector(".jp-LabShell", timeout=60_000)
+
+
+def current_panel(page: Any) -> Any:
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+
+
+def new_page(browser: Any, height: int = 1400) -> Any:
+    """A page that accepts "leave the page?" dialogs (reloads)."""
+    page = browser.new_page(viewport={"width": 1280, "height": height})
+    page.on("dialog", lambda dialog: dialog.accept())
+    return page
+
+
+def goto_notebook(page: Any, lab: Lab, name: str, app: str = "lab") -> None:
+    """Open ``name`` alone (JupyterLab: a reset workspace of its own; Notebook 7: its page) and
+    wait for its cells and its kernel to start."""
+    if app == "lab":
+        workspace = f"{name.replace('.', '-').replace('/', '-')}-{time.monotonic_ns()}"
+        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
+    else:
+        page.goto(f"{lab.url}/notebooks/{name}?token={lab.token}")
+    wait_notebook(page, lab, name)
+
+
+def wait_notebook(page: Any, lab: Lab, name: str) -> None:
+    """Until the page shows the notebook's cells and its kernel is up (after a reload too)."""
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    wait_kernel_started(lab, name)
+
+
+def open_notebook(page: Any, lab: Lab, name: str, app: str = "lab") -> None:
+    """:func:`goto_notebook`, then until the kernel is idle *and* attached to the page
+    (JupyterLab shows "idle" before a kernel is attached)."""
+    goto_notebook(page, lab, name, app)
+    wait_kernel_idle(lab, name)
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
+        timeout=60_000
+    )
+
+
+def run_all(page: Any) -> None:
+    page.click(".jp-Notebook")
+    page.keyboard.press("Escape")
+    page.click("li.lm-MenuBar-item:has-text('Run')")
+    page.click(".lm-Menu-item:has-text('Run All Cells')")
+
+
+def cells(page: Any) -> Any:
+    return page.locator(CELLS)
+
+
+def command_mode(page: Any, index: int = 0) -> None:
+    cells(page).nth(index).locator(".jp-InputPrompt").click()
+    page.keyboard.press("Escape")
+
+
+def run_cell(page: Any, lab: Lab, name: str, index: int) -> None:
+    """Run cell ``index`` in place (Ctrl+Enter: the selection stays) and wait for idle."""
+    command_mode(page, index)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_timeout(300)
+    wait_kernel_idle(lab, name)
+
+
+def source_of(page: Any, index: int) -> str:
+    """The source cell ``index`` shows (scrolled into view first: JupyterLab renders the cells
+    in view)."""
+    cell = cells(page).nth(index)
+    cell.scroll_into_view_if_needed()
+    return str(cell.locator(".jp-InputArea-editor").inner_text())
+
+
+def wait_source(page: Any, index: int, expected: str, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while source_of(page, index) != expected:
+        assert time.monotonic() < deadline, f"cell {index}: {source_of(page, index)!r}"
+        page.wait_for_timeout(50)
+
+
+def fresh(lab: Lab, stem: str) -> tuple[str, Path]:
+    """A notebook path in a folder of its own (the kernel's working directory: a rerun or
+    another test never shares its files)."""
+    folder = f"{stem}-{time.monotonic_ns()}"
+    (lab.root / folder).mkdir()
+    return f"{folder}/{stem}.ipynb", lab.root / folder
+
+
+# -- approval cards -----------------------------------------------------------------------------
+
+
+def approval_card(page: Any, index: int = 0) -> Any:
+    """Approval card ``index`` (-1: the newest); a card decided by a scope is a card too."""
+    found = page.locator(".dsh-approval")
+    return found.last if index == -1 else found.nth(index)
+
+
+def click_card(page: Any, selector: str, index: int = 0) -> float:
+    """Click the (enabled) ``selector`` of approval card ``index``; the click's time."""
+    button = approval_card(page, index).locator(f"{selector}:not([disabled])").first
+    button.wait_for(timeout=90_000)
+    page.wait_for_timeout(700)  # the card's buttons are inert for half a second
+    button.click()
+    return time.monotonic()
+
+
+# -- the scripted model's side ------------------------------------------------------------------
+
+
+def setup_cell(model: ScriptedModelServer) -> str:
+    """The notebook's first cell: load the extension, talk to ``model``."""
+    return (
+        "%load_ext dsh_notebook\n"
+        f"%config DshMagics.base_url = {model.base_url!r}\n"
+        "%config DshMagics.api_key = 'test-key-not-secret'"
+    )
+
+
+def _tool_results_of(body: dict[str, Any], joiner: str) -> list[str]:
+    texts: list[str] = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_result":
+                inner = block.get("content")
+                parts = inner if isinstance(inner, list) else [{"text": inner}]
+                texts.append(joiner.join(str(p.get("text", "")) for p in parts))
+    return texts
+
+
+def tool_results(model: ScriptedModelServer, tag: str | None = None, joiner: str = "") -> list[str]:
+    """The tool results the model received, in order, in the newest request of the run whose
+    first message has ``tag`` (``None``: the newest request of all; each request holds those
+    before it)."""
+    found: list[str] = []
+    for request in model.requests if tag is not None else model.requests[-1:]:
+        body = request.body or {}
+        if tag is not None and tag not in json.dumps(body.get("messages", [])[:1]):
+            continue
+        texts = _tool_results_of(body, joiner)
+        if len(texts) >= len(found):
+            found = texts
+    return found
+
+
+def wait_tool_results(
+    model: ScriptedModelServer, tag: str, count: int, timeout: float = 120
+) -> list[str]:
+    """Until the run tagged ``tag`` sent ``count`` tool results to the model."""
+    deadline = time.monotonic() + timeout
+    while len(found := tool_results(model, tag)) < count:
+        assert time.monotonic() < deadline, f"{len(found)} tool results, not {count}: {found}"
+        time.sleep(0.2)
+    return found
+
+
+def open_page(browser: Any, lab: Lab, name: str, app: str = "lab") -> Any:
+    """A :func:`new_page` with notebook ``name`` open and its kernel idle."""
+    page = new_page(browser)
+    open_notebook(page, lab, name, app)
+    return page
