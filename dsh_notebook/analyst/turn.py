@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..scripted_model import analyze_request
-from ..scripted_model.analysis import NOTICE_MESSAGE_PREFIXES, NOTICE_PREFIXES
+from ..scripted_model.analysis import NOTICE_MESSAGE_PREFIXES, NOTICE_PREFIXES, tool_result_text
 
 __all__ = ["PARENT_NOTICE", "Exchange", "Turn", "read_turn"]
 
@@ -83,18 +83,6 @@ class Turn:
         return [e for e in self.exchanges if e.tool == tool and e.result is not None]
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text", ""))
-            for b in content
-            if isinstance(b, Mapping) and b.get("type") == "text"
-        )
-    return ""
-
-
 def read_turn(body: Mapping[str, Any]) -> Turn:
     """The turn of request ``body``: prompt, offered tools, tool calls with results.
 
@@ -141,7 +129,7 @@ def read_turn(body: Mapping[str, Any]) -> Turn:
                 )
             elif block.get("type") == "tool_result":
                 results[str(block.get("tool_use_id", ""))] = (
-                    _text_of(block.get("content")),
+                    tool_result_text(block.get("content"), "\n"),
                     bool(block.get("is_error")),
                 )
     exchanges = tuple(

@@ -41,6 +41,7 @@ __all__ = [
     "RequestAnalysis",
     "analyze_request",
     "parse_tags",
+    "tool_result_text",
 ]
 
 #: Leading texts of text blocks that the runtime or the package adds to a user message (not
@@ -68,6 +69,20 @@ _TAG_RE: Final = re.compile(r"\[\[([A-Za-z][A-Za-z0-9_-]*):([^\[\]]*)\]\]")
 def parse_tags(text: str) -> dict[str, str]:
     """All ``[[key:value]]`` tags in ``text`` (values stripped; the last occurrence wins)."""
     return {match.group(1): match.group(2).strip() for match in _TAG_RE.finditer(text)}
+
+
+def tool_result_text(content: Any, sep: str) -> str:
+    """The text of a ``tool_result`` block's ``content``: the string itself, or its ``text``
+    blocks joined by ``sep`` (other blocks left out); ``""`` for anything else."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return sep.join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, Mapping) and b.get("type") == "text"
+        )
+    return ""
 
 
 def _split_message(message: Mapping[str, Any]) -> tuple[list[str], list[str], bool]:
