@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..scripted_model import analyze_request
+from ..scripted_model import Step, ToolCall, analyze_request
 from ..scripted_model.analysis import NOTICE_MESSAGE_PREFIXES, NOTICE_PREFIXES, tool_result_text
 
 __all__ = ["PARENT_NOTICE", "Exchange", "Turn", "read_turn"]
@@ -70,6 +70,10 @@ class Turn:
     def offers(self, tool: str) -> bool:
         """Whether ``tool`` (bare name) is offered, natively or as a notebook MCP tool."""
         return any(name == tool or name.endswith("__" + tool) for name in self.tools)
+
+    def call(self, tool: str, args: dict[str, Any], text: str) -> Step:
+        """A step that says ``text`` and calls ``tool`` (bare name, see :meth:`tool_name`)."""
+        return Step(text=text, tool_calls=(ToolCall(self.tool_name(tool), args),))
 
     def tool_name(self, tool: str) -> str:
         """The offered name of ``tool`` (``mcp__notebook__run_python``), else ``tool``."""
