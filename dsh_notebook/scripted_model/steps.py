@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 __all__ = [
     "AfterReply",
@@ -34,6 +34,8 @@ __all__ = [
     "StopReason",
     "ToolCall",
 ]
+
+_Number = TypeVar("_Number", int, float)
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence"]
 
@@ -256,16 +258,18 @@ class ScriptContext(RequestAnalysis):
 
     def int_tag(self, key: str, default: int, *, minimum: int = 0) -> int:
         """Integer value of tag ``key``; ``default`` when absent or not an integer."""
-        try:
-            value = int(self.tags[key])
-        except (KeyError, ValueError):
-            return default
-        return max(minimum, value)
+        return self._number_tag(key, int, default, minimum)
 
     def float_tag(self, key: str, default: float, *, minimum: float = 0.0) -> float:
         """Float value of tag ``key``; ``default`` when absent or not a number."""
+        return self._number_tag(key, float, default, minimum)
+
+    def _number_tag(
+        self, key: str, kind: type[_Number], default: _Number, minimum: _Number
+    ) -> _Number:
+        """Tag ``key`` as ``kind``, at least ``minimum``; ``default`` when absent or not one."""
         try:
-            value = float(self.tags[key])
+            value = kind(self.tags[key])
         except (KeyError, ValueError):
             return default
         return max(minimum, value)
