@@ -216,6 +216,15 @@ def test_polars_dataframe_and_series() -> None:
     assert short_summary(frame) == "polars DataFrame: 3 rows x 2 columns"
 
 
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_null_counts_say_how_many_more_columns_have_nulls(library: str) -> None:
+    lib = pytest.importorskip(library)
+    frame = lib.DataFrame({f"c{i}": [None, 1.0] for i in range(130)})
+    nulls = describe_value(frame, max_chars=100_000).split("Null counts:")[1]
+    assert "'c99': 1" in nulls and "'c100'" not in nulls
+    assert "… 30 more columns with nulls" in nulls
+
+
 # --- self-description, reprs -------------------------------------------------------------------
 
 

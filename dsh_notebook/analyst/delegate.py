@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ..scripted_model import Step, ToolCall
+from ..scripted_model import Step
 from .turn import Turn
 
 __all__ = ["child_prompt", "delegate_step"]
@@ -37,14 +37,10 @@ def delegate_step(turn: Turn, question: str) -> Step:
     started = turn.done("subagent")
     if not started:
         task = child_prompt(question)
-        return Step(
-            text="I am handing this to a subagent; it works in the background.",
-            tool_calls=(
-                ToolCall(
-                    turn.tool_name("subagent"),
-                    {"description": task[:60], "prompt": task},
-                ),
-            ),
+        return turn.call(
+            "subagent",
+            {"description": task[:60], "prompt": task},
+            "I am handing this to a subagent; it works in the background.",
         )
     notices = list(turn.notices)
     start = next((i for i, n in enumerate(notices) if n.lstrip().startswith(_SETTLED)), None)

@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any
 
-from ..scripted_model import AfterReply, ScriptContext, Step, ToolCall
+from ..scripted_model import AfterReply, ScriptContext, Step
 from . import compose
 from .columns import (
     GROUP_MARK,
@@ -66,10 +65,6 @@ def _say(text: str) -> Step:
     return Step(text=text, output_tokens=max(1, len(text) // 4))
 
 
-def _call(turn: Turn, tool: str, args: dict[str, Any], text: str) -> Step:
-    return Step(text=text, tool_calls=(ToolCall(turn.tool_name(tool), args),))
-
-
 def _answers(turn: Turn) -> dict[str, str]:
     """Question id -> first selected label (or custom text) of this turn's answered cards."""
     out: dict[str, str] = {}
@@ -102,7 +97,7 @@ def _ask(turn: Turn, qid: str, question: str, header: str, options: list[str]) -
             }
         ]
     }
-    return _call(turn, "ask_user_question", payload, question)
+    return turn.call("ask_user_question", payload, question)
 
 
 @dataclass(frozen=True)
@@ -379,7 +374,7 @@ def _explain_step(turn: Turn, question: str, failure: Failure) -> Step:
     if failure.wants_variables and turn.offers("notebook_variables"):
         listed = turn.done("notebook_variables")
         if not listed:
-            return _call(turn, "notebook_variables", {}, "Let me see what is in your kernel.")
+            return turn.call("notebook_variables", {}, "Let me see what is in your kernel.")
         variables = parse_variables(listed[-1].result or "")
     frames: list[Frame] = []
     if failure.wants_frames and turn.offers("describe_variable"):
@@ -392,8 +387,8 @@ def _explain_step(turn: Turn, question: str, failure: Failure) -> Step:
                 e for e in turn.done("describe_variable") if e.input.get("name") == var.name
             ]
             if not described:
-                return _call(
-                    turn, "describe_variable", {"name": var.name}, f"Let me look at `{var.name}`."
+                return turn.call(
+                    "describe_variable", {"name": var.name}, f"Let me look at `{var.name}`."
                 )
             frame = parse_frame(var.name, described[-1].result or "")
             if frame is not None:
@@ -440,7 +435,7 @@ def next_step(turn: Turn, intent: Intent) -> Step:
         )
     listed = turn.done("notebook_variables")
     if not listed:
-        return _call(turn, "notebook_variables", {}, "Let me see what is in your kernel.")
+        return turn.call("notebook_variables", {}, "Let me see what is in your kernel.")
     variables = parse_variables(listed[-1].result or "")
     if intent.kind == "variables":
         return _say(compose.variables_answer(variables))
@@ -450,8 +445,8 @@ def next_step(turn: Turn, intent: Intent) -> Step:
         return chosen.step
     described = [e for e in turn.done("describe_variable") if e.input.get("name") == chosen.name]
     if not described:
-        return _call(
-            turn, "describe_variable", {"name": chosen.name}, f"Let me look at `{chosen.name}`."
+        return turn.call(
+            "describe_variable", {"name": chosen.name}, f"Let me look at `{chosen.name}`."
         )
     frame = parse_frame(chosen.name, described[-1].result or "")
     if frame is None:
@@ -484,7 +479,7 @@ def next_step(turn: Turn, intent: Intent) -> Step:
             'ask without "in the background" to compute this.'
         )
     if not ran:
-        return _call(turn, "run_python", {"code": code}, _doing(plan))
+        return turn.call("run_python", {"code": code}, _doing(plan))
     last = ran[-1]
     if last.is_error or (
         error_line(last.result or "") and "value of the last expression" not in (last.result or "")

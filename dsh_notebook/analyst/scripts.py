@@ -16,7 +16,7 @@ import re
 import shlex
 from typing import Final
 
-from ..scripted_model import Step, ToolCall
+from ..scripted_model import Step
 from .compose import fmt
 from .intents import Intent, question_text
 from .names import mentioned
@@ -91,6 +91,14 @@ def _answer_from_output(turn: Turn, intent: Intent, script: str, output: str) ->
     )
 
 
+def _run_script(turn: Turn, script: str) -> Step:
+    return turn.call(
+        "bash",
+        {"description": f"Run {script}", "command": f"python3 {shlex.quote(script)}"},
+        f"Running `{script}`.",
+    )
+
+
 def script_step(turn: Turn, intent: Intent) -> Step:
     """The next step of a script question (see the module docstring)."""
     if not (turn.offers("bash") and (intent.kind == "run_script" or turn.offers("write"))):
@@ -99,18 +107,7 @@ def script_step(turn: Turn, intent: Intent) -> Step:
     script = intent.script or "analysis.py"
     if intent.kind == "run_script":
         if not bash:
-            return Step(
-                text=f"Running `{script}`.",
-                tool_calls=(
-                    ToolCall(
-                        turn.tool_name("bash"),
-                        {
-                            "description": f"Run {script}",
-                            "command": f"python3 {shlex.quote(script)}",
-                        },
-                    ),
-                ),
-            )
+            return _run_script(turn, script)
         return _answer_from_output(turn, intent, script, bash[-1].result or "")
     data = intent.data_file
     if data is None:
@@ -118,17 +115,13 @@ def script_step(turn: Turn, intent: Intent) -> Step:
             text="Which data file should the script read? Name a `.csv` file in the prompt."
         )
     if not bash:
-        return Step(
-            text=f"Let me read the first lines of `{data}`.",
-            tool_calls=(
-                ToolCall(
-                    turn.tool_name("bash"),
-                    {
-                        "description": f"Show the head of {data}",
-                        "command": f"head -n 6 {shlex.quote(data)}",
-                    },
-                ),
-            ),
+        return turn.call(
+            "bash",
+            {
+                "description": f"Show the head of {data}",
+                "command": f"head -n 6 {shlex.quote(data)}",
+            },
+            f"Let me read the first lines of `{data}`.",
         )
     text_cols, numeric_cols = _columns(bash[0].result or "")
     question = question_text(turn.prompt)
@@ -146,23 +139,11 @@ def script_step(turn: Turn, intent: Intent) -> Step:
             "say which to group by and which to total."
         )
     if not turn.done("write"):
-        return Step(
-            text=f"Writing `{script}`: total `{value}` per `{group}`.",
-            tool_calls=(
-                ToolCall(
-                    turn.tool_name("write"),
-                    {"file_path": script, "content": script_source(data, group, value)},
-                ),
-            ),
+        return turn.call(
+            "write",
+            {"file_path": script, "content": script_source(data, group, value)},
+            f"Writing `{script}`: total `{value}` per `{group}`.",
         )
     if len(bash) < 2:
-        return Step(
-            text=f"Running `{script}`.",
-            tool_calls=(
-                ToolCall(
-                    turn.tool_name("bash"),
-                    {"description": f"Run {script}", "command": f"python3 {shlex.quote(script)}"},
-                ),
-            ),
-        )
+        return _run_script(turn, script)
     return _answer_from_output(turn, intent, script, bash[-1].result or "")

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..scripted_model import analyze_request
-from ..scripted_model.analysis import NOTICE_MESSAGE_PREFIXES, NOTICE_PREFIXES
+from ..scripted_model import Step, ToolCall, analyze_request
+from ..scripted_model.analysis import NOTICE_MESSAGE_PREFIXES, NOTICE_PREFIXES, tool_result_text
 
 __all__ = ["PARENT_NOTICE", "Exchange", "Turn", "read_turn"]
 
@@ -71,6 +71,10 @@ class Turn:
         """Whether ``tool`` (bare name) is offered, natively or as a notebook MCP tool."""
         return any(name == tool or name.endswith("__" + tool) for name in self.tools)
 
+    def call(self, tool: str, args: dict[str, Any], text: str) -> Step:
+        """A step that says ``text`` and calls ``tool`` (bare name, see :meth:`tool_name`)."""
+        return Step(text=text, tool_calls=(ToolCall(self.tool_name(tool), args),))
+
     def tool_name(self, tool: str) -> str:
         """The offered name of ``tool`` (``mcp__notebook__run_python``), else ``tool``."""
         for name in sorted(self.tools):
@@ -81,18 +85,6 @@ class Turn:
     def done(self, tool: str) -> list[Exchange]:
         """This turn's answered calls of ``tool`` (bare name), oldest first."""
         return [e for e in self.exchanges if e.tool == tool and e.result is not None]
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text", ""))
-            for b in content
-            if isinstance(b, Mapping) and b.get("type") == "text"
-        )
-    return ""
 
 
 def read_turn(body: Mapping[str, Any]) -> Turn:
@@ -141,7 +133,7 @@ def read_turn(body: Mapping[str, Any]) -> Turn:
                 )
             elif block.get("type") == "tool_result":
                 results[str(block.get("tool_use_id", ""))] = (
-                    _text_of(block.get("content")),
+                    tool_result_text(block.get("content"), "\n"),
                     bool(block.get("is_error")),
                 )
     exchanges = tuple(

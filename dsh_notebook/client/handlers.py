@@ -75,6 +75,13 @@ class PendingRequests:
         scope.cancel()
         return True
 
+    def raise_if_withdrawn(self, request_id: str, scope: anyio.CancelScope) -> None:
+        """Raise :class:`NoResponse` when the peer withdrew ``request_id`` while its callback ran
+        in ``scope``: the peer no longer waits, so no answer may be sent."""
+        if scope.cancelled_caught or request_id in self.withdrawn:
+            self.withdrawn.discard(request_id)
+            raise NoResponse
+
     def __len__(self) -> int:
         return len(self._scopes)
 
@@ -112,12 +119,8 @@ def make_approval_handler(
         with anyio.CancelScope() as scope:
             pending.register(key, scope)
             try:
-                bound = timeout()
-                if bound is None:
+                with anyio.fail_after(timeout()):  # None: no bound
                     answer = await callback(request)
-                else:
-                    with anyio.fail_after(bound):
-                        answer = await callback(request)
                 outcome = _outcome_of(answer)
             except TimeoutError:
                 log.warning("approval for %s timed out: cancelled", request.tool_name)
@@ -127,9 +130,7 @@ def make_approval_handler(
                 outcome = "rejected"
             finally:
                 pending.unregister(key)
-        if scope.cancelled_caught or key in pending.withdrawn:
-            pending.withdrawn.discard(key)
-            raise NoResponse
+        pending.raise_if_withdrawn(key, scope)
         return {"outcome": outcome}
 
     return handle
@@ -181,20 +182,14 @@ def make_question_handler(
         with anyio.CancelScope() as scope:
             pending.register(key, scope)
             try:
-                bound = timeout()
-                if bound is None:
+                with anyio.fail_after(timeout()):  # None: no bound
                     answer = await callback(ask)
-                else:
-                    with anyio.fail_after(bound):
-                        answer = await callback(ask)
                 result = _answers_of(answer, ask)
             except TimeoutError:
                 result = {"cancelled": True}
             finally:
                 pending.unregister(key)
-        if scope.cancelled_caught or key in pending.withdrawn:
-            pending.withdrawn.discard(key)
-            raise NoResponse
+        pending.raise_if_withdrawn(key, scope)
         return result
 
     return handle

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Generic, TypeVar, overload
 
 from orjson import dumps as _dumps
 from orjson import loads as _loads
@@ -36,8 +36,42 @@ __all__ = [
 
 _EXCERPT = 160
 
+_T = TypeVar("_T")
+_Kept = TypeVar("_Kept")
 
-class EventList(Sequence[SessionEvent]):
+
+class _Rebuilt(Sequence[_T], Generic[_T, _Kept]):
+    """A read-only sequence that keeps its items compactly (``_Kept``) and rebuilds each one on
+    access (:meth:`_get`): every access gives a fresh object. Unhashable, like a list."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: list[_Kept] = []
+
+    def _get(self, item: _Kept) -> _T:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> _T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[_T]: ...
+    def __getitem__(self, index: int | slice) -> _T | list[_T]:
+        if isinstance(index, slice):
+            return [self._get(item) for item in self._items[index]]
+        return self._get(self._items[index])
+
+    def __iter__(self) -> Iterator[_T]:
+        for item in self._items:
+            yield self._get(item)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class EventList(_Rebuilt[SessionEvent, dict[str, Any]]):
     """The root session's events of an interval: a read-only sequence of :class:`SessionEvent`.
 
     Compact: it keeps only references to the event objects inside the result's notifications
@@ -46,41 +80,26 @@ class EventList(Sequence[SessionEvent]):
     built, so access never fails. Keep a reference to an item you read repeatedly.
     """
 
-    __slots__ = ("_raw",)
+    __slots__ = ()
 
     def __init__(self, raw: list[dict[str, Any]]) -> None:
-        self._raw = raw
+        self._items = raw
 
-    def __len__(self) -> int:
-        return len(self._raw)
-
-    @overload
-    def __getitem__(self, index: int) -> SessionEvent: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[SessionEvent]: ...
-    def __getitem__(self, index: int | slice) -> SessionEvent | list[SessionEvent]:
-        if isinstance(index, slice):
-            return [SessionEvent.model_validate(raw) for raw in self._raw[index]]
-        return SessionEvent.model_validate(self._raw[index])
-
-    def __iter__(self) -> Iterator[SessionEvent]:
-        for raw in self._raw:
-            yield SessionEvent.model_validate(raw)
+    def _get(self, item: dict[str, Any]) -> SessionEvent:
+        return SessionEvent.model_validate(item)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, EventList):
-            return self._raw == other._raw
+            return self._items == other._items
         if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
             return list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
-        return f"EventList({len(self._raw)} events)"
+        return f"EventList({len(self._items)} events)"
 
 
-class NotificationList(Sequence[Notification]):
+class NotificationList(_Rebuilt[Notification, "Notification | bytes"]):
     """A run's notifications, in transport order: a read-only sequence of :class:`Notification`.
 
     Kept so that a finished run costs the kernel's garbage collector nothing per streamed token.
@@ -95,10 +114,10 @@ class NotificationList(Sequence[Notification]):
     any thread once the run has finished.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ()
 
     def __init__(self, items: Iterable[Notification] = ()) -> None:
-        self._items: list[Notification | bytes] = []
+        super().__init__()
         for item in items:
             self.append(item)
 
@@ -118,34 +137,15 @@ class NotificationList(Sequence[Notification]):
             if not isinstance(item, bytes):
                 yield item
 
-    @staticmethod
-    def _get(item: Notification | bytes) -> Notification:
+    def _get(self, item: Notification | bytes) -> Notification:
         if isinstance(item, bytes):
             return Notification(ASSISTANT_STREAM, _loads(item))
         return item
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @overload
-    def __getitem__(self, index: int) -> Notification: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Notification]: ...
-    def __getitem__(self, index: int | slice) -> Notification | list[Notification]:
-        if isinstance(index, slice):
-            return [self._get(item) for item in self._items[index]]
-        return self._get(self._items[index])
-
-    def __iter__(self) -> Iterator[Notification]:
-        for item in self._items:
-            yield self._get(item)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"NotificationList({len(self._items)} notifications)"

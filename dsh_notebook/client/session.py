@@ -19,7 +19,6 @@ from __future__ import annotations
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable
-from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 import anyio
@@ -74,13 +73,21 @@ class Session:
         frames; no other exception type, except what ``on_notification`` itself raises.
         """
         blocks = normalize_input(input)
+
+        async def send(sub: Subscription) -> RunResult:
+            prompt = await self.client.session_prompt(self.id, blocks)
+            return await self._observe(sub, prompt.message_id, on_notification)
+
+        return await self._settled(send, timeout)
+
+    async def _settled(
+        self, send: Callable[[Subscription], Awaitable[RunResult]], timeout: float | None
+    ) -> RunResult:
+        """``send`` on a fresh subscription to this session, within ``timeout`` (``None``: no
+        bound; when it elapses, :class:`RequestTimeout`); its result becomes :attr:`last_result`."""
         try:
-            with (
-                self.client.subscribe([self.id]) as sub,
-                anyio.fail_after(timeout) if timeout is not None else nullcontext(),
-            ):
-                prompt = await self.client.session_prompt(self.id, blocks)
-                result = await self._observe(sub, prompt.message_id, on_notification)
+            with self.client.subscribe([self.id]) as sub, anyio.fail_after(timeout):
+                result = await send(sub)
         except TimeoutError as exc:
             raise self._typed_timeout(exc, timeout) from None
         self.last_result = result
@@ -105,20 +112,14 @@ class Session:
         (0.2.1-rc.2 does not); detected once per client.
         """
         blocks = normalize_input(input)
-        try:
-            with (
-                self.client.subscribe([self.id]) as sub,
-                anyio.fail_after(timeout) if timeout is not None else nullcontext(),
-            ):
-                answer = await self.client.session_query(self.id, blocks)
-                if isinstance(answer, SessionQueryCommandResult):
-                    result = await self._observe_command(sub, answer, on_notification)
-                else:
-                    result = await self._observe(sub, answer.message_id, on_notification)
-        except TimeoutError as exc:
-            raise self._typed_timeout(exc, timeout) from None
-        self.last_result = result
-        return result
+
+        async def send(sub: Subscription) -> RunResult:
+            answer = await self.client.session_query(self.id, blocks)
+            if isinstance(answer, SessionQueryCommandResult):
+                return await self._observe_command(sub, answer, on_notification)
+            return await self._observe(sub, answer.message_id, on_notification)
+
+        return await self._settled(send, timeout)
 
     async def _observe(
         self, sub: Subscription, message_id: str, on_notification: NotificationCallback | None

@@ -36,7 +36,7 @@ import re
 import sys
 import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..transcript.bounds import truncation_mark
@@ -274,15 +274,28 @@ def _series_name(name: Any) -> str:
 # --- describers: each returns None when the value is not theirs -------------------------------
 
 
-def _describe_pandas(obj: Any, max_rows: int, max_chars: int) -> str | None:
-    pd = loaded_module("pandas")
-    if pd is None:
+_Describer = Callable[[Any, Any, int], str]
+"""Describes a value of a library's class: ``(library module, value, max_rows)``."""
+
+
+def _by_class(
+    library: str, obj: Any, max_rows: int, describers: tuple[tuple[str, _Describer], ...]
+) -> str | None:
+    """The first describer whose class (an attribute of ``library``) ``obj`` is an instance of;
+    ``None`` when the library is not loaded or none matches."""
+    module = loaded_module(library)
+    if module is None:
         return None
-    if isinstance(obj, pd.DataFrame):
-        return _pandas_frame(pd, obj, max_rows)
-    if isinstance(obj, pd.Series):
-        return _pandas_series(pd, obj, max_rows)
+    for class_name, describe in describers:
+        if isinstance(obj, getattr(module, class_name)):
+            return describe(module, obj, max_rows)
     return None
+
+
+def _describe_pandas(obj: Any, max_rows: int, max_chars: int) -> str | None:
+    return _by_class(
+        "pandas", obj, max_rows, (("DataFrame", _pandas_frame), ("Series", _pandas_series))
+    )
 
 
 def _section(title: str, body: Callable[[], str]) -> str:
@@ -290,6 +303,32 @@ def _section(title: str, body: Callable[[], str]) -> str:
         return f"{title}\n{body()}"
     except Exception as exc:
         return f"{title}\n<unavailable: {_exc_text(exc)}>"
+
+
+def _head_section(rows: int, max_rows: int, table: Callable[[], str]) -> str:
+    return _section(f"First {min(rows, max_rows)} of {rows:,} rows:", table)
+
+
+def _column_list(pairs: Iterable[tuple[Any, Any]], columns: int) -> str:
+    """``  name: value`` of the first listed columns of ``columns`` (then how many more)."""
+    lines = [
+        f"  {_short_item(name, 60)}: {value}"
+        for name, value in itertools.islice(pairs, _MAX_LISTED_COLUMNS)
+    ]
+    if columns > _MAX_LISTED_COLUMNS:
+        lines.append(f"  … {columns - _MAX_LISTED_COLUMNS:,} more columns")
+    return "\n".join(lines) if lines else "  (no columns)"
+
+
+def _null_counts(counts: Iterable[tuple[Any, Any]]) -> str:
+    """The columns with nulls and their counts (the first listed, then how many more)."""
+    nonzero = [(name, int(n)) for name, n in counts if n]
+    if not nonzero:
+        return "  no nulls"
+    lines = [f"  {_short_item(name, 60)}: {n:,}" for name, n in nonzero[:_MAX_LISTED_COLUMNS]]
+    if len(nonzero) > _MAX_LISTED_COLUMNS:
+        lines.append(f"  … {len(nonzero) - _MAX_LISTED_COLUMNS:,} more columns with nulls")
+    return "\n".join(lines)
 
 
 def _pandas_frame(pd: Any, df: Any, max_rows: int) -> str:
@@ -303,20 +342,11 @@ def _pandas_frame(pd: Any, df: Any, max_rows: int) -> str:
             index_line += f", name {_short_item(index.name, 60)}"
     parts.append(index_line)
 
-    def dtypes() -> str:
-        lines = [
-            f"  {_short_item(col, 60)}: {dtype}"
-            for col, dtype in itertools.islice(df.dtypes.items(), _MAX_LISTED_COLUMNS)
-        ]
-        if cols > _MAX_LISTED_COLUMNS:
-            lines.append(f"  … {cols - _MAX_LISTED_COLUMNS:,} more columns")
-        return "\n".join(lines) if lines else "  (no columns)"
-
-    parts.append(_section("Columns (dtype):", dtypes))
-    shown = min(rows, max_rows)
+    parts.append(_section("Columns (dtype):", lambda: _column_list(df.dtypes.items(), cols)))
     parts.append(
-        _section(
-            f"First {shown} of {rows:,} rows:",
+        _head_section(
+            rows,
+            max_rows,
             lambda: str(
                 df.head(max_rows).to_string(
                     max_cols=_TABLE_MAX_COLS, max_colwidth=_TABLE_MAX_COLWIDTH
@@ -324,18 +354,7 @@ def _pandas_frame(pd: Any, df: Any, max_rows: int) -> str:
             ),
         )
     )
-
-    def nulls() -> str:
-        counts = df.isna().sum()
-        nonzero = [(col, int(n)) for col, n in counts.items() if n]
-        if not nonzero:
-            return "  no nulls"
-        lines = [f"  {_short_item(col, 60)}: {n:,}" for col, n in nonzero[:_MAX_LISTED_COLUMNS]]
-        if len(nonzero) > _MAX_LISTED_COLUMNS:
-            lines.append(f"  … {len(nonzero) - _MAX_LISTED_COLUMNS:,} more columns with nulls")
-        return "\n".join(lines)
-
-    parts.append(_section("Null counts:", nulls))
+    parts.append(_section("Null counts:", lambda: _null_counts(df.isna().sum().items())))
     if 0 < cols <= _DESCRIBE_MAX_COLUMNS and rows > 0:
         numeric = df.select_dtypes(include="number")
         if numeric.shape[1] and rows * numeric.shape[1] <= _DESCRIBE_MAX_CELLS:
@@ -351,12 +370,8 @@ def _pandas_frame(pd: Any, df: Any, max_rows: int) -> str:
 def _pandas_series(pd: Any, s: Any, max_rows: int) -> str:
     rows = len(s)
     parts = [f"Series{_series_name(s.name)}: {rows:,} rows, dtype {s.dtype}"]
-    shown = min(rows, max_rows)
     parts.append(
-        _section(
-            f"First {shown} of {rows:,} rows:",
-            lambda: str(s.head(max_rows).to_string(max_rows=max_rows)),
-        )
+        _head_section(rows, max_rows, lambda: str(s.head(max_rows).to_string(max_rows=max_rows)))
     )
     parts.append(f"Nulls: {int(s.isna().sum()):,}")
     if rows and pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
@@ -365,27 +380,23 @@ def _pandas_series(pd: Any, s: Any, max_rows: int) -> str:
 
 
 def _describe_polars(obj: Any, max_rows: int, max_chars: int) -> str | None:
-    pl = loaded_module("polars")
-    if pl is None:
-        return None
-    if isinstance(obj, pl.DataFrame):
-        return _polars_frame(pl, obj, max_rows)
-    if isinstance(obj, pl.Series):
-        return _polars_series(pl, obj, max_rows)
-    if isinstance(obj, pl.LazyFrame):
-        return _section(
-            "polars LazyFrame (not evaluated); schema:",
-            lambda: _polars_schema(obj.collect_schema()),
-        )
-    return None
+    return _by_class(
+        "polars",
+        obj,
+        max_rows,
+        (("DataFrame", _polars_frame), ("Series", _polars_series), ("LazyFrame", _polars_lazy)),
+    )
+
+
+def _polars_lazy(pl: Any, lazy: Any, max_rows: int) -> str:
+    return _section(
+        "polars LazyFrame (not evaluated); schema:",
+        lambda: _polars_schema(lazy.collect_schema()),
+    )
 
 
 def _polars_schema(schema: Any) -> str:
-    items = list(itertools.islice(schema.items(), _MAX_LISTED_COLUMNS))
-    lines = [f"  {_short_item(name, 60)}: {dtype}" for name, dtype in items]
-    if len(schema) > _MAX_LISTED_COLUMNS:
-        lines.append(f"  … {len(schema) - _MAX_LISTED_COLUMNS:,} more columns")
-    return "\n".join(lines) if lines else "  (no columns)"
+    return _column_list(schema.items(), len(schema))
 
 
 def _polars_table(pl: Any, frame: Any, max_rows: int) -> str:
@@ -399,29 +410,17 @@ def _polars_frame(pl: Any, df: Any, max_rows: int) -> str:
     rows, cols = df.height, df.width
     parts = [f"polars DataFrame: {rows:,} rows x {cols:,} columns"]
     parts.append(_section("Schema:", lambda: _polars_schema(df.schema)))
-    shown = min(rows, max_rows)
+    parts.append(_head_section(rows, max_rows, lambda: _polars_table(pl, df, max_rows)))
     parts.append(
-        _section(f"First {shown} of {rows:,} rows:", lambda: _polars_table(pl, df, max_rows))
+        _section("Null counts:", lambda: _null_counts(df.null_count().row(0, named=True).items()))
     )
-
-    def nulls() -> str:
-        counts = df.null_count().row(0, named=True)
-        nonzero = [(name, int(n)) for name, n in counts.items() if n]
-        if not nonzero:
-            return "  no nulls"
-        return "\n".join(f"  {_short_item(n, 60)}: {c:,}" for n, c in nonzero[:_MAX_LISTED_COLUMNS])
-
-    parts.append(_section("Null counts:", nulls))
     return "\n".join(parts)
 
 
 def _polars_series(pl: Any, s: Any, max_rows: int) -> str:
     rows = len(s)
     parts = [f"polars Series{_series_name(s.name)}: {rows:,} rows, dtype {s.dtype}"]
-    shown = min(rows, max_rows)
-    parts.append(
-        _section(f"First {shown} of {rows:,} rows:", lambda: _polars_table(pl, s, max_rows))
-    )
+    parts.append(_head_section(rows, max_rows, lambda: _polars_table(pl, s, max_rows)))
     parts.append(f"Nulls: {int(s.null_count()):,}")
     return "\n".join(parts)
 

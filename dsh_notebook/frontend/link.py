@@ -99,6 +99,17 @@ def _package_version() -> str:
         return "0"
 
 
+def _send(comm: CommLike, message: Mapping[str, Any]) -> bool:
+    """Send ``message`` on ``comm``; whether it went. After each send the comm's reply route is
+    unpinned: the page's reply must not go to the subshell of a page that is gone."""
+    try:
+        comm.send(dict(message))
+        unpin_reply_route(comm)
+    except Exception:
+        return False
+    return True
+
+
 class FrontendLink:
     """One link per kernel. ``present`` tells whether the extension answered."""
 
@@ -182,27 +193,18 @@ class FrontendLink:
             self._outputs[model_id] = message
             while len(self._outputs) > KEPT_RUN_OUTPUTS:
                 del self._outputs[next(iter(self._outputs))]
-            return self._send_locked(message)
+            return self._send_locked("run_output", message)
 
     def can_insert_cells(self) -> bool:
         """Whether a page that inserts cells (capability ``insert_cell``) is connected now."""
-        with self._lock:
-            return self._comm is not None and "insert_cell" in (self._capabilities or ())
+        return self.can("insert_cell")
 
     def send_insert_cell(self, message: InsertCell) -> bool:
         """Ask the page to insert an agent cell (any thread). Sent once, not kept: a page that
         is not connected now never gets it (a reloaded page would insert it a second time into
         a notebook that may have been saved with it). Returns whether it was sent."""
         with self._lock:
-            comm = self._comm
-            if comm is None or "insert_cell" not in (self._capabilities or ()):
-                return False
-            try:
-                comm.send(dict(message))
-                unpin_reply_route(comm)
-            except Exception:
-                return False
-            return True
+            return self._send_locked("insert_cell", message)
 
     def read_notebook(
         self, timeout: float, main_thread_busy: bool = False
@@ -228,10 +230,7 @@ class FrontendLink:
             slot: tuple[threading.Event, list[ReadNotebookReply]] = (threading.Event(), [])
             self._reads[request_id] = slot
         try:
-            try:
-                comm.send(dict(read_notebook(request_id)))
-                unpin_reply_route(comm)  # the reply must not go to a gone page's subshell
-            except Exception:
+            if not _send(comm, read_notebook(request_id)):
                 return "the request to the notebook page could not be sent"
             if not slot[0].wait(timeout):
                 return (
@@ -284,14 +283,11 @@ class FrontendLink:
             self._undo_callbacks[message["request_id"]] = on_reply
             while len(self._undo_callbacks) > 64:  # replies that never came
                 del self._undo_callbacks[next(iter(self._undo_callbacks))]
-        try:
-            comm.send(dict(message))
-            unpin_reply_route(comm)
-        except Exception:
-            with self._lock:
-                self._undo_callbacks.pop(message["request_id"], None)
-            return False
-        return True
+        if _send(comm, message):
+            return True
+        with self._lock:
+            self._undo_callbacks.pop(message["request_id"], None)
+        return False
 
     def _request(
         self, message: dict[str, Any], capability: str, timeout: float, main_thread_busy: bool
@@ -310,10 +306,7 @@ class FrontendLink:
             slot: tuple[threading.Event, list[PageReply]] = (threading.Event(), [])
             self._requests[request_id] = slot
         try:
-            try:
-                comm.send(message)
-                unpin_reply_route(comm)
-            except Exception:
+            if not _send(comm, message):
                 return "the request to the notebook page could not be sent"
             if not slot[0].wait(timeout):
                 return f"the notebook page did not answer within {timeout:g} s"
@@ -345,27 +338,15 @@ class FrontendLink:
                 pass  # a report, never a reason to break the link
         return True
 
-    def _send_locked(self, message: RunOutput) -> bool:
+    def _send_locked(self, capability: str, message: Mapping[str, Any]) -> bool:
+        """Send ``message`` when a page that announced ``capability`` is connected (lock held)."""
         comm = self._comm
-        if comm is None or self._capabilities is None or "run_output" not in self._capabilities:
+        if comm is None or capability not in (self._capabilities or ()):
             return False
-        try:
-            comm.send(dict(message))
-            unpin_reply_route(comm)
-        except Exception:
-            return False
-        return True
+        return _send(comm, message)
 
     def _flush_locked(self) -> bool:
-        comm = self._comm
-        if comm is None or self._capabilities is None or "waiting" not in self._capabilities:
-            return False
-        try:
-            comm.send(dict(waiting(self._waiting)))
-            unpin_reply_route(comm)
-        except Exception:
-            return False
-        return True
+        return self._send_locked("waiting", waiting(self._waiting))
 
     @property
     def replies_off_main(self) -> bool:
@@ -412,7 +393,7 @@ class FrontendLink:
                 self._flush_locked()
             for message in self._outputs.values():
                 replayed: RunOutput = {**message, "replay": True}
-                self._send_locked(replayed)
+                self._send_locked("run_output", replayed)
         callback = self.on_hello
         if callback is not None:
             try:

@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
 from ..context.notebook_context import CONTEXT_OPEN
-from .steps import LatestUserKind
+from .steps import LatestUserKind, RequestAnalysis
 
 __all__ = [
     "NOTICE_MESSAGE_PREFIXES",
@@ -41,6 +40,7 @@ __all__ = [
     "RequestAnalysis",
     "analyze_request",
     "parse_tags",
+    "tool_result_text",
 ]
 
 #: Leading texts of text blocks that the runtime or the package adds to a user message (not
@@ -70,6 +70,20 @@ def parse_tags(text: str) -> dict[str, str]:
     return {match.group(1): match.group(2).strip() for match in _TAG_RE.finditer(text)}
 
 
+def tool_result_text(content: Any, sep: str) -> str:
+    """The text of a ``tool_result`` block's ``content``: the string itself, or its ``text``
+    blocks joined by ``sep`` (other blocks left out); ``""`` for anything else."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return sep.join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, Mapping) and b.get("type") == "text"
+        )
+    return ""
+
+
 def _split_message(message: Mapping[str, Any]) -> tuple[list[str], list[str], bool]:
     """(human texts, runtime-written texts, has tool_result blocks) of one user message."""
     content = message.get("content")
@@ -91,29 +105,6 @@ def _split_message(message: Mapping[str, Any]) -> tuple[list[str], list[str], bo
     human = [t for t in texts if not t.lstrip().startswith(NOTICE_PREFIXES)]
     notices = [t for t in texts if t.lstrip().startswith(NOTICE_PREFIXES)]
     return human, notices, has_tool_result
-
-
-@dataclass(frozen=True)
-class RequestAnalysis:
-    """Result of :func:`analyze_request` (independent of any registry).
-
-    Attributes:
-        scenario: the tag value, or ``None`` for untagged requests.
-        step_index: assistant messages after the tagged (or latest human) user message.
-        attempt: failed attempts of the current step already logged by the runtime.
-        tags: all tags of the tagged prompt (last occurrence wins).
-        prompt_text: human text of that message.
-        notices: runtime-written text blocks of the latest user message.
-        latest_user_kind: see :attr:`ScriptContext.latest_user_kind`.
-    """
-
-    scenario: str | None
-    step_index: int
-    attempt: int
-    tags: Mapping[str, str]
-    prompt_text: str
-    notices: tuple[str, ...]
-    latest_user_kind: LatestUserKind
 
 
 def _attempt_number(body: Mapping[str, Any]) -> int:

@@ -214,13 +214,7 @@ class ModelRequestHandler(BaseHTTPRequestHandler):
             self._reject(HttpError(400, "invalid_request_error", message), body, received, name)
             return
         context = ScriptContext(
-            scenario=name,
-            step_index=analysis.step_index,
-            attempt=analysis.attempt,
-            tags=analysis.tags,
-            prompt_text=analysis.prompt_text,
-            notices=analysis.notices,
-            latest_user_kind=analysis.latest_user_kind,
+            **{**vars(analysis), "scenario": name},
             body=body,
             session_id=self.headers.get("x-deepseek-harness-session-id"),
         )

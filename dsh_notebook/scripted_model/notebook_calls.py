@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from .analysis import tool_result_text
 from .steps import ScriptContext, Step, ToolCall
 
 __all__ = ["MARKER", "notebook_calls_step", "planned_calls", "resolve_args", "tool_results"]
@@ -55,18 +56,6 @@ def planned_calls(prompt: str) -> list[tuple[str, dict[str, Any]]] | str:
     return calls
 
 
-def _block_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(b.get("text", ""))
-            for b in content
-            if isinstance(b, Mapping) and b.get("type") == "text"
-        )
-    return ""
-
-
 def tool_results(body: Mapping[str, Any]) -> list[str]:
     """The text of every ``tool_result`` after the newest user message whose own text holds
     the marker."""
@@ -92,7 +81,7 @@ def tool_results(body: Mapping[str, Any]) -> list[str]:
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
             if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                texts.append(_block_text(block.get("content")))
+                texts.append(tool_result_text(block.get("content"), ""))
     return texts
 
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 __all__ = [
     "AfterReply",
     "HttpError",
     "LatestUserKind",
+    "RequestAnalysis",
     "Script",
     "ScriptContext",
     "Step",
@@ -33,6 +34,8 @@ __all__ = [
     "StopReason",
     "ToolCall",
 ]
+
+_Number = TypeVar("_Number", int, float)
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence"]
 
@@ -210,11 +213,12 @@ class Step:
 
 
 @dataclass(frozen=True)
-class ScriptContext:
-    """What a step factory knows about the request it answers.
+class RequestAnalysis:
+    """What a request body says (independent of any registry): the result of
+    :func:`~dsh_notebook.scripted_model.analysis.analyze_request`.
 
     Attributes:
-        scenario: the selected script name.
+        scenario: the ``[[scenario:…]]`` tag's value, or ``None`` for untagged requests.
         step_index: 0-based step number (assistant messages after the tagged user message).
         attempt: 0-based attempt number of this step (failed attempts already logged by the
             runtime for the current turn and step; 0 when the request carries no session log).
@@ -225,33 +229,47 @@ class ScriptContext:
         latest_user_kind: what the latest user message is: ``"human"`` (a prompt),
             ``"tool_result"`` (results of the previous reply's tool calls), ``"notice"``
             (only runtime-written text) or ``"none"`` (no user message).
-        body: the parsed request body (read-only view; do not mutate).
-        session_id: the ``x-deepseek-harness-session-id`` header of the request (the child's
-            own id for a subagent's calls), ``None`` when absent.
     """
 
-    scenario: str
+    scenario: str | None
     step_index: int
     attempt: int
     tags: Mapping[str, str]
     prompt_text: str
     notices: tuple[str, ...]
     latest_user_kind: LatestUserKind
+
+
+@dataclass(frozen=True)
+class ScriptContext(RequestAnalysis):
+    """What a step factory knows about the request it answers: the request's analysis (see
+    :class:`RequestAnalysis` for its fields), with
+
+    Attributes:
+        scenario: the selected script name (the tag's, else the server's default scenario).
+        body: the parsed request body (read-only view; do not mutate).
+        session_id: the ``x-deepseek-harness-session-id`` header of the request (the child's
+            own id for a subagent's calls), ``None`` when absent.
+    """
+
+    scenario: str
     body: Mapping[str, Any]
     session_id: str | None = None
 
     def int_tag(self, key: str, default: int, *, minimum: int = 0) -> int:
         """Integer value of tag ``key``; ``default`` when absent or not an integer."""
-        try:
-            value = int(self.tags[key])
-        except (KeyError, ValueError):
-            return default
-        return max(minimum, value)
+        return self._number_tag(key, int, default, minimum)
 
     def float_tag(self, key: str, default: float, *, minimum: float = 0.0) -> float:
         """Float value of tag ``key``; ``default`` when absent or not a number."""
+        return self._number_tag(key, float, default, minimum)
+
+    def _number_tag(
+        self, key: str, kind: type[_Number], default: _Number, minimum: _Number
+    ) -> _Number:
+        """Tag ``key`` as ``kind``, at least ``minimum``; ``default`` when absent or not one."""
         try:
-            value = float(self.tags[key])
+            value = kind(self.tags[key])
         except (KeyError, ValueError):
             return default
         return max(minimum, value)

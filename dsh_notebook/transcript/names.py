@@ -18,6 +18,7 @@ Guarantees:
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from .display import tool_code
 from .schema import Item, Snapshot, SubagentItem, ToolItem
@@ -28,6 +29,8 @@ NAME_MAX = 60
 """Characters of a name (a command's first line, a label) before it is cut with ``…``."""
 
 _MIN_ID = 6  # shorter "ids" could match ordinary words
+
+_Holder = TypeVar("_Holder", Snapshot, SubagentItem)
 
 
 def _short(text: str) -> str:
@@ -82,27 +85,28 @@ def _renamed(items: list[Item], pattern: re.Pattern[str], names: dict[str, str])
             new_result = (
                 pattern.sub(lambda m: f"“{names[m.group(0)]}”", result) if result else result
             )
-            new_sub = _renamed_subagent(sub, pattern, names) if sub is not None else None
+            new_sub = _with_items_renamed(sub, pattern, names) if sub is not None else None
             if new_result != result or new_sub is not sub:
                 tool = item.copy()
                 tool["result"] = new_result
                 tool["subagent"] = new_sub
                 item = tool
         elif item["kind"] == "subagent":
-            item = _renamed_subagent(item, pattern, names)
+            item = _with_items_renamed(item, pattern, names)
         out.append(item)
     return out
 
 
-def _renamed_subagent(
-    item: SubagentItem, pattern: re.Pattern[str], names: dict[str, str]
-) -> SubagentItem:
-    inner = _renamed(item["items"], pattern, names)
-    if all(a is b for a, b in zip(inner, item["items"], strict=True)):
-        return item
-    subagent = item.copy()
-    subagent["items"] = inner
-    return subagent
+def _with_items_renamed(
+    holder: _Holder, pattern: re.Pattern[str], names: dict[str, str]
+) -> _Holder:
+    """``holder`` itself when none of its items changed, else a copy with the renamed items."""
+    items = _renamed(holder["items"], pattern, names)
+    if all(a is b for a, b in zip(items, holder["items"], strict=True)):
+        return holder
+    view = holder.copy()
+    view["items"] = items
+    return view
 
 
 def with_names(snapshot: Snapshot) -> Snapshot:
@@ -115,9 +119,4 @@ def with_names(snapshot: Snapshot) -> Snapshot:
         + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
         + r")(?![\w-])"
     )
-    items = _renamed(snapshot["items"], pattern, names)
-    if all(a is b for a, b in zip(items, snapshot["items"], strict=True)):
-        return snapshot
-    view = snapshot.copy()
-    view["items"] = items
-    return view
+    return _with_items_renamed(snapshot, pattern, names)

@@ -10,8 +10,8 @@ or anything nested in it, last changed. A view can re-render only the nodes whos
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, cast
 
 from . import schema
 from .bounds import (
@@ -56,6 +56,34 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _snapshot_fields(cls: type[Node]) -> tuple[str, ...]:
+    """The fields of ``cls`` that are snapshot keys: all but identity, links and private ones."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        skip = {"id", "rev", "parent", "kind"}
+        names = tuple(f.name for f in fields(cls) if f.name not in skip and f.name[0] != "_")
+        _FIELDS[cls] = names
+    return names
+
+
+_LEAVES = (str, int, float, bool, type(None))
+
+
+def _snapshot_value(value: Any) -> Any:
+    if type(value) in _LEAVES:
+        return value
+    if isinstance(value, (Node, UsageTotals)):
+        return value.to_dict()
+    if isinstance(value, ItemList):
+        return value.to_list()
+    if isinstance(value, (list, dict)):
+        return json_copy(value)
+    return value
+
+
 @dataclass(eq=False, kw_only=True)
 class Node:
     """Anything with an identity in the snapshot. ``parent`` links nested nodes to their host."""
@@ -67,6 +95,17 @@ class Node:
     def to_dict(self) -> schema.Item:
         """This node's part of the snapshot (a fresh JSON value, not shared with the node)."""
         raise NotImplementedError
+
+    def _snapshot(self, kind: str) -> dict[str, Any]:
+        """``kind``, ``id``, ``rev``, then every public field in declaration order (nested nodes,
+        usage and item lists as their snapshots; lists and dicts copied). The fields are the one
+        declaration of an item's keys; ``tests/test_transcript_nodes.py`` holds them to
+        :mod:`.schema`."""
+        item: dict[str, Any] = {"kind": kind, "id": self.id, "rev": self.rev}
+        values = self.__dict__
+        for name in _snapshot_fields(type(self)):
+            item[name] = _snapshot_value(values[name])
+        return item
 
 
 class ItemList:
@@ -120,14 +159,7 @@ class UsageTotals:
         return self.to_dict() != before
 
     def to_dict(self) -> schema.Usage:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "total_tokens": self.total_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-            "reasoning_tokens": self.reasoning_tokens,
-        }
+        return cast(schema.Usage, {f.name: getattr(self, f.name) for f in fields(self)})
 
 
 @dataclass(eq=False, kw_only=True)
@@ -164,24 +196,10 @@ class TextNode(Node):
         return True
 
     def to_dict(self) -> schema.TextItem:
+        item = cast(schema.TextItem, {**self._snapshot(self.kind), "text": self.text})
         if self.kind == "reasoning":
-            return {
-                "kind": self.kind,
-                "id": self.id,
-                "rev": self.rev,
-                "text": self.text,
-                "streaming": self.streaming,
-                "collapsed": True,
-                "truncated": self.truncated,
-            }
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "rev": self.rev,
-            "text": self.text,
-            "streaming": self.streaming,
-            "truncated": self.truncated,
-        }
+            item["collapsed"] = True
+        return item
 
 
 @dataclass(eq=False, kw_only=True)
@@ -191,7 +209,7 @@ class UserNode(Node):
     text: str = ""
 
     def to_dict(self) -> schema.UserItem:
-        return {"kind": "user", "id": self.id, "rev": self.rev, "text": self.text}
+        return cast(schema.UserItem, self._snapshot("user"))
 
 
 @dataclass(eq=False, kw_only=True)
@@ -214,23 +232,7 @@ class ApprovalNode(Node):
     note: str | None = None  # the person's note with a rejection
 
     def to_dict(self) -> schema.ApprovalItem:
-        return {
-            "kind": "approval",
-            "id": self.id,
-            "rev": self.rev,
-            "session_id": self.session_id,
-            "approval_id": self.approval_id,
-            "request_id": self.request_id,
-            "call_id": self.call_id,
-            "tool_name": self.tool_name,
-            "reason": self.reason,
-            "state": self.state,
-            "outcome": self.outcome,
-            "decided_by": self.decided_by,
-            "proposed": self.proposed,
-            "target": self.target,
-            "note": self.note,
-        }
+        return cast(schema.ApprovalItem, self._snapshot("approval"))
 
 
 @dataclass(eq=False, kw_only=True)
@@ -245,17 +247,7 @@ class QuestionNode(Node):
     state: str = "pending"  # pending | answered | dismissed | cancelled | failed
 
     def to_dict(self) -> schema.QuestionItem:
-        return {
-            "kind": "question",
-            "id": self.id,
-            "rev": self.rev,
-            "session_id": self.session_id,
-            "request_id": self.request_id,
-            "call_id": self.call_id,
-            "questions": json_copy(self.questions),
-            "answers": json_copy(self.answers),
-            "state": self.state,
-        }
+        return cast(schema.QuestionItem, self._snapshot("question"))
 
 
 @dataclass(eq=False, kw_only=True)
@@ -279,24 +271,9 @@ class SubagentNode(Node):
         self.items.owner = self
 
     def to_dict(self) -> schema.SubagentItem:
-        return {
-            "kind": "subagent",
-            "id": self.id,
-            "rev": self.rev,
-            "child_id": self.child_id,
-            "label": self.label,
-            "description": self.description,
-            "mode": self.mode,
-            "prompt": self.prompt,
-            "state": self.state,
-            "status": self.status,
-            "stop_reason": self.stop_reason,
-            "result": self.result,
-            "turns": self.turns,
-            "usage": self.usage.to_dict(),
-            "items": self.items.to_list(),
-            "items_omitted": self.items.omitted,
-        }
+        item = cast(schema.SubagentItem, self._snapshot("subagent"))
+        item["items_omitted"] = self.items.omitted
+        return item
 
 
 @dataclass(eq=False, kw_only=True)
@@ -340,51 +317,22 @@ class ToolNode(Node):
                     break
 
     def to_dict(self) -> schema.ToolItem:
-        return {
-            "kind": "tool",
-            "id": self.id,
-            "rev": self.rev,
-            "call_id": self.call_id,
-            "name": self.name,
-            "arguments": self.arguments,
-            "args": json_copy(self.args),
-            "description": self.description,
-            "summary": self.summary,
-            "state": self.state,
-            "result": self.result,
-            "is_error": self.is_error,
-            "error_code": self.error_code,
-            "job": json_copy(self.job),
-            "approval": self.approval.to_dict() if self.approval else None,
-            "question": self.question.to_dict() if self.question else None,
-            "subagent": self.subagent.to_dict() if self.subagent else None,
-            "figures": list(self.figures),
-        }
+        return cast(schema.ToolItem, self._snapshot("tool"))
 
 
 @dataclass(eq=False, kw_only=True)
 class ErrorNode(Node):
     """A failed turn (``source="turn"``) or a client-side failure (``source="client"``)."""
 
+    source: str = "turn"
     message: str = ""
     code: str | None = None
     status: int | None = None
     hint: str | None = None
     detail: str | None = None
-    source: str = "turn"
 
     def to_dict(self) -> schema.ErrorItem:
-        return {
-            "kind": "error",
-            "id": self.id,
-            "rev": self.rev,
-            "source": self.source,
-            "message": self.message,
-            "code": self.code,
-            "status": self.status,
-            "hint": self.hint,
-            "detail": self.detail,
-        }
+        return cast(schema.ErrorItem, self._snapshot("error"))
 
 
 @dataclass(eq=False, kw_only=True)
@@ -396,14 +344,7 @@ class NoteNode(Node):
     count: int = 1
 
     def to_dict(self) -> schema.NoteItem:
-        return {
-            "kind": "note",
-            "id": self.id,
-            "rev": self.rev,
-            "note": self.note,
-            "text": self.text,
-            "count": self.count,
-        }
+        return cast(schema.NoteItem, self._snapshot("note"))
 
 
 Item = (
