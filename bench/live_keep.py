@@ -10,19 +10,34 @@ record it replaces, JSON, a temporary file, fsync, rename). This builds an answe
 size from 20 000 stream chunks and prints the median of each step per keep, the gap the pump
 leaves before the next keep by its cadence (``max(KEEP_EVERY, KEEP_SHARE * cost)``) and the
 share of the pump thread that costs.
+
+A second line per size times one settle of a widget view of that transcript through the real
+pump path (:func:`~dsh_notebook.kernel.run.settle_run`: the IOPub update, the page extension's
+``run_output``, the settled transcript kept in the ledger): the pump thread's CPU time from
+the settle until all of it was applied, kept and published.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import queue
 import statistics
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
+from dsh_notebook.client import RunResult
+from dsh_notebook.kernel.broker import RunPolicy
+from dsh_notebook.kernel.display import DisplayChoice, ViewPublisher
+from dsh_notebook.kernel.handle import RunHandle
 from dsh_notebook.kernel.kept import keepable
 from dsh_notebook.kernel.ledger import PromptLedger
-from dsh_notebook.kernel.pump import KEEP_EVERY, KEEP_SHARE
+from dsh_notebook.kernel.pump import KEEP_EVERY, KEEP_SHARE, LiveView, UiPump
+from dsh_notebook.kernel.run import settle_run
+from dsh_notebook.kernel.runs import ActiveRun, Runs
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import ApprovalRequested
@@ -40,6 +55,55 @@ def transcript(chars: int) -> Transcript:
             "chunk": {"type": "text-delta", "index": 0, "text": word + ("\n" if i % 20 == 19 else " ")}}}))  # fmt: skip
     t.apply_local(ApprovalRequested(request_id="a1", session_id="s", tool_name="run_python"))
     return t
+
+
+class _Page:
+    """The widget, its display handle and the page extension's link, as the settle sees them."""
+
+    model_id = "m1"
+    display_id = "d1"
+    present = True
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def send_run_output(self, *args: Any) -> bool:
+        return True
+
+
+def settle_seconds(t: Transcript, ledger: PromptLedger, secrets: tuple[str, ...]) -> float:
+    """The pump thread's CPU time for one settle of a widget view of ``t``: from the settle to
+    the settled transcript published and kept (CPU time: the machine's other load does not
+    count)."""
+    page = _Page()
+    shell = SimpleNamespace(kernel=object())  # a kernel without a display publisher
+    publisher = ViewPublisher(shell, DisplayChoice("widget"), page, page, "c1")  # type: ignore[arg-type]
+    view = LiveView(t, "widget", publisher, secrets=secrets)
+    publisher.view, publisher.handle = view, page
+    pump, runs = UiPump(), Runs()
+    future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
+    run = ActiveRun(RunHandle(future, session="s", prompt="p"), view, RunPolicy(), queue.Queue())
+    run.accepted = True
+    runs.add(run)
+    runs.hold(run)
+    agent = SimpleNamespace(runs=runs, results={}, pump=pump, ending=False, ledger=ledger)
+    try:
+        clock: list[float] = []
+        pump.add(view)
+        pump.flush()  # the live view published (its live run_output rendered)
+        pump.after(view, lambda _: clock.append(time.thread_time()))
+        pump.flush()
+        future.set_result(RunResult("s", "", "completed", [], []))
+        settle_run(agent, run, future)  # type: ignore[arg-type]
+        pump.flush(60)  # applied, kept, then published
+        pump.after(view, lambda _: clock.append(time.thread_time()))
+        pump.flush()
+        return clock[1] - clock[0]
+    finally:
+        pump.stop()
 
 
 def main() -> None:
@@ -69,6 +133,12 @@ def main() -> None:
                 f"(GIL held), write {w * 1e3:.1f} ms (read old + JSON + fsync + rename), total "
                 f"{(r + w) * 1e3:.1f} ms per keep; next keep after {gap:.1f} s: "
                 f"{(r + w) / gap * 100:.2f} % of the pump thread"
+            )
+            settles = [settle_seconds(transcript(chars), ledger, secrets) for _ in range(5)]
+            print(
+                f"settle of a widget view, {chars / 1e3:,.0f} k characters: "
+                f"{statistics.median(settles) * 1e3:.1f} ms of the pump thread's CPU (median of "
+                "5: the update, run_output, the keep)"
             )
 
 

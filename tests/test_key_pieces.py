@@ -28,7 +28,7 @@ from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import Note, RunError
 
 from .canary import HALF, KEY, PRINTED, key_pieces
-from .test_frontend_run_output import Recorder, Shell, text
+from .test_frontend_run_output import Recorder, Shell, bundle_of, text
 from .test_kernel_inprocess import ip, run_cell  # noqa: F401 - the in-process kernel fixture
 
 # -- the function ------------------------------------------------------------------------------
@@ -135,9 +135,9 @@ def canary_transcript() -> Transcript:
 def test_live_widget_state_and_static_transcripts(fmt: str) -> None:
     view = LiveView(canary_transcript(), fmt, lambda bundle: None, secrets=(KEY,))
     assert key_pieces(view.transcript.snapshot()) > 0  # the canary is there to be masked
-    assert key_pieces(view.bundle()) == 0  # the live snapshot (widget) or the transcript
+    assert key_pieces(bundle_of(view)) == 0  # the live snapshot (widget) or the transcript
     view.settled = True
-    assert key_pieces(view.bundle()) == 0  # the static transcript that is saved
+    assert key_pieces(bundle_of(view)) == 0  # the static transcript that is saved
 
 
 class FinalRecorder(Recorder):
@@ -157,9 +157,9 @@ def test_run_output_to_the_page_and_the_final_widget_state(keep_widget: bool) ->
     publisher = ViewPublisher(Shell(), choice, rec, rec, "c7")
     view = LiveView(canary_transcript(), "widget", publisher, secrets=(KEY,))
     publisher.view, publisher.handle = view, Handle()
-    view.publish(view.bundle())  # live: the snapshot to the widget, run_output "live"
+    view.publish(bundle_of(view))  # live: the snapshot to the widget, run_output "live"
     view.settled = True
-    view.publish(view.bundle())  # settled: the transcript (or the kept widget's final state)
+    view.publish(bundle_of(view))  # settled: the transcript (or the kept widget's final state)
     assert len(rec.events) >= 3, rec.events
     assert key_pieces([list(e) for e in rec.events]) == 0
 

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from dsh_notebook.kernel.pump import DRAIN_INTERVAL, KEEP_SHARE, LiveView, UiPump
+from dsh_notebook.kernel.rendering import published_bundle
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested, Settled
@@ -124,7 +125,7 @@ def test_a_settled_cell_keeps_its_transcript_once_as_markdown_beside_a_one_line_
     published: list[dict[str, Any]] = []
     live = LiveView(answered(), "markdown", published.append)
     live.settled = True
-    bundle = live.bundle()
+    bundle = published_bundle(live.rendering(), live.fmt, live.settled)
     assert "w0 w1 w2" in bundle["text/markdown"] and "sum the sales" in bundle["text/markdown"]
     summary, pointer = bundle["text/plain"].split("\n")
     assert summary == live.transcript.summary_line() and "settled" in summary
@@ -135,7 +136,7 @@ def test_a_settled_cell_keeps_its_transcript_once_as_markdown_beside_a_one_line_
 def test_a_text_view_still_gets_the_whole_plain_text_transcript() -> None:
     text = LiveView(answered(), "text", lambda bundle: None)
     text.settled = True
-    bundle = text.bundle()
+    bundle = published_bundle(text.rendering(), text.fmt, text.settled)
     assert set(bundle) == {"text/plain"}
     assert bundle["text/plain"] == text.transcript.to_text()
     assert "w0 w1 w2" in bundle["text/plain"] and "sum the sales" in bundle["text/plain"]

@@ -29,6 +29,8 @@ from dsh_notebook.notebook_tools.refusals import (
     UNMATCHED_MESSAGE,
 )
 from dsh_notebook.protocol import SESSION_EVENT, Notification
+from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.bounds import PROPOSED_MAX
 
 from .run_registry import bare_run, hold
 
@@ -308,3 +310,31 @@ async def test_a_subagents_call_is_decided_by_its_roots_run(host: LoopHost) -> N
             owner=ApprovedCall(root, "child", "c1")
         )
     assert not broker.pending
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+@pytest.mark.parametrize("lines", [400, 9_000])  # over LINE_MAX; over PROPOSED_MAX
+async def test_a_run_python_card_holds_its_code_whole_for_the_editor_or_not_at_all(
+    host: LoopHost, lines: int
+) -> None:
+    """The card's reason is capped at LINE_MAX (marked); "Edit, then run" opens on ``proposed``,
+    which the kernel fills with the call's code: whole, or (too long) absent, never cut."""
+    transcript = Transcript("analysis", prompt="p")
+    runs = Runs()
+    hold(runs, "analysis", RunPolicy(notify=transcript.apply_local))
+    code = "\n".join(f"row_{i:05d} = compute({i})  # step" for i in range(lines))
+    origins = CallOrigins()
+    origins.observe(tool_call("analysis", "toolu_a", code))
+    tools_host, broker = tools(host, runs, origins)
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(approve, tools_host, code)
+            while not broker.pending:
+                await anyio.sleep(0.01)
+            (card,) = [i for i in transcript.snapshot()["items"] if i["kind"] == "approval"]
+            assert card["kind"] == "approval"
+            assert card["reason"] is not None and "characters omitted" in card["reason"]
+            assert card["proposed"] == (code if len(code) <= PROPOSED_MAX else None)
+            (pending,) = broker.pending.values()
+            assert broker.decide(pending.key, "rejected")

@@ -242,8 +242,9 @@ class Broker:
         when the person edited it (only then may a decision carry code). ``person_only``: the
         caller is not sure the request is this run's (see :mod:`.tool_calls`), so no scope and
         no ``--on-approval``/headless policy may grant it: the person decides, or, where nobody
-        can answer, it is rejected. ``proposed``/``target``: a cell-editing call's new source and
-        target cell id, carried on its :class:`~..transcript.facts.ApprovalRequested`."""
+        can answer, it is rejected. ``proposed``: the whole text "Edit, then …" opens on (a
+        ``run_python`` call's code, a cell edit's new source); ``target``: a cell edit's cell id;
+        both carried on its :class:`~..transcript.facts.ApprovalRequested`."""
         policy = self.runs.policy_for(request.session_id)
         if policy is None:  # a request outside any run of this kernel: nobody can answer
             return Decision("rejected", "policy")

@@ -30,13 +30,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..context.sanitize import encodable
 from ..frontend import FrontendLink
 from ..frontend.identity import parent_message
-from ..frontend.protocol import RunOutputState
-from ..runtime import redact
 from ..transcript import Transcript
 from .pump import LiveView
+from .rendering import published_bundle
 
 __all__ = [
     "DisplayChoice",
@@ -180,29 +178,30 @@ class ViewPublisher:
         if not view.settled:
             view.dirty = True
 
-    def _send_run_output(self, view: LiveView, settled: bool) -> None:
+    def _send_run_output(self, view: LiveView, settled: dict[str, Any] | None = None) -> None:
         """The static transcript to the page extension: ``live`` rate-limited and only when it
-        changed, ``settled`` always. Never raises into the pump."""
+        changed, or the ``settled`` bundle the view was just frozen with (always, as it is:
+        not rendered again). Never raises into the pump."""
         model_id = self._model_id()
         if self._link is None or model_id is None:
             return
-        if not settled and not self._link.present:
+        if settled is None and not self._link.present:
             return  # no page extension answered (yet): do not render markdown for nobody
         now = time.monotonic()
-        if not settled and now - self._live_at < LIVE_EVERY:
+        if settled is None and now - self._live_at < LIVE_EVERY:
             self._send_later(view, LIVE_EVERY - (now - self._live_at))
             return
         try:
-            markdown = redact(view.transcript.to_markdown(), view.secrets)
-            if not settled:
-                self._live_at = now
-                if markdown == self._live_sent:
-                    return
-                self._live_sent = markdown
-            plain = redact(view.transcript.to_markdown_companion(), view.secrets)
-            bundle = encodable({"text/markdown": markdown, "text/plain": plain})
-            state: RunOutputState = "settled" if settled else "live"
-            self._link.send_run_output(model_id, self._cell_id, state, bundle)
+            if settled is not None:
+                self._link.send_run_output(model_id, self._cell_id, "settled", settled)
+                return
+            rendering = view.rendering()
+            self._live_at = now
+            if rendering.markdown == self._live_sent:
+                return
+            self._live_sent = rendering.markdown
+            bundle = {"text/markdown": rendering.markdown, "text/plain": rendering.companion}
+            self._link.send_run_output(model_id, self._cell_id, "live", bundle)
         except Exception:
             log.exception("dsh: could not send the run output to the page")
 
@@ -218,17 +217,15 @@ class ViewPublisher:
         if widget is not None:
             if not view.settled:
                 widget.update(bundle["snapshot"])
-                self._send_run_output(view, settled=False)
+                self._send_run_output(view)
             elif self._choice.keep_widget:
-                widget.update(
-                    encodable(redact(view.transcript.snapshot(), view.secrets)), final=True
-                )
+                widget.update(view.rendering().masked_snapshot, final=True)
             else:
                 if self.handle is not None:  # freeze: the static transcript replaces the widget
                     # keeping the run marker: the page extension adds Insert below to its code
                     marker = run_marker(self._model_id())
                     send_update(self._shell, self.handle, bundle, view.parent, marker)
-                self._send_run_output(view, settled=True)  # pages that lost the display_id
+                self._send_run_output(view, bundle)  # pages that lost the display_id
                 widget.close()
             return
         if self._choice.deferred:
@@ -272,7 +269,6 @@ def open_view(
             marker = run_marker(publisher._model_id())
             publisher.handle = display(widget, display_id=True, metadata=marker)
         else:
-            publisher.handle = display(
-                view.bundle(), raw=True, display_id=True, metadata=run_marker()
-            )
+            bundle = published_bundle(view.rendering(), fmt, settled=False)
+            publisher.handle = display(bundle, raw=True, display_id=True, metadata=run_marker())
     return view

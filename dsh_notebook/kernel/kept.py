@@ -26,18 +26,16 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..context.sanitize import encodable
-from ..runtime import redact
 from ..transcript import Transcript, markdown_companion
-from ..transcript.markdown import render_markdown
 from ..transcript.schema import Item, Snapshot
-from ..transcript.text import render_text
+from .rendering import Rendering, rendering_of
 
 __all__ = [
     "INTERRUPTED",
     "KEPT_MIMES",
     "NOT_KEPT",
     "keepable",
+    "kept_record",
     "made_variables",
     "skipped_bundle",
 ]
@@ -114,16 +112,18 @@ def made_variables(snapshot: Snapshot) -> list[str]:
     return names
 
 
+def kept_record(rendering: Rendering) -> tuple[dict[str, str], list[str]]:
+    """What the ledger keeps of a transcript's state: ``text/markdown`` and the whole plain-text
+    transcript, both masked and UTF-8 encodable (as ``rendering`` hands them out, so a settle
+    reuses the markdown it published), and the variables its approved ``run_python`` calls
+    made. Call it from the thread that owns the transcript (the pump's)."""
+    bundle = {"text/markdown": rendering.markdown, "text/plain": rendering.text}
+    return bundle, made_variables(rendering.snapshot)
+
+
 def keepable(transcript: Transcript, secrets: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    """What the ledger keeps of ``transcript`` now: ``text/markdown`` and the whole plain-text
-    transcript, both masked (:func:`~dsh_notebook.runtime.redact`) and UTF-8 encodable, and
-    the variables its approved ``run_python`` calls made. One snapshot serves all three.
-    Call it from the thread that owns the transcript (the pump's)."""
-    snapshot = transcript.snapshot()
-    markdown = redact(render_markdown(snapshot), tuple(secrets))
-    text = redact(render_text(snapshot), tuple(secrets))
-    bundle: dict[str, str] = encodable({"text/markdown": markdown, "text/plain": text})
-    return bundle, made_variables(snapshot)
+    """:func:`kept_record` of ``transcript``'s state now (one snapshot serves all three)."""
+    return kept_record(rendering_of(transcript, tuple(secrets)))
 
 
 def skipped_bundle(

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import store
-from .kept import KEPT_MIMES
+from .kept import KEPT_MIMES, kept_record
+from .rendering import Rendering
 
 __all__ = ["KeptTranscript", "PromptLedger"]
 
@@ -88,6 +89,28 @@ class PromptLedger:
                   "time": time.time(), "interrupted": interrupted}  # fmt: skip
         path = self._transcript_path(session_id, prompt)
         return store.write(path, record, replacing=store.read(path))
+
+    def keep_rendering(
+        self,
+        session_id: str,
+        prompt: str,
+        rendering: Rendering,
+        *,
+        agent_cells: int = 0,
+        interrupted: bool = False,
+    ) -> bool:
+        """:meth:`keep_transcript` of a run's rendered state (:func:`~.kept.kept_record`: what
+        it had rendered already, e.g. the settled markdown it published, is not rendered
+        again). Pump thread (it owns the rendering)."""
+        bundle, variables = kept_record(rendering)
+        return self.keep_transcript(
+            session_id,
+            prompt,
+            bundle,
+            variables,
+            agent_cells=agent_cells,
+            interrupted=interrupted,
+        )
 
     def kept(self, session_id: str, prompt: str) -> KeptTranscript | None:
         """The kept transcript of an answered prompt (its file read once), or None."""

@@ -17,6 +17,12 @@ Guarantees:
   ``text`` views: the plain-text transcript).
   A ``widget`` view is published its snapshot while live (the widget diffs it and sends deltas;
   no markdown is rendered per tick) and the static transcript once settled.
+- Rendering: what is published is chosen by the pure
+  :func:`~dsh_notebook.kernel.rendering.published_bundle` from the view's
+  :meth:`LiveView.rendering`, which takes one snapshot per transcript ``seq`` and renders each
+  form once: a settle (its publish, the page extension's ``run_output``, the keep for
+  Restart & Run All that follows) snapshots the settled transcript once and renders its
+  markdown once.
 - Parent: each view carries the parent message of the cell that started the run; its ``publish``
   callback sends updates under it, so they land in that cell's output even after it returned.
 - Wake-ups: posting never wakes the pump more than ``1 / DRAIN_INTERVAL`` (100) times per
@@ -51,10 +57,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..context.sanitize import encodable
 from ..protocol import ASSISTANT_STREAM, Notification
-from ..runtime import redact
 from ..transcript import Transcript, facts
+from .rendering import Rendering, published_bundle, rendering_of
 
 __all__ = ["KEEP_EVERY", "KEEP_SHARE", "LiveView", "UiPump"]
 
@@ -94,21 +99,16 @@ class LiveView:
     card_opened: bool = False
     """A card started waiting since the last keep."""
 
-    def bundle(self) -> dict[str, Any]:
-        """What is published now: the widget's snapshot while live, else the markdown transcript
-        with its one-line ``text/plain`` companion (a ``text`` view: the plain-text transcript).
-        Every string in it encodes as UTF-8 (lone surrogates become U+FFFD)."""
-        return encodable(self._bundle())
+    _rendering: Rendering | None = field(default=None, repr=False)
 
-    def _bundle(self) -> dict[str, Any]:
-        if self.fmt == "widget" and not self.settled:
-            return {"snapshot": redact(self.transcript.snapshot(), self.secrets)}
-        if self.fmt == "text":
-            return {"text/plain": redact(self.transcript.to_text(), self.secrets)}
-        return {
-            "text/markdown": redact(self.transcript.to_markdown(), self.secrets),
-            "text/plain": redact(self.transcript.to_markdown_companion(), self.secrets),
-        }
+    def rendering(self) -> Rendering:
+        """The transcript's state now, rendered lazily (:class:`~.rendering.Rendering`): one
+        snapshot per transcript ``seq``, so the settle's publish, its ``run_output`` and the
+        keep that follows share one snapshot and one render of each form. Pump thread only."""
+        cached = self._rendering
+        if cached is None or cached.seq != self.transcript.seq:
+            cached = self._rendering = rendering_of(self.transcript, self.secrets)
+        return cached
 
 
 _STOP = object()
@@ -290,7 +290,7 @@ class UiPump:
             if not due:
                 continue
             try:
-                view.publish(view.bundle())
+                view.publish(published_bundle(view.rendering(), view.fmt, view.settled))
                 self.published += 1
                 published = True
             except Exception:

@@ -46,7 +46,7 @@ from .conversations import ConversationIndex
 from .display import DisplayChoice, Format, open_view, show_bundle
 from .handle import RunHandle
 from .host import RuntimeHost
-from .kept import NOT_KEPT, keepable, skipped_bundle
+from .kept import NOT_KEPT, skipped_bundle
 from .ledger import PromptLedger
 from .pump import LiveView, UiPump
 from .runs import ActiveRun, Runs
@@ -331,7 +331,8 @@ def start_run(
         if not run.accepted:
             return False  # not answered yet: nothing to keep for a restart
         if not agent.ending:  # what a shutdown does to the run is not its last live state
-            _keep(agent, run, view, interrupted=True)
+            agent.ledger.keep_rendering(plan.session_id, plan.prompt, view.rendering(),
+                                        agent_cells=run.agent_cells, interrupted=True)  # fmt: skip
         return True
 
     view.keep = keep_live
@@ -419,22 +420,15 @@ def settle_run(
         finish_reason = result.finish_reason
     ending = agent.ending  # read now: the shutdown that ended the run may be under way
     agent.pump.settle(run.view, finish_reason, error)
-    if run.accepted and not ending:
-        agent.pump.after(run.view, lambda view: _keep(agent, run, view))
+    if run.accepted and not ending:  # kept from the rendering the settle published
+        agent.pump.after(run.view, lambda view: _keep_settled(agent, run, view))
 
 
-def _keep(agent: RunContext, run: ActiveRun, view: LiveView, *, interrupted: bool = False) -> None:
-    """Keep the transcript for Restart & Run All (pump thread): the settled one, or with
-    ``interrupted`` the live one of a run in progress. Masked; the whole plain text too (a
-    text display, a terminal or ``--format text``, prints it)."""
-    bundle, variables = keepable(view.transcript, view.secrets)
-    agent.ledger.keep_transcript(
-        run.handle.session,
-        run.handle.prompt,
-        bundle,
-        variables,
-        agent_cells=run.agent_cells,
-        interrupted=interrupted,
+def _keep_settled(agent: RunContext, run: ActiveRun, view: LiveView) -> None:
+    """Keep the settled transcript for Restart & Run All (pump thread), masked, the whole
+    plain text too (a text display, a terminal or ``--format text``, prints it)."""
+    agent.ledger.keep_rendering(
+        run.session, run.handle.prompt, view.rendering(), agent_cells=run.agent_cells
     )
 
 

@@ -163,7 +163,10 @@ class NotebookToolsHost:
         if isinstance(matched, Refusal):
             return matched
         origin, run = matched
-        return await self.decide(origin, run, tool_name=tool_name, reason=reason, editable=True)
+        # the code is the reason (capped on the card) and, whole, what "Edit, then run" opens on
+        return await self.decide(
+            origin, run, tool_name=tool_name, reason=reason, editable=True, proposed=reason
+        )
 
     async def match(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float | None = None

@@ -14,9 +14,11 @@ Python SDK, low-level ``Server``, stateless JSON responses) on ``127.0.0.1`` at 
                              an ``edits`` host (the kernel's; :mod:`.cell_tools`)
 ============================ =================================================================
 
-The tools themselves are plain functions (:mod:`.variables`, :mod:`.history`,
-:mod:`.run_python`); what the model reads about them is in :mod:`.schemas`. The runtime mounts the server with the patch written by :mod:`.patch`; the model
-sees the tools as ``mcp__notebook__<tool>``.
+The tools themselves are plain functions (:mod:`.variables`, :mod:`.history`, :mod:`.cells`,
+:mod:`.run_python`); the read-only ones are handled by :mod:`.read_tools`, the cell tools by
+:mod:`.cell_tools`; what the model reads about them is in :mod:`.schemas`. The runtime mounts
+the server with the patch written by :mod:`.patch`; the model sees the tools as
+``mcp__notebook__<tool>``.
 
 Guarantees:
 
@@ -81,26 +83,23 @@ from dataclasses import dataclass
 from secrets import token_urlsafe
 from typing import Any, Protocol
 
-import anyio
 import mcp_types as mt
 import uvicorn
 from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp
 
-from ..context.time_limit import TimedOut, call_with_time_limit
 from ..runtime.secret import redact
 from .auth import BearerAuth
 from .cell_tools import EDIT_TOOL_NAMES, CellTools, EditsHost
-from .cells import FigureLookup, cells_query, fallback_cells, format_cells, shown_cells
+from .cells import FigureLookup
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
-from .history import notebook_history
 from .masking import mask_result
 from .ran_cells import RanLookup
+from .read_tools import READ_TOOL_NAMES, NotebookReader, PromptCellLookup, ReadTools
 from .refusals import REJECTED_MESSAGE
 from .run_python import RunPythonResult, run_python
 from .schemas import MCP_SERVER_NAME, instructions, tool_definitions
-from .variables import describe_variable, notebook_variables
 
 __all__ = [
     "WITHHELD_MESSAGE",
@@ -173,18 +172,6 @@ def environment_secrets() -> tuple[str, ...]:
     return (key,) if key else ()
 
 
-PromptCellLookup = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
-"""``(tool name, arguments) -> the notebook cell id of the %%dsh cell whose run made this call``,
-or None when that is not known for sure (awaited on the server loop, briefly)."""
-
-NotebookReader = Callable[[float, bool], Mapping[str, Any] | str]
-"""Reads the notebook from the page, waiting at most the given seconds (called on a worker
-thread): a ``read_notebook_reply`` mapping, or a sentence saying why not. The flag says a cell
-holds the main thread: then the reader asks only where the page's reply is handled elsewhere (a
-subshell), else it only says why there is no answer
-(:meth:`dsh_notebook.frontend.FrontendLink.read_notebook`)."""
-
-
 # -- tool results ----------------------------------------------------------------------------------
 
 
@@ -229,16 +216,11 @@ class NotebookMcpServer:
         self.executor = executor
         self.errors: Mapping[int, str] = errors if errors is not None else {}
         self.settings = settings or NotebookToolsSettings()
-        self.read_notebook = read_notebook
-        self.figure_notes = figure_notes
-        self.prompt_cell = prompt_cell
-        self.ran_cells = ran_cells  # what ran as In [k]: cells edited since are marked
         self.token = token or token_urlsafe(32)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._uvicorn: uvicorn.Server | None = None
         self._port: int | None = None
-        self._read_lock: anyio.Lock | None = None
         self.cells: CellTools | None = None
         """The cell tools' handlers (and their stale ledger), with an ``edits`` host."""
         if edits is not None and self.settings.cell_tools:
@@ -247,6 +229,12 @@ class NotebookMcpServer:
                 read_timeout=self.settings.cells_timeout, max_chars=self.settings.max_chars,
                 figures=figure_notes,
             )  # fmt: skip
+        self._reads = ReadTools(
+            shell, errors=self.errors, max_chars=self.settings.max_chars,
+            read_timeout=self.settings.read_timeout, cells_timeout=self.settings.cells_timeout,
+            cell_running=lambda: self.executor.cell_running, reader=read_notebook,
+            cells=self.cells, prompt_cell=prompt_cell, figures=figure_notes, ran=ran_cells,
+        )  # fmt: skip
         self._tools = tool_definitions(
             run_python=self.settings.run_python, max_chars=self.settings.max_chars,
             cell_tools=self.cells is not None,
@@ -378,9 +366,11 @@ class NotebookMcpServer:
             if params.name == "run_python":
                 return await self._run_python(args)
             if params.name == "notebook_cells":
-                return await self._notebook_cells(args)
-            if params.name in ("notebook_variables", "describe_variable", "notebook_history"):
-                return await self._read_tool(params.name, args)
+                text, error = await self._reads.notebook_cells(args)
+                return _text(text, error=error)
+            if params.name in READ_TOOL_NAMES:
+                text, error = await self._reads.read(params.name, args)
+                return _text(text, error=error)
             if self.cells is not None and params.name in (*EDIT_TOOL_NAMES, "run_cells"):
                 cells = self.cells
                 run = params.name == "run_cells"
@@ -390,78 +380,6 @@ class NotebookMcpServer:
         except Exception as exc:  # a bug of ours must not look like a hung tool
             log.error("notebook tool %s failed:\n%s", params.name, self._masked_traceback())
             return _text(f"the notebook tool failed: {type(exc).__name__}: {exc}", error=True)
-
-    async def _read_tool(self, name: str, args: dict[str, Any]) -> mt.CallToolResult:
-        shell, cap = self.shell, self.settings.max_chars
-        hidden = getattr(shell, "user_ns_hidden", {}) or {}
-
-        def work() -> tuple[bool, str]:
-            if name == "notebook_variables":
-                return True, notebook_variables(shell.user_ns, hidden=hidden, max_chars=cap)
-            if name == "describe_variable":
-                target = args.get("name")
-                if not isinstance(target, str) or not target.strip():
-                    return False, "describe_variable needs `name`, a variable name (a string)."
-                return describe_variable(shell.user_ns, target, cap, hidden=hidden)
-            n = args.get("n", 10)
-            if not isinstance(n, int) or isinstance(n, bool):
-                n = 10
-            return True, notebook_history(shell, n, errors=self.errors, max_chars=cap)
-
-        timeout = self.settings.read_timeout
-
-        def bounded() -> tuple[bool, str]:
-            outcome = call_with_time_limit(work, timeout)
-            if not isinstance(outcome, TimedOut):
-                return outcome
-            return False, (
-                f"{name} was stopped after {timeout:g} s: describing a value of the notebook took "
-                "too long (a repr, _repr_llm_ or property that is slow or never returns). Nothing "
-                "was changed. Ask the user which variable it is, or describe a different one."
-            )
-
-        if self._read_lock is None:
-            self._read_lock = anyio.Lock()
-        async with self._read_lock:
-            ok, text = await anyio.to_thread.run_sync(bounded)
-        return _text(text, error=not ok)
-
-    async def _notebook_cells(self, args: Mapping[str, Any]) -> mt.CallToolResult:
-        """The page's cells, else the history. Never waits for a busy main thread: while a cell
-        runs (``%%dsh --wait`` included) the page is asked only when its reply is handled on a
-        subshell (the reader knows). The calling run's ``%%dsh`` cell is marked when known."""
-        shell, cap, reader = self.shell, self.settings.max_chars, self.read_notebook
-        timeout = self.settings.cells_timeout
-        query = cells_query(args)
-        if isinstance(query, str):
-            return _text(query, error=True)
-        this_cell, conversation, cells = None, None, self.cells
-        try:
-            if cells is not None:  # one claim of the call: its prompt cell and conversation
-                caller = await cells.host.caller("notebook_cells", args, 2.0)
-                if not isinstance(caller, str):
-                    this_cell, conversation = caller.prompt_cell, caller.conversation
-            elif self.prompt_cell is not None:
-                this_cell = await self.prompt_cell("notebook_cells", args)
-        except Exception as exc:  # a mark, never a reason to fail the read
-            log.debug("the prompt cell of a notebook_cells call is unknown: %r", exc)
-
-        def work() -> str:
-            if reader is None:
-                reason: Mapping[str, Any] | str = "this kernel has no notebook page to ask"
-            else:
-                reason = reader(timeout, self.executor.cell_running)
-            if isinstance(reason, str):
-                return fallback_cells(shell, reason, errors=self.errors, max_chars=cap, query=query)
-            if cells is not None:  # what this conversation saw: the full sources it was shown
-                cells.saw(conversation, {"cells": shown_cells(reason, query)})
-            return format_cells(
-                reason, max_chars=cap, figures=self.figure_notes, this_cell=this_cell,
-                query=query, ran=self.ran_cells,
-            )  # fmt: skip
-
-        text = await anyio.to_thread.run_sync(work)
-        return _text(text)
 
     async def _run_python(self, arguments: dict[str, Any]) -> mt.CallToolResult:
         code = arguments.get("code")

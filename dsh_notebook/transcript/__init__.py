@@ -42,7 +42,8 @@ by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
       approval:  session_id, approval_id, request_id, call_id, tool_name, reason,
                  state: pending|decided, outcome: allowed-once|rejected|cancelled|unavailable|None,
                  decided_by: you|policy|timeout|connection-lost|runtime|cancelled-by-agent|None,
-                 proposed: str|None (a cell edit's new source), target: str|None (its cell's
+                 proposed: str|None (what "Edit, then …" opens on, whole or None: a cell
+                 edit's new source, a run_python call's code), target: str|None (its cell's
                  full id), note: str|None (the person's note with a rejection)
       question:  session_id, request_id, call_id, questions: [{id, question, header, detail,
                  options: [{label, description}], multi_select}], answers: [{id, selected,

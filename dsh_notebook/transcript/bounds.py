@@ -16,9 +16,10 @@ assistant text / reasoning     :data:`ASSISTANT_MAX` characters (a safety net on
 reasons, messages, questions   :data:`LINE_MAX` characters (at most 20 questions of 50
                                options each); every string in the context chips too
 a cell edit's diff (reason)    :data:`DIFF_MAX` characters (the kernel sends at most 400
-                               lines); its ``proposed`` source at most :data:`PROPOSED_MAX`
-                               characters, else none (never cut: it fills an editor whose
-                               text becomes the cell)
+                               lines)
+an approval's ``proposed``     at most :data:`PROPOSED_MAX` characters, else none (never
+(a cell edit's new source, a   cut: it fills an editor whose text becomes the cell or the
+``run_python`` call's code)    code that runs; a ``run_python`` reason is cut at LINE_MAX)
 names, labels, titles          :data:`LABEL_MAX` characters
 items per list                 :data:`MAX_ITEMS` (the oldest are dropped and counted in
                                ``items_omitted``)

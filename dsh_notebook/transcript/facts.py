@@ -47,7 +47,9 @@ class ApprovalRequested:
     call_id: str | None = None
     reason: str | None = None
     proposed: str | None = None
-    """The new whole source a cell-editing call proposes ("Edit, then apply" fills its editor)."""
+    """The whole text the card's editor opens on: a ``run_python`` call's code ("Edit, then run";
+    ``reason`` holds it too, capped) or the new source a cell-editing call proposes ("Edit, then
+    apply"). Kept whole or not at all (:data:`~.bounds.PROPOSED_MAX`)."""
     target: str | None = None
     """The full notebook cell id a cell-editing call targets ("show in notebook")."""
 

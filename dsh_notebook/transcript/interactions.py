@@ -142,7 +142,8 @@ def local_approval_requested(
     target: str | None = None,
 ) -> None:
     """A cell-editing tool's reason (a diff) is kept up to :data:`DIFF_MAX` characters, others up
-    to ``LINE_MAX``; ``proposed`` whole or not at all (see :mod:`.bounds`)."""
+    to ``LINE_MAX``; ``proposed`` (what the card's editor opens on: a ``run_python`` call's
+    code, a cell edit's new source) whole or not at all (see :mod:`.bounds`)."""
     if request_id in core.approvals_by_request:
         return
     limit = DIFF_MAX if is_cell_edit(tool_name) else LINE_MAX
@@ -173,10 +174,10 @@ def local_approval_decided(
     code: str | None = None,
     note: str | None = None,
 ) -> None:
-    """``code``: the person edited the proposal and this ran instead: for ``run_python`` the
-    card's reason (the code itself) becomes what ran; for a cell edit ``proposed`` becomes the
-    source the person applied (the reason keeps the agent's diff). The call's arguments keep
-    the agent's. ``note``: the person's words with a rejection, kept on the card."""
+    """``code``: the person edited the proposal and this ran instead: ``proposed`` becomes it
+    (whole or none), and for ``run_python`` the card's reason (the code itself) too, capped; a
+    cell edit's reason keeps the agent's diff. The call's arguments keep the agent's. ``note``:
+    the person's words with a rejection, kept on the card."""
     node = core.approvals_by_request.get(request_id)
     if node is None:
         return
@@ -185,9 +186,8 @@ def local_approval_decided(
         core.set(node, "decided_by", "runtime")
         return
     if code is not None and outcome == "allowed-once":
-        if is_cell_edit(node.tool_name):
-            core.set(node, "proposed", code if len(code) <= PROPOSED_MAX else None)
-        else:
+        core.set(node, "proposed", code if len(code) <= PROPOSED_MAX else None)
+        if not is_cell_edit(node.tool_name):
             core.set(node, "reason", _str(code))
     if note is not None and outcome == "rejected":
         core.set(node, "note", _str(note))

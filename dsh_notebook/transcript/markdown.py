@@ -35,36 +35,29 @@ from contextvars import ContextVar
 
 from .bounds import FIGURES_SAVED_MAX
 from .display import (
-    DIFF_CHARS,
-    DIFF_LINES,
     RESULT_LINES,
     approval_code,
-    approval_diff,
     elapsed_words,
     fold_text,
     folds_whole,
     mark_waiting_tools,
     run_state_word,
     tool_code,
-    tool_label,
 )
+from .markdown_cards import approval_markdown, details, question_markdown, tool_name
 from .names import with_names
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
 from .schema import (
-    ApprovalItem,
     ErrorItem,
     Header,
     Item,
-    QuestionItem,
     Snapshot,
     SubagentItem,
     ToolItem,
 )
 from .text import (
-    OUTCOME_WORDS,
     chip_parts,
     closed_view,
-    decided_by_words,
     last_text,
     plural,
     usage_words,
@@ -128,7 +121,7 @@ def _render(snapshot: Snapshot) -> str:
         if isinstance(text, str) and text:
             name, detail = chip_parts(chip)
             label = name + (f" ({detail})" if detail else "")
-            blocks.append(_fold(label, fence(text, "text")))
+            blocks.append(details(label, fence(text, "text")))
     if snapshot["items_omitted"]:
         blocks.append(f"_{snapshot['items_omitted']} earlier items omitted._")
     blocks.extend(_items(snapshot["items"], 0))
@@ -149,7 +142,11 @@ def _prompt(prompt: str) -> str:
     heading = inserted.split("\n", 1)[0].removesuffix(":").split(" (inserted", 1)[0]
     lines = plural(inserted.rstrip("\n").count("\n") + 1, "line")
     return "\n\n".join(
-        ["**Prompt**", fence(typed, "text"), _fold(f"{heading} ({lines})", fence(inserted, "text"))]
+        [
+            "**Prompt**",
+            fence(typed, "text"),
+            details(f"{heading} ({lines})", fence(inserted, "text")),
+        ]
     )
 
 
@@ -196,7 +193,7 @@ def _items(items: list[Item], depth: int) -> list[str]:
     for item in mark_waiting_tools(items):
         if item["kind"] == "approval":
             code = approval_code(item)
-            block = _approval(item, shown=code if code in shown else None)
+            block = approval_markdown(item, shown=code if code in shown else None)
         else:
             block = _item(item, depth)
             if item["kind"] == "tool" and (code_of := tool_code(item)) is not None:
@@ -218,9 +215,9 @@ def _item(item: Item, depth: int) -> str:
     if item["kind"] == "tool":
         return _tool(item, depth)
     if item["kind"] == "approval":
-        return _approval(item)
+        return approval_markdown(item)
     if item["kind"] == "question":
-        return _question(item)
+        return question_markdown(item)
     if item["kind"] == "subagent":
         return _subagent(item, depth, standalone=True)
     if item["kind"] == "error":
@@ -238,20 +235,20 @@ def _tool(item: ToolItem, depth: int) -> str:
     if view is not None:
         return _described_tool(item, view)
     state = _TOOL_STATES.get(item["state"], item["state"])
-    head = f"**Tool** {_tool_name(item['name'] or '?')} · {state}"
+    head = f"**Tool** {tool_name(item['name'] or '?')} · {state}"
     if item["summary"]:
         head += " — " + escape_inline(item["summary"])
     blocks = [head]
     question = item["question"]
     if question:
-        blocks.append(_question(question))
+        blocks.append(question_markdown(question))
     else:
         args = _arguments(item)
         if args:
             blocks.append(args)
     if item["approval"]:
         own = tool_code(item)
-        blocks.append(_approval(item["approval"], shown=own.code if own else None))
+        blocks.append(approval_markdown(item["approval"], shown=own.code if own else None))
     job = item["job"]
     if job:
         line = f"Job: {escape_inline(job['status'] or '')}"
@@ -266,7 +263,7 @@ def _tool(item: ToolItem, depth: int) -> str:
             label += f" (error{code})"
         if folds_whole(item) and not item["is_error"]:
             lines = plural(result.rstrip("\n").count("\n") + 1, "line")
-            blocks.append(_fold(f"{label} ({lines})", fence(result, "text")))
+            blocks.append(details(f"{label} ({lines})", fence(result, "text")))
         else:
             blocks.append(f"{label}:\n\n{_folded_result(result)}")
     if item["figures"]:
@@ -280,21 +277,21 @@ def _described_tool(item: ToolItem, view: ToolView) -> str:
     """A runtime file tool in words (:mod:`.tool_cards`): what it did, the file as code or the
     edit as a diff (long ones folded), the outcome, and the result's useful part folded."""
     state = _TOOL_STATES.get(item["state"], item["state"])
-    blocks = [f"**Tool** {_tool_name(item['name'])} · {state} — {escape_inline(view.heading)}"]
+    blocks = [f"**Tool** {tool_name(item['name'])} · {state} — {escape_inline(view.heading)}"]
     if view.code is not None:
         fold = fold_text(view.code)
         blocks.append(fence(fold.shown, view.language))
         if fold.rest:
-            blocks.append(_fold(fold.summary, fence(fold.rest, view.language)))
+            blocks.append(details(fold.summary, fence(fold.rest, view.language)))
     if item["approval"]:
-        blocks.append(_approval(item["approval"]))
+        blocks.append(approval_markdown(item["approval"]))
     if item["result"] is not None:
         if view.outcome:
             blocks.append(f"Result: {escape_inline(view.outcome)}")
         detail = (view.detail or "").strip("\n")
         if detail.strip():
             lines = plural(detail.count("\n") + 1, "line")
-            blocks.append(_fold(f"{'The output' if view.outcome else 'Result'} ({lines})",
+            blocks.append(details(f"{'The output' if view.outcome else 'Result'} ({lines})",
                                 fence(detail, "text")))  # fmt: skip
     return "\n\n".join(blocks)
 
@@ -364,32 +361,12 @@ def _tools(items: list[Item]) -> list[ToolItem]:
     return found
 
 
-def _tool_name(name: str) -> str:
-    """``run_python`` (notebook) for ``mcp__notebook__run_python``: the tool as code, its MCP
-    server in words (:func:`~.display.tool_label`); the wire name is in the exports."""
-    label = tool_label(name)
-    if label == name:
-        return code_span(name)
-    tool, _, server = label.partition(" (")
-    return f"{code_span(tool)} ({escape_inline(server.removesuffix(')'))})"
-
-
 def _folded_result(result: str) -> str:
     fold = fold_text(result)
     block = fence(fold.shown, "text")
     if not fold.rest:
         return block
-    return f"{block}\n\n{_fold(fold.summary, fence(fold.rest, 'text'))}"
-
-
-def _fold(summary: str, body: str) -> str:
-    """``body`` (rendered markdown) behind a ``<details>`` fold labelled ``summary`` (our text).
-
-    An HTML block ends at a blank line, so ``body`` between the two tag lines is markdown again
-    and the closing tag is a block of its own. ``body`` cannot end the fold early: it is our
-    own rendering, whose fences are always closed and which holds no raw HTML.
-    """
-    return f"<details><summary>{escape_inline(summary)}</summary>\n\n{body}\n\n</details>"
+    return f"{block}\n\n{details(fold.summary, fence(fold.rest, 'text'))}"
 
 
 def _arguments(item: ToolItem) -> str:
@@ -406,83 +383,6 @@ def _arguments(item: ToolItem) -> str:
         return fence(json.dumps(args, indent=2, ensure_ascii=False), "json")
     raw = item["arguments"]
     return fence(raw, "") if raw.strip() else ""
-
-
-def _approval(item: ApprovalItem, *, shown: str | None = None) -> str:
-    """The approval's line, and its code unless it is ``shown`` already (the call's own code,
-    right above: the code the person decided on appears once; an edit differs, so it shows)."""
-    tool = _tool_name(item["tool_name"] or "?")
-    if item["state"] in ("pending", "undecided"):
-        wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
-        line = f"**Approval** for {tool}: {wait}"
-    else:
-        outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
-        if item["decided_by"] == "scope" and item["outcome"] == "allowed-once":
-            outcome = "allowed"  # "allowed (for this run)": a scope answered it, nobody clicked
-        line = f"**Approval** for {tool}: **{escape_inline(outcome)}**"
-        who = decided_by_words(item["decided_by"])
-        if who:
-            line += f" ({escape_inline(who)})"
-    note = item.get("note")
-    if note:
-        line += f" — note: {escape_inline(note)}"
-    code = approval_code(item)
-    if code is not None and code == shown:
-        return line
-    if code is not None:
-        return line + "\n\n" + fence(code, "python")
-    diff = approval_diff(item)
-    if diff is not None:
-        return "\n\n".join([line, *_diff_blocks(item, diff)])
-    if item["reason"]:
-        line += " — " + escape_inline(item["reason"])
-    return line
-
-
-def _diff_blocks(item: ApprovalItem, diff: str) -> list[str]:
-    """A cell edit's diff as a ``diff`` block (folded when long), and the source the person
-    applied instead when they edited it."""
-    fold = fold_text(diff, DIFF_LINES, DIFF_CHARS)
-    blocks = [fence(fold.shown, "diff")]
-    if fold.rest:
-        blocks.append(_fold(fold.summary, fence(fold.rest, "diff")))
-    proposed = item.get("proposed")
-    if item["decided_by"] == "you-edited" and proposed is not None:
-        blocks.append(_fold("The source you applied instead", fence(proposed, "python")))
-    return blocks
-
-
-_QUESTION_STATES = {
-    "pending": "awaiting an answer",
-    "answered": "answered",
-    "dismissed": "dismissed",
-    "cancelled": "withdrawn without an answer",
-    "failed": "failed",
-    "undecided": "no answer recorded",
-}
-
-
-def _question(item: QuestionItem) -> str:
-    state = item["state"] or "pending"
-    lines = [f"**Question** · {escape_inline(_QUESTION_STATES.get(state, state))}", ""]
-    answers = {a["id"]: a for a in item["answers"] or []}
-    for q in item["questions"]:
-        line = "- "
-        if q["header"]:
-            line += f"**{escape_inline(q['header'])}**: "
-        line += escape_inline(q["question"])
-        labels = [escape_inline(o["label"]) for o in q["options"]]
-        if labels:
-            line += f" _(options: {', '.join(labels)})_"
-        answer = answers.get(q["id"])
-        if answer is not None:
-            chosen = list(answer["selected"])
-            custom = answer.get("custom")
-            if custom:
-                chosen.append(f"“{custom}”")
-            line += " → " + (f"**{escape_inline(', '.join(chosen))}**" if chosen else "_skipped_")
-        lines.append(line)
-    return "\n".join(lines).rstrip()
 
 
 def _subagent(item: SubagentItem, depth: int, *, standalone: bool) -> str:
@@ -505,7 +405,7 @@ def _subagent(item: SubagentItem, depth: int, *, standalone: bool) -> str:
         if body.count("\n") + 1 > RESULT_LINES:  # a long transcript folds, as in the widget
             folded = True
             count = plural(len(item["items"]) + item["items_omitted"], "item")
-            inner.append(_fold(f"Its transcript ({count})", body))
+            inner.append(details(f"Its transcript ({count})", body))
         elif body:
             inner.append(body)
     result = item["result"]

@@ -133,7 +133,7 @@ class ApprovalItem(TypedDict):
     state: str  # pending | decided
     outcome: str | None  # allowed-once | rejected | cancelled | unavailable (as the runtime says)
     decided_by: str | None  # one of bounds.DECIDED_BY, or None when unknown
-    proposed: str | None  # a cell edit's new whole source (whole, or None: never cut)
+    proposed: str | None  # the editor's text: a cell edit's source, run_python's code (whole/None)
     target: str | None  # the full id of the cell a cell edit targets
     note: str | None  # the person's note with a rejection
 

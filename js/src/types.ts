@@ -86,7 +86,9 @@ export interface ApprovalItem extends NodeBase {
   state: string; // pending | decided
   outcome: string | null;
   decided_by: string | null;
-  /** A cell edit's new whole source (edit/replace/insert; after "Edit, then apply" the person's). */
+  /** What "Edit, then …" opens on, whole or null (never cut): a cell edit's new source
+   * (edit/replace/insert), a run_python call's code (its reason is capped); after an edit, the
+   * person's text. */
   proposed?: string | null;
   /** The full id of the cell a cell edit targets ("Show in notebook"). */
   target?: string | null;

@@ -1,6 +1,7 @@
 // Issue 15 (approvals without fatigue) and 14 (run_python's card): Allow for this run, Edit, then
 // run, and how the card records a decision a scope made.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TOO_LONG_TO_EDIT } from "../src/cards/approval";
 import { FakeModel, approval, mount, snap, tool } from "./helpers";
 
 const CODE = "totals = sales.groupby('region')['revenue'].sum()\ntotals";
@@ -9,7 +10,7 @@ function runPythonAsks(extra: Record<string, any> = {}) {
   return snap({
     seq: 3,
     state: "waiting",
-    items: [approval("i2", "a1", { tool_name: "run_python", reason: CODE, ...extra })],
+    items: [approval("i2", "a1", { tool_name: "run_python", reason: CODE, proposed: CODE, ...extra })],
     pending: [{ kind: "approval", id: "i2", request_id: "a1", session_id: "s1" }],
   });
 }
@@ -96,6 +97,32 @@ describe("approval scopes and edits", () => {
     flush();
     expect(sent(model)).toEqual([{ type: "approval", request_id: "a1", decision: "allowed-once", code: edited }]);
     expect(el.querySelector(".dsh-approval .dsh-outcome")!.textContent).toBe("Run edited code — sent…");
+  });
+
+  it("Edit, then run opens on the whole code, not the card's capped reason", () => {
+    // the kernel caps a reason at 2,000 characters (marked); `proposed` holds the code whole
+    const long = Array.from({ length: 120 }, (_, i) => `row_${i} = compute(${i})  # step ${i}`).join("\n");
+    const cut = `${long.slice(0, 1000)} … [cut: ${long.length - 1000} more chars]`;
+    const model = new FakeModel(runPythonAsks({ reason: cut, proposed: long }));
+    const { el, flush } = mount(model);
+    vi.advanceTimersByTime(600);
+    flush();
+    expect(el.querySelector(".dsh-approval .dsh-code-pre")!.textContent).toBe(long); // shown whole
+    el.querySelector<HTMLButtonElement>(".dsh-edit")!.click();
+    flush();
+    const editor = el.querySelector<HTMLTextAreaElement>("textarea.dsh-edit-code")!;
+    expect(editor.value).toBe(long);
+    expect(editor.value).not.toContain("[cut:");
+  });
+
+  it("offers no edit of code too long to come whole, and says so", () => {
+    const cut = `${"x = 1\n".repeat(300)} … [cut: 200000 more chars]`;
+    const model = new FakeModel(runPythonAsks({ reason: cut, proposed: null }));
+    const { el, flush } = mount(model);
+    vi.advanceTimersByTime(600);
+    flush();
+    expect(labels(el)).toEqual(["Allow once", "Allow for this run", "Reject"]);
+    expect(el.querySelector(".dsh-approval .dsh-edit-unavailable")!.textContent).toBe(TOO_LONG_TO_EDIT);
   });
 
   it("does not send an empty edit; Cancel edit brings the agent's code back", () => {

@@ -4,7 +4,9 @@
 // the same tool's later requests of this run itself (each card then says "Allowed (for this
 // run)"); "Edit, then run" turns the code into a text field, and what is sent is the edited text
 // (the kernel runs it instead, for this call only). The edited text is plain text in a
-// <textarea>: never parsed as HTML.
+// <textarea>: never parsed as HTML. The field opens on the node's `proposed` code, which is whole
+// or absent (never the capped reason): code too long to come whole is not editable, and the card
+// says so (TOO_LONG_TO_EDIT).
 //
 // A cell edit (edit_cell, replace_cell, insert_cell, delete_cell; docs/cell-editing.md) shows
 // the cell and the diff (./celledit) with Apply / Apply edits for this run / Edit, then apply
@@ -21,6 +23,9 @@ import { cellEditTool, cellHeader, diffView, isRunCells, parseDiff, runCellsList
 import { DECIDED_BY_WORDS, OUTCOME_WORDS, isOver } from "./words";
 
 export const INERT_MS = 500;
+/** Said instead of offering "Edit, then run" when the code is too long to come whole. */
+export const TOO_LONG_TO_EDIT =
+  "This code is too long to edit in the card (it is shown cut): allow it as the agent wrote it, or reject it with a note saying what to change.";
 /** The longest note a Reject may carry (the kernel refuses a longer one). */
 export const NOTE_MAX = 500;
 
@@ -94,7 +99,8 @@ function commandOf(host: ToolItem | null): string | null {
  * cell edit the cell and the diff, for run_cells the list of cells. */
 function subjectOf(el: HTMLElement, node: ApprovalItem, host: ToolItem | null, ctx: Ctx): HTMLElement[] {
   const code = approvalCode(node);
-  if (code !== null) return [codeBlock(code, "python", "the code to run")];
+  // the whole code when the card has it (`proposed`), else the reason (capped, marked)
+  if (code !== null) return [codeBlock(node.proposed ?? code, "python", "the code to run")];
   const editTool = cellEditTool(node.tool_name || "");
   if (editTool && node.reason) {
     const parsed = parseDiff(node.reason);
@@ -212,9 +218,15 @@ export class ApprovalCard extends Keyed {
     };
     const decide = (decision: "allowed-once" | "rejected") => send(decision, { decision });
     const editTool = cellEditTool(tool);
-    // run_python edits its code; a cell edit (not a delete) its proposed whole source
-    const code = editTool ? (editTool === "delete_cell" ? null : node.proposed ?? null) : approvalCode(node);
-    const editable = code !== null && (isTool(tool, "run_python") || editTool !== null);
+    // run_python edits its code, a cell edit (not a delete) its new source: both from
+    // `proposed`, which is whole or absent (the reason is capped: an editor on it would run cut
+    // code with the cut marker in it)
+    const runPython = isTool(tool, "run_python");
+    const code = editTool === "delete_cell" || !(editTool || runPython) ? null : node.proposed ?? null;
+    const editable = code !== null;
+    if (runPython && !editable && approvalCode(node) !== null) {
+      el.appendChild(h("div", { class: "dsh-muted dsh-edit-unavailable" }, TOO_LONG_TO_EDIT));
+    }
     const buttons: HTMLButtonElement[] = [];
     if (this.editor !== null && editable) {
       const editor = this.editor;

@@ -1,0 +1,155 @@
+"""The read-only notebook tools' handlers: ``notebook_variables``, ``describe_variable``,
+``notebook_history`` and ``notebook_cells`` (the server, :mod:`.server`, dispatches to them).
+
+Guarantees:
+
+- They never change anything. The first three read a snapshot of ``shell.user_ns`` on a worker
+  thread, one call at a time, each given up on after ``read_timeout`` seconds (a ``repr`` that
+  never returns is asked to stop, :mod:`dsh_notebook.context.time_limit`) and reported, so the
+  next call is served.
+- ``notebook_cells`` reads the notebook from the page (:data:`NotebookReader`), else the kernel's
+  history, saying so (:func:`~.cells.fallback_cells`). It never waits for a busy main thread:
+  while a cell runs (``%%dsh --wait`` included) the page is asked only when its reply is handled
+  on a subshell (the reader knows). The calling run's ``%%dsh`` cell is marked when known, and
+  with the cell tools the full sources the conversation was shown are noted for them
+  (:meth:`~.cell_tools.CellTools.saw`).
+- Each handler returns ``(text, is_error)``; the text is capped at ``max_chars`` and not yet
+  masked (the server masks every result).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+
+from ..context.time_limit import TimedOut, call_with_time_limit
+from .cell_tools import CellTools
+from .cells import FigureLookup, cells_query, fallback_cells, format_cells, shown_cells
+from .history import notebook_history
+from .ran_cells import RanLookup
+from .variables import describe_variable, notebook_variables
+
+__all__ = ["READ_TOOL_NAMES", "NotebookReader", "PromptCellLookup", "ReadTools"]
+
+log = logging.getLogger(__name__)
+
+READ_TOOL_NAMES = ("notebook_variables", "describe_variable", "notebook_history")
+"""The tools that read the kernel's namespace or history (``notebook_cells`` aside)."""
+
+PromptCellLookup = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
+"""``(tool name, arguments) -> the notebook cell id of the %%dsh cell whose run made this call``,
+or None when that is not known for sure (awaited on the server loop, briefly)."""
+
+NotebookReader = Callable[[float, bool], Mapping[str, Any] | str]
+"""Reads the notebook from the page, waiting at most the given seconds (called on a worker
+thread): a ``read_notebook_reply`` mapping, or a sentence saying why not. The flag says a cell
+holds the main thread: then the reader asks only where the page's reply is handled elsewhere (a
+subshell), else it only says why there is no answer
+(:meth:`dsh_notebook.frontend.FrontendLink.read_notebook`)."""
+
+
+class ReadTools:
+    """The read-only tools of one server (see the module docstring). Awaited on its loop."""
+
+    def __init__(
+        self,
+        shell: Any,
+        *,
+        errors: Mapping[int, str],
+        max_chars: int,
+        read_timeout: float,
+        cells_timeout: float,
+        cell_running: Callable[[], bool],
+        reader: NotebookReader | None = None,
+        cells: CellTools | None = None,
+        prompt_cell: PromptCellLookup | None = None,
+        figures: FigureLookup | None = None,
+        ran: RanLookup | None = None,
+    ) -> None:
+        self._shell = shell
+        self._errors = errors
+        self._max_chars = max_chars
+        self._read_timeout = read_timeout
+        self._cells_timeout = cells_timeout
+        self._cell_running = cell_running
+        self._reader = reader
+        self._cells = cells
+        self._prompt_cell = prompt_cell
+        self._figures = figures
+        self._ran = ran
+        self._lock: anyio.Lock | None = None
+
+    async def read(self, name: str, args: Mapping[str, Any]) -> tuple[str, bool]:
+        """One of :data:`READ_TOOL_NAMES`: its text, and whether it is an error."""
+        shell, cap = self._shell, self._max_chars
+        hidden = getattr(shell, "user_ns_hidden", {}) or {}
+
+        def work() -> tuple[bool, str]:
+            if name == "notebook_variables":
+                return True, notebook_variables(shell.user_ns, hidden=hidden, max_chars=cap)
+            if name == "describe_variable":
+                target = args.get("name")
+                if not isinstance(target, str) or not target.strip():
+                    return False, "describe_variable needs `name`, a variable name (a string)."
+                return describe_variable(shell.user_ns, target, cap, hidden=hidden)
+            n = args.get("n", 10)
+            if not isinstance(n, int) or isinstance(n, bool):
+                n = 10
+            return True, notebook_history(shell, n, errors=self._errors, max_chars=cap)
+
+        timeout = self._read_timeout
+
+        def bounded() -> tuple[bool, str]:
+            outcome = call_with_time_limit(work, timeout)
+            if not isinstance(outcome, TimedOut):
+                return outcome
+            return False, (
+                f"{name} was stopped after {timeout:g} s: describing a value of the notebook took "
+                "too long (a repr, _repr_llm_ or property that is slow or never returns). Nothing "
+                "was changed. Ask the user which variable it is, or describe a different one."
+            )
+
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:
+            ok, text = await anyio.to_thread.run_sync(bounded)
+        return text, not ok
+
+    async def notebook_cells(self, args: Mapping[str, Any]) -> tuple[str, bool]:
+        """The page's cells, else the history (see the module docstring)."""
+        shell, cap, reader = self._shell, self._max_chars, self._reader
+        timeout = self._cells_timeout
+        query = cells_query(args)
+        if isinstance(query, str):
+            return query, True
+        this_cell, conversation, cells = None, None, self._cells
+        try:
+            if cells is not None:  # one claim of the call: its prompt cell and conversation
+                caller = await cells.host.caller("notebook_cells", args, 2.0)
+                if not isinstance(caller, str):
+                    this_cell, conversation = caller.prompt_cell, caller.conversation
+            elif self._prompt_cell is not None:
+                this_cell = await self._prompt_cell("notebook_cells", args)
+        except Exception as exc:  # a mark, never a reason to fail the read
+            log.debug("the prompt cell of a notebook_cells call is unknown: %r", exc)
+
+        def work() -> str:
+            if reader is None:
+                reason: Mapping[str, Any] | str = "this kernel has no notebook page to ask"
+            else:
+                reason = reader(timeout, self._cell_running())
+            if isinstance(reason, str):
+                return fallback_cells(
+                    shell, reason, errors=self._errors, max_chars=cap, query=query
+                )
+            if cells is not None:  # what this conversation saw: the full sources it was shown
+                cells.saw(conversation, {"cells": shown_cells(reason, query)})
+            return format_cells(
+                reason, max_chars=cap, figures=self._figures, this_cell=this_cell,
+                query=query, ran=self._ran,
+            )  # fmt: skip
+
+        return await anyio.to_thread.run_sync(work), False
