@@ -11,7 +11,12 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook.testing.kernel import InProcessKernel
 
-pytest_plugins = ["dsh_notebook.testing.pytest_plugin"]
+pytest_plugins = [
+    "dsh_notebook.testing.pytest_plugin",
+    # fixtures shared by several suites (a module's own fixture of the same name wins there)
+    "tests.helpers.mcp_tools",  # shell, make_server
+    "tests.helpers.loop_host",  # host
+]
 
 #: Wire captures of the real runtime 0.2.1-rc.2, vendored so that no golden test depends on a
 #: directory outside the repository (see captures/README.md).

@@ -29,7 +29,7 @@ from dsh_notebook.transcript.facts import Note, RunError
 
 from .canary import HALF, KEY, PRINTED, key_pieces
 from .helpers.kernel import run_cell
-from .test_frontend_run_output import Recorder, Shell, text
+from .helpers.run_output import Recorder, Shell, text
 
 # -- the function ------------------------------------------------------------------------------
 
