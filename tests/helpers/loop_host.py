@@ -8,8 +8,6 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
-import pytest
-
 from dsh_notebook.kernel.broker import Broker
 from dsh_notebook.kernel.runs import Runs
 from dsh_notebook.kernel.tool_calls import CallOrigins
@@ -51,8 +49,8 @@ class LoopHost:
         self.thread.join(5)
 
 
-@pytest.fixture
-def host() -> Iterator[LoopHost]:
+def loop_host() -> Iterator[LoopHost]:
+    """A :class:`LoopHost`, stopped after (the ``host`` fixture of ``tests/conftest.py``)."""
     h = LoopHost()
     yield h
     h.stop()

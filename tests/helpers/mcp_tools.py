@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
-import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook.notebook_tools.executor import (
@@ -28,8 +27,8 @@ def run_cell(sh: InteractiveShell, cell: str) -> Any:
     return sh.run_cell(cell, store_history=True)  # type: ignore[no-untyped-call]
 
 
-@pytest.fixture
-def shell() -> Iterator[InteractiveShell]:
+def fresh_shell() -> Iterator[InteractiveShell]:
+    """The global shell, reset before and after (the ``shell`` fixture of ``tests/conftest.py``)."""
     sh = InteractiveShell.instance()
     reset(sh)
     try:
@@ -47,8 +46,8 @@ def rpc(method: str, params: dict[str, Any] | None = None, ident: int = 1) -> di
     return {"jsonrpc": "2.0", "id": ident, "method": method, "params": params or {}}
 
 
-@pytest.fixture
-def make_server(shell: InteractiveShell) -> Iterator[Callable[..., NotebookMcpServer]]:
+def server_factory(shell: InteractiveShell) -> Iterator[Callable[..., NotebookMcpServer]]:
+    """Start notebook tools servers on ``shell``; each stopped after (``make_server``)."""
     servers: list[NotebookMcpServer] = []
 
     def make(**kwargs: Any) -> NotebookMcpServer:
