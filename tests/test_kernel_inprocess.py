@@ -280,3 +280,21 @@ def test_a_headless_run_is_one_static_transcript_displayed_when_settled(
     assert "Forty-two" in shown.data["text/markdown"]
     assert "settled" in shown.text()
     assert "Forty-two" not in capsys.readouterr().out
+
+
+def test_restart_starts_a_new_runtime_and_resumes_the_session(
+    dsh_kernel: InProcessKernel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every start goes through the host's harness factory: ``%dsh restart`` gets a second
+    runtime, in which the live session is resumed (its history kept), and the next prompt
+    goes there."""
+    ip = dsh_kernel.shell
+    run_cell(ip, "-s kept", "[[reply:first]] one")
+    ip.run_line_magic("dsh", "restart")
+    first, second = dsh_kernel.peer.runtimes
+    assert [p["params"]["sessionId"] for p in first.requests("session/prompt")] == ["kept"]
+    (resumed,) = second.requests("session/resume")
+    assert resumed["params"]["sessionId"] == "kept"
+    run_cell(ip, "-s kept", "[[reply:second]] two")
+    assert ip.user_ns["_dsh"].result().final_response == "second"
+    assert [p["params"]["sessionId"] for p in second.requests("session/prompt")] == ["kept"]
