@@ -9,7 +9,7 @@ import base64
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -25,7 +25,6 @@ from dsh_notebook.frontend.protocol import (
 from dsh_notebook.kernel.agent_cells import AgentCells, agent_cell_source
 from dsh_notebook.kernel.kept import skipped_bundle
 from dsh_notebook.kernel.ledger import PromptLedger
-from dsh_notebook.kernel.runs import ActiveRun
 from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.run_python import RunPythonResult, run_python
@@ -33,7 +32,7 @@ from dsh_notebook.notebook_tools.server import NotebookMcpServer
 from dsh_notebook.transcript import markdown_companion
 
 from .canary import CANARY_CODE, HALF, KEY, PRINTED, key_pieces
-from .run_registry import bare_run
+from .helpers.agent_cells import FakeComm, Run, linked
 
 PNG_MAGIC = b"\x89PNG"
 
@@ -162,42 +161,6 @@ def test_insert_cell_bounds_outputs() -> None:
 
 
 # -- the recorder ------------------------------------------------------------------------------
-
-
-class FakeComm:
-    def __init__(self, target: str, data: Mapping[str, Any]) -> None:
-        self.sent: list[Any] = []
-        self.msg: Callable[[Mapping[str, Any]], None] | None = None
-
-    def send(self, data: Any = None) -> None:
-        self.sent.append(data)
-
-    def on_msg(self, callback: Callable[[Mapping[str, Any]], None]) -> None:
-        self.msg = callback
-
-    def on_close(self, callback: Callable[[Mapping[str, Any]], None]) -> None:
-        pass
-
-
-def linked(capabilities: list[str]) -> tuple[FrontendLink, FakeComm]:
-    comms: list[FakeComm] = []
-
-    def factory(target: str, data: Mapping[str, Any]) -> FakeComm:
-        comms.append(FakeComm(target, data))
-        return comms[-1]
-
-    link = FrontendLink(create_comm=factory)
-    link.open()
-    reply = {"v": 1, "type": "hello_reply", "version": "0.1.0", "capabilities": capabilities}
-    assert comms[0].msg is not None
-    comms[0].msg({"content": {"data": reply}})
-    return link, comms[0]
-
-
-def Run(cell_id: str | None = "dsh-cell") -> ActiveRun:
-    run = bare_run("nb-session", cell_id=cell_id)
-    run.run_id = "r1"
-    return run
 
 
 def result_with(outputs: list[dict[str, Any]]) -> RunPythonResult:

@@ -6,14 +6,13 @@ runs the edited code) are in ``test_approval_scopes_real.py``."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import asdict
 from typing import Any
 
 import anyio
 import pytest
 
-from dsh_notebook.kernel.broker import Broker, Decision, RunPolicy
+from dsh_notebook.kernel.broker import Decision, RunPolicy
 from dsh_notebook.protocol import ApprovalRequest
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested
@@ -21,37 +20,13 @@ from dsh_notebook.transcript.markdown import render_markdown
 from dsh_notebook.transcript.text import render_text
 from dsh_notebook.widget.actions import EDIT_MAX, check_action
 
+from .helpers.approvals import approve_with_click, ask
 from .run_registry import broker_with_runs, hold
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"  # the runtime host's loop is asyncio
-
-
-def ask(tool: str = "bash", session: str = "s", reason: str = "why") -> ApprovalRequest:
-    return ApprovalRequest(session_id=session, tool_name=tool, reason=reason)
-
-
-async def decide_when_pending(broker: Broker, key: str, **decision: Any) -> None:
-    while key not in broker.pending:
-        await anyio.sleep(0.005)
-    outcome = decision.pop("outcome", "allowed-once")
-    assert broker.decide(key, outcome, **decision)
-
-
-async def approve_with_click(
-    broker: Broker, request: ApprovalRequest, key: str, *, editable: bool = False, **click: Any
-) -> Decision:
-    result: list[Decision] = []
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(functools.partial(decide_when_pending, broker, key, **click))
-
-        async def approve() -> None:
-            result.append(await broker.approve_call(request, editable=editable))
-
-        tg.start_soon(approve)
-    return result[0]
 
 
 @pytest.mark.anyio

@@ -20,9 +20,9 @@ from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested
 from dsh_notebook.transcript.schema import ApprovalItem
 from dsh_notebook.widget.actions import check_action
 
+from .helpers.approvals import approve_with_click, ask
+from .helpers.transcripts import assert_safe_markdown, tool_call
 from .run_registry import broker_with_runs, hold
-from .test_approval_scopes import approve_with_click, ask
-from .test_transcript import assert_safe_markdown, tool_call
 
 CELL_ID = "1a2b3c4d-0000-4000-8000-000000000007"
 EDIT_CELL = "mcp__notebook__edit_cell"

@@ -32,9 +32,9 @@ from dsh_notebook.notebook_tools.server import NotebookMcpServer
 from dsh_notebook.transcript import facts
 
 from .fake_page import CAPABILITIES, FakePage, cell_id
+from .helpers.loop_host import LoopHost, event
+from .helpers.mcp_tools import text_of, tool_call
 from .run_registry import hold
-from .test_mcp_tools import text_of, tool_call
-from .test_run_registry import LoopHost, event
 
 SOURCES = ["import pandas as pd\ndf = pd.read_csv('a.csv')", "df.plot(kind='bar')", "x = 1\nx = 1"]
 
@@ -87,9 +87,7 @@ def make_rig() -> Iterator[Callable[..., Rig]]:
     hosts: list[LoopHost] = []
     servers: list[NotebookMcpServer] = []
 
-    def make(
-        capabilities: tuple[str, ...] = CAPABILITIES, policy: RunPolicy | None = None
-    ) -> Rig:
+    def make(capabilities: tuple[str, ...] = CAPABILITIES, policy: RunPolicy | None = None) -> Rig:
         host = LoopHost()
         hosts.append(host)
         page = FakePage(list(SOURCES), capabilities)
@@ -261,8 +259,7 @@ def test_an_approved_run_cells_waits_for_a_cell_ending_at_the_click_not_for_a_lo
 ) -> None:
     rig = make_rig()
     rig.page.run_results = lambda ids: [
-        {"cell_id": i, "index": 0, "status": "ok", "execution_count": 3, "outputs": []}
-        for i in ids
+        {"cell_id": i, "index": 0, "status": "ok", "execution_count": 3, "outputs": []} for i in ids
     ]
     ending = rig.call_in_thread("run_cells", cell_ids=["00000001"])
     (key,) = rig.pending()

@@ -9,7 +9,7 @@ from typing import Any
 from dsh_notebook.frontend.link import NO_PAGE, FrontendLink
 from dsh_notebook.frontend.protocol import apply_change, run_cells, undo_changes
 
-from .test_frontend_link import FakeComm, make
+from .helpers.frontend_link import FakeComm, make
 
 ORIGIN = {"session": "s", "run": "r", "call": "call_1"}
 EDIT = {"kind": "edit", "cell_id": "a", "before": "x", "after": "y"}

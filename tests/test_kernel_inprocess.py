@@ -1,5 +1,7 @@
-"""The magics in an in-process InteractiveShell (no kernel: wait mode, text output), against the
-protocol-exact fake runtime for speed."""
+"""The magics in an in-process InteractiveShell (no kernel: wait mode, text output), their runtime
+a ``MockRuntime`` on the host loop (the ``dsh_kernel`` fixture: no subprocess). What is about
+launching the runtime process (config applied at load, prewarm, the pid) runs against the
+protocol-exact fake runtime process."""
 
 from __future__ import annotations
 
@@ -14,10 +16,14 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook.testing.harnesses import FAKE_RUNTIME
+from dsh_notebook.testing.kernel import InProcessKernel
+
+from .helpers.kernel import run_cell
 
 
 @pytest.fixture
-def ip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+def launcher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    """The shell with the extension loaded on the fake runtime process (``__dsh_launcher__``)."""
     launcher = tmp_path / "fake-dsh"
     launcher.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_RUNTIME} "$@"\n')
     launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR)
@@ -36,10 +42,6 @@ def ip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveS
     finally:
         shell.run_line_magic("unload_ext", "dsh_notebook")
         shell.user_ns.pop("_dsh", None)
-
-
-def run_cell(ip: InteractiveShell, line: str, cell: str) -> Any:
-    return ip.run_cell_magic("dsh", line, cell)
 
 
 def test_cell_runs_and_binds_the_handle(
@@ -85,16 +87,13 @@ def test_sessions_continue_and_new_starts_fresh(ip: InteractiveShell) -> None:
 
 
 def test_run_all_after_restart_skips_answered_prompts(
-    ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+    dsh_kernel: InProcessKernel, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    ip = dsh_kernel.shell
     run_cell(ip, "-s ledger", "[[reply:once]] expensive question")
-    calls_before = len(ip._dsh_notebook_magics.agent.runs)  # type: ignore[attr-defined]
     # a restarted kernel: a new extension instance, same DSH_HOME
-    ip.run_line_magic("unload_ext", "dsh_notebook")
-    ip.run_line_magic("load_ext", "dsh_notebook")
-    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
-    magics.dsh_bin = ip.user_ns.get("__dsh_launcher__") or magics.dsh_bin
-    del calls_before
+    dsh_kernel.reload()
+    magics = dsh_kernel.magics
     capsys.readouterr()
     result = run_cell(ip, "-s ledger -o later", "[[reply:once]] expensive question")
     assert result is None
@@ -102,6 +101,7 @@ def test_run_all_after_restart_skips_answered_prompts(
     shown = capsys.readouterr().out
     assert "not sent again" in shown and "expensive question" in shown and "settled" in shown
     assert len(magics.agent.runs) == 0
+    assert len(dsh_kernel.peer.prompts) == 1  # the runtime was asked once
     # later cells that use the handle get a clear error, not a NameError
     from dsh_notebook.kernel.run import PromptSkipped
 
@@ -171,7 +171,8 @@ def test_demo_model_without_a_key(
     assert magics.agent.harness_config().base_url is None
 
 
-def test_config_and_prewarm_apply_at_load(ip: InteractiveShell) -> None:
+def test_config_and_prewarm_apply_at_load(launcher: InteractiveShell) -> None:
+    ip = launcher
     launcher = ip.user_ns["__dsh_launcher__"]
     ip.run_line_magic("unload_ext", "dsh_notebook")
     ip.run_line_magic("config", f"DshMagics.dsh_bin = {launcher!r}")
@@ -192,18 +193,16 @@ def test_config_and_prewarm_apply_at_load(ip: InteractiveShell) -> None:
 
 
 def test_a_prompt_that_failed_to_send_is_not_recorded_as_answered(
-    ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    dsh_kernel: InProcessKernel, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
-    magics.dsh_bin = str(tmp_path / "no-such-runtime")
+    ip = dsh_kernel.shell
+    dsh_kernel.peer.refuse_start = True  # the runtime cannot start
     run_cell(ip, "-s failed-once", "[[reply:ok]] the question")
     assert ip.user_ns["_dsh"].exception() is not None  # nothing reached a runtime
+    assert dsh_kernel.peer.prompts == []
     # a restarted kernel with a working runtime: the prompt is sent, not "already answered"
-    ip.run_line_magic("unload_ext", "dsh_notebook")
-    ip.run_line_magic("load_ext", "dsh_notebook")
-    magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
-    magics.dsh_bin = ip.user_ns["__dsh_launcher__"]
-    magics.bridge = False
+    dsh_kernel.peer.refuse_start = False
+    dsh_kernel.reload()
     capsys.readouterr()
     run_cell(ip, "-s failed-once", "[[reply:ok]] the question")
     assert ip.user_ns["_dsh"].result().final_response == "ok"
@@ -236,7 +235,9 @@ def test_the_key_is_never_printed(ip: InteractiveShell, capsys: pytest.CaptureFi
     assert "***" in repr(shown)
     magics = ip._dsh_notebook_magics  # type: ignore[attr-defined]
     assert magics.api_key == canary  # still the key where it is used
-    assert canary not in repr(magics.settings()) and canary not in repr(magics.agent.harness_config())
+    assert canary not in repr(magics.settings()) and canary not in repr(
+        magics.agent.harness_config()
+    )
 
 
 def test_a_comm_message_is_not_a_cell_holding_the_kernel(
@@ -262,3 +263,38 @@ def test_a_comm_message_is_not_a_cell_holding_the_kernel(
     assert calls == ["callback"]
     ip.run_cell("x_for_the_flag = 1")
     assert calls == ["callback", "started", "finished"]
+
+
+def test_a_headless_run_is_one_static_transcript_displayed_when_settled(
+    dsh_headless_kernel: InProcessKernel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As nbclient runs a notebook (no stdin, nobody watching): nothing is printed, and the run
+    is displayed once, settled, as markdown with its plain companion and the run marker."""
+    kernel = dsh_headless_kernel
+    kernel.run_cell("-o answer", "[[reply:Forty-two]] what is it?")
+    assert kernel.shell.user_ns["answer"].result(10).final_response == "Forty-two"
+    kernel.agent.pump.flush(10)
+    (shown,) = kernel.displayed
+    assert not shown.update
+    assert shown.metadata == {"dsh_notebook": {"run": True}}
+    assert "Forty-two" in shown.data["text/markdown"]
+    assert "settled" in shown.text()
+    assert "Forty-two" not in capsys.readouterr().out
+
+
+def test_restart_starts_a_new_runtime_and_resumes_the_session(
+    dsh_kernel: InProcessKernel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every start goes through the host's harness factory: ``%dsh restart`` gets a second
+    runtime, in which the live session is resumed (its history kept), and the next prompt
+    goes there."""
+    ip = dsh_kernel.shell
+    run_cell(ip, "-s kept", "[[reply:first]] one")
+    ip.run_line_magic("dsh", "restart")
+    first, second = dsh_kernel.peer.runtimes
+    assert [p["params"]["sessionId"] for p in first.requests("session/prompt")] == ["kept"]
+    (resumed,) = second.requests("session/resume")
+    assert resumed["params"]["sessionId"] == "kept"
+    run_cell(ip, "-s kept", "[[reply:second]] two")
+    assert ip.user_ns["_dsh"].result().final_response == "second"
+    assert [p["params"]["sessionId"] for p in second.requests("session/prompt")] == ["kept"]

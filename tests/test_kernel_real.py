@@ -15,29 +15,14 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.testing.harnesses import group_alive
 
-from .kernels import Kernel, kernel_pythons, scripted_model_env
+from .helpers.real_kernel import identity, kernel_python, start_kernel
+from .kernels import Kernel, kernel_pythons
+
+__all__ = ["kernel_python"]  # the fixture
 
 pytestmark = [
     pytest.mark.real_runtime,  # skipped without the runtime wheel (the plugin)
 ]
-
-
-@pytest.fixture(params=kernel_pythons())
-def kernel_python(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-def start_kernel(
-    tmp_path: Path, scripted_model: ScriptedModelServer, python: str, **extra_env: str
-) -> Kernel:
-    """A real kernel with the extension loaded; kernels of one ``tmp_path`` share DSH_HOME."""
-    workspace = tmp_path / "workspace"
-    workspace.mkdir(exist_ok=True)
-    env = scripted_model_env(tmp_path, scripted_model.base_url, home="dsh-home", **extra_env)
-    k = Kernel(env=env, cwd=str(workspace), python=python)
-    loaded = k.execute("%load_ext dsh_notebook")
-    assert loaded.error is None, loaded.error
-    return k
 
 
 @pytest.fixture
@@ -388,11 +373,6 @@ def test_the_next_prompt_after_a_runtime_crash_recovers_by_itself(
     assert "MANGO" in str(scripted_model.requests[-1].body["messages"])  # resumed with its history
     shown = "".join(str(m["content"].get("data", {})) for m in after.outputs)
     assert "a new one was started" in shown
-
-
-def identity(notebook_id: str, cell_id: str = "c1") -> dict[str, object]:
-    """The execute metadata the dsh-notebook frontend extension sends with every cell."""
-    return {"dsh_notebook": {"v": 1, "id": notebook_id, "path": "x.ipynb", "cell_id": cell_id}}
 
 
 def test_each_notebook_has_its_own_conversation_and_one_session_one_kernel(

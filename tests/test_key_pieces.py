@@ -28,8 +28,8 @@ from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import Note, RunError
 
 from .canary import HALF, KEY, PRINTED, key_pieces
-from .test_frontend_run_output import Recorder, Shell, bundle_of, text
-from .test_kernel_inprocess import ip, run_cell  # noqa: F401 - the in-process kernel fixture
+from .helpers.kernel import run_cell
+from .helpers.run_output import Recorder, Shell, bundle_of, text
 
 # -- the function ------------------------------------------------------------------------------
 
@@ -171,7 +171,7 @@ def test_the_runtimes_stderr_in_an_error() -> None:
 
 
 def test_export_kept_transcript_and_index_in_a_kernel(
-    ip: InteractiveShell,  # noqa: F811 - the fixture
+    ip: InteractiveShell,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

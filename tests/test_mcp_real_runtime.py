@@ -382,7 +382,7 @@ async def test_the_model_reads_why_a_call_was_refused_and_the_persons_note(
 async def test_the_result_says_the_code_became_a_cell_below_the_prompt(
     tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell
 ) -> None:
-    from .test_agent_cells import Run, linked
+    from .helpers.agent_cells import Run, linked
 
     link, comm = linked(["insert_cell"])
     nb, mount = await open_notebook(

@@ -10,7 +10,7 @@ import signal
 import stat
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,32 +38,19 @@ from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.notebook_tools.server import NotebookMcpServer, NotebookToolsSettings
 from dsh_notebook.notebook_tools.variables import describe_variable, notebook_variables
 
+from .helpers.mcp_tools import (
+    JSON_HEADERS,
+    PROTOCOL,
+    call,
+    reset,
+    rpc,
+    run_cell,
+    run_cells,
+    text_of,
+    tool_call,
+)
+
 pd = pytest.importorskip("pandas")
-PROTOCOL = "2025-06-18"
-JSON_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-def reset(sh: InteractiveShell) -> None:
-    sh.reset(new_session=True)  # type: ignore[no-untyped-call]
-
-
-def run_cell(sh: InteractiveShell, cell: str) -> Any:
-    return sh.run_cell(cell, store_history=True)  # type: ignore[no-untyped-call]
-
-
-@pytest.fixture
-def shell() -> Iterator[InteractiveShell]:
-    sh = InteractiveShell.instance()
-    reset(sh)
-    try:
-        yield sh
-    finally:
-        reset(sh)
-
-
-def run_cells(sh: InteractiveShell, *cells: str) -> None:
-    for cell in cells:
-        run_cell(sh, cell)
 
 
 # -- notebook_variables / describe_variable ----------------------------------------------------
@@ -299,10 +286,6 @@ def test_sigint_interrupts_a_running_item_and_restores_the_handler(
 # -- the HTTP server --------------------------------------------------------------------------------
 
 
-def rpc(method: str, params: dict[str, Any] | None = None, ident: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": ident, "method": method, "params": params or {}}
-
-
 INITIALIZE = rpc(
     "initialize",
     {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
@@ -325,39 +308,6 @@ async def reject(*, tool_name: str, reason: str, arguments: Any) -> None:
 
 async def broken(*, tool_name: str, reason: str, arguments: Any) -> None:
     raise RuntimeError("approval widget crashed")
-
-
-@pytest.fixture
-def make_server(shell: InteractiveShell) -> Iterator[Callable[..., NotebookMcpServer]]:
-    servers: list[NotebookMcpServer] = []
-
-    def make(**kwargs: Any) -> NotebookMcpServer:
-        kwargs.setdefault("approve", None)
-        kwargs.setdefault("executor", MainThreadExecutor())
-        server = NotebookMcpServer(shell, **kwargs).start()
-        servers.append(server)
-        return server
-
-    yield make
-    for server in servers:
-        server.stop()
-
-
-def call(server: NotebookMcpServer, body: dict[str, Any], **headers: str) -> httpx.Response:
-    merged = {**JSON_HEADERS, "Authorization": f"Bearer {server.token}",
-              "mcp-protocol-version": PROTOCOL, **headers}  # fmt: skip
-    return httpx.post(server.url, json=body, headers=merged, timeout=10)
-
-
-def tool_call(server: NotebookMcpServer, name: str, /, **arguments: Any) -> dict[str, Any]:
-    response = call(server, rpc("tools/call", {"name": name, "arguments": arguments}))
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()["result"]
-    return result
-
-
-def text_of(result: dict[str, Any]) -> str:
-    return "".join(block.get("text", "") for block in result["content"])
 
 
 def test_server_requires_the_bearer_token(make_server: Callable[..., NotebookMcpServer]) -> None:

@@ -38,8 +38,8 @@ from dsh_notebook.notebook_tools.variables import kernel_facts, notebook_variabl
 from dsh_notebook.transcript.bounds import clip, truncation_mark
 from dsh_notebook.widget import actions
 
+from .helpers.loop_host import LoopHost, approve, tool_call, tools
 from .run_registry import hold
-from .test_run_registry import LoopHost, approve, tool_call, tools
 
 # -- 1: the instructions ------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import Any
 from dsh_notebook.frontend import protocol
 from dsh_notebook.notebook_tools.cells import format_cells
 
-from .test_frontend_link import REPLY, make
+from .helpers.frontend_link import REPLY, make
 
 CELL: dict[str, Any] = {
     "index": 0,
@@ -131,14 +131,18 @@ def test_each_cell_shows_its_short_id_and_the_prompt_cell_is_marked() -> None:
 def test_a_cell_the_page_runs_or_queued_reads_as_running() -> None:
     running = {**CELL, "index": 0, "execution_count": None, "running": True}
     rerun = {**CELL, "index": 1, "running": True}  # an earlier count: it is running again
-    reply = protocol.parse_read_notebook_reply({**PAGE, "total_cells": 2, "cells": [running, rerun]})
+    reply = protocol.parse_read_notebook_reply(
+        {**PAGE, "total_cells": 2, "cells": [running, rerun]}
+    )
     assert reply is not None and [c.get("running") for c in reply["cells"]] == [True, True]
     text = format_cells(dict(reply))
     assert "## cell 1 · id c1 · code · running\n" in text
     assert "## cell 2 · id c1 · code · running\n" in text
     idle = protocol.parse_read_notebook_reply({**PAGE, "cells": [{**CELL, "running": False}]})
     assert idle is not None and "running" not in idle["cells"][0]  # only ever true when present
-    assert protocol.parse_read_notebook_reply({**PAGE, "cells": [{**CELL, "running": "yes"}]}) is None
+    assert (
+        protocol.parse_read_notebook_reply({**PAGE, "cells": [{**CELL, "running": "yes"}]}) is None
+    )
 
 
 def test_a_big_notebook_is_cut_evenly_and_keeps_every_cell() -> None:

@@ -21,8 +21,8 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
+from .helpers.real_kernel import link_messages
 from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, scripted_kernel
-from .test_run_ownership_real import link_messages
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
 

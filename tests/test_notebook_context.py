@@ -22,19 +22,7 @@ from dsh_notebook.scripted_model import analyze_request
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.markdown import render_markdown
 
-FACTS = NotebookFacts(
-    path="analysis/sales.ipynb",
-    cell_id="3f9a1c2e-5b1d-4068-a9e7-c3f10b000001",
-    execution_count=12,
-    python="3.12.3",
-    libraries=(("pandas", "2.2.3", "as pd"), ("matplotlib", "3.9.2", "plt = matplotlib.pyplot")),
-    cells=(
-        CellRun(8, 'sales = pd.read_csv("sales.csv")\nsales.head()'),
-        CellRun(9, 'sales.groupby("regin").sum()', "KeyError: 'regin'"),
-    ),
-    since=7,
-    values=(("sales", "DataFrame: 1,200 rows x 4 columns"),),
-)
+from .helpers.notebook_facts import FACTS
 
 EXPECTED = """\
 <notebook-context>
@@ -121,7 +109,7 @@ def test_interpolation_names_the_value_and_fences_it_after_the_text() -> None:
         "`In[2]` (1 line of code; see below), `Err[1]` (KeyError: 'regin'; see below), {x} and "
         "{nope}. End of the sentence."
     )
-    assert "`In[2]` (1 line of code):\n````python\nprint(\"```\")\n````" in section  # 4 ticks
+    assert '`In[2]` (1 line of code):\n````python\nprint("```")\n````' in section  # 4 ticks
     assert "`Err[1]` (KeyError: 'regin'):\n```text\nTraceback" in section
     assert "`sales` (dict: 2 items):\n```text\n{'region'" in section
     assert result.unresolved == ["{nope}"]

@@ -15,7 +15,7 @@ from dsh_notebook.context.notebook_context import EditedCell, notebook_context_b
 from dsh_notebook.kernel.prompt_context import UNREAD_NOTE, gather_facts, read_page_now
 from dsh_notebook.notebook_tools.ran_cells import RanCells
 
-from .test_notebook_context import FACTS
+from .helpers.notebook_facts import FACTS
 
 PROMPT = "3f9a1c2e-5b1d-4068-a9e7-c3f10b000001"
 

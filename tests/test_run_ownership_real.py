@@ -23,6 +23,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
+from .helpers.real_kernel import link_messages
 from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
@@ -70,17 +71,6 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
         metadata=identity("setup"),
     ) as k:
         yield k
-
-
-def link_messages(k: Kernel, comm_id: str, kind: str, since: int = 0) -> list[dict[str, Any]]:
-    k.drain_iopub(0.2)
-    return [
-        m["content"]["data"]
-        for m in k.iopub[since:]
-        if m["msg_type"] == "comm_msg"
-        and m["content"].get("comm_id") == comm_id
-        and m["content"]["data"].get("type") == kind
-    ]
 
 
 def wait_for(k: Kernel, what: str, check: Any, timeout: float = 60) -> Any:

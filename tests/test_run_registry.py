@@ -7,10 +7,7 @@ a ``run_python`` call belongs to the session whose ``tool/call`` event it matche
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import threading
-from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -18,10 +15,9 @@ import anyio
 import pytest
 
 from dsh_notebook.kernel import tools_host as tools_host_module
-from dsh_notebook.kernel.broker import Broker, RunPolicy
+from dsh_notebook.kernel.broker import RunPolicy
 from dsh_notebook.kernel.runs import ApprovedCall, Runs
 from dsh_notebook.kernel.tool_calls import CallOrigins
-from dsh_notebook.kernel.tools_host import NotebookToolsHost
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.refusals import (
     NO_RUN_MESSAGE,
@@ -32,9 +28,15 @@ from dsh_notebook.protocol import SESSION_EVENT, Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import PROPOSED_MAX
 
+from .helpers.loop_host import (
+    RUN_PYTHON,
+    LoopHost,
+    approve,
+    event,
+    tool_call,
+    tools,
+)
 from .run_registry import bare_run, hold
-
-RUN_PYTHON = "mcp__notebook__run_python"
 
 
 class Tree:
@@ -83,19 +85,6 @@ def test_a_settled_run_never_holds_again_and_its_scopes_end() -> None:
 
 
 # -- CallOrigins -------------------------------------------------------------------------------
-
-
-def event(session: str, kind: str, data: dict[str, Any]) -> Notification:
-    return Notification(
-        SESSION_EVENT, {"sessionId": session, "event": {"type": kind, "data": data}}
-    )
-
-
-def tool_call(session: str, call_id: str, code: str, name: str = RUN_PYTHON) -> Notification:
-    import json
-
-    arguments = json.dumps({"code": code})
-    return event(session, "tool/call", {"callId": call_id, "name": name, "arguments": arguments})
 
 
 def tool_result(session: str, call_id: str) -> Notification:
@@ -173,48 +162,6 @@ def test_non_mcp_tools_and_malformed_events_are_ignored() -> None:
 
 
 # -- the approval of a notebook tool call ---------------------------------------------------------
-
-
-class LoopHost:
-    """The runtime host's loop, on a thread of its own (what ``RuntimeHost.submit`` offers)."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def submit(
-        self, func: Callable[[], Coroutine[Any, Any, Any]]
-    ) -> concurrent.futures.Future[Any]:
-        return asyncio.run_coroutine_threadsafe(func(), self.loop)
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-
-
-@pytest.fixture
-def host() -> Iterator[LoopHost]:
-    h = LoopHost()
-    yield h
-    h.stop()
-
-
-def tools(host: LoopHost, runs: Runs, origins: CallOrigins) -> tuple[NotebookToolsHost, Broker]:
-    broker = Broker(runs)
-    return NotebookToolsHost(
-        None,
-        host,
-        broker,
-        errors={},
-        runs=runs,
-        origins=origins,
-        kernel_loop=None,  # type: ignore[arg-type]
-    ), broker
-
-
-async def approve(tools_host: NotebookToolsHost, code: str) -> Grant | Refusal | None:
-    return await tools_host._approve(tool_name="run_python", reason=code, arguments={"code": code})
 
 
 @pytest.mark.anyio

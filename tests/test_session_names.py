@@ -1,6 +1,6 @@
 """Issue 15: sessions chosen by name (``%dsh new NAME``, ``-s NAME``) and ``%dsh sessions``
 listing this notebook's conversations with their first prompt and date (in-process shell, the
-protocol-exact fake runtime; the index survives a restarted extension, as after a kernel restart).
+runtime a ``MockRuntime``; the index survives a restarted extension, as after a kernel restart).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from .test_kernel_inprocess import ip, run_cell
+from dsh_notebook.testing.kernel import InProcessKernel
 
-__all__ = ["ip"]  # the fixture, re-used
+from .helpers.kernel import run_cell
 
 
 def sessions(ip: InteractiveShell, capsys: pytest.CaptureFixture[str], *args: str) -> str:
@@ -39,7 +39,7 @@ def test_new_name_becomes_the_current_session(
 
 
 def test_sessions_lists_this_notebooks_conversations(
-    ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
+    dsh_kernel: InProcessKernel, ip: InteractiveShell, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = time.time()
     run_cell(ip, "", "[[reply:ok]] Which region grows fastest?\nand more lines")
@@ -63,8 +63,7 @@ def test_sessions_lists_this_notebooks_conversations(
         stamp in first or time.strftime("%Y-%m-%d", time.localtime()) in first
     )
     # a restarted kernel (new extension instance, same DSH_HOME) still lists them
-    ip.run_line_magic("unload_ext", "dsh_notebook")
-    ip.run_line_magic("load_ext", "dsh_notebook")
+    dsh_kernel.reload()
     assert "Who churned in week 8?" in sessions(ip, capsys)
 
 

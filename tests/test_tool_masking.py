@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from test_mcp_tools are parameters of the tests
 """The API key never leaves the kernel in a notebook tool's result: the masking function, the
 result walker, and the in-kernel MCP server over HTTP (every tool's result, error paths included,
 masked with the secrets of the moment of the call). Servers bind 127.0.0.1 only."""
@@ -28,7 +27,7 @@ from dsh_notebook.notebook_tools.server import (
 )
 from dsh_notebook.runtime.secret import MASK, Secret, redact
 
-from .test_mcp_tools import make_server, run_cells, shell  # noqa: F401 - the same fixtures
+from .helpers.mcp_tools import run_cells
 
 KEY = "sk-test-secret-123"
 PROTOCOL = "2025-06-18"

@@ -13,7 +13,7 @@ from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import FIGURES_MAX
 from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested, Figures, Settled
 
-from .test_transcript import _render, assistant, tool_call, tool_result
+from .helpers.transcripts import _render, assistant, tool_call, tool_result
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n fake figure bytes").decode("ascii")
 CODE = "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()"

@@ -15,7 +15,7 @@ from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.display import fold_text
 from dsh_notebook.transcript.facts import Settled
 
-from .test_transcript import _render, assert_safe_markdown, event, tool_call, tool_result
+from .helpers.transcripts import _render, assert_safe_markdown, event, tool_call, tool_result
 
 JOB = "bash-4f536804ba2a46ab"
 CHILD = "c4af6878-3138-4017-8be4-5c3249ea5cde"

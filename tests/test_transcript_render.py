@@ -14,7 +14,7 @@ from dsh_notebook.transcript.facts import (
     Stopped,
 )
 
-from .test_transcript import _render, assert_safe_markdown, event, tool_call, tool_result
+from .helpers.transcripts import _render, assert_safe_markdown, event, tool_call, tool_result
 
 TWO_STATEMENTS = "totals = sales.groupby('region')['revenue'].sum()\ntotals"
 RUN_PYTHON = "mcp__notebook__run_python"

@@ -17,7 +17,7 @@ from dsh_notebook.kernel.undo import UndoLedger
 from dsh_notebook.notebook_tools.run_python import RunPythonResult
 
 from .fake_page import FakePage
-from .test_agent_cells import Run
+from .helpers.agent_cells import Run
 
 
 def test_an_agent_cell_is_recorded_as_its_runs_change() -> None:

@@ -27,7 +27,7 @@ from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested, QuestionAsked, Settled
 from dsh_notebook.widget import GONE, RunWidget, apply_ops, diff_snapshots
 
-from .test_transcript import (
+from .helpers.transcripts import (
     chunk_frame,
     event,
     notifications,

@@ -53,10 +53,13 @@ from ..client.handlers import ApprovalHandler, QuestionHandler
 from ..errors import SessionAlreadyExists, SessionAlreadyOpen, SessionNotFound, TransportClosed
 from ..protocol import Notification
 
-__all__ = ["RuntimeHost", "RuntimeStart", "may_replace"]
+__all__ = ["HarnessFactory", "RuntimeHost", "RuntimeStart", "may_replace"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+HarnessFactory = Callable[[HarnessConfig], DeepSeekHarness]
+"""Makes the harness of one runtime start from its config (:attr:`RuntimeHost.harness_factory`)."""
 
 RECOVERY_GRACE = 10.0
 """Seconds after an automatic replacement's start within which, dead before it accepted a
@@ -103,12 +106,20 @@ class RuntimeHost:
         on_approval: ApprovalHandler | None = None,
         on_user_question: QuestionHandler | None = None,
         taps: Sequence[Callable[[Notification], None]] = (),
+        harness_factory: HarnessFactory = DeepSeekHarness,
     ) -> None:
         """``on_approval`` / ``on_user_question`` answer the runtime's requests on the host
         loop (the kernel passes its broker's ``approve`` and ``ask``); without them approvals
         are rejected and questions dismissed. Each of ``taps`` sees every notification of
-        every runtime this host starts, on the host loop, before routing (it must not block)."""
+        every runtime this host starts, on the host loop, before routing (it must not block).
+        ``harness_factory`` makes the harness of each start from the config (see
+        :attr:`harness_factory`)."""
         self._config_factory = config_factory
+        self.harness_factory: HarnessFactory = harness_factory
+        """Makes each start's (not yet entered) harness from ``config_factory()``; read at every
+        start. The default spawns the runtime process; tests give a harness on in-process
+        streams (:mod:`dsh_notebook.testing.kernel`). The host sets the harness's approval and
+        question handlers and taps, and enters it on the host loop."""
         self._on_approval = on_approval
         self._on_user_question = on_user_question
         self._taps = tuple(taps)
@@ -190,14 +201,13 @@ class RuntimeHost:
             if self.harness is not None:
                 return
             self._closed = False
-            config = self._config_factory()
-            portal_cm = start_blocking_portal("asyncio", name="dsh-runtime-host")
-            portal = portal_cm.__enter__()
-            harness = DeepSeekHarness(
-                config, on_approval=self._on_approval, on_user_question=self._on_user_question
-            )
+            harness = self.harness_factory(self._config_factory())
+            harness.on_approval = self._on_approval
+            harness.on_user_question = self._on_user_question
             for tap in self._taps:
                 harness.client.router.add_tap(tap)
+            portal_cm = start_blocking_portal("asyncio", name="dsh-runtime-host")
+            portal = portal_cm.__enter__()
             harness_cm = portal.wrap_async_context_manager(harness)
             try:
                 harness_cm.__enter__()

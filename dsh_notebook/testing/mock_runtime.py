@@ -30,7 +30,8 @@ Guarantees:
 * **Lifetime**: leaving the ``async with`` block, or :meth:`MockRuntime.disconnect` from any task,
   cancels running handlers, fails pending :meth:`MockRuntime.request` calls and closes the stream
   to the client, which then sees EOF. Enter and leave in the same task; everything runs on that
-  event loop.
+  event loop. It may be made outside any loop (e.g. by a kernel's harness factory, on the
+  caller's thread) and entered later on the loop that serves it.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class MockRuntime:
         self._pending: dict[str, _Pending] = {}
         self._write_lock = anyio.Lock()
         self._task_group: TaskGroup | None = None  # the handlers' tasks, inside _scope
-        self._scope = anyio.CancelScope()
+        self._scope: anyio.CancelScope | None = None  # made in _serve: it needs the loop
         self._stack: AsyncExitStack | None = None
         self._closed = False
 
@@ -156,7 +157,8 @@ class MockRuntime:
         for pending in self._pending.values():
             pending.done.set()
         await self._send.aclose()
-        self._scope.cancel()
+        if self._scope is not None:
+            self._scope.cancel()
 
     async def aclose(self) -> None:
         """:meth:`disconnect`, then release the serving task (in the task that entered)."""
@@ -219,6 +221,7 @@ class MockRuntime:
     async def _serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         # Reader and handlers run under their own scope: cancelling it (disconnect) must not
         # cancel the body of the ``async with`` block that the outer task group encloses.
+        self._scope = anyio.CancelScope()
         with self._scope:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg

@@ -11,6 +11,12 @@ Fixtures:
 * ``fake_harness`` / ``real_harness`` - factories bound to ``tmp_path`` (and, for the real one,
   to ``scripted_model``): ``fake_harness("approval", on_approval=…)``,
   ``real_harness(patches=[…])``; see :mod:`dsh_notebook.testing.harnesses`.
+* ``dsh_kernel`` - an :class:`~dsh_notebook.testing.kernel.InProcessKernel`: the global
+  ``InteractiveShell`` with the extension loaded, its runtime a ``MockRuntime`` on the host loop
+  (no subprocess), displays recorded; ``DSH_HOME`` under ``tmp_path``, the working directory
+  ``tmp_path/ws``. Unloaded after the test. ``dsh_headless_kernel``: the same with a
+  :class:`~dsh_notebook.testing.kernel.HeadlessKernel` (a notebook nobody watches: each run is
+  one recorded ``display_data``).
 * ``recording_comms`` - every comm a widget creates during the test is a
   :class:`~dsh_notebook.testing.comms.RecordingComm`, listed in creation order.
 
@@ -37,6 +43,8 @@ from .harnesses import real_harness as _real_harness
 
 __all__ = [
     "anyio_backend",
+    "dsh_headless_kernel",
+    "dsh_kernel",
     "fake_harness",
     "real_harness",
     "recording_comms",
@@ -124,6 +132,36 @@ def real_harness(tmp_path: Path, scripted_model: ScriptedModelServer) -> Harness
         return _real_harness(tmp_path, scripted_model, **fields)
 
     return make
+
+
+def _in_process_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, headless: bool
+) -> Iterator[Any]:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from .kernel import InProcessKernel
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.setenv("DSH_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(workspace)
+    kernel = InProcessKernel.load(InteractiveShell.instance(), headless=headless)
+    try:
+        yield kernel
+    finally:
+        kernel.unload()
+
+
+@pytest.fixture
+def dsh_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """An in-process kernel on a ``MockRuntime``, terminal mode (see the module docstring)."""
+    yield from _in_process_kernel(tmp_path, monkeypatch, headless=False)
+
+
+@pytest.fixture
+def dsh_headless_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """``dsh_kernel`` as nbclient drives a kernel: runs are displayed (and recorded), not printed."""
+    yield from _in_process_kernel(tmp_path, monkeypatch, headless=True)
 
 
 @pytest.fixture

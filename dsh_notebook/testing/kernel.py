@@ -1,0 +1,265 @@
+"""An in-process kernel for tests: an IPython shell with the extension loaded, its agent's runtime a
+:class:`~dsh_notebook.testing.MockRuntime` on the host loop, and what would have been displayed
+kept as typed records (marimo's ``MockedKernel``, for us). No subprocess, no thread of ours.
+
+::
+
+    kernel = InProcessKernel.load(InteractiveShell.instance())
+    kernel.run_cell("-o answer", "[[reply:Forty-two]] what is it?")
+    assert kernel.shell.user_ns["answer"].result().final_response == "Forty-two"
+    kernel.unload()
+
+Guarantees:
+
+* **The runtime's side is the protocol** (:class:`ScriptedPeer`): every runtime start gets a new
+  :class:`MockRuntime` served by one peer, which answers like the fake runtime's ``normal``
+  scenario: a prompt is one turn whose answer is "Hello from the fake runtime." or TEXT for a
+  ``[[reply:TEXT]]`` tag; the receipt and ``turn/start`` come before the ``{messageId}``
+  response, the answer and ``turn/end`` before ``session/wait`` returns. Sessions that had a
+  prompt are "persisted" across runtimes of one peer (``session/resume`` of any other is the
+  runtime's ``not found``). ``session/query`` and other methods get the runtime's unknown-method
+  error. :attr:`ScriptedPeer.refuse_start` makes the next starts fail at ``initialize``.
+* **Only the harness is replaced**: the kernel's own code runs unchanged (magics, commands,
+  broker, pump, ledger, conversations, locks, display), through
+  :attr:`~dsh_notebook.kernel.host.RuntimeHost.harness_factory`.
+* **What was displayed is kept** (:class:`RecordingDisplayPublisher`): every ``display`` and
+  display update of the shell while loaded, in order, as :class:`Displayed` records; text the
+  shell prints (terminal mode) still goes to stdout.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from IPython.core.displaypub import DisplayPublisher
+
+from ..client import DeepSeekHarness, HarnessConfig
+from ..errors import INTERNAL_ERROR, JsonRpcError
+from .mock_runtime import MockRuntime, standard_reply
+
+__all__ = [
+    "Displayed",
+    "HeadlessKernel",
+    "InProcessKernel",
+    "RecordingDisplayPublisher",
+    "ScriptedPeer",
+]
+
+DEFAULT_REPLY = "Hello from the fake runtime."
+
+
+class _PeerHarness(DeepSeekHarness):
+    """A harness whose runtime is ``runtime``: entering it enters the peer first (on the same
+    loop and task, as :class:`MockRuntime` requires); leaving it closes the peer last."""
+
+    def __init__(self, runtime: MockRuntime, config: HarnessConfig) -> None:
+        super().__init__(config, client=runtime.client())
+        self.runtime = runtime
+
+    async def __aenter__(self) -> DeepSeekHarness:
+        await self.runtime.__aenter__()
+        try:
+            return await super().__aenter__()
+        except BaseException:
+            await self.runtime.aclose()
+            raise
+
+    async def __aexit__(self, *exc: object) -> None:
+        try:
+            await super().__aexit__(*exc)
+        finally:
+            await self.runtime.aclose()
+
+
+class ScriptedPeer:
+    """The runtime side of an in-process kernel: one :class:`MockRuntime` per runtime start."""
+
+    def __init__(self) -> None:
+        self.runtimes: list[MockRuntime] = []
+        """Every runtime started, in order (the last one is the live one)."""
+        self.prompts: list[dict[str, Any]] = []
+        """The params of every ``session/prompt`` received, over all runtimes."""
+        self.persisted: set[str] = set()
+        """Sessions that had a prompt: ``session/resume`` finds them in a later runtime."""
+        self.refuse_start = False
+        """When set, ``initialize`` fails (the runtime "cannot start")."""
+        self._seq = itertools.count()
+        self._ids = itertools.count(1)
+        self._turns: dict[str, str] = {}  # session -> answer of the turn still to finish
+
+    def harness(self, config: HarnessConfig) -> DeepSeekHarness:
+        """A :data:`~dsh_notebook.kernel.host.HarnessFactory`: a new peer runtime for ``config``."""
+        runtime = MockRuntime()
+        runtime.handler = partial(self._handle, runtime)
+        self.runtimes.append(runtime)
+        return _PeerHarness(runtime, config)
+
+    async def _event(
+        self, runtime: MockRuntime, session_id: str, etype: str, data: dict[str, Any]
+    ) -> None:
+        event = {"type": etype, "seq": next(self._seq), "time": 0, "data": data}
+        await runtime.notify("session.event", {"sessionId": session_id, "event": event})
+
+    async def _handle(
+        self, runtime: MockRuntime, method: str, params: dict[str, Any] | None
+    ) -> Any:
+        if method == "initialize" and self.refuse_start:
+            raise JsonRpcError(INTERNAL_ERROR, "the runtime could not start (refuse_start)")
+        if method == "session/resume":
+            assert params is not None
+            sid = str(params.get("sessionId"))
+            if sid not in self.persisted:
+                raise JsonRpcError(INTERNAL_ERROR, f'session "{sid}" not found')
+            return {}
+        if method == "session/prompt":
+            assert params is not None
+            return await self._prompt(runtime, params)
+        if method == "session/wait":
+            assert params is not None
+            await self._finish(runtime, str(params["sessionId"]))
+            return {}
+        return standard_reply(method, params)
+
+    async def _prompt(self, runtime: MockRuntime, params: dict[str, Any]) -> dict[str, Any]:
+        self.prompts.append(params)
+        sid, blocks = str(params["sessionId"]), params["contentBlocks"]
+        self.persisted.add(sid)
+        message_id = f"msg-{next(self._ids)}"
+        await self._event(runtime, sid, "permission/preset", {"preset": "workspace-write"})
+        inserted = [{"id": message_id, "role": "user", "content": blocks}]
+        await self._event(runtime, sid, "agent/inbox/spliced", {"inserted": inserted})
+        await runtime.notify("session.status", {"sessionId": sid, "status": "running"})
+        await self._event(runtime, sid, "turn/start", {"turn": 1})
+        text = next((str(b.get("text", "")) for b in blocks if b.get("type") == "text"), "")
+        tag = text.split("[[reply:", 1)[1].split("]]", 1)[0] if "[[reply:" in text else ""
+        self._turns[sid] = tag or DEFAULT_REPLY
+        return {"messageId": message_id}
+
+    async def _finish(self, runtime: MockRuntime, sid: str) -> None:
+        answer = self._turns.pop(sid, None)
+        if answer is None:
+            return
+        message = {"role": "assistant", "content": [{"type": "text", "text": answer}]}
+        await self._event(runtime, sid, "assistant/message", {"turn": 1, "message": message})
+        reason = {"kind": "completed"}
+        await self._event(runtime, sid, "turn/end", {"turn": 1, "reason": reason})
+        await runtime.notify("session.status", {"sessionId": sid, "status": "idle"})
+
+
+@dataclass(frozen=True)
+class Displayed:
+    """One display the shell published: a new output, or an update of one (``update``)."""
+
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+    display_id: str | None
+    update: bool
+
+    def text(self) -> str:
+        """The output's ``text/plain`` ('' when it has none)."""
+        return str(self.data.get("text/plain", ""))
+
+
+class RecordingDisplayPublisher(DisplayPublisher):
+    """A display publisher that keeps every display (:attr:`displayed`) instead of sending it."""
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)  # type: ignore[no-untyped-call]
+        self.displayed: list[Displayed] = []
+
+    def publish(
+        self,
+        data: dict[str, Any],
+        metadata: dict[str, Any] | None = None,
+        source: Any = None,
+        *,
+        transient: dict[str, Any] | None = None,
+        update: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        display_id = (transient or {}).get("display_id")
+        self.displayed.append(Displayed(dict(data), dict(metadata or {}), display_id, update))
+
+    def clear_output(self, wait: bool = False) -> None:
+        pass
+
+
+class HeadlessKernel:
+    """What the agent reads of an ipykernel kernel, as nbclient drives one: no stdin, no parent
+    request. With it on the shell, runs are shown as in a notebook nobody watches (one static
+    transcript, displayed when the run settled) instead of printed as in a terminal."""
+
+    _allow_stdin = False
+
+    def get_parent(self, channel: str = "shell") -> None:
+        return None
+
+
+@dataclass
+class InProcessKernel:
+    """A shell with the extension loaded on a :class:`ScriptedPeer`, displays recorded."""
+
+    shell: Any
+    peer: ScriptedPeer = field(default_factory=ScriptedPeer)
+    publisher: RecordingDisplayPublisher = field(default_factory=RecordingDisplayPublisher)
+    _saved_pub: Any = None
+    _headless: bool = False
+
+    @classmethod
+    def load(
+        cls, shell: Any, peer: ScriptedPeer | None = None, *, headless: bool = False
+    ) -> InProcessKernel:
+        """Load the extension into ``shell`` (bridge off) on ``peer`` (a new one by default);
+        ``headless``: the shell gets a :class:`HeadlessKernel` (terminal mode without it)."""
+        kernel = cls(shell, peer or ScriptedPeer(), _headless=headless)
+        kernel._saved_pub = shell.display_pub
+        shell.display_pub = kernel.publisher
+        if headless:
+            shell.kernel = HeadlessKernel()
+        kernel.load_extension()
+        return kernel
+
+    @property
+    def magics(self) -> Any:
+        return self.shell._dsh_notebook_magics
+
+    @property
+    def agent(self) -> Any:
+        return self.magics.agent
+
+    @property
+    def displayed(self) -> list[Displayed]:
+        return self.publisher.displayed
+
+    def load_extension(self) -> None:
+        """``%load_ext dsh_notebook``, its runtime on the peer (bridge off)."""
+        self.shell.run_line_magic("load_ext", "dsh_notebook")
+        self.wire()
+
+    def wire(self) -> None:
+        """Point the loaded extension's runtime at the peer (after a ``%load_ext`` of its own)."""
+        self.magics.bridge = False
+        self.agent.host.harness_factory = self.peer.harness
+
+    def reload(self) -> None:
+        """A restarted kernel: unload and load the extension (same ``DSH_HOME``, same peer)."""
+        self.shell.run_line_magic("unload_ext", "dsh_notebook")
+        self.load_extension()
+
+    def run_cell(self, line: str, cell: str) -> Any:
+        """``%%dsh line`` with ``cell``; what the magic returned."""
+        return self.shell.run_cell_magic("dsh", line, cell)
+
+    def unload(self) -> None:
+        """Unload the extension (closing its runtime) and give the shell its publisher back."""
+        try:
+            self.shell.run_line_magic("unload_ext", "dsh_notebook")
+        finally:
+            self.shell.user_ns.pop("_dsh", None)
+            if self._headless:
+                del self.shell.kernel
+            if self._saved_pub is not None:
+                self.shell.display_pub = self._saved_pub
