@@ -26,7 +26,7 @@ from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript import markdown as markdown_module
 from dsh_notebook.transcript import text as text_module
 
-from .test_frontend_run_output import Recorder, text
+from .helpers.run_output import Recorder, text
 
 F = TypeVar("F", bound=Callable[..., Any])
 KEY = "sk-settle-0123456789abcdef"

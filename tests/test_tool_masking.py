@@ -15,7 +15,7 @@ import mcp_types as mt
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_notebook.notebook_tools import server as server_module
+from dsh_notebook.notebook_tools import read_tools as read_tools_module
 from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.masking import mask_result
@@ -209,7 +209,7 @@ def test_server_masks_its_own_failure_messages(
     def broken(*args: Any, **kwargs: Any) -> str:
         raise RuntimeError(f"cannot list {KEY}")
 
-    monkeypatch.setattr(server_module, "notebook_variables", broken)
+    monkeypatch.setattr(read_tools_module, "notebook_variables", broken)
     server = make_server(secrets=lambda: (KEY,))
     failed = tool_call(server, "notebook_variables")
     assert failed["isError"] and "RuntimeError: cannot list ***" in text_of(failed)
