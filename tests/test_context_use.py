@@ -178,3 +178,49 @@ def test_added_bytes_per_header() -> None:
     use = t.snapshot()["header"]["context_use"]
     added = len(json.dumps({"context_use": use}, separators=(",", ":")))
     assert added < 80, added
+
+
+# -- kept with the conversation ------------------------------------------------------------------
+
+
+def test_the_conversation_keeps_the_figure_and_the_tokens_per_run(tmp_path: Any) -> None:
+    from dsh_notebook.kernel.conversations import ConversationIndex
+
+    index = ConversationIndex(tmp_path)
+    index.record_run("nb", "s1", ContextUse(10, 100), 10)  # no prompt counted yet: nothing
+    assert index.list("nb") == [] and index.context_of("nb", "s1") is None
+    index.note("nb", "s1", "Load sales.csv")
+    (before,) = index.list("nb")
+    assert (before.context, before.last_run_tokens, before.tokens) == (None, None, None)
+    index.record_run("nb", "s1", ContextUse(122_000, 1_000_000), 122_000)
+    index.record_run("nb", "s1", ContextUse(851_000), 851_000)  # a run that saw no window
+    (after,) = index.list("nb")
+    assert after.context == ContextUse(851_000)  # as reported: the carry is the run's business
+    assert (after.last_run_tokens, after.tokens, after.prompts) == (851_000, 973_000, 1)
+    path = tmp_path / "dsh_notebook" / "conversations" / "nb.json"
+    record = json.loads(path.read_text())
+    assert record["v"] == 1  # optional keys of an entry: an older kernel keeps them as they are
+    assert record["sessions"]["s1"]["context"] == {"tokens": 851_000, "window": None}
+    record["sessions"]["s1"].update(context={"tokens": "many"}, tokens=-3, last_run_tokens=True)
+    path.write_text(json.dumps(record))
+    (broken,) = index.list("nb")  # what is not a count reads as absent
+    assert (broken.context, broken.tokens, broken.last_run_tokens) == (None, None, None)
+
+
+def test_a_starting_run_carries_what_the_run_before_it_reported() -> None:
+    from dsh_notebook.kernel.session_context import SessionContexts
+
+    contexts = SessionContexts()
+    reads: list[str] = []
+
+    def kept() -> ContextUse | None:
+        reads.append("read")
+        return ContextUse(500, 64_000)
+
+    assert contexts.carried("s1", kept) == ContextUse(500, 64_000)  # a kernel's first run of it
+    session = prompted_sessions("resume-run2")[0]
+    assert contexts.carried(session, lambda: None) is None  # nothing kept, nothing reported
+    for note in _with_usages("resume-run2", [{"inputTokens": 40, "outputTokens": 2}]):
+        contexts.observe(session, note)
+    assert contexts.carried(session, kept) == ContextUse(42)  # observed here: no record read
+    assert contexts.carried("s1", kept) == ContextUse(500, 64_000) and reads == ["read"]

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dsh_notebook.protocol import SESSION_EVENT, Notification
+
 from . import schema
 
 __all__ = ["FRESH_HINT", "HIGH", "ContextUse", "context_tokens", "context_window", "format_tokens"]
@@ -127,6 +129,28 @@ class ContextUse:
         window = _count(window) or None if window is not None else None
         use = cls(tokens, window)
         return use if use.known else None
+
+    def observe(self, notification: Notification, session_id: str) -> ContextUse:
+        """This use after ``notification``, when it is an event of ``session_id`` itself that
+        reports tokens (``assistant/message``) or a window (``request/context``); else ``self``.
+        The reducer and a reader of the raw stream (the kernel's host thread) agree by using
+        the same two readers (:func:`context_tokens`, :func:`context_window`)."""
+        params = notification.params
+        if notification.method != SESSION_EVENT or not isinstance(params, dict):
+            return self
+        event = params.get("event")
+        if params.get("sessionId") != session_id or not isinstance(event, dict):
+            return self
+        data = event.get("data")
+        if event.get("type") == "assistant/message" and isinstance(data, dict):
+            tokens = context_tokens(data.get("usage"))
+            if tokens is not None:
+                return ContextUse(tokens, self.window)
+        elif event.get("type") == "request/context":
+            window = context_window(data)
+            if window is not None:
+                return ContextUse(self.tokens, window)
+        return self
 
     def percent(self) -> str | None:
         """``12%``; ``<1%`` for a small use of a large window; ``None`` without a window."""
