@@ -224,3 +224,20 @@ def test_a_starting_run_carries_what_the_run_before_it_reported() -> None:
         contexts.observe(session, note)
     assert contexts.carried(session, kept) == ContextUse(42)  # observed here: no record read
     assert contexts.carried("s1", kept) == ContextUse(500, 64_000) and reads == ["read"]
+
+
+def test_the_settled_transcript_says_it_in_its_footer() -> None:
+    usage = {"inputTokens": 2_000, "cacheReadTokens": 848_000, "outputTokens": 1_000}
+    t = Transcript(prompted_sessions("plain")[0])
+    for note in _with_usages("plain", [usage]):
+        t.apply(note)
+    t.apply_local(Settled())
+    footer = [line for line in t.to_markdown().splitlines() if line.startswith("**settled**")]
+    assert footer[0].endswith(
+        "context 85% · 851k / 1M tokens — nearly full: `%%dsh --new` starts a fresh conversation"
+    ), footer
+    assert "· context 85% · 851k / 1M tokens — nearly full: %%dsh --new" in t.to_text()
+    quiet = Transcript(prompted_sessions("resume-run2")[0])
+    for note in notifications("resume-run2"):
+        quiet.apply(note)
+    assert "context 18 tokens (window not reported)" in quiet.to_text()

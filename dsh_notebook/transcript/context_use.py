@@ -28,7 +28,15 @@ from dsh_notebook.protocol import SESSION_EVENT, Notification
 
 from . import schema
 
-__all__ = ["FRESH_HINT", "HIGH", "ContextUse", "context_tokens", "context_window", "format_tokens"]
+__all__ = [
+    "FRESH_HINT",
+    "HIGH",
+    "ContextUse",
+    "context_tokens",
+    "context_window",
+    "footer_use",
+    "format_tokens",
+]
 
 HIGH: Final = 0.8
 """The fraction of the window from which the context counts as nearly full."""
@@ -172,3 +180,10 @@ class ContextUse:
             f"context {self.percent()} · {format_tokens(self.tokens)} / "
             f"{format_tokens(self.window)} tokens"
         )
+
+
+def footer_use(header: schema.Header) -> ContextUse | None:
+    """The context use a settled transcript's footer shows: ``None`` before any tokens were
+    reported (or in a snapshot from before the field existed)."""
+    use = ContextUse.from_dict(header.get("context_use"))
+    return use if use is not None and use.tokens is not None else None
