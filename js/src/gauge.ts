@@ -32,11 +32,12 @@ export function gaugeWords(use: ContextUse | null | undefined): string {
 }
 
 export class ContextGauge {
-  readonly fill = h("span", { class: "dsh-gauge-fill" });
-  readonly bar = h("span", { class: "dsh-gauge-bar", "aria-hidden": "true" }, this.fill);
+  /** A native meter draws the bar (no inline style: the widget sets none); the words and the
+   * meter role for screen readers are on the gauge itself. */
+  readonly bar = h("meter", { class: "dsh-gauge-bar", "aria-hidden": "true", min: 0, max: 1, value: 0 });
   readonly text = h("span", { class: "dsh-gauge-text" });
   readonly hint = h("span", { class: "dsh-gauge-hint" }, "nearly full: start afresh with %%dsh --new");
-  readonly el = h("span", { class: "dsh-gauge" }, this.bar, this.text, this.hint);
+  readonly el = h("span", { class: "dsh-gauge", "aria-label": "Context in use", title: "" }, this.bar, this.text, this.hint);
 
   update(use: ContextUse | null | undefined): void {
     const words = gaugeWords(use);
@@ -48,7 +49,13 @@ export class ContextGauge {
     const high = measured && tokens / window >= HIGH;
     this.bar.hidden = !measured;
     this.hint.hidden = !high;
-    this.fill.style.width = measured ? `${Math.min(100, (tokens / window) * 100).toFixed(1)}%` : "0%";
+    if (measured) {
+      this.bar.setAttribute("max", String(window));
+      this.bar.setAttribute("value", String(Math.min(tokens, window)));
+      this.bar.setAttribute("low", String(HIGH * window)); // from here on the meter is not "optimum"
+      this.bar.setAttribute("high", String(0.95 * window));
+      this.bar.setAttribute("optimum", "0");
+    }
     this.el.className = high ? "dsh-gauge dsh-gauge-high" : "dsh-gauge";
     if (measured) {
       this.el.setAttribute("role", "meter");
@@ -59,7 +66,6 @@ export class ContextGauge {
     } else {
       for (const name of ["role", "aria-valuemin", "aria-valuemax", "aria-valuenow", "aria-valuetext"]) this.el.removeAttribute(name);
     }
-    this.el.setAttribute("aria-label", "Context in use");
     const exact = words
       ? `${tokens.toLocaleString("en-US")} tokens in the session's context after its latest step` +
         (window ? ` of the model's ${window.toLocaleString("en-US")}` : " (the runtime did not report the model's window)")

@@ -28,7 +28,8 @@ describe("the context gauge in the header", () => {
     expect(gauge.getAttribute("aria-valuenow")).toBe("120000");
     expect(gauge.getAttribute("aria-valuemax")).toBe("1000000");
     expect(gauge.title).toContain("120,000 tokens in the session's context");
-    expect(el.querySelector<HTMLElement>(".dsh-gauge-fill")!.style.width).toBe("12%");
+    const bar = el.querySelector<HTMLElement>("meter.dsh-gauge-bar")!;
+    expect([bar.getAttribute("value"), bar.getAttribute("max"), bar.getAttribute("low")]).toEqual(["120000", "1000000", "800000"]);
     expect(gauge.classList.contains("dsh-gauge-high")).toBe(false);
     expect(el.querySelector<HTMLElement>(".dsh-gauge-hint")!.hidden).toBe(true);
   });
