@@ -403,7 +403,8 @@ def _slash(m: NotebookAgent, line: str) -> None:
 
 
 _DECLARED: list[Command[NotebookAgent, Any]] = [
-    Command("status", NoArgs, _status, "runtime pid, version, DSH_HOME, live sessions, uptime"),
+    Command("status", NoArgs, _status,
+            "runtime pid, version, DSH_HOME, live sessions, uptime, context use"),
     Command(
         "sessions", SessionsArgs, _sessions,
         "this notebook's conversations: name, date, prompts, context use, tokens\n"
