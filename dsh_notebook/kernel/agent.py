@@ -54,6 +54,7 @@ from .notebook_edits import NotebookEdits
 from .pump import UiPump
 from .run import Frontend
 from .runs import ActiveRun, Runs
+from .session_context import SessionContexts
 from .session_lock import SessionLocks
 from .settings import KernelSettings
 from .tool_calls import CallOrigins
@@ -108,6 +109,7 @@ class NotebookAgent:
         self._locks: SessionLocks | None = None
         self.errors: dict[int, str] = {}
         self.results: dict[str, RunResult] = {}
+        self.contexts = SessionContexts()  # how full each session's context is (issue 29)
         self.figure_notes = FigureNotes()  # figures of the person's cells, for notebook_cells
         if shell is not None:
             self.figure_notes.install(shell)

@@ -31,6 +31,7 @@ from .agent import NotebookAgent
 from .line_args import Command, NoArgs, option, positional, switch
 from .naming import validate_session_name
 from .run import wait_for_run
+from .session_context import context_line, session_columns
 
 __all__ = ["COMMANDS", "help_text", "run_line_command"]
 
@@ -134,6 +135,7 @@ def _undo(m: NotebookAgent, args: UndoArgs) -> None:
 
 
 def _status(m: NotebookAgent, args: NoArgs) -> None:
+    m.adopt_notebook()  # the notebook's own session is the current one, when the page says
     host = m.host
     harness = host.harness
     try:
@@ -152,10 +154,23 @@ def _status(m: NotebookAgent, args: NoArgs) -> None:
         lines.append(f"DSH_HOME: {m.resolved_home()}")
     lines.append(f"current session: {m.session_id}")
     lines.append(f"live sessions: {', '.join(host.open_sessions) or 'none'}")
+    lines.append(_context_status(m))
     pending = m.broker.pending
     if pending:
         lines.append(f"waiting for you: {', '.join(sorted(pending))} (%dsh pending)")
     print("\n".join(lines))
+
+
+def _context_status(m: NotebookAgent) -> str:
+    """The current session's context use; before its first run here, the last run's session's."""
+    session = m.session_id
+    use = m.contexts.get(session)
+    last = m.last_run()
+    if (use is None or use.tokens is None) and last is not None and last.session != session:
+        session, use = last.session, m.contexts.get(last.session)
+    if use is None:
+        use = m.conversations.context_of(m.notebook_session, session)
+    return context_line(session, use)
 
 
 def _sessions(m: NotebookAgent, args: SessionsArgs) -> None:
@@ -171,11 +186,14 @@ def _sessions(m: NotebookAgent, args: SessionsArgs) -> None:
         print("no conversation in this notebook yet (%dsh sessions --all lists DSH_HOME's)")
         return
     width = max(len(c.session_id) for c in conversations)
-    for c in conversations:
+    figures = [session_columns(c, m.contexts.get(c.session_id)) for c in conversations]
+    shown = max(len(f) for f in figures)
+    for c, figure in zip(conversations, figures, strict=True):
         mark = "*" if c.session_id == current else " "
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.started))
         count = f"{c.prompts} prompt{'s' if c.prompts != 1 else ''}"
-        print(f"{mark} {c.session_id:{width}s}  {when}  {count:>10s}  {c.first_prompt}")
+        column = f"{figure:{shown}s}  " if shown else ""
+        print(f"{mark} {c.session_id:{width}s}  {when}  {count:>10s}  {column}{c.first_prompt}")
     print("(* current) %dsh resume NAME continues one; %dsh new [NAME] starts one")
 
 
@@ -385,11 +403,12 @@ def _slash(m: NotebookAgent, line: str) -> None:
 
 
 _DECLARED: list[Command[NotebookAgent, Any]] = [
-    Command("status", NoArgs, _status, "runtime pid, version, DSH_HOME, live sessions, uptime"),
+    Command("status", NoArgs, _status,
+            "runtime pid, version, DSH_HOME, live sessions, uptime, context use"),
     Command(
         "sessions", SessionsArgs, _sessions,
-        "this notebook's conversations: name, date, prompts, first prompt\n"
-        "(--all: every session persisted in DSH_HOME)",
+        "this notebook's conversations: name, date, prompts, context use, tokens\n"
+        "per run, first prompt (--all: every session persisted in DSH_HOME)",
     ),
     Command("new", NewArgs, _new,
             "start a fresh session (named NAME, if given) for the next %%dsh cells"),

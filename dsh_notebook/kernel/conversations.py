@@ -7,7 +7,11 @@ resumed ones). The index is one small JSON file per notebook,
 default session name (its identity with the frontend extension; the kernel's own fallback
 without it, see :mod:`.naming`), a :mod:`.store` record ``{"v": 1, "sessions": {...}}`` mapping
 each session to ``{"first_prompt", "started", "last", "prompts"}`` (session names are the
-person's, so they never share a level with the record's own keys). An index written before
+person's, so they never share a level with the record's own keys), and once a run of it
+settled ``"context"`` (its context use as the runtime last reported it, ``{"tokens",
+"window"}``, see :mod:`dsh_notebook.transcript.context_use`), ``"last_run_tokens"`` (the tokens
+its latest settled run used, subagents included) and ``"tokens"`` (the sum over its settled
+runs); an entry without them (an older kernel's, or no run settled) shows none. An index written before
 records had a version (the sessions at the top level) reads the same and is rewritten in this
 shape by the next prompt.
 
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runtime import redact
+from ..transcript.context_use import ContextUse
 from . import store
 
 __all__ = ["PROMPT_CHARS", "Conversation", "ConversationIndex"]
@@ -52,6 +57,16 @@ class Conversation:
     last: float
     """When its newest prompt was accepted."""
     prompts: int
+    context: ContextUse | None = None
+    """Its context use when its latest run settled (as the runtime reported it)."""
+    last_run_tokens: int | None = None
+    """Tokens its latest settled run used (subagents included)."""
+    tokens: int | None = None
+    """Tokens its settled runs used, summed."""
+
+
+def _tokens(value: object) -> int | None:
+    return value if type(value) is int and value >= 0 else None
 
 
 def _one_line(text: str) -> str:
@@ -108,6 +123,33 @@ class ConversationIndex:
             entries[session_id] = entry
             store.write(path, {**fields, _SESSIONS: entries}, replacing=index)
 
+    def record_run(
+        self, notebook: str, session_id: str, context: ContextUse | None, run_tokens: int
+    ) -> None:
+        """A run of ``session_id`` settled: keep its context use (when reported) and count its
+        tokens (never raises; an entry not written yet by :meth:`note` is left alone)."""
+        path = self._path(notebook)
+        with self._lock:
+            index = store.read(path)
+            fields, entries = _split(index)
+            entry = entries.get(session_id)
+            if not isinstance(entry, dict):
+                return
+            entry = dict(entry)
+            if context is not None and context.known:
+                entry["context"] = {"tokens": context.tokens, "window": context.window}
+            entry["last_run_tokens"] = run_tokens
+            entry["tokens"] = (_tokens(entry.get("tokens")) or 0) + run_tokens
+            entries[session_id] = entry
+            store.write(path, {**fields, _SESSIONS: entries}, replacing=index)
+
+    def context_of(self, notebook: str, session_id: str) -> ContextUse | None:
+        """The context use kept for ``session_id`` (None when none was kept or it is unreadable)."""
+        with self._lock:
+            _, entries = _split(store.read(self._path(notebook)))
+        entry = entries.get(session_id)
+        return ContextUse.from_dict(entry.get("context")) if isinstance(entry, dict) else None
+
     def list(self, notebook: str) -> list[Conversation]:
         """The notebook's conversations, the most recently used first."""
         out: list[Conversation] = []
@@ -126,5 +168,12 @@ class ConversationIndex:
             if not isinstance(prompt, str) or started is None or last is None:
                 continue
             count = prompts if type(prompts) is int and prompts >= 0 else 1
-            out.append(Conversation(session_id, prompt, started, last, count))
+            out.append(
+                Conversation(
+                    session_id, prompt, started, last, count,
+                    context=ContextUse.from_dict(entry.get("context")),
+                    last_run_tokens=_tokens(entry.get("last_run_tokens")),
+                    tokens=_tokens(entry.get("tokens")),
+                )
+            )  # fmt: skip
         return sorted(out, key=lambda c: c.last, reverse=True)

@@ -39,7 +39,7 @@ from ..frontend import FrontendLink
 from ..protocol import Notification
 from ..runtime import redact
 from ..transcript import Transcript
-from ..transcript.facts import Note, RunError, Status
+from ..transcript.facts import ContextCarried, Note, RunError, Status
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
 from .cell_options import RunOptions
 from .conversations import ConversationIndex
@@ -50,6 +50,7 @@ from .kept import NOT_KEPT, skipped_bundle
 from .ledger import PromptLedger
 from .pump import LiveView, UiPump
 from .runs import ActiveRun, Runs
+from .session_context import SessionContexts, record_settled
 from .settings import KernelSettings
 from .terminal import answer_on_stdin
 from .tools_host import NotebookToolsHost
@@ -228,6 +229,7 @@ class RunContext(Protocol):
     tools: NotebookToolsHost
     results: dict[str, RunResult]
     runs: Runs
+    contexts: SessionContexts
     frontend_link: FrontendLink
 
     @property
@@ -324,9 +326,6 @@ def start_run(
     if ahead:  # say what it waits for: "running · 0 turns" alone reads as a hang
         agent.pump.local(view, Note(_queued_note(plan.session_id)))
 
-    def on_start() -> None:  # host loop, when this run's turn on the session comes
-        agent.runs.hold(run)
-
     def keep_live(view: LiveView) -> bool:  # pump thread (see pump.py: when it is called)
         if not run.accepted:
             return False  # not answered yet: nothing to keep for a restart
@@ -338,12 +337,22 @@ def start_run(
     view.keep = keep_live
     # read here, on the main thread: the notebook, the keys to mask, the conversation index
     notebook, secrets, conversations = agent.notebook_session, agent.secrets(), agent.conversations
+    run.record = lambda view: record_settled(conversations, notebook, view.transcript)
+
+    def on_start() -> None:  # host loop, when this run's turn on the session comes
+        agent.runs.hold(run)
+        carried = agent.contexts.carried(
+            plan.session_id, lambda: conversations.context_of(notebook, plan.session_id)
+        )
+        if carried is not None:  # a window is reported once per session (session_context.py)
+            agent.pump.local(view, ContextCarried(carried.tokens, carried.window))
 
     def on_notification(notification: Notification) -> None:  # host loop, in order
         if not run.accepted:  # the runtime took the prompt: from now on it counts as answered
             agent.ledger.record(plan.session_id, plan.prompt)
             run.accepted = True  # before the notification is posted: the pump may keep it
             conversations.note(notebook, plan.session_id, plan.prompt, secrets)
+        agent.contexts.observe(plan.session_id, notification)
         agent.pump.notification(view, notification)
 
     def on_note(text: str) -> None:
@@ -422,6 +431,8 @@ def settle_run(
     agent.pump.settle(run.view, finish_reason, error)
     if run.accepted and not ending:  # kept from the rendering the settle published
         agent.pump.after(run.view, lambda view: _keep_settled(agent, run, view))
+    if run.accepted and run.record is not None:  # its context use and tokens, for the next
+        agent.pump.after(run.view, run.record)
 
 
 def _keep_settled(agent: RunContext, run: ActiveRun, view: LiveView) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import queue
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .broker import MainThreadPrompt, RunPolicy, SessionTree
@@ -54,6 +54,8 @@ class ActiveRun:
     """The runtime took its prompt (the host thread sets it once): it counts as answered."""
     settled: bool = False
     """Set once by :meth:`Runs.settle`; a settled run never holds a session again."""
+    record: Callable[[LiveView], None] | None = None
+    """Keeps the settled run's figures with its conversation (pump thread, once)."""
 
     @property
     def session(self) -> str:

@@ -22,8 +22,11 @@ by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
              latest event that changed the transcript), stopped: bool (the person stopped
              the run: state "settled", a ``stopped`` note, no error),
              usage: {input_tokens, output_tokens, total_tokens, cache_read_tokens,
-                     cache_write_tokens, reasoning_tokens}}   (summed over the whole tree;
-             a subagent's own ``usage`` covers its subtree)
+                     cache_write_tokens, reasoning_tokens}   (summed over the whole tree;
+             a subagent's own ``usage`` covers its subtree),
+             context_use: {tokens: int|None, window: int|None, fraction: float|None}|None
+             (the root session's context after its latest step against the model's window,
+             as the runtime reported them; see :mod:`.context_use`)}
     prompt: str, context: list[dict]
     items: [item], items_omitted: int
     pending: [{kind: "approval"|"question", id, request_id: str|None, session_id}]

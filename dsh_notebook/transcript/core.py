@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .bounds import LABEL_MAX, MAX_UNKNOWN, cap
+from .context_use import ContextUse
 from .nodes import (
     ApprovalNode,
     Item,
@@ -65,6 +66,8 @@ class Header:
     """Event time (epoch ms) of the root session's latest event that changed the transcript."""
     stopped: bool = False
     """The person stopped the run (the ``stopped`` local fact)."""
+    context_use: ContextUse = field(default_factory=ContextUse)
+    """The root session's context use (reported in this run, or carried from the last one)."""
 
 
 @dataclass(eq=False)

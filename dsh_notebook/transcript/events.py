@@ -6,11 +6,13 @@ Event types this module does not show are either known to carry nothing for a re
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from dsh_notebook.protocol import SessionEvent
 
 from .bounds import LABEL_MAX, LINE_MAX, PROMPT_MAX, RESULT_MAX, cap
+from .context_use import context_tokens, context_window
 from .core import Core, SessionCtx
 from .hints import hint_for
 from .interactions import (
@@ -137,6 +139,9 @@ def _assistant_message(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> Non
     content = message.get("content")
     commit_message(core, ctx, content if isinstance(content, list) else [])
     usage = data.get("usage")
+    tokens = context_tokens(usage) if ctx.owner is None else None
+    if tokens is not None:  # the root's context after this step (subagents have their own)
+        core.set_header("context_use", replace(core.header.context_use, tokens=tokens))
     if isinstance(usage, dict):
         if core.header.usage.add(usage):
             core.touch()
@@ -270,6 +275,9 @@ def _session_title(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
 
 
 def _request_context(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
+    window = context_window(data)
+    if ctx.owner is None and window is not None:
+        core.set_header("context_use", replace(core.header.context_use, window=window))
     if ctx.owner is None and not core.model_given:
         model = _str(data.get("model"), LABEL_MAX)
         if model:

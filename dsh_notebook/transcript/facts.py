@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
 from .bounds import DECIDED_BY, STATES
+from .context_use import ContextUse
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
@@ -22,6 +23,7 @@ __all__ = [
     "LOCAL_KINDS",
     "ApprovalDecided",
     "ApprovalRequested",
+    "ContextCarried",
     "Figures",
     "LocalFact",
     "Note",
@@ -72,6 +74,19 @@ class ApprovalDecided:
             raise ValueError(
                 f"decided_by must be one of {', '.join(DECIDED_BY)}, not {self.decided_by!r}"
             )
+
+
+@dataclass(frozen=True)
+class ContextCarried:
+    """The session's context use as its previous run left it (as the runtime reported it then):
+    fills what this run has not reported yet (see :mod:`.context_use`)."""
+
+    kind: ClassVar[str] = "context-carried"
+    tokens: int | None = None
+    window: int | None = None
+
+    def __post_init__(self) -> None:
+        ContextUse(self.tokens, self.window)  # the same checks
 
 
 @dataclass(frozen=True)
@@ -165,13 +180,13 @@ class Stopped:
 
 
 LocalFact: TypeAlias = (
-    ApprovalRequested | ApprovalDecided | Figures | QuestionAsked | QuestionAnswered
+    ApprovalRequested | ApprovalDecided | ContextCarried | Figures | QuestionAsked | QuestionAnswered
     | QuestionCancelled | RunError | Note | Settled | Status | Stopped
 )  # fmt: skip
 """Every fact :meth:`~dsh_notebook.transcript.Transcript.apply_local` accepts."""
 
 _CLASSES: tuple[type[LocalFact], ...] = (
-    ApprovalRequested, ApprovalDecided, Figures, QuestionAsked, QuestionAnswered,
+    ApprovalRequested, ApprovalDecided, ContextCarried, Figures, QuestionAsked, QuestionAnswered,
     QuestionCancelled, RunError, Note, Settled, Status, Stopped,
 )  # fmt: skip
 _BY_KIND: dict[str, type[LocalFact]] = {cls.kind: cls for cls in _CLASSES}

@@ -34,6 +34,7 @@ import re
 from contextvars import ContextVar
 
 from .bounds import FIGURES_SAVED_MAX
+from .context_use import footer_use
 from .display import (
     RESULT_LINES,
     approval_code,
@@ -181,6 +182,10 @@ def _footer(h: Header, unknown: dict[str, int]) -> str:
     usage = usage_words(h["usage"])
     if usage:
         parts.append(usage)
+    use = footer_use(h)
+    if use is not None:
+        fresh = f" — nearly full: {code_span('%%dsh --new')} starts a fresh conversation"
+        parts.append(escape_inline(use.words()) + (fresh if use.high else ""))
     ignored = sum(unknown.values())
     if ignored:
         parts.append(plural(ignored, "unrecognized event"))

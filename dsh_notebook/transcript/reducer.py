@@ -19,6 +19,7 @@ Guarantees:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -55,6 +56,7 @@ from .facts import (
     LOCAL_KINDS,
     ApprovalDecided,
     ApprovalRequested,
+    ContextCarried,
     Figures,
     LocalFact,
     Note,
@@ -160,6 +162,8 @@ class Transcript:
                 self._core, request_id=fact.request_id, outcome=fact.outcome,
                 decided_by=fact.decided_by, code=fact.code, note=fact.note,
             )  # fmt: skip
+        elif isinstance(fact, ContextCarried):
+            self._context_carried(fact)
         elif isinstance(fact, Figures):
             self._figures(fact)
         elif isinstance(fact, QuestionAsked):
@@ -214,6 +218,7 @@ class Transcript:
                 "started_at": h.started_at,
                 "ended_at": h.ended_at,
                 "stopped": h.stopped,
+                "context_use": h.context_use.to_dict(),
             },
             "prompt": core.prompt,
             "context": json_copy(core.context),
@@ -360,6 +365,18 @@ class Transcript:
             return
         kept = [png for png in fact.pngs if len(png) <= FIGURE_MAX]
         self._core.set(tool, "figures", (tool.figures + kept)[:FIGURES_MAX])
+
+    def _context_carried(self, fact: ContextCarried) -> None:
+        """The session's context use as its last run left it fills what this run has not
+        reported yet (the runtime reports a window once per session, not per run)."""
+        core = self._core
+        now = core.header.context_use
+        carried = replace(
+            now,
+            tokens=now.tokens if now.tokens is not None else fact.tokens,
+            window=now.window if now.window is not None else fact.window,
+        )
+        core.set_header("context_use", carried)
 
     def _session(self, session_id: str | None) -> SessionCtx:
         return self._core.ctx(session_id) or self._core.root

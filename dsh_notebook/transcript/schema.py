@@ -26,6 +26,7 @@ __all__ = [
     "Answer",
     "ApprovalItem",
     "ContextChip",
+    "ContextUse",
     "ErrorItem",
     "Header",
     "Item",
@@ -61,6 +62,16 @@ class Usage(TypedDict):
     reasoning_tokens: int
 
 
+class ContextUse(TypedDict):
+    """The root session's context use as the runtime reported it (see :mod:`.context_use`):
+    tokens after its latest step, its window, and their ratio (``None``: not reported; no ratio
+    without both)."""
+
+    tokens: int | None
+    window: int | None
+    fraction: float | None
+
+
 class Header(TypedDict):
     """The run at a glance. ``tool_calls``, ``subagents`` and ``errors`` count the whole tree."""
 
@@ -77,6 +88,7 @@ class Header(TypedDict):
     started_at: float | None  # epoch ms of the root session's first event that changed the view
     ended_at: float | None  # epoch ms of its latest such event
     stopped: bool  # the person stopped the run (state settled, a "stopped" note, no error)
+    context_use: ContextUse | None  # None until the runtime reported tokens or a window
 
 
 class Pending(TypedDict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from .context_use import footer_use
 from .display import (
     ToolCode,
     approval_code,
@@ -170,6 +171,10 @@ def render_text(snapshot: Snapshot) -> str:
     usage = usage_words(h["usage"])
     if usage:
         end.append(usage)
+    use = footer_use(h)
+    if use is not None:
+        fresh = " — nearly full: %%dsh --new starts a fresh conversation"
+        end.append(use.words() + (fresh if use.high else ""))
     lines += ["", " · ".join(end)]
     return "\n".join(lines) + "\n"
 

@@ -1,7 +1,8 @@
 // The header: title, session name (short), model, state, elapsed time (ticking while the run is live), turns,
-// tokens, and the Stop button.
+// tokens, the session's context gauge, and the Stop button.
 import { button, formatElapsed, formatTokens, h, plural } from "./dom";
 import type { Ctx } from "./context";
+import { ContextGauge } from "./gauge";
 import { STATE_WORDS, isOver, runState } from "./cards/words";
 
 /** Text that may be cut with an ellipsis by the stylesheet: the whole of it stays on hover. */
@@ -27,6 +28,7 @@ export class HeaderView {
   readonly elapsed = h("span", { class: "dsh-elapsed", "aria-label": "Elapsed time" });
   readonly turns = h("span", { class: "dsh-turns" });
   readonly tokens = h("span", { class: "dsh-tokens" });
+  readonly gauge = new ContextGauge();
   readonly stopNote = h("span", { class: "dsh-stop-note" });
   readonly stop: HTMLButtonElement;
   readonly el: HTMLElement;
@@ -37,7 +39,7 @@ export class HeaderView {
     this.el = h("div", { class: "dsh-header" },
       h("span", { class: "dsh-brand", "aria-hidden": "true" }, "dsh"),
       this.title, this.session, this.model, this.state, this.elapsed, this.turns, this.tokens,
-      h("span", { class: "dsh-spacer" }), this.stopNote, this.stop);
+      this.gauge.el, h("span", { class: "dsh-spacer" }), this.stopNote, this.stop);
   }
 
   update(): void {
@@ -69,6 +71,7 @@ export class HeaderView {
     this.tokens.title = usage
       ? `${usage.input_tokens} input · ${usage.output_tokens} output · ${usage.cache_read_tokens} cache read · ${usage.cache_write_tokens} cache write · ${usage.reasoning_tokens} reasoning`
       : "";
+    this.gauge.update(header.context_use);
     const over = isOver(state);
     this.stop.hidden = over || !store.interactive;
     this.stop.disabled = Boolean(stop && stop.status !== "failed");

@@ -10,6 +10,13 @@ export interface Usage {
   reasoning_tokens: number;
 }
 
+/** The root session's context use as the runtime reported it (dsh_notebook.transcript.context_use). */
+export interface ContextUse {
+  tokens: number | null;
+  window: number | null;
+  fraction: number | null;
+}
+
 export interface Header {
   session_id: string;
   title: string | null;
@@ -26,6 +33,8 @@ export interface Header {
   ended_at?: number | null;
   /** The person stopped the run (state "settled", a "stopped" note, no error). */
   stopped?: boolean;
+  /** Tokens in the session's context after its latest step, against the model's window. */
+  context_use?: ContextUse | null;
 }
 
 export interface Pending {
