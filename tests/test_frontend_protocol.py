@@ -11,6 +11,7 @@ import pytest
 
 from dsh_notebook.frontend import protocol
 from dsh_notebook.frontend.identity import identity_from_metadata
+from dsh_notebook.transcript.bounds import truncation_mark
 
 from .page_parser import parse_kernel_message
 
@@ -131,12 +132,14 @@ def test_run_output_messages() -> None:
     settled = protocol.run_output("m1", None, "settled", "a", "b")
     assert parse_kernel_message(settled) == settled
     long = protocol.run_output("m", None, "live", "x" * 300_000, "y" * 10, limit=1000)
-    assert len(long["bundle"]["text/markdown"]) == 1000
-    assert "cut: 299,0" in long["bundle"]["text/markdown"]
+    head, mark = long["bundle"]["text/markdown"].split("\n\n")
+    assert len(head) + 2 + len(mark) <= 1000 and set(head) == {"x"}
+    assert mark == truncation_mark(300_000 - len(head), rest="the whole run is in the kernel")
     assert long["bundle"]["text/plain"] == "y" * 10
     assert (
-        len(protocol.run_output("m", None, "live", "x" * 300_000, "")["bundle"]["text/markdown"])
-        == protocol.MAX_BUNDLE_TEXT
+        protocol.MAX_BUNDLE_TEXT - 50
+        < len(protocol.run_output("m", None, "live", "x" * 300_000, "")["bundle"]["text/markdown"])
+        <= protocol.MAX_BUNDLE_TEXT
     )
     bundle = message["bundle"]
     for bad in (

@@ -28,9 +28,9 @@ unknown event types counted    :data:`MAX_UNKNOWN` distinct keys
 Truncated text carries a visible marker, never silently cut: :func:`truncation_mark` is the only
 spelling of it in Python: the transcript (snapshot, markdown and text alike), the notebook tools'
 results, the context's described values and cell error texts all cut with it (:func:`cap`,
-:func:`clip`, ``context.describe.truncate``). The page extension's reader of the notebook
-(``js/labextension/src/cells.ts``, ``cut``) still spells it `` … [cut: N more chars] ``: it should
-print this spelling too.
+:func:`clip`, ``context.describe.truncate``); the page extension's summary of the notebook
+(``js/labextension/src/cells.ts``, ``truncationMark``) spells it the same (pinned by the shared
+fixture ``tests/fixtures/page-protocol.json``).
 """
 
 from __future__ import annotations
