@@ -41,7 +41,8 @@ by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
                  approval: approval|None, question: question|None, subagent: subagent|None
       approval:  session_id, approval_id, request_id, call_id, tool_name, reason,
                  state: pending|decided, outcome: allowed-once|rejected|cancelled|unavailable|None,
-                 decided_by: you|policy|timeout|connection-lost|runtime|cancelled-by-agent|None,
+                 decided_by: one of schema.DecidedBy (you, you-for-run, you-edited, scope,
+                 policy, timeout, connection-lost, runtime, cancelled-by-agent)|None,
                  proposed: str|None (a cell edit's new source), target: str|None (its cell's
                  full id), note: str|None (the person's note with a rejection)
       question:  session_id, request_id, call_id, questions: [{id, question, header, detail,

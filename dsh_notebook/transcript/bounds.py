@@ -35,7 +35,9 @@ fixture ``tests/fixtures/page-protocol.json``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
+
+from .schema import DecidedBy, RunState
 
 __all__ = [
     "ARGS_MAX",
@@ -85,18 +87,10 @@ are named, not embedded, so the transcript stays within what the page extension 
 (``MAX_BUNDLE_TEXT``, 256 KiB) with room for its text."""
 TRUNCATION_MARK = "[… {omitted} characters omitted{rest} …]"
 
-STATES = ("starting", "running", "waiting", "settled", "error")
-DECIDED_BY = (
-    "you",
-    "you-for-run",  # the person allowed it, and the same tool for the rest of the run
-    "you-edited",  # the person edited the code, then allowed it once
-    "scope",  # allowed by a "for this run" decision of the person, earlier in the run
-    "policy",
-    "timeout",
-    "connection-lost",
-    "runtime",
-    "cancelled-by-agent",
-)
+STATES: tuple[RunState, ...] = get_args(RunState)
+"""Every ``Header.state`` (:data:`.schema.RunState`)."""
+DECIDED_BY: tuple[DecidedBy, ...] = get_args(DecidedBy)
+"""Every ``ApprovalItem.decided_by`` but ``None`` (:data:`.schema.DecidedBy`)."""
 
 
 def truncation_mark(omitted: int | None, *, rest: str | None = None) -> str:
