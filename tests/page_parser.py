@@ -1,6 +1,7 @@
 """The page's reading of the kernel's messages, in Python, for tests only: what the page
 extension's ``parseKernelMessage`` (``js/labextension/src/protocol.ts``) accepts. The shared
-fixture ``tests/fixtures/page-protocol.json`` checks both readers against the same examples."""
+fixture ``js/labextension/test/fixtures/page-protocol.json`` checks both readers against the
+same examples."""
 
 from __future__ import annotations
 

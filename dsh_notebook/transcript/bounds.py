@@ -30,7 +30,7 @@ spelling of it in Python: the transcript (snapshot, markdown and text alike), th
 results, the context's described values and cell error texts all cut with it (:func:`cap`,
 :func:`clip`, ``context.describe.truncate``); the page extension's summary of the notebook
 (``js/labextension/src/cells.ts``, ``truncationMark``) spells it the same (pinned by the shared
-fixture ``tests/fixtures/page-protocol.json``).
+fixture ``js/labextension/test/fixtures/page-protocol.json``).
 """
 
 from __future__ import annotations
