@@ -1,6 +1,6 @@
 // Editing the person's cells: the messages (protocol.ts) and the rules (celledit.ts, runcells.ts).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import {
   EditMark,

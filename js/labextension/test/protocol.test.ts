@@ -1,6 +1,6 @@
 // The TypeScript side of protocol v1: same rules as dsh_notebook/frontend/protocol.py.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import { summarizeOutput, truncationMark } from '../src/cells';
 import { withIdentity } from '../src/executehook';
