@@ -88,7 +88,7 @@ join js-npm
 )
 git diff --exit-code dsh_notebook/widget/static js/labextension/src/widgetbundle.ts || { echo "!! the widget bundle (or its hash in js/labextension/src/widgetbundle.ts) is stale: run (cd js && npm run build) and commit it" >&2; exit 1; }
 
-echo "== labextension: node tests, and a build that is up to date"
+echo "== labextension: vitest (the widget's, from js/node_modules), and a build that is up to date"
 join labextension-npm
 (
   cd js/labextension

@@ -9,7 +9,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dsh_notebook.frontend.link import FrontendLink
-from dsh_notebook.frontend.protocol import parse_kernel_message
+
+from .page_parser import parse_kernel_message
 
 CAPABILITIES = ("waiting", "run_output", "insert_cell", "read_notebook", "edit_cells", "run_cells")
 

@@ -20,7 +20,6 @@ from dsh_notebook.frontend.link import FrontendLink
 from dsh_notebook.frontend.protocol import (
     MAX_CELL_OUTPUTS,
     insert_cell,
-    parse_kernel_message,
 )
 from dsh_notebook.kernel.agent_cells import AgentCells, agent_cell_source
 from dsh_notebook.kernel.kept import skipped_bundle
@@ -33,6 +32,7 @@ from dsh_notebook.transcript import markdown_companion
 
 from .canary import CANARY_CODE, HALF, KEY, PRINTED, key_pieces
 from .helpers.agent_cells import FakeComm, Run, linked
+from .page_parser import parse_kernel_message
 
 PNG_MAGIC = b"\x89PNG"
 

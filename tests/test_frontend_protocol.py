@@ -11,6 +11,9 @@ import pytest
 
 from dsh_notebook.frontend import protocol
 from dsh_notebook.frontend.identity import identity_from_metadata
+from dsh_notebook.transcript.bounds import truncation_mark
+
+from .page_parser import parse_kernel_message
 
 ID = "0123456789abcdef0123456789abcdef"
 REPO = Path(__file__).resolve().parents[1]
@@ -91,10 +94,10 @@ def test_waiting_messages() -> None:
     ]
     message = protocol.waiting(cells)
     assert message == {"v": 1, "type": "waiting", "count": 2, "cells": cells}
-    assert protocol.parse_kernel_message(message) == message
-    assert protocol.parse_kernel_message(protocol.waiting([]))["count"] == 0  # type: ignore[index]
+    assert parse_kernel_message(message) == message
+    assert parse_kernel_message(protocol.waiting([]))["count"] == 0  # type: ignore[index]
     bad_id = {**message, "cells": [{**cells[0], "request_id": ""}]}
-    assert "request_id" not in protocol.parse_kernel_message(bad_id)["cells"][0]  # type: ignore[index]
+    assert "request_id" not in parse_kernel_message(bad_id)["cells"][0]  # type: ignore[index]
     assert (
         protocol.waiting([{"cell_id": "c", "kind": "approval", "label": "x" * 500}])["cells"][0][
             "label"
@@ -112,7 +115,7 @@ def test_waiting_messages() -> None:
         {**message, "cells": ["c1"]},
         {**message, "v": 0},
     ):
-        assert protocol.parse_kernel_message(bad) is None, bad
+        assert parse_kernel_message(bad) is None, bad
 
 
 def test_run_output_messages() -> None:
@@ -125,16 +128,18 @@ def test_run_output_messages() -> None:
         "state": "live",
         "bundle": {"text/markdown": "**slow1**", "text/plain": "slow1"},
     }
-    assert protocol.parse_kernel_message(message) == message
+    assert parse_kernel_message(message) == message
     settled = protocol.run_output("m1", None, "settled", "a", "b")
-    assert protocol.parse_kernel_message(settled) == settled
+    assert parse_kernel_message(settled) == settled
     long = protocol.run_output("m", None, "live", "x" * 300_000, "y" * 10, limit=1000)
-    assert len(long["bundle"]["text/markdown"]) == 1000
-    assert "cut: 299,0" in long["bundle"]["text/markdown"]
+    head, mark = long["bundle"]["text/markdown"].split("\n\n")
+    assert len(head) + 2 + len(mark) <= 1000 and set(head) == {"x"}
+    assert mark == truncation_mark(300_000 - len(head), rest="the whole run is in the kernel")
     assert long["bundle"]["text/plain"] == "y" * 10
     assert (
-        len(protocol.run_output("m", None, "live", "x" * 300_000, "")["bundle"]["text/markdown"])
-        == protocol.MAX_BUNDLE_TEXT
+        protocol.MAX_BUNDLE_TEXT - 50
+        < len(protocol.run_output("m", None, "live", "x" * 300_000, "")["bundle"]["text/markdown"])
+        <= protocol.MAX_BUNDLE_TEXT
     )
     bundle = message["bundle"]
     for bad in (
@@ -149,17 +154,17 @@ def test_run_output_messages() -> None:
         {**message, "bundle": {**bundle, "text/plain": "x" * (protocol.MAX_BUNDLE_TEXT + 1)}},
         {**message, "v": 2},
     ):
-        assert protocol.parse_kernel_message(bad) is None, bad
+        assert parse_kernel_message(bad) is None, bad
 
 
 def test_hello_and_unknown_types() -> None:
-    assert protocol.parse_kernel_message(protocol.hello("0.1.0")) == {
+    assert parse_kernel_message(protocol.hello("0.1.0")) == {
         "v": 1,
         "type": "hello",
         "kernel_version": "0.1.0",
     }
     for kind in (*protocol.RESERVED_TYPES, "hello_reply", "surprise"):
-        assert protocol.parse_kernel_message({"v": 1, "type": kind}) is None
+        assert parse_kernel_message({"v": 1, "type": kind}) is None
 
 
 def test_both_sides_name_the_same_protocol() -> None:
@@ -199,8 +204,8 @@ def test_extension_versions_agree() -> None:
 
 def test_run_output_replay_flag() -> None:
     message = dict(protocol.run_output("m1", "c1", "settled", "a", "b"))
-    assert protocol.parse_kernel_message(message) == message  # no flag: none parsed
-    parsed = protocol.parse_kernel_message({**message, "replay": True})
+    assert parse_kernel_message(message) == message  # no flag: none parsed
+    parsed = parse_kernel_message({**message, "replay": True})
     assert parsed is not None and parsed.get("replay") is True
-    odd = protocol.parse_kernel_message({**message, "replay": "yes"})
+    odd = parse_kernel_message({**message, "replay": "yes"})
     assert odd is not None and "replay" not in odd  # not true: an ordinary message

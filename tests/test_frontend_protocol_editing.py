@@ -14,13 +14,14 @@ from dsh_notebook.frontend.protocol import (
     ChangeOrigin,
     apply_change,
     parse_apply_change_reply,
-    parse_kernel_message,
     parse_run_cells_reply,
     parse_undo_reply,
     parse_undo_request,
     run_cells,
     undo_changes,
 )
+
+from .page_parser import parse_kernel_message
 
 ORIGIN: ChangeOrigin = {"session": "s", "run": "r", "call": "call_1"}
 

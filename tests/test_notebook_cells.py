@@ -12,6 +12,7 @@ from dsh_notebook.frontend import protocol
 from dsh_notebook.notebook_tools.cells import format_cells
 
 from .helpers.frontend_link import REPLY, make
+from .page_parser import parse_kernel_message
 
 CELL: dict[str, Any] = {
     "index": 0,
@@ -38,7 +39,7 @@ PAGE: dict[str, Any] = {
 
 def test_reply_is_parsed_within_bounds_and_anything_else_ignored() -> None:
     assert protocol.parse_read_notebook_reply(PAGE) == dict(PAGE)
-    assert protocol.parse_kernel_message(protocol.read_notebook("n7")) == {
+    assert parse_kernel_message(protocol.read_notebook("n7")) == {
         "v": 1, "type": "read_notebook", "request_id": "n7"}  # fmt: skip
     too_long = {**CELL, "source": "x" * (protocol.MAX_READ_SOURCE + 1)}
     for bad in (

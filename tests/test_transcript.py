@@ -14,7 +14,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -160,6 +160,22 @@ def assert_matches_schema(snap: dict[str, Any]) -> None:
     for cls, value in checks:
         required, allowed = _keys_of(cls)
         assert required <= set(value) <= allowed, (cls.__name__, sorted(value))
+    # states: within their Literal, and never a view-only one (``waiting`` tools, ``undecided``)
+    from typing import get_args
+
+    states = {
+        "approval": get_args(schema.ApprovalState),
+        "question": get_args(schema.QuestionState),
+        "subagent": get_args(schema.SubagentState),
+        "tool": get_args(schema.ToolState),
+    }
+    assert snap["header"]["state"] in get_args(schema.RunState)
+    for item in all_items(snap["items"]):
+        if item["kind"] in states:
+            assert item["state"] in states[item["kind"]], item
+            assert item["state"] not in ("waiting", "undecided"), item
+        if item["kind"] == "approval":
+            assert item["decided_by"] is None or item["decided_by"] in get_args(schema.DecidedBy)
 
 
 @pytest.mark.parametrize("name", CAPTURES)
@@ -169,27 +185,120 @@ def test_every_snapshot_has_exactly_the_keys_of_schema_py(name: str) -> None:
             assert_matches_schema(reduce(name, session_id, live=live).snapshot())
 
 
+def _ts_declarations(
+    path: Path,
+) -> tuple[dict[str, set[str]], dict[str, dict[str, str]], dict[str, list[str]]]:
+    """The exported declarations of a TypeScript module, as the mirror tests compare them:
+    ``(interface -> field names (inherited ones too), interface -> field -> its type as written,
+    type alias -> the members of its union: quoted literals as ``"x"``, named types bare)``."""
+    source = path.read_text(encoding="utf-8")
+    fields: dict[str, set[str]] = {}
+    types: dict[str, dict[str, str]] = {}
+    for name, extends, body in re.findall(
+        r"export interface (\w+)(?: extends (\w+))? \{(.*?)\n\}", source, re.S
+    ):
+        declared = dict(re.findall(r"^  (\w+)\??: (.*?);$", body, re.M))
+        fields[name] = set(declared) | fields.get(extends, set())
+        types[name] = {**types.get(extends, {}), **declared}
+    unions = {
+        name: [m.strip() for m in body.split("|") if m.strip()]
+        for name, body in re.findall(r"^export type (\w+) =\s*(.*?);$", source, re.S | re.M)
+    }
+    return fields, types, unions
+
+
+def _literal_values(members: list[str]) -> set[str] | None:
+    """The string literals of a TS union, or ``None`` when any member is not one."""
+    values = [m[1:-1] for m in members if re.fullmatch(r'"[^"]*"', m)]
+    return set(values) if len(values) == len(members) else None
+
+
+def _compare_typeddicts(module: Any, fields: dict[str, set[str]]) -> list[str]:
+    """Assert each TypedDict of ``module.__all__`` that the TS side names has the same fields."""
+    compared = []
+    for name, ts_fields in fields.items():
+        cls = getattr(module, name, None)
+        if not hasattr(cls, "__required_keys__"):
+            continue  # absent, or ContextChip (an open dict: types.ts has an index signature)
+        compared.append(name)
+        assert _keys_of(cls)[1] == ts_fields, name
+    typed = [n for n in module.__all__ if hasattr(getattr(module, n), "__required_keys__")]
+    assert sorted(compared) == sorted(n for n in typed if n in fields)
+    return compared
+
+
 def test_schema_py_mirrors_types_ts_field_for_field() -> None:
     """Each interface of ``js/src/types.ts`` that schema.py names has the same fields."""
     from dsh_notebook.transcript import schema
 
-    source = (PACKAGE.parents[1] / "js" / "src" / "types.ts").read_text(encoding="utf-8")
-    interfaces: dict[str, set[str]] = {}
-    for name, extends, body in re.findall(
-        r"export interface (\w+)(?: extends (\w+))? \{(.*?)\n\}", source, re.S
-    ):
-        fields = set(re.findall(r"^  (\w+)\??:", body, re.M))
-        interfaces[name] = fields | interfaces.get(extends, set())
-    compared = []
-    for name, fields in interfaces.items():
+    fields, _, _ = _ts_declarations(PACKAGE.parents[1] / "js" / "src" / "types.ts")
+    assert len(_compare_typeddicts(schema, fields)) >= 12
+
+
+def test_schema_py_and_types_ts_allow_the_same_states() -> None:
+    """Every ``Literal`` of schema.py (the states, ``decided_by``, the item kinds) is a
+    string-literal union of the same name and the same values in ``types.ts``, and each field
+    typed by one of them on one side is typed by the same one on the other."""
+    from typing import get_args
+
+    from dsh_notebook.transcript import schema
+
+    _, ts_types, unions = _ts_declarations(PACKAGE.parents[1] / "js" / "src" / "types.ts")
+    literals = {
+        name: set(get_args(value))
+        for name, value in vars(schema).items()
+        if name in schema.__all__ and getattr(value, "__origin__", None) is Literal
+    }
+    assert {"RunState", "ApprovalState", "QuestionState", "SubagentState", "ToolState",
+            "DecidedBy"} <= set(literals)  # fmt: skip
+    for name, values in literals.items():
+        if name == "ItemKind":
+            continue  # the kinds are the discriminators of the item interfaces (compared below)
+        assert name in unions, f"types.ts has no union {name}"
+        assert _literal_values(unions[name]) == values, name
+    ts_kinds = {
+        kind
+        for fields in ts_types.values()
+        for kind in (_literal_values([k.strip() for k in fields.get("kind", "").split("|")]) or set())
+    }
+    assert ts_kinds == literals["ItemKind"]
+    state_fields = 0
+    for name, ts_fields in ts_types.items():
         cls = getattr(schema, name, None)
         if not hasattr(cls, "__required_keys__"):
-            continue  # absent, or ContextChip (an open dict: types.ts has an index signature)
-        compared.append(name)
-        assert _keys_of(cls)[1] == fields, name
-    typed = [n for n in schema.__all__ if hasattr(getattr(schema, n), "__required_keys__")]
-    assert sorted(compared) == sorted(n for n in typed if n in interfaces)
-    assert len(compared) >= 12, compared
+            continue
+        for field, written in cls.__annotations__.items():
+            alias = str(getattr(written, "__forward_arg__", written)).replace(" | None", "")
+            if alias in literals and alias != "ItemKind":
+                state_fields += 1
+                assert ts_fields.get(field, "").replace(" | null", "") == alias, (name, field)
+    assert state_fields >= 6
+
+
+def test_messages_py_mirrors_messages_ts() -> None:
+    """``js/src/messages.ts`` declares every message of ``widget/_messages.py`` with the same
+    fields and discriminator, the same unions of them, and the same decisions."""
+    from typing import get_args, get_type_hints
+
+    from dsh_notebook.widget import _messages
+
+    fields, ts_types, unions = _ts_declarations(PACKAGE.parents[1] / "js" / "src" / "messages.ts")
+    compared = _compare_typeddicts(_messages, fields)
+    assert sorted(compared) == sorted(
+        n for n in _messages.__all__ if hasattr(getattr(_messages, n), "__required_keys__")
+    )
+    for name in compared:
+        hints = get_type_hints(getattr(_messages, name))
+        tag = "type" if "type" in hints else "op"
+        assert _literal_values([ts_types[name][tag]]) == set(get_args(hints[tag])), name
+
+    def flat(name: str) -> set[str]:  # a union's members, the unions in it expanded
+        return set().union(*({m} if m not in unions else flat(m) for m in unions[name]))
+
+    for name in ("Op", "KernelMessage", "WidgetAction", "ViewMessage"):
+        members = {m.__name__ for m in get_args(getattr(_messages, name))}
+        assert flat(name) == members, name
+    assert _literal_values(unions["Decision"]) == set(_messages.DECISIONS)
 
 
 @pytest.mark.parametrize("name", CAPTURES)

@@ -18,6 +18,7 @@ digest and an id each. :meth:`RanCells.cell_finished` runs on the main thread,
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -31,7 +32,9 @@ RanLookup = Callable[[int], "tuple[str | None, str] | None"]
 """``execution count -> (cell id of the request, or None; digest of the source that ran)``, or
 ``None`` when the kernel did not record that count."""
 
-_CUT_NOTE: Final = "… [cut: "  # the page's mark on a source longer than it sends
+_CUT_MARK: Final = re.compile(r"\[… [\d,]+ characters omitted …\]")
+"""The page's mark on a source longer than it sends (``cells.ts`` ``truncationMark``, spelled as
+:func:`dsh_notebook.transcript.bounds.truncation_mark`)."""
 
 
 def digest(source: str) -> str:
@@ -78,7 +81,7 @@ def edited_since(cell: Mapping[str, Any], ran: RanLookup | None) -> int | None:
     count, source = cell.get("execution_count"), cell.get("source")
     if not isinstance(count, int) or isinstance(count, bool) or not isinstance(source, str):
         return None
-    if _CUT_NOTE in source:
+    if _CUT_MARK.search(source):
         return None
     try:
         entry = ran(count)

@@ -44,7 +44,8 @@ by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
                  approval: approval|None, question: question|None, subagent: subagent|None
       approval:  session_id, approval_id, request_id, call_id, tool_name, reason,
                  state: pending|decided, outcome: allowed-once|rejected|cancelled|unavailable|None,
-                 decided_by: you|policy|timeout|connection-lost|runtime|cancelled-by-agent|None,
+                 decided_by: one of schema.DecidedBy (you, you-for-run, you-edited, scope,
+                 policy, timeout, connection-lost, runtime, cancelled-by-agent)|None,
                  proposed: str|None (what "Edit, then …" opens on, whole or None: a cell
                  edit's new source, a run_python call's code), target: str|None (its cell's
                  full id), note: str|None (the person's note with a rejection)

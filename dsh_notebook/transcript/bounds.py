@@ -29,14 +29,16 @@ unknown event types counted    :data:`MAX_UNKNOWN` distinct keys
 Truncated text carries a visible marker, never silently cut: :func:`truncation_mark` is the only
 spelling of it in Python: the transcript (snapshot, markdown and text alike), the notebook tools'
 results, the context's described values and cell error texts all cut with it (:func:`cap`,
-:func:`clip`, ``context.describe.truncate``). The page extension's reader of the notebook
-(``js/labextension/src/cells.ts``, ``cut``) still spells it `` … [cut: N more chars] ``: it should
-print this spelling too.
+:func:`clip`, ``context.describe.truncate``); the page extension's summary of the notebook
+(``js/labextension/src/cells.ts``, ``truncationMark``) spells it the same (pinned by the shared
+fixture ``js/labextension/test/fixtures/page-protocol.json``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
+
+from .schema import DecidedBy, RunState
 
 __all__ = [
     "ARGS_MAX",
@@ -86,18 +88,10 @@ are named, not embedded, so the transcript stays within what the page extension 
 (``MAX_BUNDLE_TEXT``, 256 KiB) with room for its text."""
 TRUNCATION_MARK = "[… {omitted} characters omitted{rest} …]"
 
-STATES = ("starting", "running", "waiting", "settled", "error")
-DECIDED_BY = (
-    "you",
-    "you-for-run",  # the person allowed it, and the same tool for the rest of the run
-    "you-edited",  # the person edited the code, then allowed it once
-    "scope",  # allowed by a "for this run" decision of the person, earlier in the run
-    "policy",
-    "timeout",
-    "connection-lost",
-    "runtime",
-    "cancelled-by-agent",
-)
+STATES: tuple[RunState, ...] = get_args(RunState)
+"""Every ``Header.state`` (:data:`.schema.RunState`)."""
+DECIDED_BY: tuple[DecidedBy, ...] = get_args(DecidedBy)
+"""Every ``ApprovalItem.decided_by`` but ``None`` (:data:`.schema.DecidedBy`)."""
 
 
 def truncation_mark(omitted: int | None, *, rest: str | None = None) -> str:

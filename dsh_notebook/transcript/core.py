@@ -23,6 +23,7 @@ from .nodes import (
     ToolNode,
     UsageTotals,
 )
+from .schema import RunState
 
 __all__ = ["Changes", "Core", "Header", "LiveAttempt", "SessionCtx"]
 
@@ -56,7 +57,7 @@ class Header:
     session_id: str
     title: str | None = None
     model: str | None = None
-    state: str = "starting"
+    state: RunState = "starting"
     turns: int = 0
     finish_reason: str | None = None
     usage: UsageTotals = field(default_factory=UsageTotals)

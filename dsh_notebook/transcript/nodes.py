@@ -222,9 +222,9 @@ class ApprovalNode(Node):
     call_id: str | None = None
     tool_name: str = ""
     reason: str | None = None
-    state: str = "pending"  # "pending" | "decided"
+    state: schema.ApprovalState = "pending"
     outcome: str | None = None  # allowed-once | rejected | cancelled | unavailable
-    decided_by: str | None = None  # one of DECIDED_BY, or None when unknown
+    decided_by: schema.DecidedBy | None = None  # None when unknown
     # cell-editing tools (docs/cell-editing.md): the new whole source (edit/replace/insert; after
     # "Edit, then apply" the person's), and the full id of the cell the change targets
     proposed: str | None = None
@@ -244,7 +244,7 @@ class QuestionNode(Node):
     call_id: str | None = None
     questions: list[schema.Question] = field(default_factory=list)
     answers: list[schema.Answer] | None = None
-    state: str = "pending"  # pending | answered | dismissed | cancelled | failed
+    state: schema.QuestionState = "pending"
 
     def to_dict(self) -> schema.QuestionItem:
         return cast(schema.QuestionItem, self._snapshot("question"))
@@ -259,7 +259,7 @@ class SubagentNode(Node):
     description: str | None = None
     mode: str | None = None
     prompt: str | None = None
-    state: str = "running"  # running | done | failed
+    state: schema.SubagentState = "running"
     status: str | None = None  # subagent.finished status ("ok" | "error")
     stop_reason: str | None = None
     result: str | None = None
@@ -286,7 +286,7 @@ class ToolNode(Node):
     args: Any = None
     description: str | None = None
     summary: str | None = None
-    state: str = "pending"  # streaming | pending | running | done | failed | rejected
+    state: schema.ToolState = "pending"
     result: str | None = None
     is_error: bool | None = None
     error_code: str | None = None

@@ -14,8 +14,10 @@ snapshot>`:
 - An item's ``kind`` is its discriminator: compare ``item["kind"]`` with a literal and mypy narrows
   the :data:`Item` union to that kind.
 - Every string is bounded (see :mod:`.bounds`) and untrusted: render it as text, never as HTML.
-- ``state`` fields are plain ``str`` (as in ``types.ts``): the values listed in each comment are the
-  ones the reducer writes; a renderer must still show an unexpected one as text.
+- ``state`` fields (and ``decided_by``) are ``Literal`` unions, the same sets as the string-literal
+  unions of ``types.ts`` (a test compares them); the values a docstring calls view-only appear
+  only in the views rendered from a snapshot, never in one the reducer produced. A renderer of
+  a snapshot from elsewhere (an older or newer version) must still show an unknown one as text.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from typing import Literal, TypedDict
 __all__ = [
     "Answer",
     "ApprovalItem",
+    "ApprovalState",
     "ContextChip",
     "ContextUse",
+    "DecidedBy",
     "ErrorItem",
     "Header",
     "Item",
@@ -37,10 +41,14 @@ __all__ = [
     "Question",
     "QuestionItem",
     "QuestionOption",
+    "QuestionState",
+    "RunState",
     "Snapshot",
     "SubagentItem",
+    "SubagentState",
     "TextItem",
     "ToolItem",
+    "ToolState",
     "Usage",
     "UserItem",
     "cards_in",
@@ -49,6 +57,30 @@ __all__ = [
 ItemKind = Literal[
     "text", "reasoning", "user", "tool", "approval", "question", "subagent", "error", "note"
 ]
+
+
+RunState = Literal["starting", "running", "waiting", "settled", "error"]
+"""The run's state (``Header.state``)."""
+ApprovalState = Literal["pending", "decided", "undecided"]
+"""``undecided``: only in the view of a run that ended with the card pending (``closed_view``)."""
+QuestionState = Literal["pending", "answered", "dismissed", "cancelled", "failed", "undecided"]
+"""``undecided``: as for :data:`ApprovalState`."""
+SubagentState = Literal["running", "done", "failed"]
+ToolState = Literal["streaming", "pending", "running", "waiting", "done", "failed", "rejected"]
+"""``waiting``: only in a rendered view, for an open call that waits for the person
+(``mark_waiting_tools``); the reducer writes the others."""
+DecidedBy = Literal[
+    "you",
+    "you-for-run",  # the person allowed it, and the same tool for the rest of the run
+    "you-edited",  # the person edited the code, then allowed it once
+    "scope",  # allowed by a "for this run" decision of the person, earlier in the run
+    "policy",
+    "timeout",
+    "connection-lost",
+    "runtime",
+    "cancelled-by-agent",
+]
+"""Who decided an approval (``ApprovalItem.decided_by``, ``None`` when unknown)."""
 
 
 class Usage(TypedDict):
@@ -78,7 +110,7 @@ class Header(TypedDict):
     session_id: str
     title: str | None
     model: str | None
-    state: str  # starting | running | waiting | settled | error (see bounds.STATES)
+    state: RunState
     turns: int
     finish_reason: str | None
     usage: Usage
@@ -142,9 +174,9 @@ class ApprovalItem(TypedDict):
     call_id: str | None
     tool_name: str
     reason: str | None
-    state: str  # pending | decided
+    state: ApprovalState
     outcome: str | None  # allowed-once | rejected | cancelled | unavailable (as the runtime says)
-    decided_by: str | None  # one of bounds.DECIDED_BY, or None when unknown
+    decided_by: DecidedBy | None
     proposed: str | None  # the editor's text: a cell edit's source, run_python's code (whole/None)
     target: str | None  # the full id of the cell a cell edit targets
     note: str | None  # the person's note with a rejection
@@ -190,7 +222,7 @@ class QuestionItem(TypedDict):
     call_id: str | None
     questions: list[Question]
     answers: list[Answer] | None
-    state: str  # pending | answered | dismissed | cancelled | failed
+    state: QuestionState
 
 
 class SubagentItem(TypedDict):
@@ -204,7 +236,7 @@ class SubagentItem(TypedDict):
     description: str | None
     mode: str | None
     prompt: str | None
-    state: str  # running | done | failed
+    state: SubagentState
     status: str | None
     stop_reason: str | None
     result: str | None
@@ -235,7 +267,7 @@ class ToolItem(TypedDict):
     args: object  # the parsed arguments (JSON), or None when too long or not JSON
     description: str | None
     summary: str | None
-    state: str  # streaming | pending | running | done | failed | rejected
+    state: ToolState
     result: str | None
     is_error: bool | None
     error_code: str | None

@@ -1,4 +1,5 @@
-"""The widget's custom messages, both directions, as types (the JavaScript side: ``js/src``).
+"""The widget's custom messages, both directions, as types (the JavaScript side:
+``js/src/messages.ts``, the same names, fields and discriminators; a test compares the two).
 
 Every message is a JSON object whose ``type`` is its discriminator: compare ``message["type"]``
 with a literal and mypy narrows the union. Trait syncs (``snapshot``, ``seq``, ``elapsed``,

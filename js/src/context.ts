@@ -1,5 +1,6 @@
 // What the components of one view share: the model's store, this view's UI state, a clock.
 import type { Store } from "./store";
+import type { Item, NodeBase } from "./types";
 
 export interface FormState {
   selected: Record<string, string[]>;
@@ -54,30 +55,31 @@ export interface Ctx {
   makeList(): ListComponent;
 }
 
-export interface Component {
+/** Shows one node; the list makes one per item, picked by the item's ``kind``. */
+export interface Component<N = Item> {
   readonly el: HTMLElement;
-  update(node: any, ctx: Ctx): void;
+  update(node: N, ctx: Ctx): void;
   destroy?(): void;
 }
 
 export interface ListComponent {
   readonly el: HTMLElement;
-  update(items: any[], omitted: number, ctx: Ctx): void;
+  update(items: Item[], omitted: number, ctx: Ctx): void;
   destroy(): void;
 }
 
 /** A component that re-renders only when its key (rev + local state) changes. */
-export abstract class Keyed implements Component {
+export abstract class Keyed<N extends NodeBase = NodeBase> implements Component<N> {
   abstract readonly el: HTMLElement;
   private lastKey: string | null = null;
 
-  protected key(node: any, ctx: Ctx): string {
+  protected key(node: N, ctx: Ctx): string {
     return `${node.rev}|${ctx.ui.version(node.id)}`;
   }
 
-  protected abstract render(node: any, ctx: Ctx): void;
+  protected abstract render(node: N, ctx: Ctx): void;
 
-  update(node: any, ctx: Ctx): void {
+  update(node: N, ctx: Ctx): void {
     const key = this.key(node, ctx);
     if (key === this.lastKey) return;
     this.lastKey = key;

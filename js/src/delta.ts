@@ -1,20 +1,9 @@
 // Apply a delta (see dsh_notebook/widget/delta.py, the reference implementation) to a snapshot.
 // Paths are keys from the root; inside an item list a segment is the item's id.
 
-export type Path = string[];
-export type Op =
-  | { op: "set"; path: Path; value: unknown }
-  | { op: "del"; path: Path }
-  | { op: "append"; path: Path; text: string }
-  | { op: "items"; path: Path; ids: string[]; add: Record<string, unknown> };
+import type { Op } from "./messages";
 
-export interface Delta {
-  type: "delta";
-  base: number;
-  seq: number;
-  elapsed?: number;
-  ops: Op[];
-}
+export type { Op } from "./messages";
 
 export class DeltaError extends Error {}
 

@@ -1,13 +1,13 @@
 // The anywidget module (AFM): one store per model, one RunView per displayed output.
 import { storeFor } from "./store";
-import type { ModelLike } from "./types";
+import type { WidgetModel } from "./types";
 import { RunView } from "./view";
 import { warm } from "./warm";
 
 export { RunView } from "./view";
 export { storeFor } from "./store";
 
-function initialize({ model }: { model: ModelLike }): () => void {
+function initialize({ model }: { model: WidgetModel }): () => void {
   const store = storeFor(model);
   return () => store.dispose();
 }
@@ -16,7 +16,7 @@ function initialize({ model }: { model: ModelLike }): () => void {
  * soon after would be thrown away (see ``ViewOptions.settleDelay``). */
 const SETTLE_DELAY_MS = 400;
 
-function render({ model, el }: { model: ModelLike; el: HTMLElement }): () => void {
+function render({ model, el }: { model: WidgetModel; el: HTMLElement }): () => void {
   const view = new RunView(model, el, { settleDelay: SETTLE_DELAY_MS });
   return () => view.destroy();
 }

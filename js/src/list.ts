@@ -1,6 +1,7 @@
 // An ordered list of items, reconciled by id: unchanged items keep their DOM (and its state).
 import { h, plural } from "./dom";
 import type { Component, Ctx, ListComponent } from "./context";
+import type { Item } from "./types";
 import { ApprovalCard } from "./cards/approval";
 import { QuestionCard } from "./cards/question";
 import { ErrorCard, NoteCard, ReasoningCard, TextCard, UnknownCard, UserCard } from "./cards/simple";
@@ -37,7 +38,7 @@ export class ItemList implements ListComponent {
   private readonly omittedEl = h("div", { class: "dsh-note dsh-omitted" });
   private readonly cache = new Map<string, { kind: string; comp: Component }>();
 
-  update(items: any[], omitted: number, ctx: Ctx): void {
+  update(items: Item[], omitted: number, ctx: Ctx): void {
     const seen = new Set<string>();
     let prev: Node | null = null;
     if (omitted > 0) {

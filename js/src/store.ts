@@ -1,14 +1,17 @@
 // One store per widget model: the snapshot every view of the model renders, kept current from the
 // trait (full syncs) and the custom-message deltas, plus what was clicked here (sent once).
-import { applyOps, DeltaError, type Delta } from "./delta";
-import type { ModelLike, Snapshot } from "./types";
+import { applyOps, DeltaError } from "./delta";
+import type { AckMessage, AnswerMessage, ApprovalMessage, DeltaMessage, DismissMessage, KernelMessage } from "./messages";
+import type { Answer, Snapshot, WidgetModel } from "./types";
 
-export type DecisionKind = "approval" | "answer" | "dismiss" | "stop";
+/** A click about one request (approval or question), as sent: the store keeps one per request. */
+export type DecisionMessage = ApprovalMessage | AnswerMessage | DismissMessage;
+export type DecisionKind = DecisionMessage["type"] | "stop";
 
 export interface LocalDecision {
   kind: DecisionKind;
-  /** "allowed-once" | "rejected" for approvals; the answers for questions. */
-  value: unknown;
+  /** What the card shows it sent: the button's word for approvals, the answers for questions. */
+  value: string | Answer[] | null;
   status: "sent" | "acknowledged" | "failed";
   error?: string;
 }
@@ -16,7 +19,7 @@ export interface LocalDecision {
 const RESYNC_RETRY_MS = 2000;
 const stores = new WeakMap<object, Store>();
 
-export function storeFor(model: ModelLike, now: () => number = Date.now): Store {
+export function storeFor(model: WidgetModel, now: () => number = Date.now): Store {
   let store = stores.get(model);
   if (!store) {
     store = new Store(model, now);
@@ -73,7 +76,7 @@ export class Store {
   private readonly onChange = () => this.adopt();
   private readonly onCustom = (msg: unknown) => this.receive(msg);
 
-  constructor(readonly model: ModelLike, private readonly now: () => number = Date.now) {
+  constructor(readonly model: WidgetModel, private readonly now: () => number = Date.now) {
     this.adopt();
     model.on("change:snapshot", this.onChange);
     model.on("msg:custom", this.onCustom);
@@ -123,13 +126,15 @@ export class Store {
     this.notify();
   }
 
-  receive(msg: any): void {
+  /** A custom message from the kernel (untrusted: every field is checked before it is used). */
+  receive(msg: unknown): void {
     if (!msg || typeof msg !== "object") return;
-    if (msg.type === "delta") this.applyDelta(msg as Delta);
-    else if (msg.type === "ack") this.acknowledge(msg);
+    const message = msg as KernelMessage;
+    if (message.type === "delta") this.applyDelta(message);
+    else if (message.type === "ack") this.acknowledge(message);
   }
 
-  private applyDelta(delta: Delta): void {
+  private applyDelta(delta: DeltaMessage): void {
     if (typeof delta.base !== "number" || typeof delta.seq !== "number" || !Array.isArray(delta.ops)) return;
     if (delta.seq <= this.seq && delta.base < this.seq) return; // old news (e.g. after a resync)
     if (delta.base !== this.seq) {
@@ -162,7 +167,7 @@ export class Store {
     this.model.send({ type: "resync", seq: this.seq });
   }
 
-  private acknowledge(msg: any): void {
+  private acknowledge(msg: AckMessage): void {
     const entry =
       msg.action === "stop"
         ? this.stopRequest
@@ -180,10 +185,12 @@ export class Store {
     this.notify();
   }
 
-  /** Send a decision about ``requestId`` once; false when this model already sent one. */
-  decide(requestId: string, kind: DecisionKind, value: unknown, message: Record<string, unknown>): boolean {
+  /** Send ``message`` once per request; false when this model already sent one about it.
+   * ``shown``: what the card says was sent (see ``LocalDecision.value``). */
+  decide(message: DecisionMessage, shown: LocalDecision["value"]): boolean {
+    const requestId = message.request_id;
     if (this.decisions.has(requestId)) return false;
-    this.decisions.set(requestId, { kind, value, status: "sent" });
+    this.decisions.set(requestId, { kind: message.type, value: shown, status: "sent" });
     this.model.send(message);
     this.notify();
     return true;

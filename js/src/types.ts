@@ -1,5 +1,28 @@
-// The snapshot (schema 1) as produced by dsh_notebook.transcript.Transcript.snapshot().
-// Every field comes from untrusted agent output: render it as text, never as HTML.
+// The snapshot (schema 1) as produced by dsh_notebook.transcript.Transcript.snapshot(), mirrored
+// field for field and state for state from dsh_notebook/transcript/schema.py (a test compares them).
+// Every field comes from untrusted agent output: render it as text, never as HTML; a state outside
+// its union (a snapshot of another version) is still shown, as text.
+import type { ViewMessage } from "./messages";
+
+/** The run's state (`Header.state`). */
+export type RunState = "starting" | "running" | "waiting" | "settled" | "error";
+/** `undecided`: only in the view of a run that ended with the card pending. */
+export type ApprovalState = "pending" | "decided" | "undecided";
+export type QuestionState = "pending" | "answered" | "dismissed" | "cancelled" | "failed" | "undecided";
+export type SubagentState = "running" | "done" | "failed";
+/** `waiting`: only in a rendered view, for an open call that waits for the person. */
+export type ToolState = "streaming" | "pending" | "running" | "waiting" | "done" | "failed" | "rejected";
+/** Who decided an approval (`null` when unknown). */
+export type DecidedBy =
+  | "you"
+  | "you-for-run"
+  | "you-edited"
+  | "scope"
+  | "policy"
+  | "timeout"
+  | "connection-lost"
+  | "runtime"
+  | "cancelled-by-agent";
 
 export interface Usage {
   input_tokens: number;
@@ -21,7 +44,7 @@ export interface Header {
   session_id: string;
   title: string | null;
   model: string | null;
-  state: string; // starting | running | waiting | settled | error
+  state: RunState;
   turns: number;
   finish_reason: string | null;
   usage: Usage;
@@ -92,9 +115,9 @@ export interface ApprovalItem extends NodeBase {
   call_id: string | null;
   tool_name: string;
   reason: string | null;
-  state: string; // pending | decided
+  state: ApprovalState;
   outcome: string | null;
-  decided_by: string | null;
+  decided_by: DecidedBy | null;
   /** What "Edit, then …" opens on, whole or null (never cut): a cell edit's new source
    * (edit/replace/insert), a run_python call's code (its reason is capped); after an edit, the
    * person's text. */
@@ -127,7 +150,7 @@ export interface QuestionItem extends NodeBase {
   call_id: string | null;
   questions: Question[];
   answers: Answer[] | null;
-  state: string; // pending | answered | dismissed | cancelled | failed
+  state: QuestionState;
 }
 
 export interface SubagentItem extends NodeBase {
@@ -137,7 +160,7 @@ export interface SubagentItem extends NodeBase {
   description: string | null;
   mode: string | null;
   prompt: string | null;
-  state: string;
+  state: SubagentState;
   status: string | null;
   stop_reason: string | null;
   result: string | null;
@@ -155,7 +178,7 @@ export interface ToolItem extends NodeBase {
   args: unknown;
   description: string | null;
   summary: string | null;
-  state: string;
+  state: ToolState;
   result: string | null;
   is_error: boolean | null;
   error_code: string | null;
@@ -194,10 +217,28 @@ export type Item =
   | ErrorItem
   | NoteItem;
 
-/** The subset of the anywidget model (AFM) the widget uses. */
-export interface ModelLike {
-  get(name: string): any;
-  on(event: string, callback: (...args: any[]) => void): void;
-  off?(event?: string | null, callback?: ((...args: any[]) => void) | null): void;
-  send(content: any, callbacks?: any, buffers?: any): void;
+/** The traits `dsh_notebook.widget.RunWidget` syncs (`snapshot`, `seq`, `elapsed`, `interactive`). */
+export interface WidgetState {
+  snapshot: Snapshot;
+  seq: number;
+  elapsed: number;
+  interactive: boolean;
 }
+
+/** A trait change listener, or a custom message listener. */
+export type ModelListener = (() => void) | ((msg: unknown, buffers: DataView[]) => void);
+
+/**
+ * anywidget's `AnyModel<T>` (`@anywidget/types`, which this package does not install), the part the
+ * widget uses: the traits of `T` by name and their change events, the custom messages.
+ */
+export interface AnyModel<T extends object> {
+  get<K extends keyof T & string>(key: K): T[K];
+  on(event: `change:${keyof T & string}`, callback: () => void): void;
+  on(event: "msg:custom", callback: (msg: unknown, buffers: DataView[]) => void): void;
+  off?(event?: string | null, callback?: ModelListener | null): void;
+  send(content: ViewMessage, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
+}
+
+/** The widget's model. */
+export type WidgetModel = AnyModel<WidgetState>;

@@ -7,7 +7,7 @@ import { FallbackNotice } from "./insert";
 import { ItemList } from "./list";
 import { PromptView } from "./prompt";
 import { storeFor, type Store } from "./store";
-import type { ModelLike } from "./types";
+import type { WidgetModel } from "./types";
 import { isOver } from "./cards/words";
 
 let views = 0;
@@ -45,7 +45,7 @@ export class RunView {
   private readonly frame: (fn: () => void) => void;
   private readonly settleDelay: number;
 
-  constructor(model: ModelLike, host: HTMLElement, options: ViewOptions = {}) {
+  constructor(model: WidgetModel, host: HTMLElement, options: ViewOptions = {}) {
     const now = options.now ?? Date.now;
     this.store = storeFor(model, now);
     this.frame =

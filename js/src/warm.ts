@@ -14,7 +14,7 @@
 
 import { md, renderMarkdown } from "./markdown";
 import { emptySnapshot } from "./store";
-import type { ModelLike, Snapshot } from "./types";
+import type { ModelListener, Snapshot, WidgetModel, WidgetState } from "./types";
 import { RunView } from "./view";
 
 const SAMPLE = [
@@ -63,10 +63,13 @@ const STEPS: (() => void)[] = [
 /** A sample run rendered live into a detached element; ``settle`` ends it and destroys it. */
 function sampleRun(): { settle: () => void } {
   let snapshot = sampleSnapshot("running", true);
-  const listeners = new Map<string, (...args: unknown[]) => void>();
-  const model: ModelLike = {
-    get: (name) => (name === "snapshot" ? snapshot : name === "interactive" ? true : undefined),
-    on: (event, callback) => listeners.set(event, callback),
+  const listeners = new Map<string, ModelListener>();
+  const model: WidgetModel = {
+    get: <K extends keyof WidgetState>(key: K): WidgetState[K] => {
+      const traits: WidgetState = { snapshot, seq: snapshot.seq, elapsed: 0, interactive: true };
+      return traits[key];
+    },
+    on: (event: string, callback: ModelListener) => void listeners.set(event, callback),
     off: () => listeners.clear(),
     send: () => undefined,
   };
@@ -74,7 +77,7 @@ function sampleRun(): { settle: () => void } {
   return {
     settle: () => {
       snapshot = sampleSnapshot("settled", false);
-      listeners.get("change:snapshot")?.();
+      (listeners.get("change:snapshot") as (() => void) | undefined)?.();
       view.render();
       view.destroy();
     },

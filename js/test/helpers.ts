@@ -1,7 +1,7 @@
 // A fake anywidget model (AFM): get / set / on / off / send / save_changes, plus helpers to play
 // the kernel's side (trait syncs and custom messages).
 import { emptySnapshot } from "../src/store";
-import type { Snapshot } from "../src/types";
+import type { RunState, Snapshot } from "../src/types";
 import { RunView } from "../src/view";
 
 type Callback = (...args: any[]) => void;
@@ -62,7 +62,7 @@ export class FakeModel {
   }
 }
 
-export function snap(patch: Partial<Snapshot> & { state?: string } = {}): Snapshot {
+export function snap(patch: Partial<Snapshot> & { state?: RunState } = {}): Snapshot {
   const s = emptySnapshot();
   s.header.session_id = "s1";
   s.header.state = patch.state ?? "running";

@@ -7,7 +7,7 @@ const ANSWER = "Try this:\n\n```python\nimport pandas as pd\ndf = pd.DataFrame({
 const CODE = "import pandas as pd\ndf = pd.DataFrame({'a': [1]})";
 
 function settled(body: string) {
-  return snap({ seq: 2, state: "completed", items: [text("t1", body)] });
+  return snap({ seq: 2, state: "settled", items: [text("t1", body)] });
 }
 
 describe("Insert below", () => {

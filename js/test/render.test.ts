@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeModel, approval, mount, question, snap, text, tool } from "./helpers";
+import type { RunState } from "../src/types";
 
 function everything() {
   return snap({
@@ -63,7 +64,8 @@ describe("rendering a snapshot", () => {
   });
 
   it("names every state in words", () => {
-    for (const [state, words] of [["starting", "starting"], ["running", "running"], ["waiting", "waiting for you"], ["settled", "settled"], ["error", "error"]]) {
+    const states: [RunState, string][] = [["starting", "starting"], ["running", "running"], ["waiting", "waiting for you"], ["settled", "settled"], ["error", "error"]];
+    for (const [state, words] of states) {
       document.body.textContent = "";
       const { el } = mount(new FakeModel(snap({ state })));
       expect(el.querySelector(".dsh-state")!.textContent).toBe(words);

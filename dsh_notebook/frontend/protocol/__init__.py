@@ -146,7 +146,6 @@ from .messages import hello, insert_cell, read_notebook, run_output, waiting
 from .parsing import (
     parse_frontend_message,
     parse_identity,
-    parse_kernel_message,
     parse_read_notebook_reply,
 )
 from .shapes import (
@@ -246,7 +245,6 @@ __all__ = [
     "insert_cell",
     "parse_frontend_message",
     "parse_identity",
-    "parse_kernel_message",
     "parse_read_notebook_reply",
     "read_notebook",
     "run_output",

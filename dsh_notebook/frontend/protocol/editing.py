@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final, Literal, TypedDict, cast
 
+from .parsing import checked_output
 from .shapes import (
     CELL_TYPES,
     MAX_CELL_SOURCE,
-    MAX_OUTPUT_TEXT,
     MAX_READ_OUTPUTS,
-    OUTPUT_TYPES,
     PROTOCOL_VERSION,
     CellOutput,
 )
@@ -371,33 +370,6 @@ def parse_apply_change_reply(data: object) -> ApplyChangeReply | None:
     return reply
 
 
-def _run_output(raw: object) -> RunCellOutput | None:
-    if not isinstance(raw, Mapping) or raw.get("output_type") not in OUTPUT_TYPES:
-        return None
-    output: RunCellOutput = {"output_type": str(raw["output_type"])}
-    mime = raw.get("mime")
-    if mime is not None:
-        if not isinstance(mime, list) or len(mime) > 32:
-            return None
-        if not all(isinstance(m, str) and 0 < len(m) <= 200 for m in mime):
-            return None
-        output["mime"] = [str(m) for m in mime]
-    for key, limit in (
-        ("text", MAX_OUTPUT_TEXT),
-        ("ename", _MAX_TEXT),
-        ("evalue", MAX_OUTPUT_TEXT),
-        ("traceback", MAX_OUTPUT_TEXT),
-    ):
-        value = raw.get(key)
-        if value is None:
-            continue
-        text = _bounded(value, limit)
-        if text is None:
-            return None
-        output[key] = text  # type: ignore[literal-required]
-    return output
-
-
 def _run_cell(raw: object) -> RunCellResult | None:
     if not isinstance(raw, Mapping):
         return None
@@ -407,7 +379,7 @@ def _run_cell(raw: object) -> RunCellResult | None:
         return None
     if not isinstance(outputs, list) or len(outputs) > MAX_READ_OUTPUTS:
         return None
-    parsed = [_run_output(o) for o in outputs]
+    parsed = [cast("RunCellOutput | None", checked_output(o, traceback=True)) for o in outputs]
     if any(o is None for o in parsed):
         return None
     assert index is None or isinstance(index, int)
@@ -465,7 +437,7 @@ def parse_undo_reply(data: object) -> UndoReply | None:
 
 def parse_editing_kernel_message(data: object) -> ApplyChange | RunCells | UndoChanges | None:
     """An ``apply_change``, ``run_cells`` or ``undo_changes`` as the page must accept it (the
-    builders' rules), or ``None``; serves tests and :func:`.parsing.parse_kernel_message`."""
+    builders' rules), or ``None``; serves the tests' reading of the page's side."""
     if not isinstance(data, Mapping) or data.get("v") != PROTOCOL_VERSION:
         return None
     kind, request_id = data.get("type"), _id(data.get("request_id"))

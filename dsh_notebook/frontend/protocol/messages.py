@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ...transcript.bounds import truncation_mark
 from .parsing import (
     checked_insert_cell,
     normalized_output,
@@ -46,11 +47,15 @@ def waiting(cells: Sequence[WaitingCell]) -> Waiting:
     return {"v": 1, "type": "waiting", "count": len(listed), "cells": listed}
 
 
+_IN_KERNEL = "the whole run is in the kernel"
+
+
 def _cut(text: str, limit: int) -> str:
+    """``text``, or its head and the one truncation marker: at most ``limit`` characters."""
     if len(text) <= limit:
         return text
-    note = f"\n\n… (cut: {len(text) - limit:,} more characters; the whole run is in the kernel)"
-    return text[: limit - len(note)] + note
+    keep = max(0, limit - len(truncation_mark(len(text), rest=_IN_KERNEL)) - 2)
+    return f"{text[:keep]}\n\n{truncation_mark(len(text) - keep, rest=_IN_KERNEL)}"
 
 
 def run_output(

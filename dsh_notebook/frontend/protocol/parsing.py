@@ -10,11 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .editing import ApplyChange, RunCells, UndoChanges, parse_editing_kernel_message
 from .shapes import (
     AGENT_OUTPUT_MIMES,
     CELL_TYPES,
-    MAX_BUNDLE_TEXT,
     MAX_CELL_OUTPUTS,
     MAX_CELL_SOURCE,
     MAX_OUTPUT_TEXT,
@@ -26,20 +24,13 @@ from .shapes import (
     OUTPUT_TYPES,
     PROTOCOL_VERSION,
     CellOutput,
-    Hello,
     HelloReply,
     IdentityMetadata,
     InsertCell,
     NotebookCell,
-    ReadNotebook,
     ReadNotebookReply,
-    RunOutput,
-    RunOutputBundle,
-    Waiting,
-    WaitingCell,
 )
 
-KernelEditingMessage = ApplyChange | RunCells | UndoChanges
 _ID = re.compile(r"[0-9a-f]{32}")
 _MAX_TEXT = 4096
 _MAX_CELLS = 1000
@@ -91,24 +82,30 @@ def _bounded(value: object, limit: int) -> str | None:
     return value if isinstance(value, str) and len(value) <= limit else None
 
 
-def _cell_output(raw: object) -> CellOutput | None:
+_OUTPUT_TEXTS: tuple[tuple[str, int], ...] = (
+    ("text", MAX_OUTPUT_TEXT),
+    ("ename", _MAX_TEXT),
+    ("evalue", MAX_OUTPUT_TEXT),
+)
+
+
+def checked_output(raw: object, *, traceback: bool = False) -> CellOutput | None:
+    """One summarized output as the page sends it (``read_notebook_reply``), or ``None``: a known
+    ``output_type``, at most 32 ``mime`` types of 1-200 characters, bounded texts. With
+    ``traceback``, also an error's plain-text ``traceback`` (at most :data:`MAX_OUTPUT_TEXT`), as
+    a ``run_cells_reply`` carries it (the result is then an ``editing.RunCellOutput``)."""
     if not isinstance(raw, Mapping) or raw.get("output_type") not in OUTPUT_TYPES:
         return None
     output: CellOutput = {"output_type": str(raw["output_type"])}
     mime = raw.get("mime")
     if mime is not None:
-        if (
-            not isinstance(mime, list)
-            or len(mime) > 32
-            or not all(_text(m, empty=False) for m in mime)
-        ):
+        if not isinstance(mime, list) or len(mime) > 32:
+            return None
+        if not all(isinstance(m, str) and 0 < len(m) <= 200 for m in mime):
             return None
         output["mime"] = [str(m) for m in mime]
-    for key, limit in (
-        ("text", MAX_OUTPUT_TEXT),
-        ("ename", _MAX_TEXT),
-        ("evalue", MAX_OUTPUT_TEXT),
-    ):
+    texts = (*_OUTPUT_TEXTS, ("traceback", MAX_OUTPUT_TEXT)) if traceback else _OUTPUT_TEXTS
+    for key, limit in texts:
         value = raw.get(key)
         if value is None:
             continue
@@ -133,7 +130,7 @@ def _notebook_cell(raw: object) -> NotebookCell | None:
         return None
     if not isinstance(outputs, list) or len(outputs) > MAX_READ_OUTPUTS:
         return None
-    parsed = [_cell_output(o) for o in outputs]
+    parsed = [checked_output(o) for o in outputs]
     if any(o is None for o in parsed):
         return None
     running = raw.get("running", False)
@@ -178,60 +175,6 @@ def parse_frontend_message(data: object) -> HelloReply | None:
     if not all(_text(c, empty=False) for c in capabilities):
         return None
     return {"v": 1, "type": "hello_reply", "version": version, "capabilities": list(capabilities)}
-
-
-def _waiting_cell(raw: object) -> WaitingCell | None:
-    if not isinstance(raw, Mapping):
-        return None
-    cell_id, kind, label = _text(raw.get("cell_id"), empty=False), raw.get("kind"), raw.get("label")
-    label_text = _text(label)
-    if cell_id is None or label_text is None:
-        return None
-    cell: WaitingCell
-    if kind == "approval":
-        cell = {"cell_id": cell_id, "kind": "approval", "label": label_text}
-    elif kind == "question":
-        cell = {"cell_id": cell_id, "kind": "question", "label": label_text}
-    else:
-        return None
-    request_id = _text(raw.get("request_id"), empty=False)
-    if request_id is not None:
-        cell["request_id"] = request_id
-    return cell
-
-
-def _bundle_text(value: object) -> str | None:
-    return value if isinstance(value, str) and len(value) <= MAX_BUNDLE_TEXT else None
-
-
-def _run_output(data: Mapping[str, object]) -> RunOutput | None:
-    model_id, cell_id, state = (
-        _text(data.get("model_id"), empty=False),
-        data.get("cell_id"),
-        data.get("state"),
-    )
-    raw = data.get("bundle")
-    if model_id is None or not isinstance(raw, Mapping):
-        return None
-    if cell_id is not None and not _text(cell_id, empty=False):
-        return None
-    markdown, plain = _bundle_text(raw.get("text/markdown")), _bundle_text(raw.get("text/plain"))
-    if markdown is None or plain is None:
-        return None
-    assert cell_id is None or isinstance(cell_id, str)
-    bundle: RunOutputBundle = {"text/markdown": markdown, "text/plain": plain}
-    message: RunOutput
-    if state == "live":
-        message = {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
-                   "state": "live", "bundle": bundle}  # fmt: skip
-    elif state == "settled":
-        message = {"v": 1, "type": "run_output", "model_id": model_id, "cell_id": cell_id,
-                   "state": "settled", "bundle": bundle}  # fmt: skip
-    else:
-        return None
-    if data.get("replay") is True:
-        message["replay"] = True
-    return message
 
 
 def _string_list(value: object) -> str | None:
@@ -316,43 +259,3 @@ def checked_insert_cell(data: Mapping[str, object]) -> InsertCell | None:
         return None
     return {"v": 1, "type": "insert_cell", "anchor": anchor, "session": session, "run": run,
             "call": call, "source": source, "outputs": kept}  # fmt: skip
-
-
-def parse_kernel_message(
-    data: object,
-) -> Hello | Waiting | RunOutput | InsertCell | ReadNotebook | KernelEditingMessage | None:
-    """A comm message the extension receives from the kernel, or ``None`` (ignore it). The
-    frontend's ``parseKernelMessage`` applies the same rules; this one serves tests and tools."""
-    kind = _head(data)
-    if kind is None:
-        return None
-    assert isinstance(data, Mapping)
-    if kind == "hello":
-        kernel_version = _text(data.get("kernel_version"))
-        if kernel_version is None:
-            return None
-        return {"v": 1, "type": "hello", "kernel_version": kernel_version}
-    if kind == "waiting":
-        count, raw_cells = data.get("count"), data.get("cells")
-        if type(count) is not int or count < 0 or not isinstance(raw_cells, list):
-            return None
-        if len(raw_cells) > _MAX_CELLS:
-            return None
-        cells = [_waiting_cell(c) for c in raw_cells]
-        if any(c is None for c in cells):
-            return None
-        return {"v": 1, "type": "waiting", "count": count, "cells": [c for c in cells if c]}
-    if kind == "run_output":
-        return _run_output(data)
-    if kind == "insert_cell":
-        return checked_insert_cell(data)
-    if kind == "read_notebook":
-        request_id = _text(data.get("request_id"), empty=False)
-        return (
-            None
-            if request_id is None
-            else {"v": 1, "type": "read_notebook", "request_id": request_id}
-        )
-    if kind in ("apply_change", "run_cells", "undo_changes"):
-        return parse_editing_kernel_message(data)
-    return None

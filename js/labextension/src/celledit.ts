@@ -28,7 +28,7 @@ import type {
   IUndoSkipped,
   UndoEntry
 } from './protocol';
-import { MAX_FAILURE_MESSAGE } from './protocol';
+import { MAX_MESSAGE } from './protocol';
 
 /** The `edited` mark in a cell's `metadata.dsh_notebook`. */
 export type EditMark = IChangeOrigin;
@@ -106,7 +106,7 @@ function reply(
     source: cell?.source ?? null
   };
   if (message !== undefined) {
-    out.message = message.slice(0, MAX_FAILURE_MESSAGE);
+    out.message = message.slice(0, MAX_MESSAGE);
   }
   return out;
 }

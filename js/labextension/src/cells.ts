@@ -3,11 +3,12 @@
  * `notebook_cells` tool): every cell of the notebook model in order — so cells that never ran and
  * edits not yet run or saved are there — with its type, source, execution count, the `dsh-agent`
  * tag, whether it is the active cell, and a summary of its outputs (the text of streams and
- * results, the mime types of rich outputs, an error's name and value; never image data).
+ * results, the mime types of rich outputs, an error's name and value; never image data). The
+ * output summary is also the `run_cells_reply`'s (`runcells.ts`).
  *
  * Bounded to what the kernel accepts (`MAX_READ_CELLS` cells, `MAX_READ_SOURCE` characters of
  * source, `MAX_READ_OUTPUTS` outputs with `MAX_OUTPUT_TEXT` characters each); longer parts are cut
- * with a note. Pure over the model: reads, never changes it.
+ * with the kernel's marker (`truncationMark`). Pure over the model: reads, never changes it.
  */
 
 import type { INotebookModel } from '@jupyterlab/notebook';
@@ -17,6 +18,7 @@ import {
   ICellOutput,
   INotebookCell,
   IReadNotebookReply,
+  IRunCellOutput,
   MAX_READ_OUTPUTS,
   MAX_READ_SOURCE,
   MAX_OUTPUT_TEXT,
@@ -25,15 +27,37 @@ import {
 
 export const AGENT_TAG = 'dsh-agent';
 
-const OUTPUT_TYPES = new Set(['stream', 'execute_result', 'display_data', 'error', 'update_display_data']);
+// CSI sequences (colours, cursor), OSC sequences, and lone escapes
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]/g;
 
-function cut(text: string, limit: number, keepTail = false): string {
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+/**
+ * The marker that replaces cut text, spelled as the kernel spells it everywhere
+ * (`transcript.bounds.truncation_mark`): `[… 1,234 characters omitted …]`.
+ */
+export function truncationMark(omitted: number): string {
+  const count = String(omitted).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `[… ${count} characters omitted …]`;
+}
+
+/**
+ * `text` if it fits in `limit`, else its head (`keepTail`: its tail) and the marker on a line of
+ * its own, at most `limit` characters in all (only the marker when `limit` is smaller than it).
+ */
+export function cut(text: string, limit: number, keepTail = false): string {
   if (text.length <= limit) {
     return text;
   }
-  const note = ` … [cut: ${text.length - limit} more chars] `;
-  const room = Math.max(0, limit - note.length);
-  return keepTail ? note + text.slice(text.length - room) : text.slice(0, room) + note;
+  const room = Math.max(0, limit - truncationMark(text.length).length - 1);
+  const mark = truncationMark(text.length - room);
+  if (room === 0) {
+    return mark;
+  }
+  return keepTail ? `${mark}\n${text.slice(text.length - room)}` : `${text.slice(0, room)}\n${mark}`;
 }
 
 function joined(value: unknown): string {
@@ -43,30 +67,66 @@ function joined(value: unknown): string {
   return Array.isArray(value) ? value.filter(v => typeof v === 'string').join('') : '';
 }
 
-function summarize(raw: Record<string, unknown>): ICellOutput | null {
-  const kind = raw.output_type;
-  if (typeof kind !== 'string' || !OUTPUT_TYPES.has(kind)) {
+/**
+ * One nbformat output as the kernel reads it (`read_notebook_reply`, `run_cells_reply`), or
+ * `null` (not a stored output of a known kind): a stream's text (its tail), a display's mime types
+ * and its `text/markdown`, else its `text/plain`, an error's name and value and, with `traceback`,
+ * its plain-text traceback (ANSI escapes stripped, its tail: the end names the error). Never
+ * image data; every text within `MAX_OUTPUT_TEXT`.
+ */
+export function summarizeOutput(raw: unknown, traceback = false): IRunCellOutput | null {
+  if (typeof raw !== 'object' || raw === null) {
     return null;
   }
-  const output: ICellOutput = { output_type: kind as ICellOutput['output_type'] };
+  const out = raw as Record<string, unknown>;
+  const kind = out.output_type;
   if (kind === 'stream') {
-    output.text = cut(joined(raw.text), MAX_OUTPUT_TEXT, true);
-  } else if (kind === 'error') {
-    output.ename = cut(joined(raw.ename), 200);
-    output.evalue = cut(joined(raw.evalue), MAX_OUTPUT_TEXT);
-  } else {
-    const data = typeof raw.data === 'object' && raw.data !== null ? (raw.data as Record<string, unknown>) : {};
-    output.mime = Object.keys(data)
+    return { output_type: 'stream', text: cut(joined(out.text), MAX_OUTPUT_TEXT, true) };
+  }
+  if (kind === 'error') {
+    const error: IRunCellOutput = {
+      output_type: 'error',
+      ename: cut(joined(out.ename), 200),
+      evalue: cut(joined(out.evalue), MAX_OUTPUT_TEXT)
+    };
+    if (traceback) {
+      const lines = Array.isArray(out.traceback) ? out.traceback.filter(l => typeof l === 'string') : [];
+      error.traceback = cut(stripAnsi(lines.join('\n')), MAX_OUTPUT_TEXT, true);
+    }
+    return error;
+  }
+  if (kind !== 'execute_result' && kind !== 'display_data') {
+    return null;
+  }
+  const data = typeof out.data === 'object' && out.data !== null ? (out.data as Record<string, unknown>) : {};
+  const summary: IRunCellOutput = {
+    output_type: kind,
+    mime: Object.keys(data)
       .filter(m => m.length > 0 && m.length <= 200)
-      .slice(0, 32);
-    // markdown first: a settled %%dsh cell keeps its transcript there (its text/plain is one
-    // line), and IPython's Markdown display has only a repr as text/plain
-    const text = joined(data['text/markdown']) || joined(data['text/plain']);
-    if (text) {
-      output.text = cut(text, MAX_OUTPUT_TEXT);
+      .slice(0, 32)
+  };
+  // markdown first: a settled %%dsh cell keeps its transcript there (its text/plain is one
+  // line), and IPython's Markdown display has only a repr as text/plain
+  const text = joined(data['text/markdown']) || joined(data['text/plain']);
+  if (text) {
+    summary.text = cut(text, MAX_OUTPUT_TEXT);
+  }
+  return summary;
+}
+
+/** At most `MAX_READ_OUTPUTS` summaries of `outputs` (see `summarizeOutput`), in order. */
+export function summarizeOutputs(outputs: readonly unknown[], traceback = false): IRunCellOutput[] {
+  const found: IRunCellOutput[] = [];
+  for (const raw of outputs) {
+    if (found.length >= MAX_READ_OUTPUTS) {
+      break;
+    }
+    const summary = summarizeOutput(raw, traceback);
+    if (summary !== null) {
+      found.push(summary);
     }
   }
-  return output;
+  return found;
 }
 
 function outputsOf(cell: ICellModel): ICellOutput[] {
@@ -76,7 +136,7 @@ function outputsOf(cell: ICellModel): ICellOutput[] {
   const area = (cell as ICodeCellModel).outputs;
   const found: ICellOutput[] = [];
   for (let i = 0; i < area.length && found.length < MAX_READ_OUTPUTS; i++) {
-    const summary = summarize(area.get(i).toJSON() as unknown as Record<string, unknown>);
+    const summary = summarizeOutput(area.get(i).toJSON());
     if (summary !== null) {
       found.push(summary);
     }

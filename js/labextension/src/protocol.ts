@@ -309,10 +309,10 @@ export type KernelMessage =
 
 /** The most cells one `run_cells` may name, the longest it may wait, the most undo entries. */
 export const MAX_RUN_CELLS = 20;
-export const MAX_RUN_TIMEOUT_S = 600;
+export const MAX_RUN_TIMEOUT = 600;
 export const MAX_UNDO_CHANGES = 1000;
 /** The longest `message` of a failed `apply_change_reply`. */
-export const MAX_FAILURE_MESSAGE = 500;
+export const MAX_MESSAGE = 500;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -490,7 +490,7 @@ function parseRunCells(data: Record<string, unknown>): IRunCells | null {
     return null;
   }
   const timeout = timeout_s === undefined ? 60 : timeout_s;
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 1 || timeout > MAX_RUN_TIMEOUT_S) {
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 1 || timeout > MAX_RUN_TIMEOUT) {
     return null;
   }
   return { v: 1, type: 'run_cells', request_id, cell_ids: [...(cell_ids as string[])], timeout_s: timeout, origin };

@@ -6,12 +6,12 @@
  * queues them; `stop_on_error` aborts the queue after the first error, so cells after an error
  * are `not_run`). `collectRun` waits for each in order, up to `timeout_s` in all: a cell not
  * finished by then is `running` (the page never interrupts the kernel; the cell goes on and its
- * outputs land in the notebook). Outputs are summarized with `read_notebook`'s bounds, errors
- * with their plain-text traceback (ANSI escapes stripped).
+ * outputs land in the notebook). Outputs are summarized by `read_notebook`'s summary
+ * (`cells.ts` `summarizeOutputs`), errors with their plain-text traceback (ANSI escapes stripped).
  */
 
-import type { IRunCellOutput, IRunCellResult, IRunCells, IRunCellsReply, RunCellStatus } from './protocol';
-import { MAX_OUTPUT_TEXT, MAX_READ_OUTPUTS } from './protocol';
+import { summarizeOutputs } from './cells';
+import type { IRunCellResult, IRunCells, IRunCellsReply, RunCellStatus } from './protocol';
 
 /** How one execution ended: its reply's status (`aborted`: not run after an earlier error). */
 export type ExecutionEnd = 'ok' | 'error' | 'aborted';
@@ -26,81 +26,6 @@ export interface IRunTarget {
   snapshot(): { execution_count: number | null; outputs: unknown[] };
 }
 
-// CSI sequences (colours, cursor), OSC sequences, and lone escapes
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]/g;
-
-export function stripAnsi(text: string): string {
-  return text.replace(ANSI, '');
-}
-
-function cut(text: string, limit: number, keepTail = false): string {
-  if (text.length <= limit) {
-    return text;
-  }
-  const note = ` … [cut: ${text.length - limit} more chars] `;
-  const room = Math.max(0, limit - note.length);
-  return keepTail ? note + text.slice(text.length - room) : text.slice(0, room) + note;
-}
-
-function joined(value: unknown): string {
-  if (typeof value === 'string') {
-    return value;
-  }
-  return Array.isArray(value) ? value.filter(v => typeof v === 'string').join('') : '';
-}
-
-/** One nbformat output as the kernel's `run_cells` result reads it, or `null` (unknown kind). */
-export function summarizeOutput(raw: unknown): IRunCellOutput | null {
-  if (typeof raw !== 'object' || raw === null) {
-    return null;
-  }
-  const out = raw as Record<string, unknown>;
-  const kind = out.output_type;
-  if (kind === 'stream') {
-    return { output_type: 'stream', text: cut(joined(out.text), MAX_OUTPUT_TEXT, true) };
-  }
-  if (kind === 'error') {
-    const lines = Array.isArray(out.traceback) ? out.traceback.filter(l => typeof l === 'string') : [];
-    return {
-      output_type: 'error',
-      ename: cut(joined(out.ename), 200),
-      evalue: cut(joined(out.evalue), MAX_OUTPUT_TEXT),
-      // the end of a traceback names the error: keep the tail
-      traceback: cut(stripAnsi(lines.join('\n')), MAX_OUTPUT_TEXT, true)
-    };
-  }
-  if (kind !== 'execute_result' && kind !== 'display_data') {
-    return null;
-  }
-  const data = typeof out.data === 'object' && out.data !== null ? (out.data as Record<string, unknown>) : {};
-  const summary: IRunCellOutput = {
-    output_type: kind,
-    mime: Object.keys(data)
-      .filter(m => m.length > 0 && m.length <= 200)
-      .slice(0, 32)
-  };
-  const text = joined(data['text/plain']) || joined(data['text/markdown']);
-  if (text) {
-    summary.text = cut(text, MAX_OUTPUT_TEXT);
-  }
-  return summary;
-}
-
-export function summarizeOutputs(outputs: readonly unknown[]): IRunCellOutput[] {
-  const found: IRunCellOutput[] = [];
-  for (const raw of outputs) {
-    if (found.length >= MAX_READ_OUTPUTS) {
-      break;
-    }
-    const summary = summarizeOutput(raw);
-    if (summary !== null) {
-      found.push(summary);
-    }
-  }
-  return found;
-}
-
 const PENDING = Symbol('pending');
 
 function result(id: string, target: IRunTarget | null, status: RunCellStatus): IRunCellResult {
@@ -113,7 +38,7 @@ function result(id: string, target: IRunTarget | null, status: RunCellStatus): I
     index: target.index,
     status,
     execution_count: status === 'not_run' ? null : execution_count,
-    outputs: status === 'not_run' ? [] : summarizeOutputs(outputs)
+    outputs: status === 'not_run' ? [] : summarizeOutputs(outputs, true)
   };
 }
 

@@ -1,6 +1,6 @@
 // The waiting signal's advice when the asking cell is gone (issue 24 item 7, third bullet).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import { missingCells, orphanAdvice } from '../src/advice';
 import type { IWaitingCell } from '../src/protocol';

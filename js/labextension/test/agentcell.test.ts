@@ -1,6 +1,6 @@
 // Agent cells: the insert_cell message (protocol.ts) and placement/removal (agentcell.ts).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import { AGENT_TAG, CAPABILITIES, IInsertCell, parseKernelMessage } from '../src/protocol';
 import { ICellInfo, agentCellJSON, agentOrigin, insertionIndex, newestRunCells } from '../src/agentcell';

@@ -1,6 +1,6 @@
 // Editing the person's cells: the messages (protocol.ts) and the rules (celledit.ts, runcells.ts).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import {
   EditMark,
@@ -22,7 +22,8 @@ import {
   parseKernelMessage,
   undoRequest
 } from '../src/protocol';
-import { IRunTarget, collectRun, stripAnsi, summarizeOutput } from '../src/runcells';
+import { stripAnsi, summarizeOutput, truncationMark } from '../src/cells';
+import { IRunTarget, collectRun } from '../src/runcells';
 
 const A = 'aaaaaaaa000000000000000000000000';
 const B = 'bbbbbbbb000000000000000000000000';
@@ -326,5 +327,13 @@ test('run_cells: a slow cell answers running at timeout_s, without waiting for i
 test('output summaries: bounded, ANSI stripped, unknown kinds dropped', () => {
   assert.equal(stripAnsi('\u001b[1;32mok\u001b[0m'), 'ok');
   assert.equal(summarizeOutput({ output_type: 'update_display_data' }), null);
-  assert.equal((summarizeOutput({ output_type: 'stream', text: 'y'.repeat(9000) })?.text ?? '').length, 2000);
+  const long = summarizeOutput({ output_type: 'stream', text: 'y'.repeat(9000) })?.text ?? '';
+  assert.equal(long.length, 2000);
+  // the tail of a stream, after the kernel's own marker, which counts what is left out exactly
+  const kept = long.split('\n')[1] ?? '';
+  assert.equal(long, `${truncationMark(9000 - kept.length)}\n${kept}`);
+  // the traceback only where the run asks for it (a read_notebook_reply has no such key)
+  const error = { output_type: 'error', ename: 'E', evalue: 'v', traceback: ['\u001b[1mtb\u001b[0m'] };
+  assert.deepEqual(summarizeOutput(error), { output_type: 'error', ename: 'E', evalue: 'v' });
+  assert.equal(summarizeOutput(error, true)?.traceback, 'tb');
 });

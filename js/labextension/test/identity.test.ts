@@ -1,6 +1,6 @@
 // The identity rule: assign, keep, move (keep the id), copy (fresh id + forked_from).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import { Lookup, contentsLookup, resolveIdentity } from '../src/identity';
 

@@ -1,6 +1,6 @@
 // Insert below / Ask dsh rules (insertions.ts).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import {
   askSource,

@@ -1,6 +1,6 @@
 // The link tells the kernel when its comm has a subshell of its own (JupyterLab 4.4+).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import type { Kernel } from '@jupyterlab/services';
 

@@ -1,6 +1,6 @@
 // The widget bundle is loaded once per page, ahead of the first widget, as its loader would.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import { IPreloadEnv, bundleBase, bundleKey, preloadWidgetBundle } from '../src/preload';
 

@@ -1,7 +1,7 @@
 // The prompt mode with the real CodeMirror Python parser: a `%%dsh` cell parses as a prompt
 // (no Python highlighting, no Python indentation), every other cell as Python.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import { pythonLanguage } from '@codemirror/lang-python';
 import { insertNewlineAndIndent } from '@codemirror/commands';

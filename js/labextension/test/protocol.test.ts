@@ -1,8 +1,11 @@
 // The TypeScript side of protocol v1: same rules as dsh_notebook/frontend/protocol.py.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
+import { summarizeOutput, truncationMark } from '../src/cells';
 import { withIdentity } from '../src/executehook';
+import * as protocol from '../src/protocol';
+import fixtureJson from './fixtures/page-protocol.json';
 import {
   helloReply,
   identityMetadata,
@@ -11,6 +14,7 @@ import {
   parseKernelMessage,
   parseStoredIdentity,
   RESERVED_TYPES,
+  undoRequest,
   WIDGET_BUNDLE_CAPABILITY
 } from '../src/protocol';
 
@@ -115,5 +119,81 @@ test('read_notebook carries a request id; without one it is ignored', () => {
   });
   for (const bad of [{ v: 1, type: 'read_notebook' }, { v: 1, type: 'read_notebook', request_id: '' }]) {
     assert.equal(parseKernelMessage(bad), null);
+  }
+});
+
+// -- the shared examples (js/labextension/test/fixtures/page-protocol.json, also read by
+// tests/test_frontend_protocol_fixture.py) ---------------------------------------------------------
+
+/** The fixture's value with `$repeat` / `$concat` written out. */
+function expand(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    return value.map(expand);
+  }
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    if ('$repeat' in record) {
+      const item = expand(record.$repeat);
+      const times = record.times as number;
+      return typeof item === 'string' ? item.repeat(times) : Array.from({ length: times }, () => item);
+    }
+    if ('$concat' in record) {
+      return (record.$concat as unknown[]).map(v => expand(v) as string).join('');
+    }
+    return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expand(v)]));
+  }
+  return value;
+}
+
+interface IInvalid {
+  why: string;
+  message: unknown;
+}
+interface IFixture {
+  limits: Record<string, unknown>;
+  truncation_mark: { omitted: number; text: string };
+  kernel_to_page: { valid: Record<string, unknown>[]; invalid: IInvalid[] };
+  page_to_kernel: { valid: Record<string, unknown>[]; invalid: IInvalid[] };
+  identity: { valid: Record<string, unknown>[]; invalid: IInvalid[] };
+  output_summaries: { output: unknown; summary: unknown; run_summary?: unknown }[];
+}
+const fixture = expand(fixtureJson) as IFixture;
+
+test('shared examples: every limit is the kernel\'s', () => {
+  const ours = protocol as unknown as Record<string, unknown>;
+  for (const [name, value] of Object.entries(fixture.limits)) {
+    assert.deepEqual(ours[name], value, name);
+  }
+  const exported = Object.keys(ours).filter(n => n.startsWith('MAX_'));
+  assert.deepEqual(exported.sort(), Object.keys(fixture.limits).filter(n => n.startsWith('MAX_')).sort());
+});
+
+test('shared examples: the truncation mark is spelled as the kernel spells it', () => {
+  assert.equal(truncationMark(fixture.truncation_mark.omitted), fixture.truncation_mark.text);
+});
+
+test('shared examples: kernel messages are accepted unchanged or refused', () => {
+  for (const message of fixture.kernel_to_page.valid) {
+    assert.deepEqual(parseKernelMessage(message), message, String(message.type));
+  }
+  for (const { why, message } of fixture.kernel_to_page.invalid) {
+    assert.equal(parseKernelMessage(message), null, why);
+  }
+});
+
+test('shared examples: what the page builds is what the kernel reads', () => {
+  const valid = (type: string) => fixture.page_to_kernel.valid.filter(m => m.type === type);
+  assert.deepEqual(undoRequest('c1'), valid('undo_request')[0]);
+  const hello = valid('hello_reply')[0]!;
+  assert.deepEqual(Object.keys(helloReply('0.1.0')).sort(), Object.keys(hello).sort());
+  const [plain, forked] = fixture.identity.valid as { id: string; path: string; cell_id: string | null; forked_from?: string }[];
+  assert.deepEqual(identityMetadata({ id: plain!.id, path: plain!.path }, plain!.cell_id), plain);
+  assert.deepEqual(
+    identityMetadata({ id: forked!.id, path: forked!.path, forked_from: forked!.forked_from }, forked!.cell_id),
+    forked
+  );
+  for (const { output, summary, run_summary } of fixture.output_summaries) {
+    assert.deepEqual(summarizeOutput(output), summary);
+    assert.deepEqual(summarizeOutput(output, true), run_summary ?? summary);
   }
 });

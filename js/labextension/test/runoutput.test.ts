@@ -1,6 +1,6 @@
 // The dsh run outputs in notebook JSON (runoutput.ts) and the run_output message (protocol.ts).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 
 import { CAPABILITIES, MAX_BUNDLE_TEXT, parseKernelMessage } from '../src/protocol';
 import {

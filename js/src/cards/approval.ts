@@ -18,6 +18,7 @@ import { button, containKeys, h } from "../dom";
 import { Keyed, type Ctx } from "../context";
 import { approvalCode, codeBlock, isTool, toolCode } from "../code";
 import type { ApprovalItem, ToolItem } from "../types";
+import type { ApprovalMessage } from "../messages";
 import { foldedText } from "../fold";
 import { cellEditTool, cellHeader, diffView, isRunCells, parseDiff, runCellsList, showInNotebook } from "./celledit";
 import { DECIDED_BY_WORDS, OUTCOME_WORDS, isOver } from "./words";
@@ -127,7 +128,7 @@ function noteLine(note: string): HTMLElement {
   return h("div", { class: "dsh-reject-note-shown" }, h("span", { class: "dsh-reject-note-label" }, "Your note: "), note);
 }
 
-export class ApprovalCard extends Keyed {
+export class ApprovalCard extends Keyed<ApprovalItem> {
   readonly el = h("div", { class: "dsh-card dsh-approval", role: "group" });
   host: ToolItem | null = null;
   /** The code editor while "Edit, then run" is open (kept across renders: its text survives). */
@@ -212,9 +213,9 @@ export class ApprovalCard extends Keyed {
     const inert = ctx.now() - appeared < INERT_MS;
     // the protocol's outcomes (ApprovalOutcome), as the runtime receives them; a scope or an
     // edit rides along and is the kernel's business (the wire only ever says allowed-once)
-    const send = (shown: string, message: Record<string, unknown>) => {
+    const send = (shown: string, choice: Omit<ApprovalMessage, "type" | "request_id">) => {
       if (ctx.now() - appeared < INERT_MS) return; // too soon: a stray double click
-      ctx.store.decide(requestId, "approval", shown, { type: "approval", request_id: requestId, ...message });
+      ctx.store.decide({ type: "approval", request_id: requestId, ...choice }, shown);
     };
     const decide = (decision: "allowed-once" | "rejected") => send(decision, { decision });
     const editTool = cellEditTool(tool);

@@ -13,7 +13,7 @@ function answerWords(question: Question, answer: Answer | undefined): string {
   return parts.length ? parts.join(", ") : "(skipped)";
 }
 
-export class QuestionCard extends Keyed {
+export class QuestionCard extends Keyed<QuestionItem> {
   readonly el = h("div", { class: "dsh-card dsh-question", role: "group" });
 
   private onEnter: (() => void) | null = null;
@@ -149,9 +149,9 @@ export class QuestionCard extends Keyed {
         if (text) answer.custom = text;
         return answer;
       });
-      ctx.store.decide(requestId, "answer", answers, { type: "answer", request_id: requestId, answers });
+      ctx.store.decide({ type: "answer", request_id: requestId, answers }, answers);
     };
-    const dismiss = () => ctx.store.decide(requestId, "dismiss", null, { type: "dismiss", request_id: requestId });
+    const dismiss = () => ctx.store.decide({ type: "dismiss", request_id: requestId }, null);
     el.appendChild(
       h("div", { class: "dsh-actions" },
         button("Submit", "Submit answers", submit, "dsh-btn dsh-submit"),

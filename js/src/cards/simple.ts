@@ -27,7 +27,7 @@ export class ReasoningCard {
   }
 }
 
-export class UserCard extends Keyed {
+export class UserCard extends Keyed<UserItem> {
   readonly el = h("div", { class: "dsh-user" });
 
   protected render(node: UserItem, ctx: Ctx): void {
@@ -50,7 +50,7 @@ export function hintParts(hint: string): (string | HTMLElement)[] {
   return parts.filter((p) => p !== "");
 }
 
-export class ErrorCard extends Keyed {
+export class ErrorCard extends Keyed<ErrorItem> {
   readonly el = h("div", { class: "dsh-banner dsh-banner-error", role: "alert" });
 
   protected render(node: ErrorItem, ctx: Ctx): void {
@@ -75,7 +75,7 @@ export class ErrorCard extends Keyed {
   }
 }
 
-export class NoteCard extends Keyed {
+export class NoteCard extends Keyed<NoteItem> {
   readonly el = h("div", { class: "dsh-note" });
 
   protected render(node: NoteItem): void {

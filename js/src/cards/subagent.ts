@@ -4,7 +4,7 @@ import { Keyed, type Ctx, type ListComponent } from "../context";
 import { foldedText } from "../fold";
 import type { SubagentItem } from "../types";
 
-export class SubagentCard extends Keyed {
+export class SubagentCard extends Keyed<SubagentItem> {
   readonly el = h("div", { class: "dsh-card dsh-subagent" });
   private list: ListComponent | null = null;
 

@@ -63,7 +63,7 @@ export function figuresView(node: ToolItem): HTMLElement | null {
     h("img", { class: "dsh-figure", src: `data:image/png;base64,${png}`, alt: `Figure ${i + 1} shown by the code` })));
 }
 
-export class ToolCard extends Keyed {
+export class ToolCard extends Keyed<ToolItem> {
   readonly el = h("div", { class: "dsh-card dsh-tool" });
   private readonly nested: Record<string, { id: string; comp: Component } | undefined> = {};
 
