@@ -22,7 +22,7 @@ from dsh_notebook.transcript.context_use import (
 )
 from dsh_notebook.transcript.facts import ContextCarried, Settled, local_fact
 
-from .test_transcript import notifications, prompted_sessions
+from .helpers.transcripts import notifications, prompted_sessions
 
 
 def _events(items: list[Notification], etype: str) -> list[Notification]:

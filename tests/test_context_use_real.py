@@ -15,8 +15,8 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer, Step
 
+from .helpers.real_kernel import identity, kernel_python, start_kernel
 from .kernels import Kernel
-from .test_kernel_real import identity, kernel_python, start_kernel
 
 pytestmark = [pytest.mark.real_runtime]
 __all__ = ["kernel_python"]  # the fixture, re-used

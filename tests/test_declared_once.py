@@ -69,7 +69,7 @@ def test_dsh_help_lists_every_declared_command_with_its_usage() -> None:
     assert listed[:-1] == list(COMMANDS) and listed[-1] == "/command"
     for command in COMMANDS.values():
         assert f"  {command.usage().removeprefix('%dsh ')}" in text
-    assert "export [ID] [--format md|json] [--to FILE]" in text
+    assert "export [ID] [--format md|text|json] [--to FILE]" in text
 
 
 @pytest.mark.parametrize(

@@ -187,6 +187,9 @@ def test_export_kept_transcript_and_index_in_a_kernel(
     ip.run_line_magic("dsh", f"export canary --to {target}")
     ip.run_line_magic("dsh", "export canary --format json")
     exported = capsys.readouterr().out
+    ip.run_line_magic("dsh", "export canary --format text")
+    plain = capsys.readouterr().out
+    assert MASK in plain and key_pieces(plain) == 0 and not plain.startswith("**dsh**")
     assert MASK in target.read_text() and '"final_response": "***\\n***' in exported
     assert key_pieces(target.read_text()) == 0 and key_pieces(exported) == 0
     stored = {

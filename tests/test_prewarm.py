@@ -178,3 +178,33 @@ def test_a_config_change_after_load_restarts_an_unused_prewarmed_runtime(kernel:
     assert ran.error is None, ran.error
     assert kernel.value(f"{HOST}.harness.pid") != pid  # started again with the new setting
     assert kernel.value(f"{HOST}.harness.config.max_tokens") == "1234"
+
+
+# what the comm package does around every comm message's callback (comm.base_comm.handle_msg):
+# pre_execute and post_execute, on whatever thread handles the message (a page's subshell too)
+A_COMM_CALLBACK_DURING_THE_CELL = """\
+%load_ext dsh_notebook
+import threading
+from comm import create_comm
+_c = create_comm(target_name="dsh-test-any-widget")
+_c.on_msg(lambda msg: None)
+_t = threading.Thread(target=_c.handle_msg, args=({"content": {"data": {}}},))
+_t.start(); _t.join()
+_c.handle_msg({"content": {"data": {}}})
+%config DshMagics.prewarm = False
+"""
+
+
+def test_a_comm_callback_during_the_loading_cell_is_not_its_end(kernel: Kernel) -> None:
+    """The loading cell has not finished while another widget's message is handled (on a
+    subshell thread or the main one): ``prewarm = False`` set later in that cell still applies,
+    and no hook error is printed."""
+    loaded = kernel.execute(A_COMM_CALLBACK_DURING_THE_CELL, allow_stdin=True)
+    assert loaded.error is None, loaded.error
+    assert streams(loaded.outputs) == []
+    time.sleep(2.0)
+    assert host_state(kernel) == (False, False)
+    after = kernel.execute("1 + 1", allow_stdin=True)  # later cells start nothing either
+    assert streams(after.outputs) == []
+    time.sleep(1.0)
+    assert host_state(kernel) == (False, False)

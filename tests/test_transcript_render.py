@@ -207,7 +207,7 @@ def test_tool_waiting_for_its_approval_says_so() -> None:
     assert "· running" in t.to_markdown() or "· pending" in t.to_markdown()
     ask_run_python(t)
     assert "**Tool** `run_python` (notebook) · waiting for you" in t.to_markdown()
-    assert f"[tool] {RUN_PYTHON} · waiting" in t.to_text()
+    assert "[tool] run_python (notebook) · waiting" in t.to_text()
     t.apply_local(ApprovalDecided(request_id="a1", outcome="allowed-once", decided_by="you"))
     assert "waiting for you" not in t.to_markdown()
 
@@ -216,3 +216,22 @@ def test_a_pending_approval_of_another_tool_does_not_mark_the_call() -> None:
     t = run_python_transcript()
     t.apply_local(ApprovalRequested(request_id="a1", session_id="s", tool_name="write"))
     assert "waiting for you" not in t.to_markdown()
+
+
+def test_plain_text_names_tools_in_words_and_the_json_keeps_the_wire_name() -> None:
+    """``%%dsh --format text`` and ``%dsh export --format text`` read like the markdown: an MCP
+    tool is ``run_python (notebook)``, in its line and in its approval's; the snapshot (what
+    ``--format json`` and ``_dsh`` carry) keeps ``mcp__notebook__run_python``."""
+    t = Transcript("s")
+    t.apply(tool_call("s", "c1", RUN_PYTHON, {"code": "1 + 1"}))
+    t.apply_local(
+        ApprovalRequested(request_id="a1", session_id="s", tool_name=RUN_PYTHON, reason="1 + 1")
+    )
+    t.apply_local(ApprovalDecided(request_id="a1", outcome="allowed-once", decided_by="you"))
+    t.apply(tool_result("s", "c1", "2"))
+    t.apply_local(Settled("completed"))
+    text = t.to_text()
+    assert "[tool] run_python (notebook) · " in text
+    assert "approval for run_python (notebook): allowed once (by you)" in text
+    assert "mcp__" not in text
+    assert t.snapshot()["items"][0]["name"] == RUN_PYTHON

@@ -252,12 +252,20 @@ class NotebookAgent:
         if events is None:
             return
 
-        def after_loading_cell(*_: Any) -> None:  # post_execute: once, on the main thread
-            events.unregister("post_execute", after_loading_cell)
+        # post_run_cell, not post_execute: the comm package fires pre/post_execute around every
+        # comm message's callback, on whatever thread handles it (a page's subshell too), so a
+        # widget's message during the loading cell would read as its end
+        def after_loading_cell(*_: Any) -> None:
+            if threading.current_thread() is not threading.main_thread():
+                return  # a cell run on a subshell is not the loading cell's end
+            try:
+                events.unregister("post_run_cell", after_loading_cell)
+            except ValueError:
+                return  # already ran
             if not self._closing:
                 self._start_in_background()
 
-        events.register("post_execute", after_loading_cell)
+        events.register("post_run_cell", after_loading_cell)
 
     def _frontend_answered(self) -> None:
         if self.settings().prewarm is False:

@@ -86,7 +86,7 @@ class RequestArgs:
 @dataclass(frozen=True)
 class ExportArgs:
     id: str | None = positional("ID", optional=True)
-    format: Literal["md", "json"] = option("--format", "md|json", default="md")
+    format: Literal["md", "text", "json"] = option("--format", "md|text|json", default="md")
     to: str | None = option("--to", "FILE")
 
 
@@ -353,7 +353,8 @@ def _export(m: NotebookAgent, args: ExportArgs) -> None:
         for notification in result.notifications:
             transcript.apply(notification)
         transcript.apply_local(Settled(result.finish_reason))
-        text = redact(transcript.to_markdown(), m.secrets())
+        rendered = transcript.to_text() if args.format == "text" else transcript.to_markdown()
+        text = redact(rendered, m.secrets())
     text = replace_lone_surrogates(text)  # a file or a print must encode it as UTF-8
     if args.to:
         Path(args.to).write_text(text)
@@ -434,7 +435,7 @@ _DECLARED: list[Command[NotebookAgent, Any]] = [
     Command("undo", UndoArgs, _undo,
             "revert every change a run made to the notebook (default: the newest\n"
             "run with changes; RUN: a run id or its start)"),
-    Command("export", ExportArgs, _export, "the last run of a session as markdown or JSON"),
+    Command("export", ExportArgs, _export, "the last run of a session as markdown, plain text or JSON"),
     Command("config", NoArgs, _config, "the effective settings (the API key shows as <set>)"),
     Command(
         "key", NoArgs, _key,

@@ -1,10 +1,11 @@
 """``%load_ext dsh_notebook`` / ``%unload_ext dsh_notebook``.
 
 Loading registers the magics, the ``post_run_cell`` hook (for ``{Err[n]}``) and the
-``pre_execute``/``post_execute`` hooks that keep the agent's ``run_python`` out of running cells,
-and starts the
-runtime in the background ahead of the first prompt: at once when ``DshMagics.prewarm = True``;
-by default (``None``) once the loading cell has finished, where a person is at the keyboard
+``pre_run_cell``/``post_run_cell`` hooks that keep the agent's ``run_python`` out of running
+cells, and starts the runtime in the background ahead of the first prompt: at once when
+``DshMagics.prewarm = True``; by default (``None``) once the loading cell has finished (its
+``post_run_cell`` on the main thread, never a comm callback's ``post_execute``), where a person
+is at the keyboard
 (the request allows stdin: JupyterLab, Notebook 7, VS Code, Colab; never under nbclient,
 nbconvert, papermill or in a terminal); never with ``False``. Loading itself only opens a comm (a few ms) and prints nothing. Unloading — and interpreter exit,
 through ``atexit`` — fails pending approvals closed and runs the runtime's close ladder: no

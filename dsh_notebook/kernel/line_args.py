@@ -88,7 +88,7 @@ class Command(Generic[Agent, A]):
     """Appended to a usage error, e.g. ``(see %dsh pending)``."""
 
     def usage(self) -> str:
-        """``%dsh NAME`` and its arguments, e.g. ``%dsh export [ID] [--format md|json]``."""
+        """``%dsh NAME`` and its arguments, e.g. ``%dsh export [ID] [--format md|text|json]``."""
         words = [f"%dsh {self.name}"]
         for spec in _specs(self.args):
             if spec.kind == "positional":

@@ -3,7 +3,9 @@
 Plain text needs no escaping (``text/plain`` is never interpreted); it is deterministic (the
 elapsed time comes from the snapshot's event times, not a clock) and its first line is always
 :func:`summary_line`. Code (a ``run_python`` or ``bash`` call's, a ``run_python`` approval's) is
-shown as it was written, line breaks kept.
+shown as it was written, line breaks kept. Tools are named in words (``run_python (notebook)``,
+:func:`~.display.tool_label`), as in the markdown; the wire name stays in the snapshot and the
+JSON export.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .display import (
     mark_waiting_tools,
     run_state_word,
     tool_code,
+    tool_label,
 )
 from .names import with_names
 from .schema import (
@@ -253,7 +256,7 @@ def _note(item: NoteItem) -> str:
 
 
 def _tool(item: ToolItem) -> str:
-    head = f"[tool] {item['name'] or '?'} · {item['state']}"
+    head = f"[tool] {tool_label(item['name'] or '?')} · {item['state']}"
     if item["summary"]:
         head += f" — {item['summary']}"
     lines = [head]
@@ -305,13 +308,14 @@ def _code_lines(code: ToolCode) -> list[str]:
 def _approval(item: ApprovalItem) -> str:
     if item["state"] in ("pending", "undecided"):
         wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
-        out = f"approval for {item['tool_name']}: {wait}"
+        out = f"approval for {tool_label(item['tool_name'] or '?')}: {wait}"
     else:
         outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
         if item["decided_by"] == "scope" and item["outcome"] == "allowed-once":
             outcome = "allowed"  # "allowed (for this run)": a scope answered it, nobody clicked
         who = decided_by_words(item["decided_by"])
-        out = f"approval for {item['tool_name']}: {outcome}" + (f" ({who})" if who else "")
+        tool = tool_label(item["tool_name"] or "?")
+        out = f"approval for {tool}: {outcome}" + (f" ({who})" if who else "")
     if item.get("note"):
         out += f" — note: {item.get('note')}"
     code = approval_code(item) or approval_diff(item)

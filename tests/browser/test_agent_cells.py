@@ -11,6 +11,10 @@ count the requests it received).
   receives no request; "Undo this run" (the restarted kernel has nothing to undo) removes them
   and says so, and undo brings them back.
 - Reject twice: no cell, nothing ran.
+- A notebook with agent cells is saved trusted (issue 29): JupyterLab signs a notebook on save only
+  when every code cell with rich output is trusted, so agent cells (outputs this kernel produced
+  for the approved call: text and images, never agent HTML) are inserted trusted; the server's
+  contents API reports the signature check per cell (``metadata.trusted``).
 """
 
 from __future__ import annotations
@@ -256,4 +260,34 @@ def test_rejected_calls_write_no_cell_and_run_nothing(
         assert cells(page).count() == 3
         run_cell(page, lab, name, 2)
         assert kernel_line(page, r"vars None None pid \d+").startswith("vars None None")
+        page.close()
+
+
+def test_a_notebook_with_agent_cells_is_saved_trusted(
+    browser: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    model: ScriptedModelServer,
+) -> None:
+    name = "trusted.ipynb"
+    with lab_with_extension(tmp_path_factory.mktemp("agent-trust")) as lab:
+        write_notebook(lab.root / name, [setup_cell(model), PROMPT])
+        page = new_page(browser)
+        open_notebook(page, lab, name, "lab")
+        run_cell(page, lab, name, 0)
+        run_cell(page, lab, name, 1)
+        click_decision(page, ".dsh-allow")
+        wait_agent_cells(page, 1)
+        click_decision(page, ".dsh-allow")
+        wait_agent_cells(page, 2)
+        page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
+            timeout=90_000
+        )
+        content = save(page, lab, name)
+        agent = [c for c in content["cells"] if AGENT_HEAD in "".join(c["source"])]
+        rich = [o for c in agent for o in c["outputs"] if o["output_type"] != "stream"]
+        assert rich, agent  # the case in question: outputs the signature check looks at
+        code = [c for c in content["cells"] if c["cell_type"] == "code"]
+        assert all(c["metadata"].get("trusted") is True for c in code), [
+            ("".join(c["source"])[:40], c["metadata"].get("trusted")) for c in code
+        ]
         page.close()

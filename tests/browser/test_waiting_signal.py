@@ -1,7 +1,7 @@
 """Issue 29: the waiting signal everyone can use, in a real JupyterLab with a real pending approval.
 
-- "dsh: N waiting" reads at a contrast of at least 4.5:1 in the light and the dark theme
-  (computed colours of the status-bar button);
+- "dsh: N waiting" and the card's filled decision button ("Allow once", "Apply") read at a
+  contrast of at least 4.5:1 in the light and the dark theme (computed colours);
 - on an inactive tab the badge is a small pill beside the notebook's name, never a bar over it;
 - "dsh: Go to the next waiting request" (palette, Alt+Shift+D) scrolls to the waiting card so
   that its buttons are on screen and focuses the first one.
@@ -23,8 +23,14 @@ pytestmark = pytest.mark.browser
 FILLER = [f"# a cell above the prompt ({i})\nvalue_{i} = {i}" for i in range(14)]
 
 
+def channels(rgb: str) -> tuple[float, float, float, float]:
+    """``rgb(…)`` / ``rgba(…)`` as red, green, blue (0 to 255) and alpha (0 to 1)."""
+    values = [float(v) for v in re.findall(r"\d+(?:\.\d+)?", rgb)]
+    return values[0], values[1], values[2], values[3] if len(values) > 3 else 1.0
+
+
 def luminance(rgb: str) -> float:
-    r, g, b = (int(v) / 255 for v in re.findall(r"\d+(?:\.\d+)?", rgb)[:3])
+    r, g, b = (v / 255 for v in channels(rgb)[:3])
 
     def channel(c: float) -> float:
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
@@ -33,6 +39,13 @@ def luminance(rgb: str) -> float:
 
 
 def contrast(fg: str, bg: str) -> float:
+    """WCAG contrast; a translucent foreground (JupyterLab Dark's ``rgba(0, 0, 0, 0.8)``) is
+    composited over the background first, as the eye sees it."""
+    r, g, b, a = channels(fg)
+    if a < 1:
+        under = channels(bg)
+        r, g, b = (a * top + (1 - a) * low for top, low in zip((r, g, b), under[:3], strict=True))
+        fg = f"rgb({r}, {g}, {b})"
     hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
 
@@ -40,6 +53,14 @@ def contrast(fg: str, bg: str) -> float:
 def status_contrast(page: Any) -> float:
     fg, bg = page.eval_on_selector(
         ".jp-StatusBar-Widget .dsh-waiting-status",
+        "e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]",
+    )
+    return contrast(fg, bg)
+
+
+def allow_contrast(page: Any) -> float:
+    fg, bg = page.eval_on_selector(
+        ".dsh-approval .dsh-allow",
         "e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]",
     )
     return contrast(fg, bg)
@@ -108,6 +129,8 @@ def test_signal_contrast_tab_badge_and_go_to_the_next_waiting_request(
 
     light = status_contrast(page)
     assert light >= 4.5, light
+    light_allow = allow_contrast(page)
+    assert light_allow >= 4.5, light_allow
 
     # an inactive tab: open another notebook; the badge stays beside the name
     page.click("li.lm-MenuBar-item:has-text('File')")
@@ -137,5 +160,7 @@ def test_signal_contrast_tab_badge_and_go_to_the_next_waiting_request(
     page.wait_for_timeout(500)
     dark = status_contrast(page)
     assert dark >= 4.5, dark
+    dark_allow = allow_contrast(page)
+    assert dark_allow >= 4.5, dark_allow
     page.screenshot(path=str(artifacts / "waiting-dark.png"))
     page.close()

@@ -60,6 +60,13 @@ export class AgentCells {
     }
     if (index >= 0) {
       model.sharedModel.insertCell(index, agentCellJSON(message) as never);
+      // Its outputs are what this kernel produced for the approved call in this session (text
+      // and images, never agent HTML), trusted as a cell run here is: an untrusted cell with
+      // rich output would keep the save from being signed and the notebook reopens "Not Trusted".
+      const cell = model.cells.get(index);
+      if (cell !== undefined) {
+        cell.trusted = true;
+      }
     }
   }
 }

@@ -16,8 +16,9 @@
  *    - the check fails otherwise (server error): treated as a copy (a fresh id is the safe
  *      side; `forked_from` still links the two).
  *
- * Every change goes through the notebook model's metadata, which marks the document dirty: it
- * reaches the file with the next save (or autosave), like any other edit.
+ * Every change goes through the notebook model's metadata; a document that was clean is left
+ * clean (a notebook opens unmodified), so the identity reaches the file with the person's next
+ * save (or an autosave after their next change).
  */
 
 import { IStoredIdentity, isId, newId, parseStoredIdentity } from './protocol';

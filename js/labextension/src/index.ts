@@ -17,6 +17,7 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 import { ICommandPalette } from '@jupyterlab/apputils';
 
 import { NotebookButtons } from './buttons';
+import { PlaceKeeper } from './keepplace';
 import { contentsLookup } from './identity';
 import { EXTENSION_MARKER } from './insertions';
 import promptModePlugin from './promptmodeplugin';
@@ -71,6 +72,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
       views.set(panel, binding.addView(panel));
       new NotebookButtons(panel);
+      new PlaceKeeper(panel);
     });
 
     registerGoToWaiting(app, tracker, panel => views.get(panel), palette);

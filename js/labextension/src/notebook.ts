@@ -206,7 +206,15 @@ export class NotebookBinding {
       const model = this._context.model;
       const resolution = await resolveIdentity(model.getMetadata(METADATA_KEY), path, this._lookup);
       if (resolution.verdict !== 'kept' && !this._context.isDisposed) {
+        // The identity alone is not the person's change: a notebook that was clean stays clean
+        // (it opens unmodified); the id reaches the file with their next save. Until then a
+        // reopen resolves it again, and nothing of a conversation exists before a cell runs,
+        // which makes the document dirty.
+        const clean = !model.dirty;
         model.setMetadata(METADATA_KEY, { ...resolution.identity } satisfies IStoredIdentity);
+        if (clean) {
+          model.dirty = false;
+        }
       }
     } catch (error) {
       console.error('dsh-notebook: could not resolve the notebook identity', error);

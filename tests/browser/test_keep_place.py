@@ -1,0 +1,149 @@
+"""Issue 29, item 5: settling keeps the person's place.
+
+Real JupyterLab with this checkout's extension build, a real kernel and runtime, the scripted
+model, Debian's chromium. The prompt cell sits between cells that make the notebook scroll; the
+approval card is scrolled to a known height and Allow once clicked. About 0.3 s later the static
+transcript replaces the widget: the transcript's line for that approval ("Approval for bash:
+allowed once") must be where the card was on screen (a few pixels either way), and stay there.
+Without a click, the answer being read (a slow stream) keeps its place the same way. Both fail
+without the page's place keeping (a jump of about 200 px and 40 px).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Lab, write_notebook
+from .labpage import current_panel, open_lab, wait_kernel_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+ABOVE = [f"# a cell above the prompt ({i})\nvalue_{i} = {i}" for i in range(10)]
+BELOW = [f"# a cell below the prompt ({i})\nlater_{i} = {i}" for i in range(25)]
+TOLERANCE = 4  # px
+
+APPROVAL_LINE = """(cell) => {
+    const lines = [...cell.querySelectorAll('.jp-RenderedMarkdown p')]
+        .filter(p => p.textContent.startsWith('Approval for') && p.textContent.includes('allowed once'));
+    return lines.length === 1 ? lines[0].getBoundingClientRect().top : null;
+}"""
+
+
+def test_the_clicked_card_stays_where_it_was_when_the_transcript_replaces_the_widget(
+    browser: Any,
+    extlab: Lab,
+    artifacts: Path,
+    tmp_path: Path,
+) -> None:
+    name = "keep-place.ipynb"
+    target = tmp_path / "approved.txt"
+    write_notebook(
+        extlab.root / name,
+        ["%load_ext dsh_notebook", *ABOVE,
+         f"%%dsh\n[[scenario:escalate]] [[target:{target}]] do it", *BELOW],
+    )  # fmt: skip
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    open_lab(page, extlab, f"/tree/{name}")
+    page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
+    wait_kernel_idle(extlab, name)
+    panel = current_panel(page)
+    panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+    cells = panel.locator(".jp-Cell")
+    prompt = len(ABOVE) + 1
+    for i in (0, prompt):
+        cells.nth(i).click()
+        page.keyboard.press("Escape")
+        page.keyboard.press("Shift+Enter")
+        wait_kernel_idle(extlab, name)
+    allow = panel.locator(".dsh-approval .dsh-allow")
+    allow.wait_for(timeout=90_000)
+    page.wait_for_timeout(800)  # the card's buttons are inert for half a second
+    card = panel.locator(".dsh-approval")
+    card.evaluate("c => c.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(300)
+    before = card.evaluate("c => c.getBoundingClientRect().top")
+    prompt_cell = cells.nth(prompt)
+    allow.click()
+    prompt_cell.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+    seen: list[float | None] = []
+    for _ in range(12):  # 1.2 s: the settled place, and that it stays
+        page.wait_for_timeout(100)
+        seen.append(prompt_cell.evaluate(APPROVAL_LINE))
+    page.screenshot(path=str(artifacts / "keep-place-after-settle.png"))
+    assert target.exists()
+    assert all(top is not None and abs(top - before) <= TOLERANCE for top in seen[-5:]), (
+        before,
+        seen,
+    )
+    page.close()
+
+
+WATCH_ANSWER = """() => {
+    window.__answerTop = null;
+    const watch = () => {
+        const text = document.querySelector('.dsh-root .dsh-items > .dsh-text p');
+        if (text !== null) window.__answerTop = text.getBoundingClientRect().top;
+        if (document.querySelector('.dsh-root') !== null) requestAnimationFrame(watch);
+    };
+    requestAnimationFrame(watch);
+}"""
+
+ANSWER_BLOCK = """(cell) => {
+    const blocks = [...cell.querySelectorAll('.jp-RenderedMarkdown p')]
+        .filter(p => p.textContent.startsWith('slow0 slow1'));
+    return blocks.length === 1 ? blocks[0].getBoundingClientRect().top : null;
+}"""
+
+
+def test_without_a_click_the_answer_stays_where_it_was(
+    browser: Any,
+    extlab: Lab,
+    artifacts: Path,
+) -> None:
+    """Nobody pressed anything in the run: the person was reading the answer as it streamed;
+    its first paragraph is where it was (its last frame in the widget) once the transcript
+    replaces the widget."""
+    name = "keep-place-answer.ipynb"
+    write_notebook(
+        extlab.root / name,
+        ["%load_ext dsh_notebook", *ABOVE,
+         "%%dsh\n[[scenario:slow]] [[chunks:80]] [[chunk-delay:0.08]] go", *BELOW],
+    )  # fmt: skip
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    open_lab(page, extlab, f"/tree/{name}")
+    page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
+    wait_kernel_idle(extlab, name)
+    panel = current_panel(page)
+    panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+    cells = panel.locator(".jp-Cell")
+    prompt = len(ABOVE) + 1
+    for i in (0, prompt):
+        cells.nth(i).click()
+        page.keyboard.press("Escape")
+        page.keyboard.press("Shift+Enter")
+        wait_kernel_idle(extlab, name)
+    text = panel.locator(".dsh-root .dsh-items > .dsh-text")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.dsh-root .dsh-text')]"
+        ".some(t => t.textContent.includes('slow5'))",
+        timeout=90_000,
+    )
+    text.first.evaluate("t => t.scrollIntoView({block: 'center'})")
+    page.evaluate(WATCH_ANSWER)
+    prompt_cell = cells.nth(prompt)
+    prompt_cell.locator(".jp-RenderedMarkdown:has-text('slow79')").wait_for(timeout=60_000)
+    before = page.evaluate("() => window.__answerTop")
+    seen: list[float | None] = []
+    for _ in range(12):
+        page.wait_for_timeout(100)
+        seen.append(prompt_cell.evaluate(ANSWER_BLOCK))
+    page.screenshot(path=str(artifacts / "keep-place-answer.png"))
+    assert before is not None
+    assert all(top is not None and abs(top - before) <= TOLERANCE for top in seen[-5:]), (
+        before,
+        seen,
+    )
+    page.close()
