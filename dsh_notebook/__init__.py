@@ -10,40 +10,79 @@ Jupyter::
         print(result.final_response)
 """
 
-from .client import (
-    DeepSeekHarness,
-    HarnessClient,
-    HarnessConfig,
-    RunResult,
-    Session,
-    Subscription,
-    image_block,
-)
-from .errors import (
-    ConfigError,
-    DirectoryNotFound,
-    DshError,
-    ImageRejected,
-    JsonRpcError,
-    MethodNotFound,
-    NotInitialized,
-    PromptError,
-    RequestTimeout,
-    RuntimeNotFound,
-    SdkProtocolError,
-    ServerShuttingDown,
-    SessionAlreadyExists,
-    SessionAlreadyOpen,
-    SessionNotFound,
-    TransportClosed,
-    UnknownSession,
-    UnsupportedByRuntime,
-)
-from .protocol import Notification, SessionEvent
-from .runtime import resolve_dsh_bin, resolve_dsh_home
-from .transport import JsonRpcLineTransport
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what mypy and readers see; at run time each name is imported on first use
+    from .client import (
+        DeepSeekHarness,
+        HarnessClient,
+        HarnessConfig,
+        RunResult,
+        Session,
+        Subscription,
+        image_block,
+    )
+    from .errors import (
+        ConfigError,
+        DirectoryNotFound,
+        DshError,
+        ImageRejected,
+        JsonRpcError,
+        MethodNotFound,
+        NotInitialized,
+        PromptError,
+        RequestTimeout,
+        RuntimeNotFound,
+        SdkProtocolError,
+        ServerShuttingDown,
+        SessionAlreadyExists,
+        SessionAlreadyOpen,
+        SessionNotFound,
+        TransportClosed,
+        UnknownSession,
+        UnsupportedByRuntime,
+    )
+    from .protocol import Notification, SessionEvent
+    from .runtime import resolve_dsh_bin, resolve_dsh_home
+    from .transport import JsonRpcLineTransport
 
 __version__ = "0.1.0"
+
+_SUBMODULE = {
+    **dict.fromkeys(
+        ("DeepSeekHarness", "HarnessClient", "HarnessConfig", "RunResult", "Session",
+         "Subscription", "image_block"),
+        "client",
+    ),
+    **dict.fromkeys(
+        ("ConfigError", "DirectoryNotFound", "DshError", "ImageRejected", "JsonRpcError",
+         "MethodNotFound", "NotInitialized", "PromptError", "RequestTimeout", "RuntimeNotFound",
+         "SdkProtocolError", "ServerShuttingDown", "SessionAlreadyExists", "SessionAlreadyOpen",
+         "SessionNotFound", "TransportClosed", "UnknownSession", "UnsupportedByRuntime"),
+        "errors",
+    ),
+    "Notification": "protocol",
+    "SessionEvent": "protocol",
+    "resolve_dsh_bin": "runtime",
+    "resolve_dsh_home": "runtime",
+    "JsonRpcLineTransport": "transport",
+}  # fmt: skip
+"""Each public name -> the submodule that defines it (PEP 562): ``import dsh_notebook`` (and
+``%load_ext dsh_notebook``) imports none of them; the first access imports that submodule."""
+
+
+def __getattr__(name: str) -> object:
+    submodule = _SUBMODULE.get(name)
+    if submodule is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
+    globals()[name] = value  # the next access is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def load_ipython_extension(ip: object) -> None:

@@ -34,3 +34,17 @@ def test_importing_the_package_pulls_no_jupyter() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_importing_the_package_imports_no_public_name_until_used() -> None:
+    """``import dsh_notebook`` (what ``%load_ext dsh_notebook`` starts with) loads neither the
+    client nor pydantic/anyio; the first use of a public name imports its submodule."""
+    code = (
+        "import sys, dsh_notebook as d; "
+        "heavy = ('pydantic', 'anyio', 'dsh_notebook.client', 'dsh_notebook.protocol'); "
+        "print(sorted(m for m in heavy if m in sys.modules)); "
+        "print(d.DeepSeekHarness.__module__, 'dsh_notebook.client' in sys.modules, "
+        "set(d.__all__) <= set(dir(d)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["[]", "dsh_notebook.client.harness True True"]
