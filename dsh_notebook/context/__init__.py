@@ -14,9 +14,40 @@ standard library, :mod:`dsh_notebook.client.prompt`, :mod:`dsh_notebook.errors` 
   (:func:`to_image_block`).
 """
 
-from .describe import describe_value, short_summary, truncate
-from .images import to_image_block
-from .interpolate import ContextChunk, ContextKind, Interpolation, interpolate
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use
+    from .describe import describe_value, short_summary, truncate
+    from .images import to_image_block
+    from .interpolate import ContextChunk, ContextKind, Interpolation, interpolate
+
+_SUBMODULE = {
+    "describe_value": "describe",
+    "short_summary": "describe",
+    "truncate": "describe",
+    "to_image_block": "images",
+    "ContextChunk": "interpolate",
+    "ContextKind": "interpolate",
+    "Interpolation": "interpolate",
+    "interpolate": "interpolate",
+}
+"""Each re-exported name -> its submodule (PEP 562): importing one submodule of this package
+does not import the others; the first access to a name here imports its submodule."""
+
+
+def __getattr__(name: str) -> object:
+    submodule = _SUBMODULE.get(name)
+    if submodule is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
+    globals()[name] = value  # the next access is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "ContextChunk",

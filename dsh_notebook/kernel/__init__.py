@@ -3,10 +3,38 @@
 The only layer that imports IPython. Load it with ``%load_ext dsh_notebook``.
 """
 
-from .extension import load_ipython_extension, unload_ipython_extension
-from .handle import RunHandle
-from .host import RuntimeHost
-from .magics import DshMagics
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use
+    from .extension import load_ipython_extension, unload_ipython_extension
+    from .handle import RunHandle
+    from .host import RuntimeHost
+    from .magics import DshMagics
+
+_SUBMODULE = {
+    "load_ipython_extension": "extension",
+    "unload_ipython_extension": "extension",
+    "RunHandle": "handle",
+    "RuntimeHost": "host",
+    "DshMagics": "magics",
+}
+"""Each re-exported name -> its submodule (PEP 562): importing one submodule of this package
+does not import the others; the first access to a name here imports its submodule."""
+
+
+def __getattr__(name: str) -> object:
+    submodule = _SUBMODULE.get(name)
+    if submodule is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
+    globals()[name] = value  # the next access is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "DshMagics",

@@ -64,6 +64,7 @@ import anyio
 from ..notebook_tools.refusals import NOTE_MAX, clean_note
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
 from ..transcript import facts
+from .choices import ApprovalMode
 
 EDIT_TOOLS = frozenset({"edit_cell", "replace_cell", "insert_cell", "delete_cell"})
 """The notebook tools that change cells: one scope, :data:`EDITS_SCOPE`."""
@@ -90,7 +91,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-ApprovalMode = Literal["ask", "allow", "reject"]
 DecidedBy = Literal[
     "you", "you-for-run", "you-edited", "scope", "policy", "runtime", "connection-lost"
 ]

@@ -17,8 +17,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from .broker import ApprovalMode
-from .display import Format
+from .choices import ApprovalMode, Format
 
 __all__ = ["RunOptions", "cell_option_arguments", "parse_cell_options"]
 

@@ -28,11 +28,13 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ..frontend import FrontendLink
 from ..frontend.identity import parent_message
 from ..transcript import Transcript
+from .choices import Format
+from .kernel_facts import kernel_of, stdin_available
 from .pump import LiveView
 from .rendering import published_bundle
 
@@ -49,8 +51,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Format = Literal["widget", "markdown", "text"]
-
 LIVE_EVERY = 2.0
 """Seconds between two ``live`` run outputs sent to the page extension (at most)."""
 RUN_METADATA_KEY = "dsh_notebook"
@@ -62,18 +62,6 @@ def run_marker(model_id: str | None = None) -> dict[str, Any]:
     if model_id is not None:
         marker["model_id"] = model_id
     return {RUN_METADATA_KEY: marker}
-
-
-def kernel_of(shell: Any) -> Any:
-    """The ipykernel kernel of ``shell``, or None (terminal IPython)."""
-    return getattr(shell, "kernel", None)
-
-
-def stdin_available(shell: Any) -> bool:
-    """Whether the current request allows stdin: a live frontend that can also click
-    (nbclient and nbconvert send ``allow_stdin: false``; terminal IPython has no kernel)."""
-    kernel = kernel_of(shell)
-    return bool(kernel is not None and getattr(kernel, "_allow_stdin", False))
 
 
 def _channel(shell: Any) -> tuple[Any, Any, Any]:

@@ -42,8 +42,9 @@ from ..transcript import Transcript
 from ..transcript.facts import ContextCarried, Note, RunError, Status
 from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
 from .cell_options import RunOptions
+from .choices import Format
 from .conversations import ConversationIndex
-from .display import DisplayChoice, Format, open_view, show_bundle
+from .display import DisplayChoice, open_view, show_bundle
 from .handle import RunHandle
 from .host import RuntimeHost
 from .kept import NOT_KEPT, skipped_bundle

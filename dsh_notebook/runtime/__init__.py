@@ -1,24 +1,66 @@
 """Finding and launching the runtime. Imports the standard library and anyio only."""
 
-from .environment import (
-    INHERITED_NAMES,
-    INHERITED_PREFIXES,
-    REMOVED_NAMES,
-    compose_environment,
-    describe_environment,
-    is_secret_name,
-)
-from .process import LaunchSpec, RuntimeProcess, StderrTail, argv_for
-from .resolve import (
-    RUNTIME_WHEEL,
-    ensure_dsh_home,
-    native_cache_env,
-    resolve_dsh_bin,
-    resolve_dsh_home,
-    unwritable_home_message,
-)
-from .sandbox import sandbox_problem
-from .secret import Secret, redact
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use
+    from .environment import (
+        INHERITED_NAMES,
+        INHERITED_PREFIXES,
+        REMOVED_NAMES,
+        compose_environment,
+        describe_environment,
+        is_secret_name,
+    )
+    from .process import LaunchSpec, RuntimeProcess, StderrTail, argv_for
+    from .resolve import (
+        RUNTIME_WHEEL,
+        ensure_dsh_home,
+        native_cache_env,
+        resolve_dsh_bin,
+        resolve_dsh_home,
+        unwritable_home_message,
+    )
+    from .sandbox import sandbox_problem
+    from .secret import Secret, redact
+
+_SUBMODULE = {
+    "INHERITED_NAMES": "environment",
+    "INHERITED_PREFIXES": "environment",
+    "REMOVED_NAMES": "environment",
+    "compose_environment": "environment",
+    "describe_environment": "environment",
+    "is_secret_name": "environment",
+    "LaunchSpec": "process",
+    "RuntimeProcess": "process",
+    "StderrTail": "process",
+    "argv_for": "process",
+    "RUNTIME_WHEEL": "resolve",
+    "ensure_dsh_home": "resolve",
+    "native_cache_env": "resolve",
+    "resolve_dsh_bin": "resolve",
+    "resolve_dsh_home": "resolve",
+    "unwritable_home_message": "resolve",
+    "sandbox_problem": "sandbox",
+    "Secret": "secret",
+    "redact": "secret",
+}
+"""Each re-exported name -> its submodule (PEP 562): importing one submodule of this package
+does not import the others; the first access to a name here imports its submodule."""
+
+
+def __getattr__(name: str) -> object:
+    submodule = _SUBMODULE.get(name)
+    if submodule is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
+    globals()[name] = value  # the next access is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "INHERITED_NAMES",

@@ -63,21 +63,61 @@ else they are items of their own at the point they appeared. Bounds: :mod:`.boun
 link neutralization of the markdown: :mod:`.sanitize`.
 """
 
-from .bounds import (
-    ARGS_MAX,
-    ARGS_PARSED_MAX,
-    ASSISTANT_MAX,
-    DECIDED_BY,
-    MAX_ITEMS,
-    PROMPT_MAX,
-    RESULT_MAX,
-    SCHEMA_VERSION,
-    STATES,
-)
-from .facts import LOCAL_KINDS
-from .reducer import APPROVAL_CANCELLED, Transcript
-from .sanitize import code_span, escape_inline, fence, sanitize_markdown
-from .text import markdown_companion
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use
+    from .bounds import (
+        ARGS_MAX,
+        ARGS_PARSED_MAX,
+        ASSISTANT_MAX,
+        DECIDED_BY,
+        MAX_ITEMS,
+        PROMPT_MAX,
+        RESULT_MAX,
+        SCHEMA_VERSION,
+        STATES,
+    )
+    from .facts import LOCAL_KINDS
+    from .reducer import APPROVAL_CANCELLED, Transcript
+    from .sanitize import code_span, escape_inline, fence, sanitize_markdown
+    from .text import markdown_companion
+
+_SUBMODULE = {
+    "ARGS_MAX": "bounds",
+    "ARGS_PARSED_MAX": "bounds",
+    "ASSISTANT_MAX": "bounds",
+    "DECIDED_BY": "bounds",
+    "MAX_ITEMS": "bounds",
+    "PROMPT_MAX": "bounds",
+    "RESULT_MAX": "bounds",
+    "SCHEMA_VERSION": "bounds",
+    "STATES": "bounds",
+    "LOCAL_KINDS": "facts",
+    "APPROVAL_CANCELLED": "reducer",
+    "Transcript": "reducer",
+    "code_span": "sanitize",
+    "escape_inline": "sanitize",
+    "fence": "sanitize",
+    "sanitize_markdown": "sanitize",
+    "markdown_companion": "text",
+}
+"""Each re-exported name -> its submodule (PEP 562): importing one submodule of this package
+does not import the others; the first access to a name here imports its submodule."""
+
+
+def __getattr__(name: str) -> object:
+    submodule = _SUBMODULE.get(name)
+    if submodule is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
+    globals()[name] = value  # the next access is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "APPROVAL_CANCELLED",
