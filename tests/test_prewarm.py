@@ -104,6 +104,8 @@ def test_a_frontend_without_the_page_extension_gets_a_warm_first_prompt(kernel: 
     loaded = kernel.execute("%load_ext dsh_notebook", allow_stdin=True)
     assert loaded.error is None and streams(loaded.outputs) == []
     wait_until_running(kernel)
+    # the agent was built (its modules imported) on the prewarm's thread, not the main one
+    assert kernel.value("get_ipython()._dsh_notebook_magics._warming.name") == repr("dsh-prewarm")
     pid = kernel.value(f"{HOST}.harness.pid")
     ran = kernel.execute("%%dsh --wait --format text\n[[scenario:plain]] hi", allow_stdin=True)
     assert ran.error is None, ran.error

@@ -1,6 +1,7 @@
 """The agent in one kernel: the state and lifecycle that ``%%dsh`` cells and ``%dsh`` commands share.
 
-One :class:`NotebookAgent` per kernel, made by ``%load_ext dsh_notebook``. It owns the runtime
+One :class:`NotebookAgent` per kernel, built on first use (the first prompt or command, or the
+background prewarm) by :class:`~.magics.DshMagics`. It owns the runtime
 host (the runtime's thread and process), the broker (the one registry of requests waiting for the
 person), the UI pump (the one thread that updates outputs), the notebook tools server, the demo
 model, the notebook's current session, the runs started in this kernel and their results.
@@ -33,21 +34,19 @@ from typing import Any
 from ..client import HarnessConfig, RunResult
 from ..client.config import takes_images
 from ..context.sanitize import encodable
-from ..frontend import FrontendLink, current_identity
+from ..frontend import current_identity
 from ..frontend.protocol import WaitingCell
-from ..notebook_tools.figures import FigureNotes
-from ..notebook_tools.ran_cells import RanCells
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
 from ..transcript.facts import Stopped
 from .agent_cells import AgentCells
 from .broker import Broker
 from .call_figures import ShowFigures
-from .cell_errors import cell_error_text
+from .cell_record import CellRecord
 from .conversations import ConversationIndex
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
-from .display import kernel_of, stdin_available
 from .host import RuntimeHost
+from .kernel_facts import kernel_of, stdin_available
 from .ledger import PromptLedger
 from .naming import SessionNames, default_session_id
 from .notebook_edits import NotebookEdits
@@ -84,8 +83,19 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 class NotebookAgent:
     """Everything one kernel's ``%%dsh`` cells share. Cheap to make: nothing starts until used."""
 
-    def __init__(self, shell: Any, settings: Callable[[], KernelSettings]) -> None:
+    def __init__(
+        self,
+        shell: Any,
+        settings: Callable[[], KernelSettings],
+        *,
+        record: CellRecord | None = None,
+        kernel_loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        """``record``: what the kernel kept of its cells since ``%load_ext`` (a new one when
+        omitted). ``kernel_loop``: the kernel's event loop, for an agent built off the main
+        thread (the prewarm's); by default the loop running on this thread, if any."""
         self.shell = shell
+        self.record = record if record is not None else CellRecord(shell)
         self._settings = settings
         self.typed_key: Secret | None = None
         """A key typed with ``%dsh key``: in memory only, for this kernel's life."""
@@ -104,16 +114,14 @@ class NotebookAgent:
         self.runs.tree = self.host  # requests from child sessions find their root's run
         self.pump = UiPump()
         self.sessions = SessionNames(default_session_id())
-        self.frontend_link = FrontendLink()
+        self.frontend_link = self.record.frontend_link
         self.broker.on_change = self._waiting_changed
         self._locks: SessionLocks | None = None
-        self.errors: dict[int, str] = {}
+        self.errors = self.record.errors
         self.results: dict[str, RunResult] = {}
         self.contexts = SessionContexts()  # how full each session's context is (issue 29)
-        self.figure_notes = FigureNotes()  # figures of the person's cells, for notebook_cells
-        if shell is not None:
-            self.figure_notes.install(shell)
-        self.ran_cells = RanCells()  # what ran as In [k]: "edited since In [k]"
+        self.figure_notes = self.record.figure_notes  # figures of the person's cells
+        self.ran_cells = self.record.ran_cells  # what ran as In [k]: "edited since In [k]"
         self.undo = UndoLedger(self.frontend_link)  # what each run changed in the notebook
         self.tools = NotebookToolsHost(
             shell,
@@ -122,7 +130,7 @@ class NotebookAgent:
             errors=self.errors,
             runs=self.runs,
             origins=self.call_origins,
-            kernel_loop=_running_loop(),  # the kernel's loop: the agent is made in %load_ext
+            kernel_loop=kernel_loop or _running_loop(),  # the kernel's loop
             record=ShowFigures(  # figures under the call in the transcript; then agent cells
                 self.pump.local,
                 AgentCells(
@@ -233,47 +241,10 @@ class NotebookAgent:
 
     # -- prewarm -------------------------------------------------------------------------------
 
-    def prewarm_when_frontend_answers(self) -> None:
-        """Where a person is at the keyboard (main thread, in ``%load_ext``): start the runtime
-        in the background once the loading cell has finished, and open the page extension's
-        comm (its ``hello`` reply imports the widget ahead too).
-
-        "At the keyboard" is the request allowing stdin: JupyterLab, Notebook 7, VS Code, Colab
-        and classic Notebook do; nbclient/nbconvert/papermill do not (nothing starts there), nor
-        does a terminal. ``DshMagics.prewarm`` is read when the loading cell has finished, so
-        ``False`` set in that cell still applies. The start never blocks the kernel and prints
-        nothing; a failure is kept and reported by the first prompt (the next one tries again).
-        """
-        if not stdin_available(self.shell):
-            return
-        self.frontend_link.on_hello = self._frontend_answered
-        self.frontend_link.open()
-        events = getattr(self.shell, "events", None)
-        if events is None:
-            return
-
-        # post_run_cell, not post_execute: the comm package fires pre/post_execute around every
-        # comm message's callback, on whatever thread handles it (a page's subshell too), so a
-        # widget's message during the loading cell would read as its end
-        def after_loading_cell(*_: Any) -> None:
-            if threading.current_thread() is not threading.main_thread():
-                return  # a cell run on a subshell is not the loading cell's end
-            try:
-                events.unregister("post_run_cell", after_loading_cell)
-            except ValueError:
-                return  # already ran
-            if not self._closing:
-                self._start_in_background()
-
-        events.register("post_run_cell", after_loading_cell)
-
-    def _frontend_answered(self) -> None:
-        if self.settings().prewarm is False:
-            return
-        _import_widget_in_background()
-        self._start_in_background()
-
-    def _start_in_background(self) -> None:
+    def start_in_background(self) -> None:
+        """Start the runtime in the background (any thread) unless ``prewarm = False`` or it
+        runs or starts already; the settings it starts with are kept, so a change before the
+        first run restarts it (:meth:`discard_stale_prewarm`)."""
         settings = self.settings()
         if settings.prewarm is False or self.host.running or self.host.starting:
             return
@@ -403,7 +374,7 @@ class NotebookAgent:
         self.broker.reject_all("connection-lost")
         self.host.close()
         self.tools.stop()
-        self.figure_notes.uninstall()
+        self.record.close()
         self.demo.stop()
         if self._locks is not None:
             self._locks.release_all()
@@ -415,42 +386,15 @@ class NotebookAgent:
     # -- IPython hooks -------------------------------------------------------------------------
 
     def post_run_cell(self, result: Any) -> None:
-        """Record cell errors for ``{Err[n]}``."""
-        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
-        execution_count = getattr(result, "execution_count", None)
-        if error is not None and isinstance(execution_count, int):
-            self.errors[execution_count] = cell_error_text(error)  # the traceback too
-        self.figure_notes.cell_finished(result)
-        self.ran_cells.cell_finished(result)
+        """Record the cell (errors for ``{Err[n]}``, figures, code): :class:`CellRecord`."""
+        self.record.post_run_cell(result)
 
     def cell_started(self, *_: Any) -> None:
         """``pre_run_cell`` (a cell's run; not ``pre_execute``, which every comm message's
         callback also fires): the agent's ``run_python`` waits while a cell runs."""
-        self.figure_notes.cell_started()
+        self.record.cell_started()
         self.tools.cell_started()
 
     def cell_finished(self, *_: Any) -> None:
         """``post_run_cell``: queued ``run_python`` calls run once the kernel is idle."""
         self.tools.cell_finished()
-
-
-_widget_import_started = False
-
-
-def _import_widget_in_background() -> None:
-    """Import the run widget (anywidget, ipywidgets: ~100 ms) on a daemon thread, once per
-    process, so the first background ``%%dsh`` cell does not hold the kernel's main thread for
-    it (it did: ~10 lost 10 ms slots of the kernel loop at the start of that run). A failed
-    import is left for :meth:`NotebookAgent.make_widget` to report; nothing is printed."""
-    global _widget_import_started
-    if _widget_import_started:
-        return
-    _widget_import_started = True
-
-    def run() -> None:
-        try:
-            from .. import widget  # noqa: F401  (the import is the point)
-        except Exception as exc:  # ImportError, OSError: make_widget falls back to markdown
-            log.debug("dsh: the widget was not imported ahead (%r)", exc)
-
-    threading.Thread(target=run, name="dsh-widget-import", daemon=True).start()

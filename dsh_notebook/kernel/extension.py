@@ -7,7 +7,9 @@ cells, and starts the runtime in the background ahead of the first prompt: at on
 ``post_run_cell`` on the main thread, never a comm callback's ``post_execute``), where a person
 is at the keyboard
 (the request allows stdin: JupyterLab, Notebook 7, VS Code, Colab; never under nbclient,
-nbconvert, papermill or in a terminal); never with ``False``. Loading itself only opens a comm (a few ms) and prints nothing. Unloading — and interpreter exit,
+nbconvert, papermill or in a terminal); never with ``False``. Loading itself imports only the
+magic's declarations (not the runtime client, the protocol models, the transcript nor anyio: the
+agent is built on first use or by the prewarm's own thread), opens a comm and prints nothing. Unloading — and interpreter exit,
 through ``atexit`` — fails pending approvals closed and runs the runtime's close ladder: no
 runtime process outlives the kernel. Unloading drops every reference the shell holds to the
 instance and leaves no thread, so load/unload cycles do not accumulate hosts or threads.
@@ -40,9 +42,9 @@ def load_ipython_extension(ip: Any) -> None:
     setattr(ip, _ATTR, magics)
     prewarm = magics.settings().prewarm
     if prewarm:
-        magics.agent.host.prewarm()
+        magics.prewarm_now()
     elif prewarm is None:
-        magics.agent.prewarm_when_frontend_answers()
+        magics.prewarm_when_frontend_answers()
 
 
 def unload_ipython_extension(ip: Any) -> None:

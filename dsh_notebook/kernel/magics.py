@@ -12,34 +12,46 @@ waiting, not the run.
 
 Notebook tools (``notebook_tools``, on by default): see :mod:`.tools_host`.
 
-This module only declares the configuration and parses arguments: the state shared by all cells
-lives in :class:`~dsh_notebook.kernel.agent.NotebookAgent` (``DshMagics.agent``), one cell's life
-in :mod:`.run`, the line commands in :mod:`.commands`.
+This module only declares the configuration and parses arguments, and imports nothing heavy:
+``%load_ext`` costs IPython, traitlets and these declarations. The agent and the prompt machinery
+(:class:`~.prompting.Prompting`: the runtime client, the protocol models, the transcript, anyio)
+are built on first use — the first ``%%dsh``/``%dsh``, or the background prewarm
+(:mod:`.warmup`), whichever comes first. One cell's life is in :mod:`.run`, the line commands in
+:mod:`.commands`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import sys
-from typing import Any
+import asyncio
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from ..errors import DshError, PromptError
-from ..runtime import ensure_dsh_home, sandbox_problem
-from .agent import NotebookAgent
-from .cell_options import RunOptions, cell_option_arguments, parse_cell_options
-from .commands import run_line_command
-from .naming import validate_session_name
-from .prompt_context import current_execution_count, gather_facts, read_page_now
-from .run import PromptSkipped, plan_run, start_run, wait_for_run
+from .cell_options import cell_option_arguments, parse_cell_options
+from .cell_record import CellRecord
+from .kernel_facts import stdin_available
 from .settings import KernelSettings, setting_traits, settings_of
+from .warmup import after_loading_cell, import_widget_in_background
 
-__all__ = ["DshMagics", "PromptSkipped"]
+if TYPE_CHECKING:
+    from .agent import NotebookAgent
+    from .prompting import Prompting
 
-EFFORTS = ("off", "low", "high", "max")
+__all__ = ["DshMagics"]
+
+log = logging.getLogger(__name__)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop running on this thread (ipykernel's, inside a cell), else None (terminal)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 @magics_class
@@ -51,13 +63,96 @@ class DshMagics(Magics):
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
-        self.agent = NotebookAgent(shell, self.settings)
-        self._sandbox_checked = False
-        self._prompted: dict[str, int] = {}  # session -> execution count of its last prompt
+        self.record = CellRecord(shell)  # the person's cells, on record from load on
+        self._kernel_loop = _running_loop()  # made in %load_ext: the kernel's loop, if any
+        self._build_lock = threading.Lock()
+        self._prompting: Prompting | None = None
+        self._warming: threading.Thread | None = None
+        self._closing = False
 
     def settings(self) -> KernelSettings:
         """The current configuration, as the agent reads it (the key only in a masked repr)."""
         return settings_of(self)
+
+    # -- the agent, built on first use ---------------------------------------------------------
+
+    def _machinery(self) -> Prompting:
+        """The agent and the prompt machinery, built once (any thread; a second caller waits for
+        the first): the one place the heavy modules are imported."""
+        with self._build_lock:
+            if self._prompting is None:
+                from .prompting import Prompting  # runtime client, protocol, transcript, anyio
+
+                self._prompting = Prompting(
+                    self.shell, self.settings, self.set_trait, self.record, self._kernel_loop
+                )
+            return self._prompting
+
+    @property
+    def agent(self) -> NotebookAgent:
+        """This kernel's agent (built now if neither a prompt nor the prewarm built it yet)."""
+        return self._machinery().agent
+
+    @property
+    def agent_built(self) -> bool:
+        """Whether the agent exists (its modules are imported)."""
+        return self._prompting is not None
+
+    # -- prewarm -------------------------------------------------------------------------------
+
+    def prewarm_now(self) -> None:
+        """``prewarm = True``: build the agent and start the runtime on a background thread now
+        (during the loading cell, which does not wait for either)."""
+        self._warm_in_background(lambda agent: agent.host.prewarm())
+
+    def prewarm_when_frontend_answers(self) -> None:
+        """Where a person is at the keyboard (main thread, in ``%load_ext``): build the agent
+        and start the runtime in the background once the loading cell has finished, or when the
+        page extension answers its ``hello`` (which imports the widget ahead too), whichever
+        comes first; open the page extension's comm now.
+
+        "At the keyboard" is the request allowing stdin: JupyterLab, Notebook 7, VS Code, Colab
+        and classic Notebook do; nbclient/nbconvert/papermill do not (nothing starts there), nor
+        does a terminal. ``DshMagics.prewarm`` is read when the loading cell has finished, so
+        ``False`` set in that cell still applies. The start never blocks the kernel and prints
+        nothing; a failure is kept and reported by the first prompt (the next one tries again).
+        """
+        if not stdin_available(self.shell):
+            return
+        link = self.record.frontend_link
+        link.on_hello = self._frontend_answered
+        link.open()
+        after_loading_cell(self.shell, self._start_in_background)
+
+    def _frontend_answered(self) -> None:
+        if self.settings().prewarm is False:
+            return
+        import_widget_in_background()
+        self._start_in_background()
+
+    def _start_in_background(self) -> None:
+        if self.settings().prewarm is False:  # read now: set in the loading cell, it applies
+            return
+        self._warm_in_background(lambda agent: agent.start_in_background())
+
+    def _warm_in_background(self, start: Any) -> None:
+        """Build the agent on a daemon thread (once), then ``start(agent)``. Prints nothing: a
+        failed build is left for the first prompt, which builds again on the main thread and
+        reports it; a failed start is kept by the host for the first prompt."""
+        with self._build_lock:
+            if self._closing or self._warming is not None:
+                return
+
+            def warm() -> None:
+                try:
+                    agent = self._machinery().agent
+                    if not self._closing:
+                        start(agent)
+                except Exception as exc:
+                    log.debug("dsh: the background prewarm failed (%r)", exc)
+
+            self._warming = threading.Thread(target=warm, name="dsh-prewarm", daemon=True)
+            self._warming.start()
 
     # -- the magic -----------------------------------------------------------------------------
 
@@ -66,119 +161,41 @@ class DshMagics(Magics):
     def dsh(self, line: str, cell: str | None = None) -> Any:
         """Send the cell to the DeepSeek Harness agent; ``%dsh help`` lists the line commands."""
         if cell is None:
-            return run_line_command(self.agent, line)
+            return self._machinery().run_line(line)
         options = parse_cell_options(self.dsh, line)
+        machinery = self._machinery()
         try:
-            self._run_cell(options, cell)
+            machinery.run_cell(options, cell)
         except (PromptError, DshError, ValueError) as exc:
             raise UsageError(str(exc)) from None
         return None
 
-    def _check_host(self) -> None:
-        """Before each run: the harness home must be writable (else a ``ConfigError`` that says
-        to configure ``DSH_HOME``, before anything is written); once per kernel, a one-line
-        warning on stderr when the runtime's bash sandbox cannot work on this host."""
-        ensure_dsh_home(self.agent.resolved_home())
-        if not self._sandbox_checked:
-            self._sandbox_checked = True
-            problem = sandbox_problem(self.settings().permission_mode, os.environ)
-            if problem is not None:
-                print(problem, file=sys.stderr)
-
-    def _run_cell(self, options: RunOptions, cell: str) -> None:
-        self._check_host()
-        agent = self.agent
-        cell_id = agent.adopt_notebook()  # the notebook's own session, when the frontend says
-        agent.discard_stale_prewarm()  # a %config after %load_ext applies to the first run
-        if not options.show_context:  # printing the block changes nothing
-            self._apply_route_overrides(options)
-        if options.new and not options.show_context:
-            agent.sessions.fresh()
-        session_id = validate_session_name(options.session) if options.session else agent.session_id
-        shell = self.shell
-        assert shell is not None
-        prompt_count = current_execution_count(shell, cell)  # IPython 9 counts ahead
-        link = agent.frontend_link  # the page's cells, for the block's edited cells
-        asks = self.settings().context_block and "read_notebook" in link.capabilities
-        page = read_page_now(link.read_notebook) if asks else None
-        facts = gather_facts(
-            shell, agent.errors, execution_count=prompt_count,
-            since=self._prompted.get(session_id), page=page, ran=agent.ran_cells.lookup,
-        )  # fmt: skip
-        if not options.show_context:  # what was undone since: told once, to the next prompt
-            facts = dataclasses.replace(facts, undone=agent.undo.take_note())
-        # without a confirmed count (no history), interpolation counts from the shell's
-        execution_count = prompt_count or getattr(shell, "execution_count", None)
-        plan = plan_run(
-            cell,
-            options,
-            session_id=session_id,
-            settings=self.settings(),
-            frontend=agent.frontend(),
-            namespace=shell.user_ns,
-            errors=agent.errors,
-            execution_count=execution_count,
-            answered_before=agent.ledger.answered_elsewhere,
-            notebook=facts,
-            secrets=agent.secrets(),
-        )
-        if options.show_context:
-            print(plan.context_block or "dsh: no notebook context block is sent "
-                  "(%config DshMagics.context_block = True turns it on)")  # fmt: skip
-            return
-        if options.cwd:
-            agent.claim(session_id)
-            session = agent.host.open_session(session_id)
-            agent.host.call(session.set_working_directory, options.cwd)
-        run = start_run(agent, plan, options.out, cell_id)
-        if run is not None and prompt_count is not None:
-            self._prompted[session_id] = prompt_count  # "cells run since" counts from here
-        if run is not None and plan.wait:
-            wait_for_run(agent, run, interrupt_stops=True)
-
-    def _apply_route_overrides(self, options: RunOptions) -> None:
-        """``--model`` / ``--effort``: the route is fixed per runtime process (initialize), so a
-        change restarts a running runtime. A route that is refused (an unknown effort, or a
-        runtime that does not start with it) does not stick: the last working one is kept."""
-        current = self.settings()
-        if options.effort and options.effort not in EFFORTS:
-            raise UsageError(
-                f"--effort must be one of {', '.join(EFFORTS)} (got {options.effort!r}); the "
-                f"route stays {current.reasoning_effort or 'the default'}"
-            )
-        before = (current.model, current.reasoning_effort)
-        route = (options.model or current.model, options.effort or current.reasoning_effort)
-        if route == before:
-            return
-        self._set_route(*route)
-        if not self.agent.host.running:
-            return
-        try:
-            self.agent.host.restart()
-        except Exception as exc:
-            self._set_route(*before)
-            raise UsageError(
-                f"the runtime did not start with that route ({type(exc).__name__}: "
-                f"{str(exc).splitlines()[0] if str(exc) else ''}); kept model "
-                f"{before[0] or 'default'} and effort {before[1] or 'default'}: `%dsh restart` "
-                "to start again"
-            ) from None
-
-    def _set_route(self, model: str | None, effort: str | None) -> None:
-        self.set_trait("model", model)
-        self.set_trait("reasoning_effort", effort)
-
     # -- hooks (registered by the extension) ---------------------------------------------------
 
     def post_run_cell(self, result: Any) -> None:
-        self.agent.post_run_cell(result)
+        self.record.post_run_cell(result)
 
     def cell_started(self, *_: Any) -> None:
-        self.agent.cell_started()
+        prompting = self._prompting
+        if prompting is None:
+            self.record.cell_started()
+        else:
+            prompting.agent.cell_started()
 
     def cell_finished(self, *_: Any) -> None:
-        self.agent.cell_finished()
+        prompting = self._prompting
+        if prompting is not None:
+            prompting.agent.cell_finished()
 
     def close(self) -> None:
-        """Fail pending requests closed, close the runtime, stop the pump. Idempotent."""
-        self.agent.close()
+        """Fail pending requests closed, close the runtime, stop the pump (after a background
+        build in flight has finished). Idempotent."""
+        with self._build_lock:
+            self._closing = True
+            warming = self._warming
+        if warming is not None and warming is not threading.current_thread():
+            warming.join()
+        if self._prompting is not None:
+            self._prompting.agent.close()
+        else:
+            self.record.close()
