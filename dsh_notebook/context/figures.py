@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .describe import truncate
+from .figure_of import as_figure
 
 __all__ = ["MAX_AXES", "MAX_SERIES", "as_figure", "describe_figure"]
 
@@ -29,22 +30,6 @@ MAX_AXES = 8
 
 MAX_SERIES = 12
 """Most series (lines, collections, bar groups, images) listed per axes."""
-
-
-def as_figure(obj: Any) -> Any | None:
-    """The matplotlib ``Figure`` of ``obj`` (a Figure, SubFigure or Axes), else ``None``."""
-    figure_module = sys.modules.get("matplotlib.figure")
-    axes_module = sys.modules.get("matplotlib.axes")
-    try:
-        if axes_module is not None and isinstance(obj, axes_module.Axes):
-            obj = obj.figure
-        if figure_module is not None and isinstance(obj, figure_module.SubFigure):
-            obj = obj.figure
-        if figure_module is not None and isinstance(obj, figure_module.Figure):
-            return obj
-    except Exception:
-        return None
-    return None
 
 
 def _num(value: Any) -> str:

@@ -22,9 +22,17 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from ..context.figures import as_figure, describe_figure
+from ..context.figure_of import as_figure
 
 __all__ = ["FigureNotes", "watch_displayed_figures"]
+
+
+def _describe(figure: Any, max_chars: int) -> str:
+    """The figure as text. The describer is imported here, with the first figure shown (matplotlib
+    is loaded by then): watching the shell's displays from ``%load_ext`` on costs nothing more."""
+    from ..context.figures import describe_figure
+
+    return describe_figure(figure, max_chars=max_chars)
 
 
 @contextlib.contextmanager
@@ -39,7 +47,7 @@ def watch_displayed_figures(shell: Any, *, max_chars: int = 2000) -> Iterator[li
 
     def format_and_describe(obj: Any, *args: Any, **kwargs: Any) -> Any:
         if as_figure(obj) is not None:
-            seen.append(describe_figure(obj, max_chars=max_chars))
+            seen.append(_describe(obj, max_chars))
         return original(obj, *args, **kwargs)
 
     had_own = "format" in vars(formatter)
@@ -101,7 +109,7 @@ class FigureNotes:
             if current is not None and not getattr(_watching, "depth", 0):
                 with contextlib.suppress(Exception):
                     if len(current) < self.PER_CELL and as_figure(obj) is not None:
-                        current.append(describe_figure(obj, max_chars=self.max_chars))
+                        current.append(_describe(obj, self.max_chars))
             return original(obj, *args, **kwargs)
 
         try:
