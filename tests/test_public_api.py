@@ -48,3 +48,17 @@ def test_importing_the_package_imports_no_public_name_until_used() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == ["[]", "dsh_notebook.client.harness True True"]
+
+
+def test_no_lazy_name_is_also_a_submodule_name() -> None:
+    """A package's lazy name (PEP 562 ``_SUBMODULE``) that is also one of its submodules' names
+    would turn into that submodule once anything imports it (``context.interpolate`` did)."""
+    import importlib
+    import pkgutil
+
+    for package in PACKAGE.rglob("__init__.py"):
+        name = ".".join(package.parent.relative_to(PACKAGE.parent).parts)
+        module = importlib.import_module(name)
+        lazy = set(getattr(module, "_SUBMODULE", {}))
+        submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+        assert lazy & submodules == set(), name

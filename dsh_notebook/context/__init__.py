@@ -17,23 +17,16 @@ standard library, :mod:`dsh_notebook.client.prompt`, :mod:`dsh_notebook.errors` 
 import importlib
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use
-    from .describe import describe_value, short_summary, truncate
-    from .images import to_image_block
-    from .interpolate import ContextChunk, ContextKind, Interpolation, interpolate
+# eager: `interpolate` is also a submodule's name, which a lazy name would lose to the submodule
+from .describe import describe_value, short_summary, truncate
+from .interpolate import ContextChunk, ContextKind, Interpolation, interpolate
 
-_SUBMODULE = {
-    "describe_value": "describe",
-    "short_summary": "describe",
-    "truncate": "describe",
-    "to_image_block": "images",
-    "ContextChunk": "interpolate",
-    "ContextKind": "interpolate",
-    "Interpolation": "interpolate",
-    "interpolate": "interpolate",
-}
-"""Each re-exported name -> its submodule (PEP 562): importing one submodule of this package
-does not import the others; the first access to a name here imports its submodule."""
+if TYPE_CHECKING:  # what mypy sees; at run time the name is imported on first use
+    from .images import to_image_block
+
+_SUBMODULE = {"to_image_block": "images"}
+"""Lazy names -> their submodule (PEP 562): :mod:`.images` needs the runtime client's prompt
+blocks, which the describing and interpolating parts (watched figures, ``%load_ext``) do not."""
 
 
 def __getattr__(name: str) -> object:
