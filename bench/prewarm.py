@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dsh_notebook.testing import ScriptedModelServer
 from tests.kernels import Kernel
 
+ROOT = Path(__file__).resolve().parents[1]
 REPLY = {"v": 1, "type": "hello_reply", "version": "bench", "capabilities": ["identity"]}
 LOAD = """
 import time as _time
@@ -111,9 +112,12 @@ def one(
 ) -> tuple[float, float, float]:
     (root / "ws").mkdir(parents=True)
     (root / "agents").mkdir()
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = dict(os.environ, DSH_HOME=str(root / "home"), DEEPSEEK_BASE_URL=server.base_url,
                DEEPSEEK_API_KEY="dummy", DSH_TELEMETRY_MODE="DISABLED",
-               DSH_AGENTS_HOME=str(root / "agents"))  # fmt: skip
+               DSH_AGENTS_HOME=str(root / "agents"), PYTHONPATH=path,
+               PYTHONPYCACHEPREFIX=str(root.parent / "pycache"))  # fmt: skip
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached as in an install (not in the tree)
     kernel = Kernel(env=env, cwd=str(root / "ws"))
     try:
         config = (
