@@ -113,5 +113,9 @@ join lint
 trap - EXIT
 rm -rf "$BG"
 echo "== pytest"
+# Most of the suite waits on other processes (kernels, the runtime, JupyterLab, chromium), so
+# DSH_TEST_WORKERS pytest-xdist workers (default 3, on 2 cores) share it: tests go one by one to
+# whichever worker is free, except that a browser module stays whole on one worker (its servers
+# are module-scoped: tests/browser/conftest.py). DSH_TEST_WORKERS=0 runs it in this process.
 # pytest exits 5 when it collected no tests: that is a failure here too (set -e).
-exec .venv/bin/python -m pytest --durations=25 "$@"
+exec .venv/bin/python -m pytest -n "${DSH_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@"

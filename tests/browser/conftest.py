@@ -51,16 +51,25 @@ def _missing() -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip the browser tests where their parts are missing; otherwise give each one rerun.
+    """Skip the browser tests where their parts are missing; otherwise give each one rerun, and
+    keep each browser module on one pytest-xdist worker.
 
     A real browser against a real JupyterLab on a 2-core CI machine has timing this suite does
     not own (JupyterLab's own Launcher opening, a save racing a read); one rerun, shown as ``R``
     in the log and counted in the summary, keeps such a stall from failing CI. A test that fails
     twice still fails. Modules that set their own ``flaky`` marker keep it.
+
+    A browser module's servers and browser are module-scoped and its tests read what earlier ones
+    left (a notebook, the model's requests), so under ``--dist loadgroup`` (scripts/test.sh) the
+    module is one group: one worker runs it in order, with one set of servers.
     """
     reason = _missing()
+    here = Path(__file__).parent
     for item in items:
+        if here in item.path.parents:  # the deployment tests here too: their servers are costly
+            item.add_marker(pytest.mark.xdist_group(name=item.path.stem))
         if "browser" not in item.keywords:
             continue
         if reason:
