@@ -10,8 +10,9 @@ Jupyter::
         print(result.final_response)
 """
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .lazy import LazyExports
 
 if TYPE_CHECKING:  # what mypy and readers see; at run time each name is imported on first use
     from .client import (
@@ -72,17 +73,15 @@ _SUBMODULE = {
 ``%load_ext dsh_notebook``) imports none of them; the first access imports that submodule."""
 
 
+_lazy = LazyExports(__name__, globals(), _SUBMODULE)
+
+
 def __getattr__(name: str) -> object:
-    submodule = _SUBMODULE.get(name)
-    if submodule is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
-    globals()[name] = value  # the next access is a plain module attribute
-    return value
+    return _lazy.get(name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _lazy.names(__all__)
 
 
 def load_ipython_extension(ip: object) -> None:

@@ -16,7 +16,7 @@ PACKAGE = Path(dsh_notebook.__file__).resolve().parent
 
 # part -> rank (DESIGN.md §2, top to bottom); a part imports only parts of a lower rank
 RANK = {
-    "errors": 0, "bridge": 0, "comm_routing": 0, "protocol": 1, "transport": 2, "runtime": 3,
+    "errors": 0, "lazy": 0, "bridge": 0, "comm_routing": 0, "protocol": 1, "transport": 2, "runtime": 3,
     "client": 4, "transcript": 5, "widget": 6, "context": 7, "notebook_tools": 8,
     "scripted_model": 9, "analyst": 10, "frontend": 11, "kernel": 12, "testing": 13,
 }  # fmt: skip

@@ -14,8 +14,9 @@ standard library, :mod:`dsh_notebook.client.prompt`, :mod:`dsh_notebook.errors` 
   (:func:`to_image_block`).
 """
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ..lazy import LazyExports
 
 # eager: `interpolate` is also a submodule's name, which a lazy name would lose to the submodule
 from .describe import describe_value, short_summary, truncate
@@ -29,17 +30,15 @@ _SUBMODULE = {"to_image_block": "images"}
 blocks, which the describing and interpolating parts (watched figures, ``%load_ext``) do not."""
 
 
+_lazy = LazyExports(__name__, globals(), _SUBMODULE)
+
+
 def __getattr__(name: str) -> object:
-    submodule = _SUBMODULE.get(name)
-    if submodule is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
-    globals()[name] = value  # the next access is a plain module attribute
-    return value
+    return _lazy.get(name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _lazy.names(__all__)
 
 
 __all__ = [

@@ -63,8 +63,9 @@ else they are items of their own at the point they appeared. Bounds: :mod:`.boun
 link neutralization of the markdown: :mod:`.sanitize`.
 """
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ..lazy import LazyExports
 
 if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use
     from .bounds import (
@@ -106,17 +107,15 @@ _SUBMODULE = {
 does not import the others; the first access to a name here imports its submodule."""
 
 
+_lazy = LazyExports(__name__, globals(), _SUBMODULE)
+
+
 def __getattr__(name: str) -> object:
-    submodule = _SUBMODULE.get(name)
-    if submodule is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
-    globals()[name] = value  # the next access is a plain module attribute
-    return value
+    return _lazy.get(name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _lazy.names(__all__)
 
 
 __all__ = [

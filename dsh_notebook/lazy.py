@@ -1,0 +1,35 @@
+"""Lazy re-exports for a package's ``__init__`` (PEP 562), written once.
+
+A package that re-exports names from its submodules keeps ``{name: submodule}`` and hands its
+``__getattr__``/``__dir__`` to :class:`LazyExports`: importing the package (or one submodule of
+it) then imports none of the others; the first access to a name imports its submodule and binds
+the value in the package, so later accesses are plain attribute reads. Thread-safe as imports
+are (the import lock); a name that is not re-exported raises ``AttributeError`` as usual.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping, MutableMapping
+
+
+class LazyExports:
+    def __init__(
+        self, package: str, namespace: MutableMapping[str, object], submodules: Mapping[str, str]
+    ) -> None:
+        self._package = package
+        self._namespace = namespace
+        self._submodules = submodules
+
+    def get(self, name: str) -> object:
+        """The value of ``name``, importing its submodule on first use."""
+        submodule = self._submodules.get(name)
+        if submodule is None:
+            raise AttributeError(f"module {self._package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{submodule}", self._package), name)
+        self._namespace[name] = value  # the next access is a plain module attribute
+        return value
+
+    def names(self, exported: Iterable[str]) -> list[str]:
+        """What ``dir(package)`` lists: what it holds now and everything it exports."""
+        return sorted(set(self._namespace) | set(exported))
