@@ -528,6 +528,7 @@ CONTEXT = Path(__file__).resolve().parents[1] / "dsh_notebook" / "context"
 ALLOWED_OWN = {
     "dsh_notebook.client.prompt",
     "dsh_notebook.errors",
+    "dsh_notebook.lazy",  # the lazy re-exports (stdlib only)
     "dsh_notebook.transcript.sanitize",
     "dsh_notebook.transcript.bounds",  # the one truncation marker
 }
