@@ -12,7 +12,7 @@ Jupyter::
 
 from typing import TYPE_CHECKING
 
-from .lazy import LazyExports
+from .lazy import install as install_lazy_exports
 
 if TYPE_CHECKING:  # what mypy and readers see; at run time each name is imported on first use
     from .client import (
@@ -71,17 +71,7 @@ _SUBMODULE = {
 }  # fmt: skip
 """Each public name -> the submodule that defines it (PEP 562): ``import dsh_notebook`` (and
 ``%load_ext dsh_notebook``) imports none of them; the first access imports that submodule."""
-
-
-_lazy = LazyExports(__name__, globals(), _SUBMODULE)
-
-
-def __getattr__(name: str) -> object:
-    return _lazy.get(name)
-
-
-def __dir__() -> list[str]:
-    return _lazy.names(__all__)
+install_lazy_exports(globals(), _SUBMODULE)  # PEP 562: a name's submodule loads on first use
 
 
 def load_ipython_extension(ip: object) -> None:

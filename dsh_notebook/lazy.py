@@ -1,7 +1,7 @@
 """Lazy re-exports for a package's ``__init__`` (PEP 562), written once.
 
-A package that re-exports names from its submodules keeps ``{name: submodule}`` and hands its
-``__getattr__``/``__dir__`` to :class:`LazyExports`: importing the package (or one submodule of
+A package that re-exports names from its submodules keeps ``{name: submodule}`` and calls
+:func:`install` with its globals, which gives it ``__getattr__`` and ``__dir__``: importing the package (or one submodule of
 it) then imports none of the others; the first access to a name imports its submodule and binds
 the value in the package, so later accesses are plain attribute reads. Thread-safe as imports
 are (the import lock); a name that is not re-exported raises ``AttributeError`` as usual.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Mapping, MutableMapping
+from typing import Any
 
 
 class LazyExports:
@@ -33,3 +34,10 @@ class LazyExports:
     def names(self, exported: Iterable[str]) -> list[str]:
         """What ``dir(package)`` lists: what it holds now and everything it exports."""
         return sorted(set(self._namespace) | set(exported))
+
+
+def install(namespace: MutableMapping[str, Any], submodules: Mapping[str, str]) -> None:
+    """Make the package whose globals are ``namespace`` export ``submodules``' names lazily."""
+    exports = LazyExports(str(namespace["__name__"]), namespace, submodules)
+    namespace["__getattr__"] = exports.get
+    namespace["__dir__"] = lambda: exports.names(namespace.get("__all__", ()))

@@ -16,7 +16,7 @@ standard library, :mod:`dsh_notebook.client.prompt`, :mod:`dsh_notebook.errors` 
 
 from typing import TYPE_CHECKING
 
-from ..lazy import LazyExports
+from ..lazy import install as install_lazy_exports
 
 # eager: `interpolate` is also a submodule's name, which a lazy name would lose to the submodule
 from .describe import describe_value, short_summary, truncate
@@ -28,17 +28,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time the name is imported on first u
 _SUBMODULE = {"to_image_block": "images"}
 """Lazy names -> their submodule (PEP 562): :mod:`.images` needs the runtime client's prompt
 blocks, which the describing and interpolating parts (watched figures, ``%load_ext``) do not."""
-
-
-_lazy = LazyExports(__name__, globals(), _SUBMODULE)
-
-
-def __getattr__(name: str) -> object:
-    return _lazy.get(name)
-
-
-def __dir__() -> list[str]:
-    return _lazy.names(__all__)
+install_lazy_exports(globals(), _SUBMODULE)
 
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from ..lazy import LazyExports
+from ..lazy import install as install_lazy_exports
 
 if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use
     from .environment import (
@@ -46,19 +46,7 @@ _SUBMODULE = {
     "Secret": "secret",
     "redact": "secret",
 }
-"""Each re-exported name -> its submodule (PEP 562): importing one submodule of this package
-does not import the others; the first access to a name here imports its submodule."""
-
-
-_lazy = LazyExports(__name__, globals(), _SUBMODULE)
-
-
-def __getattr__(name: str) -> object:
-    return _lazy.get(name)
-
-
-def __dir__() -> list[str]:
-    return _lazy.names(__all__)
+install_lazy_exports(globals(), _SUBMODULE)  # PEP 562: a name's submodule loads on first use
 
 
 __all__ = [
