@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import ast
+import signal
 import subprocess
 import sys
 import threading
@@ -457,6 +458,8 @@ def test_a_property_that_never_returns_is_bounded_by_the_default_of_two_seconds(
 def test_interrupt_kernel_stops_a_slow_description_at_once() -> None:
     spinning = SpinningRepr()
     timer = threading.Timer(0.3, _thread.interrupt_main)  # what "Interrupt kernel" does: SIGINT
+    # a kernel's SIGINT raises KeyboardInterrupt; a pytest-xdist worker ignores SIGINT
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.monotonic()
     timer.start()
     try:
@@ -464,6 +467,7 @@ def test_interrupt_kernel_stops_a_slow_description_at_once() -> None:
             interpolate("{v}", {"v": spinning}, describe_timeout=30)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 3.0
     assert _wait_for_describe_threads_to_end() == []
 

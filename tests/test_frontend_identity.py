@@ -104,6 +104,10 @@ def test_each_queued_request_reads_its_own_identity(kernel: Kernel) -> None:
 
 
 def test_session_name_and_plain_execute(kernel: Kernel) -> None:
+    # its own import: under pytest-xdist the module's earlier tests may run on another worker
+    assert (
+        kernel.execute("from dsh_notebook.frontend.identity import current_identity").error is None
+    )
     assert kernel.value("current_identity(get_ipython().kernel)") == "None"
     ids = [
         send_execute(

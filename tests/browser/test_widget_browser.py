@@ -204,6 +204,15 @@ def test_dsh_magic_allow_once(browser: Any, lab: Lab, artifacts: Path) -> None:
     page.close()
 
 
+def saved_text(lab: Lab, name: str) -> str:
+    """The saved notebook as JSON text; empty while the server is still writing it (it answers
+    400 to a read of a half-written file)."""
+    try:
+        return json.dumps(lab.api(f"/api/contents/{name}?content=1"))
+    except OSError:
+        return ""
+
+
 def test_real_runtime_live_text_allow_once_and_reload(
     browser: Any, lab: Lab, artifacts: Path
 ) -> None:
@@ -245,7 +254,7 @@ def test_real_runtime_live_text_allow_once_and_reload(
     page.screenshot(path=str(artifacts / "real-settled.png"), full_page=True)
     page.keyboard.press("Control+s")
     deadline = time.monotonic() + 30  # saved: the contents API has the allowed-once transcript
-    while "allowed once" not in json.dumps(lab.api("/api/contents/real.ipynb?content=1")):
+    while "allowed once" not in saved_text(lab, "real.ipynb"):
         assert time.monotonic() < deadline, "the notebook was not saved with its transcripts"
         time.sleep(0.3)
     page.reload()
