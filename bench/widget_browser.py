@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, start_lab, write_notebook
-from tests.browser.test_widget_browser import open_notebook, run_all
+from tests.browser.labpage import open_notebook, run_all
 
 OBSERVE = """() => {
   window.__longtasks = [];

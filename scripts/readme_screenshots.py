@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, start_lab  # noqa: E402
-from tests.browser.test_labextension import lab_with_extension  # noqa: E402
+from tests.browser.labpage import lab_with_extension  # noqa: E402
 
 DOCS = REPO / "docs"
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
