@@ -1,9 +1,10 @@
 """Lazy re-exports for a package's ``__init__`` (PEP 562), written once.
 
 A package that re-exports names from its submodules keeps ``{name: submodule}`` and calls
-:func:`install` with its globals, which gives it ``__getattr__`` and ``__dir__``: importing the package (or one submodule of
-it) then imports none of the others; the first access to a name imports its submodule and binds
-the value in the package, so later accesses are plain attribute reads. Thread-safe as imports
+:func:`install` with its globals, which gives it ``__getattr__`` and ``__dir__``: importing the
+package (or one submodule of it) then imports none of the others; the first access to a name
+imports its submodule and binds the value in the package, so later accesses are plain attribute
+reads. Thread-safe as imports
 are (the import lock); a name that is not re-exported raises ``AttributeError`` as usual.
 """
 
