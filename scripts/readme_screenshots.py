@@ -52,13 +52,14 @@ def _cell(page: Any, needle: str) -> Any:
     return page.locator(".jp-CodeCell", has=inputs).first
 
 
-def _shoot(page: Any, locator: Any, name: str, offset: int = 0) -> None:
-    """The visible notebook with ``locator``'s cell at its top (``offset`` px scrolled past it)."""
+def _shoot(page: Any, locator: Any, name: str, offset: int = 0, block: str = "start") -> None:
+    """The visible notebook with ``locator`` at its top (``block="start"``, ``offset`` px scrolled
+    past it) or at its bottom (``block="end"``, ``offset`` px of room below it)."""
     for _ in range(3):  # the windowed notebook renders cells as they come into view: settle
         locator.evaluate(
-            "(e, dy) => { e.scrollIntoView({block: 'start'});"
+            "(e, [dy, block]) => { e.scrollIntoView({block});"
             " e.closest('.jp-WindowedPanel-outer')?.scrollBy(0, dy); }",
-            offset,
+            [offset, block],
         )
         page.wait_for_timeout(700)
     page.locator(".jp-NotebookPanel-notebook").screenshot(path=str(DOCS / name))
@@ -90,10 +91,15 @@ def _run(theme: str, browser: Any) -> None:
         except Exception:
             page.screenshot(path="/tmp/shots-failed.png", full_page=True)
             raise
-        _shoot(page, growth, f"readme-approval-{theme}.png")
+        _shoot(page, growth.locator(".dsh-allow"), f"readme-approval-{theme}.png", 60, "end")
         page.wait_for_timeout(700)
         growth.locator(".dsh-allow").click()
-        growth.locator(".dsh-root:has-text('shrinking')").wait_for(timeout=120_000)
+        try:
+            growth.locator(".dsh-root:has-text('per month')").wait_for(timeout=120_000)
+        except Exception:
+            page.screenshot(path="/tmp/shots-failed.png", full_page=True)
+            print(growth.inner_text()[-3000:])
+            raise
         page.wait_for_timeout(1500)
         _shoot(page, growth, f"readme-answer-{theme}.png", offset=900)
         totals = _cell(page, "total revenue per region in `sales`")
