@@ -177,14 +177,16 @@ def test_approvals_notebook_shows_its_lessons_from_the_data() -> None:
 
 
 @real_notebook_run
-def test_notebooks_pass_nbval(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", NOTEBOOK_NAMES)
+def test_notebook_passes_nbval(name: str, tmp_path: Path) -> None:
+    """Each shipped notebook on its own nbval run (one per test, so a parallel suite spreads them)."""
     pytest.importorskip("nbval")
-    proc, elapsed = run_nbval([NOTEBOOKS / name for name in NOTEBOOK_NAMES], tmp_path)
-    total = sum(len(code_cells(name)) for name in NOTEBOOK_NAMES)
+    proc, elapsed = run_nbval([NOTEBOOKS / name], tmp_path)
+    total = len(code_cells(name))
     assert proc.returncode == 0, summary(proc)
     assert re.search(rf"\b{total} passed\b", proc.stdout), summary(proc)
     assert "unhandled iopub msg: update_display_data" not in proc.stdout, summary(proc)
-    print(f"nbval: {total} cells of {len(NOTEBOOK_NAMES)} notebooks in {elapsed:.1f} s")
+    print(f"nbval: {total} cells of {name} in {elapsed:.1f} s")
 
 
 @real_notebook_run
