@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
+from . import context_use
 from .context_use import footer_use
 from .display import (
     ToolCode,
@@ -119,12 +120,9 @@ def plural(n: int, word: str) -> str:
 
 
 def format_tokens(n: int) -> str:
-    """``18``, ``1.2k``, ``3.4M``."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
-    return f"{n / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"
+    """``18``, ``1.2k``, ``3.4M``: as the widget's header (``formatTokens`` in ``js/src/dom.ts``),
+    millions from ``1_000_000`` on."""
+    return context_use.format_tokens(n, millions_from=1_000_000)
 
 
 def usage_words(usage: Usage) -> str:
