@@ -50,28 +50,24 @@ if TYPE_CHECKING:  # what mypy and readers see; at run time each name is importe
 
 __version__ = "0.1.0"
 
-_SUBMODULE = {
-    **dict.fromkeys(
-        ("DeepSeekHarness", "HarnessClient", "HarnessConfig", "RunResult", "Session",
-         "Subscription", "image_block"),
-        "client",
+_SUBMODULE = install_lazy_exports(
+    globals(),
+    client=(
+        "DeepSeekHarness", "HarnessClient", "HarnessConfig", "RunResult", "Session", "Subscription",
+        "image_block"
     ),
-    **dict.fromkeys(
-        ("ConfigError", "DirectoryNotFound", "DshError", "ImageRejected", "JsonRpcError",
-         "MethodNotFound", "NotInitialized", "PromptError", "RequestTimeout", "RuntimeNotFound",
-         "SdkProtocolError", "ServerShuttingDown", "SessionAlreadyExists", "SessionAlreadyOpen",
-         "SessionNotFound", "TransportClosed", "UnknownSession", "UnsupportedByRuntime"),
-        "errors",
+    errors=(
+        "ConfigError", "DirectoryNotFound", "DshError", "ImageRejected", "JsonRpcError",
+        "MethodNotFound", "NotInitialized", "PromptError", "RequestTimeout", "RuntimeNotFound",
+        "SdkProtocolError", "ServerShuttingDown", "SessionAlreadyExists", "SessionAlreadyOpen",
+        "SessionNotFound", "TransportClosed", "UnknownSession", "UnsupportedByRuntime"
     ),
-    "Notification": "protocol",
-    "SessionEvent": "protocol",
-    "resolve_dsh_bin": "runtime",
-    "resolve_dsh_home": "runtime",
-    "JsonRpcLineTransport": "transport",
-}  # fmt: skip
+    protocol=("Notification", "SessionEvent"),
+    runtime=("resolve_dsh_bin", "resolve_dsh_home"),
+    transport=("JsonRpcLineTransport",),
+)  # fmt: skip
 """Each public name -> the submodule that defines it (PEP 562): ``import dsh_notebook`` (and
 ``%load_ext dsh_notebook``) imports none of them; the first access imports that submodule."""
-install_lazy_exports(globals(), _SUBMODULE)  # PEP 562: a name's submodule loads on first use
 
 
 def load_ipython_extension(ip: object) -> None:

@@ -143,6 +143,9 @@ class JsonRpcError(DshError):
     """
 
     hint: str = ""
+    """What to do next; the message ends with it."""
+    matches: re.Pattern[str] | None = None
+    """The runtime's message text that means this error (:func:`classify_rpc_error`)."""
 
     def __init__(
         self,
@@ -175,10 +178,12 @@ class JsonRpcError(DshError):
 
 class NotInitialized(JsonRpcError):
     hint = "call initialize first (DeepSeekHarness does this on start)"
+    matches = re.compile(r"SDK server is not initialized")
 
 
 class ServerShuttingDown(JsonRpcError):
     hint = "the runtime is shutting down; start a new harness"
+    matches = re.compile(r"SDK server is shutting down")
 
 
 class MethodNotFound(JsonRpcError):
@@ -187,49 +192,48 @@ class MethodNotFound(JsonRpcError):
 
 class UnsupportedByRuntime(MethodNotFound):
     hint = "this runtime version does not serve it; upgrade the runtime or use another route"
+    matches = re.compile(r"unknown DeepSeek Harness SDK runtime method")
 
 
 class SessionAlreadyExists(JsonRpcError):
     hint = "the session is persisted but not open in this runtime: resume_session(id) first"
+    matches = re.compile(r"^session \".*\" already exists")
 
 
 class SessionAlreadyOpen(JsonRpcError):
     hint = "the session is already live in this runtime; use it directly"
+    matches = re.compile(r"already open or opening")
 
 
 class SessionNotFound(JsonRpcError):
     hint = "no persisted session has this id in this DSH_HOME"
+    matches = re.compile(r"^session \".*\" not found")
 
 
 class UnknownSession(JsonRpcError):
     hint = "the session is not open in this runtime: prompt it or resume it first"
+    matches = re.compile(r"^unknown SDK session")
 
 
 class DirectoryNotFound(JsonRpcError):
     hint = "create the directory first, or pass an existing path"
+    matches = re.compile(r"directory does not exist")
 
 
 class ImageRejected(JsonRpcError):
     hint = "send PNG, JPEG, WebP or GIF bytes whose type matches mimeType, as canonical base64"
+    matches = re.compile(
+        r"(?i)image upload is not canonical base64|unsupported or malformed image data"
+        r"|IMAGE_TYPE_MISMATCH|image .*(too large|exceeds|megapixel)"
+    )
 
 
-_CLASSIFIERS: tuple[tuple[re.Pattern[str], type[JsonRpcError]], ...] = (
-    (re.compile(r"SDK server is not initialized"), NotInitialized),
-    (re.compile(r"SDK server is shutting down"), ServerShuttingDown),
-    (re.compile(r"unknown DeepSeek Harness SDK runtime method"), UnsupportedByRuntime),
-    (re.compile(r"^session \".*\" already exists"), SessionAlreadyExists),
-    (re.compile(r"already open or opening"), SessionAlreadyOpen),
-    (re.compile(r"^session \".*\" not found"), SessionNotFound),
-    (re.compile(r"^unknown SDK session"), UnknownSession),
-    (re.compile(r"directory does not exist"), DirectoryNotFound),
-    (
-        re.compile(
-            r"(?i)image upload is not canonical base64|unsupported or malformed image data"
-            r"|IMAGE_TYPE_MISMATCH|image .*(too large|exceeds|megapixel)"
-        ),
-        ImageRejected,
-    ),
-)
+def _kinds(cls: type[JsonRpcError]) -> list[type[JsonRpcError]]:
+    return [kind for sub in cls.__subclasses__() for kind in (sub, *_kinds(sub))]
+
+
+_CLASSIFIED = tuple(kind for kind in _kinds(JsonRpcError) if kind.matches is not None)
+"""The classes above that recognize a message, in the order they are defined (first match wins)."""
 
 
 def classify_rpc_error(
@@ -243,8 +247,8 @@ def classify_rpc_error(
     cls: type[JsonRpcError] = JsonRpcError
     if code == METHOD_NOT_FOUND:
         cls = MethodNotFound
-    for pattern, candidate in _CLASSIFIERS:
-        if pattern.search(message):
+    for candidate in _CLASSIFIED:
+        if candidate.matches is not None and candidate.matches.search(message):
             cls = candidate
             break
     return cls(code, message, data, method=method, stderr_tail=stderr_tail)

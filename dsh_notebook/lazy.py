@@ -1,7 +1,7 @@
 """Lazy re-exports for a package's ``__init__`` (PEP 562), written once.
 
-A package that re-exports names from its submodules keeps ``{name: submodule}`` and calls
-:func:`install` with its globals, which gives it ``__getattr__`` and ``__dir__``: importing the
+A package that re-exports names from its submodules calls :func:`install` with its globals and
+the names of each submodule, which gives it ``__getattr__`` and ``__dir__``: importing the
 package (or one submodule of it) then imports none of the others; the first access to a name
 imports its submodule and binds the value in the package, so later accesses are plain attribute
 reads. Thread-safe as imports
@@ -37,8 +37,11 @@ class LazyExports:
         return sorted(set(self._namespace) | set(exported))
 
 
-def install(namespace: MutableMapping[str, Any], submodules: Mapping[str, str]) -> None:
-    """Make the package whose globals are ``namespace`` export ``submodules``' names lazily."""
+def install(namespace: MutableMapping[str, Any], **exported: Iterable[str]) -> dict[str, str]:
+    """Make the package whose globals are ``namespace`` export each submodule's names lazily
+    (``install(globals(), handle=("RunHandle",))``); returns ``{name: submodule}``."""
+    submodules = {name: submodule for submodule, names in exported.items() for name in names}
     exports = LazyExports(str(namespace["__name__"]), namespace, submodules)
     namespace["__getattr__"] = exports.get
     namespace["__dir__"] = lambda: exports.names(namespace.get("__all__", ()))
+    return submodules

@@ -25,10 +25,9 @@ from .interpolate import ContextChunk, ContextKind, Interpolation, interpolate
 if TYPE_CHECKING:  # what mypy sees; at run time the name is imported on first use
     from .images import to_image_block
 
-_SUBMODULE = {"to_image_block": "images"}
+_SUBMODULE = install_lazy_exports(globals(), images=("to_image_block",))
 """Lazy names -> their submodule (PEP 562): :mod:`.images` needs the runtime client's prompt
 blocks, which the describing and interpolating parts (watched figures, ``%load_ext``) do not."""
-install_lazy_exports(globals(), _SUBMODULE)
 
 
 __all__ = [

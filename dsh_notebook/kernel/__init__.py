@@ -13,14 +13,13 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .host import RuntimeHost
     from .magics import DshMagics
 
-_SUBMODULE = {
-    "load_ipython_extension": "extension",
-    "unload_ipython_extension": "extension",
-    "RunHandle": "handle",
-    "RuntimeHost": "host",
-    "DshMagics": "magics",
-}
-install_lazy_exports(globals(), _SUBMODULE)  # PEP 562: a name's submodule loads on first use
+_SUBMODULE = install_lazy_exports(
+    globals(),
+    extension=("load_ipython_extension", "unload_ipython_extension"),
+    handle=("RunHandle",),
+    host=("RuntimeHost",),
+    magics=("DshMagics",),
+)
 
 
 __all__ = [

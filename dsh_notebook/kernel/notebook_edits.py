@@ -31,7 +31,7 @@ from ..frontend.protocol import (
     checked_change,
     run_cells,
 )
-from ..notebook_tools.cell_tools import APPLY_TIMEOUT, Caller
+from ..notebook_tools.cell_tools import APPLY_TIMEOUT, Caller, Card
 from ..notebook_tools.edits import Grant, Refusal
 from .runs import ActiveRun
 from .tool_calls import Origin
@@ -90,20 +90,11 @@ class NotebookEdits:
             return Caller(None, None, (origin, run))
         return Caller(run.session, run.cell_id, (origin, run))
 
-    async def decide(
-        self,
-        caller: Caller,
-        *,
-        tool_name: str,
-        reason: str,
-        editable: bool,
-        proposed: str | None,
-        target: str | None,
-    ) -> Grant | Refusal | None:
+    async def decide(self, caller: Caller, card: Card) -> Grant | Refusal | None:
         origin, run = _token(caller)
         return await self._tools.decide(
-            origin, run, tool_name=tool_name, reason=reason, editable=editable,
-            proposed=proposed, target=target,
+            origin, run, tool_name=card.tool_name, reason=card.reason, editable=card.editable,
+            proposed=card.proposed, target=card.target,
         )  # fmt: skip
 
     def apply(

@@ -43,7 +43,7 @@ from .cell_edits import (
 from .edits import Grant, Refusal
 from .refusals import refusal_text
 
-__all__ = ["APPLY_TIMEOUT", "Caller", "CellTools", "EDIT_TOOL_NAMES", "EditsHost"]
+__all__ = ["APPLY_TIMEOUT", "Caller", "Card", "CellTools", "EDIT_TOOL_NAMES", "EditsHost"]
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,19 @@ class Caller:
     token: object = None
 
 
+@dataclass(frozen=True)
+class Card:
+    """What a call's approval card asks: ``reason`` (the diff, or the cells to run), whether the
+    person may edit the proposal (``proposed``: the text the editor opens on) and the ``target``
+    cell's full id."""
+
+    tool_name: str
+    reason: str
+    editable: bool
+    proposed: str | None
+    target: str | None
+
+
 class EditsHost(Protocol):
     """The kernel's side of the cell tools (:mod:`dsh_notebook.kernel.notebook_edits`)."""
 
@@ -80,16 +93,7 @@ class EditsHost(Protocol):
         """The call's run (server loop), or the sentence saying why it is refused."""
         ...
 
-    async def decide(
-        self,
-        caller: Caller,
-        *,
-        tool_name: str,
-        reason: str,
-        editable: bool,
-        proposed: str | None,
-        target: str | None,
-    ) -> Grant | Refusal | None:
+    async def decide(self, caller: Caller, card: Card) -> Grant | Refusal | None:
         """The broker's decision on the call's card (server loop)."""
         ...
 
@@ -188,10 +192,9 @@ class CellTools:
         kind = {"insert_cell": "insert", "delete_cell": "delete"}.get(tool, "edit")
         cell_type = str(args.get("cell_type", "code"))
         reason = change_diff(kind, cell, current, new, cell_type=cell_type)
-        verdict = await self.host.decide(
-            caller, tool_name=tool, reason=reason, editable=kind != "delete",
-            proposed=None if kind == "delete" else new, target=full_id,
-        )  # fmt: skip
+        proposed = None if kind == "delete" else new
+        card = Card(tool, reason, editable=kind != "delete", proposed=proposed, target=full_id)
+        verdict = await self.host.decide(caller, card)
         if isinstance(verdict, Refusal):
             return verdict.message, True
         if not isinstance(verdict, Grant):
@@ -309,10 +312,10 @@ class CellTools:
             if isinstance(found, str):
                 return f"run_cells refused: {found}. Nothing was run.", True
             targets.append(found)
-        verdict = await self.host.decide(
-            caller, tool_name="run_cells", reason=run_cells_reason(targets, timeout),
-            editable=False, proposed=None, target=str(targets[0].get("id")),
-        )  # fmt: skip
+        reason = run_cells_reason(targets, timeout)
+        target = str(targets[0].get("id"))
+        card = Card("run_cells", reason, editable=False, proposed=None, target=target)
+        verdict = await self.host.decide(caller, card)
         if isinstance(verdict, Refusal):
             return verdict.message, True
         if not isinstance(verdict, Grant):

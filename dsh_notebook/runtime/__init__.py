@@ -25,28 +25,20 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .sandbox import sandbox_problem
     from .secret import Secret, redact
 
-_SUBMODULE = {
-    "INHERITED_NAMES": "environment",
-    "INHERITED_PREFIXES": "environment",
-    "REMOVED_NAMES": "environment",
-    "compose_environment": "environment",
-    "describe_environment": "environment",
-    "is_secret_name": "environment",
-    "LaunchSpec": "process",
-    "RuntimeProcess": "process",
-    "StderrTail": "process",
-    "argv_for": "process",
-    "RUNTIME_WHEEL": "resolve",
-    "ensure_dsh_home": "resolve",
-    "native_cache_env": "resolve",
-    "resolve_dsh_bin": "resolve",
-    "resolve_dsh_home": "resolve",
-    "unwritable_home_message": "resolve",
-    "sandbox_problem": "sandbox",
-    "Secret": "secret",
-    "redact": "secret",
-}
-install_lazy_exports(globals(), _SUBMODULE)  # PEP 562: a name's submodule loads on first use
+_SUBMODULE = install_lazy_exports(
+    globals(),
+    environment=(
+        "INHERITED_NAMES", "INHERITED_PREFIXES", "REMOVED_NAMES", "compose_environment",
+        "describe_environment", "is_secret_name"
+    ),
+    process=("LaunchSpec", "RuntimeProcess", "StderrTail", "argv_for"),
+    resolve=(
+        "RUNTIME_WHEEL", "ensure_dsh_home", "native_cache_env", "resolve_dsh_bin",
+        "resolve_dsh_home", "unwritable_home_message"
+    ),
+    sandbox=("sandbox_problem",),
+    secret=("Secret", "redact"),
+)  # fmt: skip
 
 
 __all__ = [

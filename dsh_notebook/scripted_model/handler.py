@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final, Protocol
 
 from .analysis import analyze_request
-from .recording import RecordedRequest
+from .recording import RecordedRequest, redact_headers
 from .registry import ScriptRegistry
 from .sse import encode_sse, iter_sse_events
 from .steps import AfterReply, HttpError, ScriptContext, Step
@@ -43,16 +43,7 @@ class ModelServerOwner(Protocol):
 
     def _reply_sent(self, entry: RecordedRequest) -> None: ...
 
-    def _record(
-        self,
-        handler: BaseHTTPRequestHandler,
-        body: Any,
-        scenario: str | None,
-        step_index: int,
-        attempt: int,
-        status: int,
-        received: float,
-    ) -> RecordedRequest: ...
+    def _record(self, entry: RecordedRequest) -> None: ...
 
 
 __all__ = ["HOST", "Aborted", "ModelHTTPServer", "ModelRequestHandler"]
@@ -163,23 +154,47 @@ class ModelRequestHandler(BaseHTTPRequestHandler):
         if seconds > 0 and self.server.owner._stopping.wait(seconds):
             raise Aborted
 
+    def _record(
+        self,
+        body: Any,
+        scenario: str | None,
+        step_index: int,
+        attempt: int,
+        status: int,
+        received: float,
+    ) -> RecordedRequest:
+        """Record this request (secret headers redacted) with the owner, and return the entry."""
+        entry = RecordedRequest(
+            method=self.command,
+            path=self.path,
+            headers=redact_headers(list(self.headers.items())),
+            body=body,
+            scenario=scenario,
+            step_index=step_index,
+            attempt=attempt,
+            status=status,
+            time=received,
+        )
+        self.server.owner._record(entry)
+        return entry
+
     # ---- verbs -------------------------------------------------------------------------------
 
     def do_GET(self) -> None:
         owner = self.server.owner
         received = time.time()
         if self.path.split("?", 1)[0] in ("/", "/health"):
-            owner._record(self, None, None, -1, 0, 200, received)
+            self._record(None, None, -1, 0, 200, received)
             self._send_json(200, {"ok": True, "scenarios": owner.scenarios()})
         else:
-            owner._record(self, None, None, -1, 0, 404, received)
+            self._record(None, None, -1, 0, 404, received)
             self._send_json(404, HttpError(404, "not_found_error", "not found").body())
 
     def _reject(
         self, error: HttpError, body: Any, received: float, scenario: str | None = None
     ) -> None:
         # Record first: a client that has its reply must find the request recorded.
-        self.server.owner._record(self, body, scenario, -1, 0, error.status, received)
+        self._record(body, scenario, -1, 0, error.status, received)
         self._send_error_reply(error)
 
     def do_POST(self) -> None:
@@ -227,9 +242,7 @@ class ModelRequestHandler(BaseHTTPRequestHandler):
 
         fails = step.fails(analysis.attempt)
         status = step.error.status if step.error is not None and fails else 200
-        entry = owner._record(
-            self, body, name, analysis.step_index, analysis.attempt, status, received
-        )
+        entry = self._record(body, name, analysis.step_index, analysis.attempt, status, received)
         try:
             if step.after_reply is not None:
                 owner._await_reply(step.after_reply)

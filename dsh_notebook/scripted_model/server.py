@@ -53,13 +53,12 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any, Final
 
 from .builtin import DEFAULT_SCENARIO, default_registry
 from .handler import HOST, Aborted, ModelHTTPServer
-from .recording import RecordedRequest, redact_headers
+from .recording import RecordedRequest
 from .registry import ScriptRegistry
 from .steps import AfterReply, Script, Step, StepFactory
 
@@ -298,34 +297,13 @@ class ScriptedModelServer:
         if grace > 0 and self._stopping.wait(grace):
             raise Aborted
 
-    def _record(
-        self,
-        handler: BaseHTTPRequestHandler,
-        body: Any,
-        scenario: str | None,
-        step_index: int,
-        attempt: int,
-        status: int,
-        received: float,
-    ) -> RecordedRequest:
-        entry = RecordedRequest(
-            method=handler.command,
-            path=handler.path,
-            headers=redact_headers(list(handler.headers.items())),
-            body=body,
-            scenario=scenario,
-            step_index=step_index,
-            attempt=attempt,
-            status=status,
-            time=received,
-        )
+    def _record(self, entry: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(entry)
         if self.verbose:
             sys.stderr.write(
-                f"model-server: {entry.method} {entry.path} scenario={scenario} "
-                f"step={step_index} attempt={attempt} status={status} "
+                f"model-server: {entry.method} {entry.path} scenario={entry.scenario} "
+                f"step={entry.step_index} attempt={entry.attempt} status={entry.status} "
                 f"session={entry.session_id}\n"
             )
             sys.stderr.flush()
-        return entry

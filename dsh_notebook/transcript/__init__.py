@@ -84,26 +84,17 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .sanitize import code_span, escape_inline, fence, sanitize_markdown
     from .text import markdown_companion
 
-_SUBMODULE = {
-    "ARGS_MAX": "bounds",
-    "ARGS_PARSED_MAX": "bounds",
-    "ASSISTANT_MAX": "bounds",
-    "DECIDED_BY": "bounds",
-    "MAX_ITEMS": "bounds",
-    "PROMPT_MAX": "bounds",
-    "RESULT_MAX": "bounds",
-    "SCHEMA_VERSION": "bounds",
-    "STATES": "bounds",
-    "LOCAL_KINDS": "facts",
-    "APPROVAL_CANCELLED": "reducer",
-    "Transcript": "reducer",
-    "code_span": "sanitize",
-    "escape_inline": "sanitize",
-    "fence": "sanitize",
-    "sanitize_markdown": "sanitize",
-    "markdown_companion": "text",
-}
-install_lazy_exports(globals(), _SUBMODULE)  # PEP 562: a name's submodule loads on first use
+_SUBMODULE = install_lazy_exports(
+    globals(),
+    bounds=(
+        "ARGS_MAX", "ARGS_PARSED_MAX", "ASSISTANT_MAX", "DECIDED_BY", "MAX_ITEMS", "PROMPT_MAX",
+        "RESULT_MAX", "SCHEMA_VERSION", "STATES"
+    ),
+    facts=("LOCAL_KINDS",),
+    reducer=("APPROVAL_CANCELLED", "Transcript"),
+    sanitize=("code_span", "escape_inline", "fence", "sanitize_markdown"),
+    text=("markdown_companion",),
+)  # fmt: skip
 
 
 __all__ = [

@@ -75,11 +75,12 @@ def context_window(data: object) -> int | None:
     return window if window else None
 
 
-def format_tokens(n: int) -> str:
-    """``18``, ``1.2k``, ``120k``, ``1M``."""
+def format_tokens(n: int, *, millions_from: int = 999_950) -> str:
+    """``18``, ``1.2k``, ``120k``, ``1M``: counts from ``millions_from`` on read in millions (by
+    default those that would round to ``1000k``)."""
     if n < 1000:
         return str(n)
-    if n < 999_950:
+    if n < millions_from:
         return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
     return f"{n / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"
 

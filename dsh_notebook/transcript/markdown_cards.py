@@ -19,7 +19,7 @@ from __future__ import annotations
 from .display import DIFF_CHARS, DIFF_LINES, approval_code, approval_diff, fold_text, tool_label
 from .sanitize import code_span, escape_inline, fence
 from .schema import ApprovalItem, QuestionItem
-from .text import OUTCOME_WORDS, decided_by_words
+from .text import approval_words
 
 __all__ = ["approval_markdown", "details", "question_markdown", "tool_name"]
 
@@ -48,17 +48,13 @@ def approval_markdown(item: ApprovalItem, *, shown: str | None = None) -> str:
     """The approval's line, and its code unless it is ``shown`` already (the call's own code,
     right above: the code the person decided on appears once; an edit differs, so it shows)."""
     tool = tool_name(item["tool_name"] or "?")
-    if item["state"] in ("pending", "undecided"):
-        wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
-        line = f"**Approval** for {tool}: {wait}"
+    words = approval_words(item)
+    if not words.decided:
+        line = f"**Approval** for {tool}: {words.state}"
     else:
-        outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
-        if item["decided_by"] == "scope" and item["outcome"] == "allowed-once":
-            outcome = "allowed"  # "allowed (for this run)": a scope answered it, nobody clicked
-        line = f"**Approval** for {tool}: **{escape_inline(outcome)}**"
-        who = decided_by_words(item["decided_by"])
-        if who:
-            line += f" ({escape_inline(who)})"
+        line = f"**Approval** for {tool}: **{escape_inline(words.state)}**"
+        if words.who:
+            line += f" ({escape_inline(words.who)})"
     note = item.get("note")
     if note:
         line += f" — note: {escape_inline(note)}"

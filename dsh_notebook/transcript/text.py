@@ -11,7 +11,9 @@ JSON export.
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
+from . import context_use
 from .context_use import footer_use
 from .display import (
     ToolCode,
@@ -39,6 +41,8 @@ from .schema import (
 
 __all__ = [
     "OUTCOME_WORDS",
+    "ApprovalWords",
+    "approval_words",
     "chip_parts",
     "closed_view",
     "decided_by_words",
@@ -89,17 +93,36 @@ def decided_by_words(decided_by: str | None) -> str:
     return _DECIDED_BY.get(decided_by, decided_by) if decided_by else ""
 
 
+class ApprovalWords(NamedTuple):
+    """An approval card's state in words, as the markdown and the plain text both say it."""
+
+    state: str
+    """``awaiting a decision`` / ``no decision recorded``, or the outcome once decided."""
+    decided: bool
+    who: str
+    """Who decided (``by you``, ``for this run`` …); ``""`` while undecided or when unknown."""
+
+
+def approval_words(item: ApprovalItem) -> ApprovalWords:
+    """The words of ``item``'s state: a scope's ``allowed-once`` reads ``allowed (for this
+    run)``, since nobody clicked."""
+    if item["state"] in ("pending", "undecided"):
+        wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
+        return ApprovalWords(wait, False, "")
+    outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
+    if item["decided_by"] == "scope" and item["outcome"] == "allowed-once":
+        outcome = "allowed"
+    return ApprovalWords(outcome, True, decided_by_words(item["decided_by"]))
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def format_tokens(n: int) -> str:
-    """``18``, ``1.2k``, ``3.4M``."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
-    return f"{n / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"
+    """``18``, ``1.2k``, ``3.4M``: as the widget's header (``formatTokens`` in ``js/src/dom.ts``),
+    millions from ``1_000_000`` on."""
+    return context_use.format_tokens(n, millions_from=1_000_000)
 
 
 def usage_words(usage: Usage) -> str:
@@ -306,16 +329,10 @@ def _code_lines(code: ToolCode) -> list[str]:
 
 
 def _approval(item: ApprovalItem) -> str:
-    if item["state"] in ("pending", "undecided"):
-        wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
-        out = f"approval for {tool_label(item['tool_name'] or '?')}: {wait}"
-    else:
-        outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
-        if item["decided_by"] == "scope" and item["outcome"] == "allowed-once":
-            outcome = "allowed"  # "allowed (for this run)": a scope answered it, nobody clicked
-        who = decided_by_words(item["decided_by"])
-        tool = tool_label(item["tool_name"] or "?")
-        out = f"approval for {tool}: {outcome}" + (f" ({who})" if who else "")
+    words = approval_words(item)
+    out = f"approval for {tool_label(item['tool_name'] or '?')}: {words.state}"
+    if words.who:
+        out += f" ({words.who})"
     if item.get("note"):
         out += f" — note: {item.get('note')}"
     code = approval_code(item) or approval_diff(item)

@@ -39,6 +39,34 @@ RUN_STATUSES: Final = ("ok", "error", "running", "not_run", "missing")
 ApplyStatus = Literal["applied", "stale", "missing", "failed"]
 RunStatus = Literal["ok", "error", "running", "not_run", "missing"]
 
+__all__ = [
+    "MAX_RUN_CELLS",
+    "MAX_RUN_TIMEOUT",
+    "ChangeOrigin",
+    "EditChange",
+    "InsertChange",
+    "DeleteChange",
+    "Change",
+    "ApplyChange",
+    "ApplyChangeReply",
+    "RunCells",
+    "RunCellOutput",
+    "RunCellResult",
+    "RunCellsReply",
+    "UndoRequest",
+    "UndoChange",
+    "UndoChanges",
+    "UndoReply",
+    "checked_change",
+    "apply_change",
+    "run_cells",
+    "undo_changes",
+    "parse_apply_change_reply",
+    "parse_run_cells_reply",
+    "parse_undo_request",
+    "parse_undo_reply",
+]
+
 
 class _Origin(TypedDict):
     session: str

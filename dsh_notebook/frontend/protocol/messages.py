@@ -26,6 +26,14 @@ from .shapes import (
     WaitingCell,
 )
 
+__all__ = [
+    "hello",
+    "read_notebook",
+    "waiting",
+    "run_output",
+    "insert_cell",
+]
+
 
 def hello(kernel_version: str) -> Hello:
     return {"v": 1, "type": "hello", "kernel_version": kernel_version}

@@ -31,6 +31,12 @@ from .shapes import (
     ReadNotebookReply,
 )
 
+__all__ = [
+    "parse_identity",
+    "parse_read_notebook_reply",
+    "parse_frontend_message",
+]
+
 _ID = re.compile(r"[0-9a-f]{32}")
 _MAX_TEXT = 4096
 _MAX_CELLS = 1000

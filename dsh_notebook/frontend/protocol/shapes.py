@@ -5,6 +5,41 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypedDict
 
+__all__ = [
+    "PROTOCOL_VERSION",
+    "METADATA_KEY",
+    "COMM_TARGET",
+    "RESERVED_TYPES",
+    "AGENT_TAG",
+    "AGENT_OUTPUT_MIMES",
+    "MAX_CELL_SOURCE",
+    "MAX_CELL_OUTPUTS",
+    "MAX_OUTPUTS_TEXT",
+    "WaitingKind",
+    "MAX_BUNDLE_TEXT",
+    "RUN_OUTPUT_STATES",
+    "MAX_READ_CELLS",
+    "MAX_READ_SOURCE",
+    "MAX_OUTPUT_TEXT",
+    "MAX_READ_OUTPUTS",
+    "CELL_TYPES",
+    "OUTPUT_TYPES",
+    "RunOutputState",
+    "IdentityMetadata",
+    "Hello",
+    "HelloReply",
+    "WaitingCell",
+    "Waiting",
+    "RunOutputBundle",
+    "RunOutput",
+    "AgentCellOrigin",
+    "InsertCell",
+    "ReadNotebook",
+    "CellOutput",
+    "NotebookCell",
+    "ReadNotebookReply",
+]
+
 PROTOCOL_VERSION: Final = 1
 METADATA_KEY: Final = "dsh_notebook"
 COMM_TARGET: Final = "dsh_notebook.frontend"
