@@ -285,3 +285,26 @@ async def test_a_run_python_card_holds_its_code_whole_for_the_editor_or_not_at_a
             assert card["proposed"] == (code if len(code) <= PROPOSED_MAX else None)
             (pending,) = broker.pending.values()
             assert broker.decide(pending.key, "rejected")
+
+
+def test_a_claim_asks_the_registry_once_per_session_and_hands_back_the_run() -> None:
+    """The owning run comes with the origin: the approval never looks it up again."""
+    runs = Runs()
+    a, b = hold(runs, "a"), hold(runs, "b")
+    asked: list[str] = []
+
+    def run_of(session_id: str) -> Any:
+        asked.append(session_id)
+        return runs.run_of(session_id)
+
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "solo()"))
+    found = origins.claim(RUN_PYTHON, {"code": "solo()"}, run_of=run_of, timeout=0)
+    assert found is not None and found.run is a and found.certain
+    assert asked == ["a"]
+    asked.clear()
+    origins.observe(tool_call("b", "2", "same()"))
+    origins.observe(tool_call("a", "3", "same()"))
+    found = origins.claim(RUN_PYTHON, {"code": "same()"}, run_of=run_of, timeout=0)
+    assert found is not None and found.run is b and not found.certain
+    assert sorted(asked) == ["a", "b"]

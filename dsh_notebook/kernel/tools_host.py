@@ -170,9 +170,9 @@ class NotebookToolsHost:
 
     async def match(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float | None = None
-    ) -> tuple[Origin, ActiveRun] | Refusal:
-        """The call's ``tool/call`` origin and the run holding its session (server loop), or the
-        refusal the model reads (no such event, or its run has ended)."""
+    ) -> tuple[Origin[ActiveRun], ActiveRun] | Refusal:
+        """The call's ``tool/call`` origin and the run holding its session (server loop; found
+        by the claim), or the refusal the model reads (no such event, or its run has ended)."""
         try:
             wait = ORIGIN_TIMEOUT if timeout is None else timeout  # read now: tests shorten it
             origin = await self._origin(tool_name, arguments, wait)
@@ -182,14 +182,13 @@ class NotebookToolsHost:
         if origin is None:
             log.warning("dsh: a %s call matched no tool/call of a watched session", tool_name)
             return Refusal(UNMATCHED_MESSAGE)
-        run = self._runs.run_of(origin.session_id)
-        if run is None:
+        if origin.run is None:  # the claim asked the registry: no run owns the session
             return Refusal(NO_RUN_MESSAGE)
-        return origin, run
+        return origin, origin.run
 
     async def decide(
         self,
-        origin: Origin,
+        origin: Origin[ActiveRun],
         run: ActiveRun,
         *,
         tool_name: str,
@@ -233,16 +232,16 @@ class NotebookToolsHost:
         kernel knows it for sure; waits at most :data:`PROMPT_CELL_TIMEOUT` for the call's
         ``tool/call`` event."""
         origin = await self._origin(tool_name, arguments, PROMPT_CELL_TIMEOUT)
-        if origin is None or not origin.certain:
+        if origin is None or not origin.certain or origin.run is None:
             return None
-        run = self._runs.run_of(origin.session_id)
-        return run.cell_id if run is not None else None
+        return origin.run.cell_id
 
     async def _origin(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float
-    ) -> Origin | None:
-        """Who made this call of notebook tool ``tool_name`` (its ``tool/call`` event), waiting
-        at most ``timeout`` seconds off the server loop (:meth:`CallOrigins.claim`)."""
+    ) -> Origin[ActiveRun] | None:
+        """Who made this call of notebook tool ``tool_name`` (its ``tool/call`` event) and the
+        run owning its session (the one registry lookup of the call), waiting at most
+        ``timeout`` seconds off the server loop (:meth:`CallOrigins.claim`)."""
         from ..notebook_tools.schemas import public_tool_name  # the server runs: mcp is there
 
         return await asyncio.to_thread(
