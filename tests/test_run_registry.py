@@ -24,7 +24,7 @@ from dsh_notebook.notebook_tools.refusals import (
     REJECTED_MESSAGE,
     UNMATCHED_MESSAGE,
 )
-from dsh_notebook.protocol import SESSION_EVENT, Notification
+from dsh_notebook.protocol import SESSION_EVENT, ApprovalRequest, Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import PROPOSED_MAX
 
@@ -36,7 +36,7 @@ from .helpers.loop_host import (
     tool_call,
     tools,
 )
-from .run_registry import bare_run, hold
+from .run_registry import bare_run, broker_with_runs, hold
 
 
 class Tree:
@@ -308,3 +308,37 @@ def test_a_claim_asks_the_registry_once_per_session_and_hands_back_the_run() -> 
     found = origins.claim(RUN_PYTHON, {"code": "same()"}, run_of=run_of, timeout=0)
     assert found is not None and found.run is b and not found.certain
     assert sorted(asked) == ["a", "b"]
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_a_call_is_decided_with_one_registry_lookup(host: LoopHost) -> None:
+    """The claim finds the run; the broker takes that run's policy from it, never asks again."""
+    runs = Runs()
+    a = hold(runs, "a", RunPolicy(on_approval="allow"))
+    asked: list[str] = []
+    lookup = runs.run_of
+
+    def run_of(session_id: str) -> Any:
+        asked.append(session_id)
+        return lookup(session_id)
+
+    runs.run_of = run_of  # type: ignore[method-assign]
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "once()"))
+    tools_host, _ = tools(host, runs, origins)
+    with anyio.fail_after(10):
+        assert await approve(tools_host, "once()") == Grant(owner=ApprovedCall(a, "a", "1"))
+    assert asked == ["a"]
+
+
+@pytest.mark.anyio
+async def test_a_call_whose_matched_run_settled_since_is_rejected() -> None:
+    """The broker's own check on the run it is handed: a settled run answers nothing (its
+    ``allow`` included), as a request no run holds."""
+    broker, runs = broker_with_runs()
+    run = hold(runs, "a", RunPolicy(on_approval="allow"))
+    runs.settle(run)
+    request = ApprovalRequest(session_id="a", tool_name="run_python", call_id="1", reason="x")
+    decision = await broker.approve_call(request, owner=run)
+    assert (decision.outcome, decision.decided_by) == ("rejected", "policy")

@@ -210,7 +210,7 @@ class NotebookToolsHost:
         async def ask() -> Decision:
             return await self._broker.approve_call(
                 request, editable=editable, person_only=not origin.certain,
-                proposed=proposed, target=target,
+                proposed=proposed, target=target, owner=run,
             )  # fmt: skip
 
         try:
