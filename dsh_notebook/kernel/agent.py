@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client import HarnessConfig, RunResult
 from ..client.config import takes_images
@@ -59,6 +59,9 @@ from .settings import KernelSettings
 from .tool_calls import CallOrigins
 from .tools_host import NotebookToolsHost
 from .undo import UndoLedger
+
+if TYPE_CHECKING:  # the widget needs the jupyter extra; only its click type is used here
+    from ..widget._messages import WidgetAction
 
 __all__ = ["NotebookAgent"]
 
@@ -316,38 +319,31 @@ class NotebookAgent:
             full_sync_for=FULL_SYNC_FOR,  # a new view starts from the state, not a resync
         )
 
-    def on_widget_action(self, action: dict[str, Any]) -> str | None:
-        """A click in a run widget (comm thread), already checked against its snapshot.
+    def on_widget_action(self, action: WidgetAction) -> str | None:
+        """A click in a run widget (comm thread), checked against its snapshot and normalized at
+        the widget's edge (:func:`~dsh_notebook.widget.actions.check_action`).
 
-        Resolves the broker's pending item; returns the text the card shows when the request is
-        gone. Stop restarts the runtime off the comm thread.
+        Resolves the broker's pending item (the broker keeps its own checks of the decision);
+        returns the text the card shows when the request is gone. Stop restarts the runtime off
+        the comm thread.
         """
-        from ..widget.actions import GONE, outcome_of  # a click means the widget is loaded
+        from ..widget.actions import GONE  # a click means the widget is loaded
 
-        kind = action.get("type")
-        key = str(action.get("request_id"))
-        if kind == "stop":
+        if action["type"] == "stop":
             threading.Thread(target=self.stop, name="dsh-stop", daemon=True).start()
             return None
-        if kind == "approval":
-            outcome = outcome_of(action.get("decision"))
-            if outcome is None:
-                return f"unknown decision {action.get('decision')!r}"
-            code, note = action.get("code"), action.get("note")
+        if action["type"] == "approval":
             done = self.broker.decide(
-                key,
-                outcome,
+                action["request_id"],
+                action["decision"],
                 for_run=action.get("scope") == "run",
-                code=code if isinstance(code, str) else None,
-                note=note if isinstance(note, str) else None,
+                code=action.get("code"),
+                note=action.get("note"),
             )
-        elif kind == "answer":
-            answers = action.get("answers")
-            done = self.broker.answer(key, answers if isinstance(answers, list) else None)
-        elif kind == "dismiss":
-            done = self.broker.answer(key, None)
-        else:
-            return f"unknown action {kind!r}"
+        elif action["type"] == "answer":
+            done = self.broker.answer(action["request_id"], [dict(a) for a in action["answers"]])
+        else:  # dismiss
+            done = self.broker.answer(action["request_id"], None)
         return None if done else GONE
 
     # -- lifecycle -----------------------------------------------------------------------------
