@@ -41,7 +41,6 @@ from ..transcript import Transcript
 from ..transcript.facts import Stopped
 from .agent_cells import AgentCells
 from .broker import Broker
-from .call_figures import ShowFigures
 from .cell_record import CellRecord
 from .conversations import ConversationIndex
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
@@ -134,14 +133,12 @@ class NotebookAgent:
             runs=self.runs,
             origins=self.call_origins,
             kernel_loop=kernel_loop or _running_loop(),  # the kernel's loop
-            record=ShowFigures(  # figures under the call in the transcript; then agent cells
-                self.pump.local,
-                AgentCells(
-                    self.frontend_link,
-                    enabled=lambda: self.settings().agent_cells,
-                    secrets=self.secrets,
-                    undo=self.undo,
-                ),
+            record=AgentCells(  # figures under the call in the transcript, and agent cells
+                self.frontend_link,
+                enabled=lambda: self.settings().agent_cells,
+                secrets=self.secrets,
+                undo=self.undo,
+                figures=self.pump.local,
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,
