@@ -18,6 +18,7 @@ from dsh_notebook.kernel import tools_host as tools_host_module
 from dsh_notebook.kernel.broker import RunPolicy
 from dsh_notebook.kernel.runs import ApprovedCall, Runs
 from dsh_notebook.kernel.tool_calls import CallOrigins
+from dsh_notebook.kernel.waiting import WaitingSignal
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.refusals import (
     NO_RUN_MESSAGE,
@@ -28,6 +29,7 @@ from dsh_notebook.protocol import SESSION_EVENT, ApprovalRequest, Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import PROPOSED_MAX
 
+from .helpers.agent_cells import linked
 from .helpers.loop_host import (
     RUN_PYTHON,
     LoopHost,
@@ -342,3 +344,26 @@ async def test_a_call_whose_matched_run_settled_since_is_rejected() -> None:
     request = ApprovalRequest(session_id="a", tool_name="run_python", call_id="1", reason="x")
     decision = await broker.approve_call(request, owner=run)
     assert (decision.outcome, decision.decided_by) == ("rejected", "policy")
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only  # the broker's pending items wait on an asyncio loop
+async def test_the_waiting_signal_names_the_cell_of_the_run_that_owns_the_request() -> None:
+    """The broker hands what waits to the signal; the holder's cell is named (a queued run's
+    is not), and the signal clears when the request is decided."""
+    link, comm = linked(["waiting"])
+    broker, runs = broker_with_runs()
+    broker.on_change = WaitingSignal(runs, link)
+    hold(runs, "s", cell_id="first")
+    runs.add(bare_run("s", cell_id="queued"))  # Run All: the second cell waits its turn
+    request = ApprovalRequest(session_id="s", tool_name="bash", call_id="1", reason="ls")
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(broker.approve_call, request)
+            while not broker.pending:
+                await anyio.sleep(0.01)
+            (cell,) = comm.sent[-1]["cells"]
+            assert cell == {"cell_id": "first", "kind": "approval", "label": "bash",
+                            "request_id": "a1"}  # fmt: skip
+            assert broker.decide("a1", "rejected")
+    assert comm.sent[-1]["cells"] == []

@@ -35,7 +35,6 @@ from ..client import HarnessConfig, RunResult
 from ..client.config import takes_images
 from ..context.sanitize import encodable
 from ..frontend import current_identity
-from ..frontend.protocol import WaitingCell
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
 from ..transcript.facts import Stopped
@@ -58,6 +57,7 @@ from .settings import KernelSettings
 from .tool_calls import CallOrigins
 from .tools_host import NotebookToolsHost
 from .undo import UndoLedger
+from .waiting import WaitingSignal
 
 if TYPE_CHECKING:  # the widget needs the jupyter extra; only its click type is used here
     from ..widget._messages import WidgetAction
@@ -117,7 +117,7 @@ class NotebookAgent:
         self.pump = UiPump()
         self.sessions = SessionNames(default_session_id())
         self.frontend_link = self.record.frontend_link
-        self.broker.on_change = self._waiting_changed
+        self.broker.on_change = WaitingSignal(self.runs, self.frontend_link)
         self._locks: SessionLocks | None = None
         self.errors = self.record.errors
         self.results: dict[str, RunResult] = {}
@@ -265,28 +265,6 @@ class NotebookAgent:
         if self._locks is None:
             self._locks = SessionLocks(self.resolved_home(), owner=f"kernel pid {os.getpid()}")
         self._locks.claim(session_id)
-
-    def _waiting_changed(self) -> None:
-        """Tell the frontend which cells wait for the person (host loop; thread-safe send)."""
-        cells: list[WaitingCell] = []
-        for request_id, pending in self.broker.pending.items():
-            run = self.runs.run_of(pending.request.session_id)
-            if run is None or run.cell_id is None:
-                continue
-            if pending.kind == "approval":
-                label = str(pending.request.tool_name)
-            else:
-                questions = pending.request.questions
-                label = questions[0].question[:80] if questions else "a question"
-            cells.append(
-                {
-                    "cell_id": run.cell_id,
-                    "kind": pending.kind,
-                    "label": label,
-                    "request_id": request_id,
-                }
-            )
-        self.frontend_link.send_waiting(cells)
 
     def last_run(self) -> ActiveRun | None:
         """The newest run started in this kernel (what ``%dsh wait`` and ``%dsh stop`` name)."""

@@ -226,8 +226,9 @@ class Broker:
         self.runs = runs
         self._pending: dict[str, Pending] = {}
         self._ids = itertools.count(1)
-        self.on_change: Callable[[], None] = lambda: None
-        """Called (on the host loop) whenever an item starts or stops waiting for the person."""
+        self.on_change: Callable[[dict[str, Pending]], None] = lambda pending: None
+        """Called (on the host loop) with what waits for the person (:attr:`pending`) whenever an
+        item starts or stops waiting: the waiting signal (:mod:`.waiting`)."""
 
     @property
     def pending(self) -> dict[str, Pending]:
@@ -370,7 +371,7 @@ class Broker:
 
     def _changed(self) -> None:
         try:
-            self.on_change()
+            self.on_change(self.pending)
         except Exception:  # a signal, never a reason to lose the request
             log.exception("dsh: the pending-change callback failed")
 
