@@ -338,7 +338,7 @@ def start_run(
     view.keep = keep_live
     # read here, on the main thread: the notebook, the keys to mask, the conversation index
     notebook, secrets, conversations = agent.notebook_session, agent.secrets(), agent.conversations
-    run.record = lambda view: record_settled(conversations, notebook, view.transcript)
+    run.record = lambda view: record_settled(conversations, notebook, view.rendering().snapshot)
 
     def on_start() -> None:  # host loop, when this run's turn on the session comes
         agent.runs.hold(run)
