@@ -34,12 +34,8 @@ class WaitingSignal:
         self._link = link
 
     def __call__(self, pending: Mapping[str, Pending]) -> None:
-        """What waits now changed (host loop): send the waiting cells."""
-        self._link.send_waiting(self.cells(pending))
-
-    def cells(self, pending: Mapping[str, Pending]) -> list[WaitingCell]:
-        """The cells ``pending`` names, in its order: one entry per request whose run's cell is
-        known."""
+        """What waits now changed (host loop): send the cells ``pending`` names, in its order,
+        one entry per request whose run's cell is known."""
         cells: list[WaitingCell] = []
         for request_id, item in pending.items():
             run = self._runs.run_of(item.request.session_id)
@@ -58,4 +54,4 @@ class WaitingSignal:
                     "request_id": request_id,
                 }
             )
-        return cells
+        self._link.send_waiting(cells)
