@@ -367,3 +367,32 @@ async def test_the_waiting_signal_names_the_cell_of_the_run_that_owns_the_reques
                             "request_id": "a1"}  # fmt: skip
             assert broker.decide("a1", "rejected")
     assert comm.sent[-1]["cells"] == []
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_a_call_whose_event_is_there_is_claimed_on_the_server_loop_a_late_one_waits(
+    host: LoopHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runtime writes ``tool/call`` before it calls: the claim needs no worker thread then.
+    An event that arrives late is still waited for (off the server loop)."""
+    runs = Runs()
+    a = hold(runs, "a", RunPolicy(on_approval="allow"))
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "now()"))
+    tools_host, _ = tools(host, runs, origins)
+    threads: list[object] = []
+    to_thread = tools_host_module.asyncio.to_thread
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        threads.append(args[0])
+        return await to_thread(*args, **kwargs)
+
+    monkeypatch.setattr(tools_host_module.asyncio, "to_thread", counted)
+    with anyio.fail_after(10):
+        assert await approve(tools_host, "now()") == Grant(owner=ApprovedCall(a, "a", "1"))
+        assert threads == []
+        timer = threading.Timer(0.2, origins.observe, (tool_call("a", "2", "late()"),))
+        timer.start()
+        assert await approve(tools_host, "late()") == Grant(owner=ApprovedCall(a, "a", "2"))
+    assert len(threads) == 1

@@ -18,8 +18,9 @@ whose; the origin is marked ``certain=False`` and its caller must let only the p
 (never a run's ``allow`` or scope). No match within ``timeout`` (the event has not arrived, or the
 call came from outside any session the kernel watches): ``None``, and the caller refuses the call.
 
-Thread-safety: :meth:`observe` runs on the host loop; :meth:`claim` on any thread (it waits on a
-condition, never on the host loop). One lock guards the calls in flight.
+Thread-safety: :meth:`observe` runs on the host loop; :meth:`claim` on any thread: with a
+``timeout`` it waits on a condition (so never on a loop), with ``timeout=0`` it only takes the
+lock (a loop may call it so). One lock guards the calls in flight.
 """
 
 from __future__ import annotations

@@ -240,16 +240,18 @@ class NotebookToolsHost:
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float
     ) -> Origin[ActiveRun] | None:
         """Who made this call of notebook tool ``tool_name`` (its ``tool/call`` event) and the
-        run owning its session (the one registry lookup of the call), waiting at most
-        ``timeout`` seconds off the server loop (:meth:`CallOrigins.claim`)."""
+        run owning its session (the one registry lookup of the call) (:meth:`CallOrigins.claim`).
+        The runtime writes the event before it calls, so it is normally here already: claimed
+        at once, on the server loop (no wait: a lock and dict lookups). Otherwise the wait, at
+        most ``timeout`` seconds, happens off the server loop."""
         from ..notebook_tools.schemas import public_tool_name  # the server runs: mcp is there
 
+        name, run_of = public_tool_name(tool_name), self._runs.run_of
+        found = self._origins.claim(name, arguments, run_of=run_of, timeout=0)
+        if found is not None or timeout <= 0:
+            return found
         return await asyncio.to_thread(
-            self._origins.claim,
-            public_tool_name(tool_name),
-            arguments,
-            run_of=self._runs.run_of,
-            timeout=timeout,
+            self._origins.claim, name, arguments, run_of=run_of, timeout=timeout
         )
 
     def pump(self) -> None:
