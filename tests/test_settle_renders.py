@@ -57,7 +57,7 @@ def test_a_settle_snapshots_and_renders_the_settled_transcript_once(
     for i in range(50):
         text(transcript, i, f"word{i} {KEY if i == 7 else ''} ")
     view = LiveView(transcript, "widget", publisher, secrets=(KEY,))
-    publisher.view, publisher.handle = view, Handle()
+    publisher.handle = Handle()
     pump, runs, ledger = UiPump(), Runs(), PromptLedger(tmp_path)
     future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
     run = ActiveRun(RunHandle(future, session="s", prompt="p"), view, RunPolicy(), queue.Queue())
