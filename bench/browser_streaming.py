@@ -92,11 +92,11 @@ _orig_add = _pump.UiPump.add
 def _add(self, view):
     _log.write(f"{{_time.time()!r}} {{id(view)}} add 0\\n")
     _publish, _first = view.publish, []
-    def _published(bundle):
+    def _published(view, bundle):
         if len(_first) < 2:  # the first two: the empty view, then the first with content
             _first.append(1)
             _log.write(f"{{_time.time()!r}} {{id(view)}} publish{{len(_first)}} 0\\n")
-        _publish(bundle)
+        _publish(view, bundle)
     view.publish = _published
     _orig_add(self, view)
 _pump.UiPump.add = _add

@@ -82,7 +82,7 @@ def settle_seconds(t: Transcript, ledger: PromptLedger, secrets: tuple[str, ...]
     shell = SimpleNamespace(kernel=object())  # a kernel without a display publisher
     publisher = ViewPublisher(shell, DisplayChoice("widget"), page, page, "c1")  # type: ignore[arg-type]
     view = LiveView(t, "widget", publisher, secrets=secrets)
-    publisher.view, publisher.handle = view, page
+    publisher.handle = page
     pump, runs = UiPump(), Runs()
     future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
     run = ActiveRun(RunHandle(future, session="s", prompt="p"), view, RunPolicy(), queue.Queue())

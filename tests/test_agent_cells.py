@@ -21,14 +21,16 @@ from dsh_notebook.frontend.protocol import (
     MAX_CELL_OUTPUTS,
     insert_cell,
 )
-from dsh_notebook.kernel.agent_cells import AgentCells, agent_cell_source
+from dsh_notebook.kernel.agent_cells import AgentCells, agent_cell_source, kept_note
 from dsh_notebook.kernel.kept import skipped_bundle
 from dsh_notebook.kernel.ledger import PromptLedger
+from dsh_notebook.kernel.runs import ApprovedCall
 from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.run_python import RunPythonResult, run_python
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
 from dsh_notebook.transcript import markdown_companion
+from dsh_notebook.transcript.facts import Figures
 
 from .canary import CANARY_CODE, HALF, KEY, PRINTED, key_pieces
 from .helpers.agent_cells import FakeComm, Run, linked
@@ -224,6 +226,25 @@ def test_recorder_records_nothing_without_everything_it_needs(case: str) -> None
     )
     assert cells("x = 1", None if case == "no-run" else run) is None
     assert comm.sent == [] and run.agent_calls == 0
+
+
+def test_one_sink_shows_the_calls_figures_and_sends_its_cell() -> None:
+    """The one recorder: the call's result arrives once and both happen, figures first; a call
+    that is not kept as a cell still shows its figures, and a bare run (no call id) shows none."""
+    link, comm = linked(["insert_cell"])
+    run = Run()
+    posted: list[tuple[Any, Figures]] = []
+    cells = AgentCells(link, enabled=lambda: True, figures=lambda v, f: posted.append((v, f)))
+    sink = cells("plot()", ApprovedCall(run, "nb-session", "toolu_1"))
+    assert sink is not None
+    assert sink(RunPythonResult(figures=[b"png"])) == kept_note(1)
+    assert posted == [(run.view, Figures("nb-session", "toolu_1", ("cG5n",)))]
+    assert [m["call"] for m in comm.sent] == [1]
+    off = AgentCells(link, enabled=lambda: False, figures=lambda v, f: posted.append((v, f)))
+    only_figures = off("plot()", ApprovedCall(run, "nb-session", "toolu_2"))
+    assert only_figures is not None and only_figures(RunPythonResult(figures=[b"png"])) is None
+    assert len(posted) == 2 and len(comm.sent) == 1
+    assert off("plot()", run) is None
 
 
 def test_no_page_connected_is_a_quiet_no_op() -> None:

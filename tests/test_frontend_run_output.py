@@ -44,7 +44,6 @@ def make(monkeypatch: pytest.MonkeyPatch) -> tuple[Recorder, LiveView, list[floa
 
     publisher = ViewPublisher(Shell(), DisplayChoice("widget"), rec, rec, "c7")
     view = LiveView(Transcript("s", prompt="hi"), "widget", publisher, secrets=("SECRET",))
-    publisher.view = view
     publisher.handle = Handle()
     return rec, view, now
 
@@ -56,24 +55,24 @@ def sent(rec: Recorder) -> list[tuple[Any, ...]]:
 def test_live_is_rate_limited_and_only_on_change(monkeypatch: pytest.MonkeyPatch) -> None:
     rec, view, now = make(monkeypatch)
     text(view.transcript, 0, "one SECRET ")
-    view.publish(bundle_of(view))
+    view.publish(view, bundle_of(view))
     assert [e[1:4] for e in sent(rec)] == [("m1", "c7", "live")]  # the first one at once
     bundle = sent(rec)[0][4]
     assert "one ***" in bundle["text/markdown"] and "SECRET" not in str(bundle)
     text(view.transcript, 1, "two ")
     now[0] += 1.0
-    view.publish(bundle_of(view))
+    view.publish(view, bundle_of(view))
     assert len(sent(rec)) == 1  # within 2 s: not yet, but the view is published again later
-    view.publish(bundle_of(view))
+    view.publish(view, bundle_of(view))
     assert len(FakeTimer.made) == 1 and FakeTimer.made[0].delay == pytest.approx(1.05)
     view.dirty = False
     FakeTimer.made[0].fire()
     assert view.dirty  # the pump publishes it again
     now[0] += 1.5
-    view.publish(bundle_of(view))
+    view.publish(view, bundle_of(view))
     assert len(sent(rec)) == 2 and "two" in sent(rec)[1][4]["text/markdown"]
     now[0] += 5
-    view.publish(bundle_of(view))
+    view.publish(view, bundle_of(view))
     assert len(sent(rec)) == 2  # nothing changed: nothing sent
 
 
@@ -85,7 +84,7 @@ def test_settled_goes_after_the_freezing_update_and_before_close(
     view.transcript.apply_local(Settled(finish_reason="completed"))
     view.settled = True
     rec.events.clear()
-    view.publish(bundle_of(view))
+    view.publish(view, bundle_of(view))
     kinds = [e[0] for e in rec.events]
     assert kinds == ["display.update", "run_output", "widget.close"], kinds
     state, bundle = rec.events[1][3], rec.events[1][4]
@@ -116,8 +115,8 @@ def test_no_live_markdown_is_rendered_while_no_page_extension_answered(
     rec, view, _ = make(monkeypatch)
     rec.present = False
     text(view.transcript, 0, "one ")
-    view.publish(bundle_of(view))
+    view.publish(view, bundle_of(view))
     assert sent(rec) == []
     view.settled = True
-    view.publish(bundle_of(view))
+    view.publish(view, bundle_of(view))
     assert [e[3] for e in sent(rec)] == ["settled"]  # the settled one is always sent

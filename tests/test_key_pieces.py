@@ -133,7 +133,7 @@ def canary_transcript() -> Transcript:
 
 @pytest.mark.parametrize("fmt", ["widget", "markdown", "text"])
 def test_live_widget_state_and_static_transcripts(fmt: str) -> None:
-    view = LiveView(canary_transcript(), fmt, lambda bundle: None, secrets=(KEY,))
+    view = LiveView(canary_transcript(), fmt, lambda view, bundle: None, secrets=(KEY,))
     assert key_pieces(view.transcript.snapshot()) > 0  # the canary is there to be masked
     assert key_pieces(bundle_of(view)) == 0  # the live snapshot (widget) or the transcript
     view.settled = True
@@ -156,10 +156,10 @@ def test_run_output_to_the_page_and_the_final_widget_state(keep_widget: bool) ->
     choice = DisplayChoice("widget", keep_widget=keep_widget)
     publisher = ViewPublisher(Shell(), choice, rec, rec, "c7")
     view = LiveView(canary_transcript(), "widget", publisher, secrets=(KEY,))
-    publisher.view, publisher.handle = view, Handle()
-    view.publish(bundle_of(view))  # live: the snapshot to the widget, run_output "live"
+    publisher.handle = Handle()
+    view.publish(view, bundle_of(view))  # live: the snapshot to the widget, run_output "live"
     view.settled = True
-    view.publish(bundle_of(view))  # settled: the transcript (or the kept widget's final state)
+    view.publish(view, bundle_of(view))  # settled: the transcript (or the kept widget's final state)
     assert len(rec.events) >= 3, rec.events
     assert key_pieces([list(e) for e in rec.events]) == 0
 

@@ -16,7 +16,9 @@ from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.notebook_tools.cells import format_cells
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import cap, clip, truncation_mark
-from dsh_notebook.widget.actions import GONE
+from dsh_notebook.transcript.facts import ApprovalRequested
+from dsh_notebook.widget._messages import ApprovalMessage
+from dsh_notebook.widget.actions import GONE, check_action
 
 # what any truncation_mark(n) looks like; every other spelling is a second home
 ONE_MARKER = re.compile(r"\[… ([\d,]+) characters omitted …\]")
@@ -51,10 +53,25 @@ def test_the_kernel_and_the_card_say_the_same_when_a_request_is_gone() -> None:
     agent = NotebookAgent(None, KernelSettings)
     try:
         assert agent.on_widget_action({"type": "dismiss", "request_id": "q9"}) == GONE
-        gone = {"type": "approval", "request_id": "a9", "decision": "rejected"}
+        gone: ApprovalMessage = {"type": "approval", "request_id": "a9", "decision": "rejected"}
         assert agent.on_widget_action(gone) == GONE
-        legacy = {"type": "approval", "request_id": "a9", "decision": "allow"}
-        assert "unknown decision" in str(agent.on_widget_action(legacy))  # never mapped
+    finally:
+        agent.close()
+
+
+def test_a_decision_is_normalized_once_at_the_widget_edge() -> None:
+    """The one decision vocabulary is checked where a click enters the kernel; the legacy
+    spelling is refused there (never mapped), and what reaches the agent is typed."""
+    transcript = Transcript("s", prompt="p")
+    transcript.apply_local(ApprovalRequested("a1", "s", "run_python", "c1", "x = 1"))
+    snapshot = transcript.snapshot()
+    legacy = {"type": "approval", "request_id": "a1", "decision": "allow"}
+    assert "decision must be" in str(check_action(snapshot, legacy))
+    agent = NotebookAgent(None, KernelSettings)
+    try:
+        checked = check_action(snapshot, {**legacy, "decision": "rejected"})
+        assert checked == {"type": "approval", "request_id": "a1", "decision": "rejected"}
+        assert agent.on_widget_action(checked) == GONE  # the broker has no such request
     finally:
         agent.close()
 

@@ -21,7 +21,7 @@ def chunk(i: int) -> Notification:
 
 def view(published: list[tuple[float, dict[str, Any]]]) -> LiveView:
     return LiveView(
-        Transcript("s"), "widget", lambda bundle: published.append((time.monotonic(), bundle))
+        Transcript("s"), "widget", lambda view, bundle: published.append((time.monotonic(), bundle))
     )
 
 
@@ -123,7 +123,7 @@ def answered() -> Transcript:
 
 def test_a_settled_cell_keeps_its_transcript_once_as_markdown_beside_a_one_line_summary() -> None:
     published: list[dict[str, Any]] = []
-    live = LiveView(answered(), "markdown", published.append)
+    live = LiveView(answered(), "markdown", lambda view, bundle: published.append(bundle))
     live.settled = True
     bundle = published_bundle(live.rendering(), live.fmt, live.settled)
     assert "w0 w1 w2" in bundle["text/markdown"] and "sum the sales" in bundle["text/markdown"]
@@ -134,7 +134,7 @@ def test_a_settled_cell_keeps_its_transcript_once_as_markdown_beside_a_one_line_
 
 
 def test_a_text_view_still_gets_the_whole_plain_text_transcript() -> None:
-    text = LiveView(answered(), "text", lambda bundle: None)
+    text = LiveView(answered(), "text", lambda view, bundle: None)
     text.settled = True
     bundle = published_bundle(text.rendering(), text.fmt, text.settled)
     assert set(bundle) == {"text/plain"}
@@ -152,7 +152,9 @@ def test_a_lone_surrogate_in_the_runtime_text_still_settles_into_a_sendable_tran
         for fmt in ("widget", "markdown", "text"):
             published: list[dict[str, Any]] = []
 
-            def publish(bundle: dict[str, Any], out: list[dict[str, Any]] = published) -> None:
+            def publish(
+                view: LiveView, bundle: dict[str, Any], out: list[dict[str, Any]] = published
+            ) -> None:
                 json_packer(bundle)  # what ipykernel's session does: raises on a lone surrogate
                 out.append(bundle)
 
@@ -190,7 +192,7 @@ def keeping(
         kept.append((time.monotonic(), view.transcript.to_markdown()))
         return True
 
-    live = LiveView(Transcript("s", prompt="sum the sales"), "markdown", lambda bundle: None)
+    live = LiveView(Transcript("s", prompt="sum the sales"), "markdown", lambda view, bundle: None)
     live.keep = keep
     pump.add(live)
     return pump, live, kept
@@ -271,7 +273,7 @@ def test_a_slow_keep_spaces_the_next_one_so_keeping_costs_a_bounded_share() -> N
         kept.append(time.monotonic())
         return True
 
-    live = LiveView(Transcript("s"), "markdown", lambda bundle: None)
+    live = LiveView(Transcript("s"), "markdown", lambda view, bundle: None)
     live.keep = slow_keep
     pump.add(live)
     try:

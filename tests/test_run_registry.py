@@ -18,16 +18,18 @@ from dsh_notebook.kernel import tools_host as tools_host_module
 from dsh_notebook.kernel.broker import RunPolicy
 from dsh_notebook.kernel.runs import ApprovedCall, Runs
 from dsh_notebook.kernel.tool_calls import CallOrigins
+from dsh_notebook.kernel.waiting import WaitingSignal
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.refusals import (
     NO_RUN_MESSAGE,
     REJECTED_MESSAGE,
     UNMATCHED_MESSAGE,
 )
-from dsh_notebook.protocol import SESSION_EVENT, Notification
+from dsh_notebook.protocol import SESSION_EVENT, ApprovalRequest, Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import PROPOSED_MAX
 
+from .helpers.agent_cells import linked
 from .helpers.loop_host import (
     RUN_PYTHON,
     LoopHost,
@@ -36,7 +38,7 @@ from .helpers.loop_host import (
     tool_call,
     tools,
 )
-from .run_registry import bare_run, hold
+from .run_registry import bare_run, broker_with_runs, hold
 
 
 class Tree:
@@ -285,3 +287,112 @@ async def test_a_run_python_card_holds_its_code_whole_for_the_editor_or_not_at_a
             assert card["proposed"] == (code if len(code) <= PROPOSED_MAX else None)
             (pending,) = broker.pending.values()
             assert broker.decide(pending.key, "rejected")
+
+
+def test_a_claim_asks_the_registry_once_per_session_and_hands_back_the_run() -> None:
+    """The owning run comes with the origin: the approval never looks it up again."""
+    runs = Runs()
+    a, b = hold(runs, "a"), hold(runs, "b")
+    asked: list[str] = []
+
+    def run_of(session_id: str) -> Any:
+        asked.append(session_id)
+        return runs.run_of(session_id)
+
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "solo()"))
+    found = origins.claim(RUN_PYTHON, {"code": "solo()"}, run_of=run_of, timeout=0)
+    assert found is not None and found.run is a and found.certain
+    assert asked == ["a"]
+    asked.clear()
+    origins.observe(tool_call("b", "2", "same()"))
+    origins.observe(tool_call("a", "3", "same()"))
+    found = origins.claim(RUN_PYTHON, {"code": "same()"}, run_of=run_of, timeout=0)
+    assert found is not None and found.run is b and not found.certain
+    assert sorted(asked) == ["a", "b"]
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_a_call_is_decided_with_one_registry_lookup(host: LoopHost) -> None:
+    """The claim finds the run; the broker takes that run's policy from it, never asks again."""
+    runs = Runs()
+    a = hold(runs, "a", RunPolicy(on_approval="allow"))
+    asked: list[str] = []
+    lookup = runs.run_of
+
+    def run_of(session_id: str) -> Any:
+        asked.append(session_id)
+        return lookup(session_id)
+
+    runs.run_of = run_of  # type: ignore[method-assign]
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "once()"))
+    tools_host, _ = tools(host, runs, origins)
+    with anyio.fail_after(10):
+        assert await approve(tools_host, "once()") == Grant(owner=ApprovedCall(a, "a", "1"))
+    assert asked == ["a"]
+
+
+@pytest.mark.anyio
+async def test_a_call_whose_matched_run_settled_since_is_rejected() -> None:
+    """The broker's own check on the run it is handed: a settled run answers nothing (its
+    ``allow`` included), as a request no run holds."""
+    broker, runs = broker_with_runs()
+    run = hold(runs, "a", RunPolicy(on_approval="allow"))
+    runs.settle(run)
+    request = ApprovalRequest(session_id="a", tool_name="run_python", call_id="1", reason="x")
+    decision = await broker.approve_call(request, owner=run)
+    assert (decision.outcome, decision.decided_by) == ("rejected", "policy")
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only  # the broker's pending items wait on an asyncio loop
+async def test_the_waiting_signal_names_the_cell_of_the_run_that_owns_the_request() -> None:
+    """The broker hands what waits to the signal; the holder's cell is named (a queued run's
+    is not), and the signal clears when the request is decided."""
+    link, comm = linked(["waiting"])
+    broker, runs = broker_with_runs()
+    broker.on_change = WaitingSignal(runs, link)
+    hold(runs, "s", cell_id="first")
+    runs.add(bare_run("s", cell_id="queued"))  # Run All: the second cell waits its turn
+    request = ApprovalRequest(session_id="s", tool_name="bash", call_id="1", reason="ls")
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(broker.approve_call, request)
+            while not broker.pending:
+                await anyio.sleep(0.01)
+            (cell,) = comm.sent[-1]["cells"]
+            assert cell == {"cell_id": "first", "kind": "approval", "label": "bash",
+                            "request_id": "a1"}  # fmt: skip
+            assert broker.decide("a1", "rejected")
+    assert comm.sent[-1]["cells"] == []
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_a_call_whose_event_is_there_is_claimed_on_the_server_loop_a_late_one_waits(
+    host: LoopHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runtime writes ``tool/call`` before it calls: the claim needs no worker thread then.
+    An event that arrives late is still waited for (off the server loop)."""
+    runs = Runs()
+    a = hold(runs, "a", RunPolicy(on_approval="allow"))
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "now()"))
+    tools_host, _ = tools(host, runs, origins)
+    threads: list[object] = []
+    to_thread = tools_host_module.asyncio.to_thread
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        threads.append(args[0])
+        return await to_thread(*args, **kwargs)
+
+    monkeypatch.setattr(tools_host_module.asyncio, "to_thread", counted)
+    with anyio.fail_after(10):
+        assert await approve(tools_host, "now()") == Grant(owner=ApprovedCall(a, "a", "1"))
+        assert threads == []
+        timer = threading.Timer(0.2, origins.observe, (tool_call("a", "2", "late()"),))
+        timer.start()
+        assert await approve(tools_host, "late()") == Grant(owner=ApprovedCall(a, "a", "2"))
+    assert len(threads) == 1

@@ -16,12 +16,14 @@ import pytest
 
 from dsh_notebook.client import RunResult
 from dsh_notebook.kernel.broker import RunPolicy
+from dsh_notebook.kernel.conversations import ConversationIndex
 from dsh_notebook.kernel.display import DisplayChoice, ViewPublisher
 from dsh_notebook.kernel.handle import RunHandle
 from dsh_notebook.kernel.ledger import PromptLedger
 from dsh_notebook.kernel.pump import LiveView, UiPump
 from dsh_notebook.kernel.run import RunContext, settle_run
 from dsh_notebook.kernel.runs import ActiveRun, Runs
+from dsh_notebook.kernel.session_context import record_settled
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript import markdown as markdown_module
 from dsh_notebook.transcript import text as text_module
@@ -55,11 +57,15 @@ def test_a_settle_snapshots_and_renders_the_settled_transcript_once(
     for i in range(50):
         text(transcript, i, f"word{i} {KEY if i == 7 else ''} ")
     view = LiveView(transcript, "widget", publisher, secrets=(KEY,))
-    publisher.view, publisher.handle = view, Handle()
+    publisher.handle = Handle()
     pump, runs, ledger = UiPump(), Runs(), PromptLedger(tmp_path)
     future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
     run = ActiveRun(RunHandle(future, session="s", prompt="p"), view, RunPolicy(), queue.Queue())
     run.accepted = True
+    conversations = ConversationIndex(tmp_path)
+    conversations.note("nb", "s", "p", ())
+    # as start_run wires it: the context use is read from the settle's own rendering
+    run.record = lambda view: record_settled(conversations, "nb", view.rendering().snapshot)
     runs.add(run)
     runs.hold(run)
     agent = SimpleNamespace(runs=runs, results={}, pump=pump, ending=False, ledger=ledger)
@@ -84,3 +90,5 @@ def test_a_settle_snapshots_and_renders_the_settled_transcript_once(
     assert "word49" in updated and KEY not in updated and "***" in updated
     assert kept.bundle["text/plain"].startswith("dsh · session s · settled")
     assert counts == {"snapshot": 1, "markdown": 1, "text": 1}, counts
+    (conversation,) = conversations.list("nb")
+    assert conversation.last_run_tokens == 0  # the settled run's tokens were recorded

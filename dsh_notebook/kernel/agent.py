@@ -29,19 +29,17 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client import HarnessConfig, RunResult
 from ..client.config import takes_images
 from ..context.sanitize import encodable
 from ..frontend import current_identity
-from ..frontend.protocol import WaitingCell
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
 from ..transcript.facts import Stopped
 from .agent_cells import AgentCells
 from .broker import Broker
-from .call_figures import ShowFigures
 from .cell_record import CellRecord
 from .conversations import ConversationIndex
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
@@ -59,6 +57,10 @@ from .settings import KernelSettings
 from .tool_calls import CallOrigins
 from .tools_host import NotebookToolsHost
 from .undo import UndoLedger
+from .waiting import WaitingSignal
+
+if TYPE_CHECKING:  # the widget needs the jupyter extra; only its click type is used here
+    from ..widget._messages import WidgetAction
 
 __all__ = ["NotebookAgent"]
 
@@ -115,7 +117,7 @@ class NotebookAgent:
         self.pump = UiPump()
         self.sessions = SessionNames(default_session_id())
         self.frontend_link = self.record.frontend_link
-        self.broker.on_change = self._waiting_changed
+        self.broker.on_change = WaitingSignal(self.runs, self.frontend_link)
         self._locks: SessionLocks | None = None
         self.errors = self.record.errors
         self.results: dict[str, RunResult] = {}
@@ -131,14 +133,12 @@ class NotebookAgent:
             runs=self.runs,
             origins=self.call_origins,
             kernel_loop=kernel_loop or _running_loop(),  # the kernel's loop
-            record=ShowFigures(  # figures under the call in the transcript; then agent cells
-                self.pump.local,
-                AgentCells(
-                    self.frontend_link,
-                    enabled=lambda: self.settings().agent_cells,
-                    secrets=self.secrets,
-                    undo=self.undo,
-                ),
+            record=AgentCells(  # figures under the call in the transcript, and agent cells
+                self.frontend_link,
+                enabled=lambda: self.settings().agent_cells,
+                secrets=self.secrets,
+                undo=self.undo,
+                figures=self.pump.local,
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,
@@ -266,28 +266,6 @@ class NotebookAgent:
             self._locks = SessionLocks(self.resolved_home(), owner=f"kernel pid {os.getpid()}")
         self._locks.claim(session_id)
 
-    def _waiting_changed(self) -> None:
-        """Tell the frontend which cells wait for the person (host loop; thread-safe send)."""
-        cells: list[WaitingCell] = []
-        for request_id, pending in self.broker.pending.items():
-            run = self.runs.run_of(pending.request.session_id)
-            if run is None or run.cell_id is None:
-                continue
-            if pending.kind == "approval":
-                label = str(pending.request.tool_name)
-            else:
-                questions = pending.request.questions
-                label = questions[0].question[:80] if questions else "a question"
-            cells.append(
-                {
-                    "cell_id": run.cell_id,
-                    "kind": pending.kind,
-                    "label": label,
-                    "request_id": request_id,
-                }
-            )
-        self.frontend_link.send_waiting(cells)
-
     def last_run(self) -> ActiveRun | None:
         """The newest run started in this kernel (what ``%dsh wait`` and ``%dsh stop`` name)."""
         return self.runs.last()
@@ -316,38 +294,31 @@ class NotebookAgent:
             full_sync_for=FULL_SYNC_FOR,  # a new view starts from the state, not a resync
         )
 
-    def on_widget_action(self, action: dict[str, Any]) -> str | None:
-        """A click in a run widget (comm thread), already checked against its snapshot.
+    def on_widget_action(self, action: WidgetAction) -> str | None:
+        """A click in a run widget (comm thread), checked against its snapshot and normalized at
+        the widget's edge (:func:`~dsh_notebook.widget.actions.check_action`).
 
-        Resolves the broker's pending item; returns the text the card shows when the request is
-        gone. Stop restarts the runtime off the comm thread.
+        Resolves the broker's pending item (the broker keeps its own checks of the decision);
+        returns the text the card shows when the request is gone. Stop restarts the runtime off
+        the comm thread.
         """
-        from ..widget.actions import GONE, outcome_of  # a click means the widget is loaded
+        from ..widget.actions import GONE  # a click means the widget is loaded
 
-        kind = action.get("type")
-        key = str(action.get("request_id"))
-        if kind == "stop":
+        if action["type"] == "stop":
             threading.Thread(target=self.stop, name="dsh-stop", daemon=True).start()
             return None
-        if kind == "approval":
-            outcome = outcome_of(action.get("decision"))
-            if outcome is None:
-                return f"unknown decision {action.get('decision')!r}"
-            code, note = action.get("code"), action.get("note")
+        if action["type"] == "approval":
             done = self.broker.decide(
-                key,
-                outcome,
+                action["request_id"],
+                action["decision"],
                 for_run=action.get("scope") == "run",
-                code=code if isinstance(code, str) else None,
-                note=note if isinstance(note, str) else None,
+                code=action.get("code"),
+                note=action.get("note"),
             )
-        elif kind == "answer":
-            answers = action.get("answers")
-            done = self.broker.answer(key, answers if isinstance(answers, list) else None)
-        elif kind == "dismiss":
-            done = self.broker.answer(key, None)
-        else:
-            return f"unknown action {kind!r}"
+        elif action["type"] == "answer":
+            done = self.broker.answer(action["request_id"], [dict(a) for a in action["answers"]])
+        else:  # dismiss
+            done = self.broker.answer(action["request_id"], None)
         return None if done else GONE
 
     # -- lifecycle -----------------------------------------------------------------------------

@@ -1,14 +1,26 @@
-"""Agent cells: each approved ``run_python`` call of a run becomes a code cell in the notebook.
+"""What an approved ``run_python`` call leaves behind: its figures under its tool card, and a code
+cell in the notebook (the agent cell).
 
-:class:`AgentCells` is the notebook tools server's recorder (:class:`~dsh_notebook.notebook_tools
-.server.CallRecorder`). When a call is approved it decides, once, whether the call is recorded:
-``%config DshMagics.agent_cells`` is on, the call belongs to a run (the one the approval was
-decided for, handed over with the grant — never looked up again) whose ``%%dsh`` cell is known (its id came with the execute request, i.e. the ``dsh-notebook`` extension is there) and
-a page that inserts cells is connected. Only then is the call numbered (1, 2, … per run, in
-approval order, which is the order the calls run) and its outputs captured; after the code ran
-(kernel main thread) the ``insert_cell`` message goes to the page, which inserts the cell below
-the ``%%dsh`` cell. Everywhere else (nbclient, VS Code, the option off) nothing changes: the code
-stays in the transcript only.
+:class:`AgentCells` is the notebook tools server's one recorder (:class:`~dsh_notebook.
+notebook_tools.server.CallRecorder`): one sink gets the call's result once, on the kernel's main
+thread right after the code ran, and does both.
+
+Figures. For a call it can place — the grant's owner is an :class:`~.runs.ApprovedCall`, so the
+run and the runtime's call id are known — the sink posts the call's figures (the PNGs matplotlib
+made, base64) to the run's view as a :class:`~dsh_notebook.transcript.facts.Figures` fact; the
+live widget and the static transcript (both modes, wait included) then show them where the call
+is. Posting to the pump is thread-safe and ordered after the call's ``tool/call`` event (it
+arrived before the call); a failure to post is logged and never stops the agent cell.
+
+Agent cells. When a call is approved the recorder decides, once, whether the call is kept as a
+cell: ``%config DshMagics.agent_cells`` is on, the call belongs to a run (the one the approval was
+decided for, handed over with the grant — never looked up again) whose ``%%dsh`` cell is known
+(its id came with the execute request, i.e. the ``dsh-notebook`` extension is there) and a page
+that inserts cells is connected. Only then is the call numbered (1, 2, … per run, in approval
+order, which is the order the calls run); after the code ran the ``insert_cell`` message goes to
+the page, which inserts the cell below the ``%%dsh`` cell. Everywhere else (nbclient, VS Code,
+the option off) nothing changes: the code stays in the transcript only. The call's outputs are
+captured when the sink has something to do (figures to show, or a cell to send).
 
 The model's result says so when the cell was sent to the page (:func:`kept_note`, its first
 line); everywhere else the result says nothing about a cell. The cell's
@@ -23,6 +35,7 @@ sent cell is recorded in the undo ledger (:mod:`.undo`) as the run's ``agent_cel
 
 from __future__ import annotations
 
+import base64
 import logging
 import threading
 from collections.abc import Callable
@@ -31,6 +44,9 @@ from typing import TYPE_CHECKING
 from ..frontend import FrontendLink
 from ..frontend.protocol import insert_cell
 from ..runtime.secret import redact
+from ..transcript.bounds import FIGURES_MAX
+from ..transcript.facts import Figures
+from .pump import LiveView
 from .runs import ActiveRun, ApprovedCall
 from .undo import UndoLedger
 
@@ -58,6 +74,9 @@ def kept_note(call: int) -> str:
     )
 
 
+Sink = Callable[["RunPythonResult"], "str | None"]
+
+
 class AgentCells:
     """The recorder of one kernel's notebook tools (see the module docstring)."""
 
@@ -68,23 +87,43 @@ class AgentCells:
         enabled: Callable[[], bool],
         secrets: Callable[[], tuple[str, ...]] = tuple,
         undo: UndoLedger | None = None,
+        figures: Callable[[LiveView, Figures], None] | None = None,
     ) -> None:
+        """``enabled``: whether agent cells are on now (``%config DshMagics.agent_cells``);
+        ``figures``: where a call's figures are posted (the UI pump), or None: not shown."""
         self._link = link
         self._undo = undo
         self._enabled = enabled
         self._secrets = secrets
+        self._figures = figures
         self._lock = threading.Lock()
 
-    def __call__(self, code: str, owner: object) -> Callable[[RunPythonResult], str | None] | None:
-        """A just-approved call of the run ``owner`` (server loop): a sink that sends its cell,
-        or ``None`` (not recorded)."""
-        if not self._enabled() or not self._link.can_insert_cells():
+    def __call__(self, code: str, owner: object) -> Sink | None:
+        """A just-approved call of the run ``owner`` (server loop; an :class:`ApprovedCall`, or
+        the run alone): the sink that shows its figures and sends its cell, or ``None``
+        (nothing to do: its outputs are not captured)."""
+        call = owner if isinstance(owner, ApprovedCall) else None
+        run = call.run if call is not None else owner
+        if not isinstance(run, ActiveRun):
             return None
-        if isinstance(owner, ApprovedCall):
-            owner = owner.run
-        if not isinstance(owner, ActiveRun) or owner.cell_id is None:
+        cell = self._cell(code, run)
+        show = self._figures if call is not None else None
+        if cell is None and show is None:
             return None
-        run, anchor = owner, owner.cell_id
+
+        def sink(result: RunPythonResult) -> str | None:  # kernel main thread, after the code
+            if show is not None and call is not None and result.figures:
+                _post_figures(show, call, result)
+            return cell(result) if cell is not None else None
+
+        return sink
+
+    def _cell(self, code: str, run: ActiveRun) -> Sink | None:
+        """The sink that sends ``run``'s agent cell of this call, numbered now; ``None`` when the
+        call is not kept as a cell."""
+        if not self._enabled() or not self._link.can_insert_cells() or run.cell_id is None:
+            return None
+        anchor = run.cell_id
         with self._lock:
             run.agent_calls += 1
             call = run.agent_calls
@@ -92,7 +131,7 @@ class AgentCells:
         secrets = self._secrets()
         source = redact(agent_cell_source(code, session, run_id, call), secrets)
 
-        def sink(result: RunPythonResult) -> str | None:  # kernel main thread, after the code
+        def send(result: RunPythonResult) -> str | None:
             # agent code is untrusted: it may print the key or a piece of it, and the cell is
             # saved; images (base64) are not searched (runtime.secret.redact)
             outputs = redact(list(result.cell_outputs), secrets)
@@ -109,4 +148,15 @@ class AgentCells:
                                                    "call": call, "source": source})  # fmt: skip
             return kept_note(call)
 
-        return sink
+        return send
+
+
+def _post_figures(
+    post: Callable[[LiveView, Figures], None], call: ApprovedCall, result: RunPythonResult
+) -> None:
+    """Show the call's figures under its tool card (logged, never raised)."""
+    try:
+        pngs = tuple(base64.b64encode(png).decode("ascii") for png in result.figures[:FIGURES_MAX])
+        post(call.run.view, Figures(call.session_id, call.call_id, pngs))
+    except Exception:
+        log.exception("dsh: showing the figures of a run_python call failed")

@@ -3,8 +3,9 @@
 The broker is the kernel's one registry of requests waiting for the person. Every approval or
 question the runtime raises (and every ``run_python`` call of the notebook tools) names the session
 that asked; the run registry (:class:`PolicyLookup`, :mod:`.runs`) says which run holds that
-session or its nearest ancestor, and the request is answered according to that run's settings
-(no run holds it: rejected, dismissed):
+session or its nearest ancestor (a notebook tool call comes with the run its origin was matched
+to, :class:`PolicyOwner`, and is not looked up again), and the request is answered according to
+that run's settings (no run holds it, or its run has settled: rejected, dismissed):
 
 - ``--on-approval allow`` / ``reject``: answered at once by that policy (``decided_by="policy"``).
 - ``ask`` in **background** mode: the request waits as a *pending* item until a click (widget) or
@@ -84,6 +85,7 @@ __all__ = [
     "MainThreadPrompt",
     "Pending",
     "PolicyLookup",
+    "PolicyOwner",
     "RunPolicy",
     "SessionTree",
     "scope_key",
@@ -124,6 +126,17 @@ class PolicyLookup(Protocol):
     def live_policies(self) -> list[RunPolicy]:
         """The policies of every run not settled yet."""
         ...
+
+
+class PolicyOwner(Protocol):
+    """The run a caller already matched a request to (a :class:`~.runs.ActiveRun`): its policy
+    answers the request while it has not settled."""
+
+    @property
+    def policy(self) -> RunPolicy: ...
+
+    @property
+    def settled(self) -> bool: ...
 
 
 @dataclass
@@ -213,8 +226,9 @@ class Broker:
         self.runs = runs
         self._pending: dict[str, Pending] = {}
         self._ids = itertools.count(1)
-        self.on_change: Callable[[], None] = lambda: None
-        """Called (on the host loop) whenever an item starts or stops waiting for the person."""
+        self.on_change: Callable[[dict[str, Pending]], None] = lambda pending: None
+        """Called (on the host loop) with what waits for the person (:attr:`pending`) whenever an
+        item starts or stops waiting: the waiting signal (:mod:`.waiting`)."""
 
     @property
     def pending(self) -> dict[str, Pending]:
@@ -235,6 +249,7 @@ class Broker:
         person_only: bool = False,
         proposed: str | None = None,
         target: str | None = None,
+        owner: PolicyOwner | None = None,
     ) -> Decision:
         """Decide an approval: a scope of its run, its run's policy, or the person.
 
@@ -244,8 +259,14 @@ class Broker:
         no ``--on-approval``/headless policy may grant it: the person decides, or, where nobody
         can answer, it is rejected. ``proposed``: the whole text "Edit, then …" opens on (a
         ``run_python`` call's code, a cell edit's new source); ``target``: a cell edit's cell id;
-        both carried on its :class:`~..transcript.facts.ApprovalRequested`."""
-        policy = self.runs.policy_for(request.session_id)
+        both carried on its :class:`~..transcript.facts.ApprovalRequested`. ``owner``: the run
+        the caller matched the request to (the notebook tools' claim): its policy answers, and the
+        registry is not asked again; a settled owner answers nothing (rejected, as a request no
+        run holds)."""
+        if owner is None:
+            policy = self.runs.policy_for(request.session_id)
+        else:
+            policy = None if owner.settled else owner.policy
         if policy is None:  # a request outside any run of this kernel: nobody can answer
             return Decision("rejected", "policy")
         key = f"a{next(self._ids)}"
@@ -350,7 +371,7 @@ class Broker:
 
     def _changed(self) -> None:
         try:
-            self.on_change()
+            self.on_change(self.pending)
         except Exception:  # a signal, never a reason to lose the request
             log.exception("dsh: the pending-change callback failed")
 

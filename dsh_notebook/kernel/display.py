@@ -143,12 +143,16 @@ class ViewPublisher:
         self._live_at = float("-inf")
         self._live_sent: str | None = None
         self._live_timer: threading.Timer | None = None
-        self.view: LiveView | None = None
         self.handle: Any = None
 
     def _model_id(self) -> str | None:
         model_id = getattr(self._widget, "model_id", None)
         return model_id if isinstance(model_id, str) and model_id else None
+
+    def marker(self) -> dict[str, Any]:
+        """The output metadata of this view's display (:func:`run_marker`, with the widget's
+        model id when there is a widget)."""
+        return run_marker(self._model_id())
 
     def _send_later(self, view: LiveView, delay: float) -> None:
         """A change came too soon after the last live send: have the pump publish the view again
@@ -193,10 +197,8 @@ class ViewPublisher:
         except Exception:
             log.exception("dsh: could not send the run output to the page")
 
-    def __call__(self, bundle: dict[str, Any]) -> None:
-        view = self.view
-        if view is None:
-            return
+    def __call__(self, view: LiveView, bundle: dict[str, Any]) -> None:
+        """Show ``bundle``, the state of ``view`` (the pump's ``LiveView.publish``)."""
         if self._terminal:  # no display updates there: print the transcript once, when settled
             if view.settled:
                 print(bundle["text/plain"])
@@ -211,8 +213,7 @@ class ViewPublisher:
             else:
                 if self.handle is not None:  # freeze: the static transcript replaces the widget
                     # keeping the run marker: the page extension adds Insert below to its code
-                    marker = run_marker(self._model_id())
-                    send_update(self._shell, self.handle, bundle, view.parent, marker)
+                    send_update(self._shell, self.handle, bundle, view.parent, self.marker())
                 self._send_run_output(view, bundle)  # pages that lost the display_id
                 widget.close()
             return
@@ -251,11 +252,9 @@ def open_view(
     view = LiveView(
         transcript, fmt, publisher, parent=dict(parent) if parent else None, secrets=secrets
     )
-    publisher.view = view
     if not terminal and not choice.deferred:
         if widget is not None:
-            marker = run_marker(publisher._model_id())
-            publisher.handle = display(widget, display_id=True, metadata=marker)
+            publisher.handle = display(widget, display_id=True, metadata=publisher.marker())
         else:
             bundle = published_bundle(view.rendering(), fmt, settled=False)
             publisher.handle = display(bundle, raw=True, display_id=True, metadata=run_marker())

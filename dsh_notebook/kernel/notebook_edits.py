@@ -134,7 +134,7 @@ class NotebookEdits:
             self.ledger.nothing_to_undo()
 
 
-def _token(caller: Caller) -> tuple[Origin, ActiveRun]:
+def _token(caller: Caller) -> tuple[Origin[ActiveRun], ActiveRun]:
     token = caller.token
     if not isinstance(token, tuple) or not isinstance(token[1], ActiveRun):
         raise TypeError("a cell tool call not matched by this kernel")
@@ -143,7 +143,7 @@ def _token(caller: Caller) -> tuple[Origin, ActiveRun]:
     return origin, run
 
 
-def _origin(origin: Origin, run: ActiveRun) -> ChangeOrigin:
+def _origin(origin: Origin[ActiveRun], run: ActiveRun) -> ChangeOrigin:
     made: ChangeOrigin = {"session": origin.session_id, "run": run.run_id, "call": origin.call_id}
     if run.cell_id:
         made["anchor"] = run.cell_id  # the page's "Undo this run" goes on that %%dsh cell

@@ -72,7 +72,8 @@ class LiveView:
 
     transcript: Transcript
     fmt: str  # "markdown" | "text" | "widget"
-    publish: Callable[[dict[str, Any]], None]
+    publish: Callable[[LiveView, dict[str, Any]], None]
+    """Shows a bundle of this view (pump thread): called with the view and the bundle."""
     parent: dict[str, Any] | None = None
     settled: bool = False
     dirty: bool = True
@@ -290,7 +291,7 @@ class UiPump:
             if not due:
                 continue
             try:
-                view.publish(published_bundle(view.rendering(), view.fmt, view.settled))
+                view.publish(view, published_bundle(view.rendering(), view.fmt, view.settled))
                 self.published += 1
                 published = True
             except Exception:

@@ -23,6 +23,7 @@ stays, and a skipped cell shows it as interrupted.
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import queue
 import sys
 import threading
@@ -69,6 +70,8 @@ __all__ = [
     "start_run",
     "wait_for_run",
 ]
+
+log = logging.getLogger(__name__)
 
 
 class PromptSkipped(DshError):
@@ -338,7 +341,7 @@ def start_run(
     view.keep = keep_live
     # read here, on the main thread: the notebook, the keys to mask, the conversation index
     notebook, secrets, conversations = agent.notebook_session, agent.secrets(), agent.conversations
-    run.record = lambda view: record_settled(conversations, notebook, view.transcript)
+    run.record = lambda view: record_settled(conversations, notebook, view.rendering().snapshot)
 
     def on_start() -> None:  # host loop, when this run's turn on the session comes
         agent.runs.hold(run)
@@ -430,18 +433,22 @@ def settle_run(
         finish_reason = result.finish_reason
     ending = agent.ending  # read now: the shutdown that ended the run may be under way
     agent.pump.settle(run.view, finish_reason, error)
-    if run.accepted and not ending:  # kept from the rendering the settle published
-        agent.pump.after(run.view, lambda view: _keep_settled(agent, run, view))
-    if run.accepted and run.record is not None:  # its context use and tokens, for the next
-        agent.pump.after(run.view, run.record)
+    if run.accepted:  # kept and recorded from the rendering the settle published
+        agent.pump.after(run.view, lambda view: _after_settle(agent, run, view, keep=not ending))
 
 
-def _keep_settled(agent: RunContext, run: ActiveRun, view: LiveView) -> None:
-    """Keep the settled transcript for Restart & Run All (pump thread), masked, the whole
-    plain text too (a text display, a terminal or ``--format text``, prints it)."""
-    agent.ledger.keep_rendering(
-        run.session, run.handle.prompt, view.rendering(), agent_cells=run.agent_cells
-    )
+def _after_settle(agent: RunContext, run: ActiveRun, view: LiveView, *, keep: bool) -> None:
+    """The settle is published (pump thread): with ``keep``, keep its rendering (masked, the
+    plain text too) for Restart & Run All; then :attr:`ActiveRun.record` the run's context use
+    and tokens from it. A failing keep is logged and does not stop the record."""
+    if keep:
+        try:
+            rendering, prompt = view.rendering(), run.handle.prompt
+            agent.ledger.keep_rendering(run.session, prompt, rendering, agent_cells=run.agent_cells)
+        except Exception:
+            log.exception("dsh: keeping the settled transcript failed")
+    if run.record is not None:
+        run.record(view)
 
 
 WaitOutcome = Literal["settled", "interrupted"]

@@ -23,8 +23,8 @@ import threading
 from collections.abc import Callable
 
 from ..protocol import Notification
-from ..transcript import Transcript
 from ..transcript.context_use import FRESH_HINT, ContextUse, format_tokens
+from ..transcript.schema import Snapshot
 from .conversations import Conversation, ConversationIndex
 
 __all__ = ["SessionContexts", "context_line", "record_settled", "session_columns"]
@@ -63,10 +63,11 @@ class SessionContexts:
         return use if use.known else None
 
 
-def record_settled(conversations: ConversationIndex, notebook: str, transcript: Transcript) -> None:
+def record_settled(conversations: ConversationIndex, notebook: str, snapshot: Snapshot) -> None:
     """Keep a settled run's context use and tokens with its conversation (pump thread, the
-    transcript's owner; never raises)."""
-    header = transcript.snapshot()["header"]
+    transcript's owner): read from ``snapshot``, the settled state the settle published (its
+    :class:`~.rendering.Rendering`'s; no snapshot of its own)."""
+    header = snapshot["header"]
     conversations.record_run(
         notebook,
         header["session_id"],

@@ -10,15 +10,17 @@ and matches each call its server receives to one of them (:meth:`CallOrigins.cla
 public name, and every argument the model gave has the same value in the call. The match is
 claimed: each ``tool/call`` answers at most one server call, oldest first.
 
-The outcome is an :class:`Origin` — the session and the runtime's call id — that says whether it
-is **certain**: every unclaimed matching call belongs to one run. When two runs' calls match (two
+The outcome is an :class:`Origin` — the session, the runtime's call id and the run that owns the
+session (asked once per session, at the claim: the caller never looks it up again) — that says
+whether it is **certain**: every unclaimed matching call belongs to one run. When two runs' calls match (two
 sessions sent the very same code at the same moment) the kernel cannot tell which server call is
 whose; the origin is marked ``certain=False`` and its caller must let only the person decide it
 (never a run's ``allow`` or scope). No match within ``timeout`` (the event has not arrived, or the
 call came from outside any session the kernel watches): ``None``, and the caller refuses the call.
 
-Thread-safety: :meth:`observe` runs on the host loop; :meth:`claim` on any thread (it waits on a
-condition, never on the host loop). One lock guards the calls in flight.
+Thread-safety: :meth:`observe` runs on the host loop; :meth:`claim` on any thread: with a
+``timeout`` it waits on a condition (so never on a loop), with ``timeout=0`` it only takes the
+lock (a loop may call it so). One lock guards the calls in flight.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..protocol import SESSION_EVENT, Notification
 
@@ -40,15 +42,19 @@ MCP_TOOL_PREFIX = "mcp__"
 MAX_IN_FLIGHT = 256
 """Calls kept at the most (the oldest unclaimed ones go first): a bound, never reached in use."""
 
+R = TypeVar("R")
+
 
 @dataclass(frozen=True)
-class Origin:
-    """Who made a tool call: the runtime's session and call id."""
+class Origin(Generic[R]):
+    """Who made a tool call: the runtime's session and call id, and the run owning the session."""
 
     session_id: str
     call_id: str
     certain: bool = True
     """False when calls of more than one run matched: the person must decide it."""
+    run: R | None = None
+    """The run the session belongs to at the claim (``run_of``), or None: no run owns it."""
 
 
 @dataclass
@@ -137,13 +143,14 @@ class CallOrigins:
         name: str,
         arguments: Mapping[str, Any],
         *,
-        run_of: Callable[[str], object | None],
+        run_of: Callable[[str], R | None],
         timeout: float,
-    ) -> Origin | None:
+    ) -> Origin[R] | None:
         """The origin of a server call of the MCP tool ``name`` with ``arguments``, waiting up to
         ``timeout`` seconds for its ``tool/call`` event; ``None`` when none arrives.
 
-        ``run_of`` maps a session to the run it belongs to (compared by identity): when the
+        ``run_of`` maps a session to the run it belongs to (compared by identity), asked once per
+        session of the matches; the chosen call's run is the origin's :attr:`Origin.run`. When the
         unclaimed matches belong to more than one run (or to none), the origin is not certain.
         Called off the host loop: the wait blocks the calling thread only."""
         deadline = time.monotonic() + timeout
@@ -158,6 +165,7 @@ class CallOrigins:
                 self._arrived.wait(left)
             chosen = matches[0]
             chosen.claimed = True
-        owners = {id(run_of(c.session_id)) for c in matches}
-        certain = len(owners) == 1 and run_of(chosen.session_id) is not None
-        return Origin(chosen.session_id, chosen.call_id, certain=certain)
+        runs = {session: run_of(session) for session in {c.session_id for c in matches}}
+        run = runs[chosen.session_id]
+        certain = len({id(r) for r in runs.values()}) == 1 and run is not None
+        return Origin(chosen.session_id, chosen.call_id, certain=certain, run=run)

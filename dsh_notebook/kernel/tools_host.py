@@ -170,9 +170,9 @@ class NotebookToolsHost:
 
     async def match(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float | None = None
-    ) -> tuple[Origin, ActiveRun] | Refusal:
-        """The call's ``tool/call`` origin and the run holding its session (server loop), or the
-        refusal the model reads (no such event, or its run has ended)."""
+    ) -> tuple[Origin[ActiveRun], ActiveRun] | Refusal:
+        """The call's ``tool/call`` origin and the run holding its session (server loop; found
+        by the claim), or the refusal the model reads (no such event, or its run has ended)."""
         try:
             wait = ORIGIN_TIMEOUT if timeout is None else timeout  # read now: tests shorten it
             origin = await self._origin(tool_name, arguments, wait)
@@ -182,14 +182,13 @@ class NotebookToolsHost:
         if origin is None:
             log.warning("dsh: a %s call matched no tool/call of a watched session", tool_name)
             return Refusal(UNMATCHED_MESSAGE)
-        run = self._runs.run_of(origin.session_id)
-        if run is None:
+        if origin.run is None:  # the claim asked the registry: no run owns the session
             return Refusal(NO_RUN_MESSAGE)
-        return origin, run
+        return origin, origin.run
 
     async def decide(
         self,
-        origin: Origin,
+        origin: Origin[ActiveRun],
         run: ActiveRun,
         *,
         tool_name: str,
@@ -211,7 +210,7 @@ class NotebookToolsHost:
         async def ask() -> Decision:
             return await self._broker.approve_call(
                 request, editable=editable, person_only=not origin.certain,
-                proposed=proposed, target=target,
+                proposed=proposed, target=target, owner=run,
             )  # fmt: skip
 
         try:
@@ -233,24 +232,26 @@ class NotebookToolsHost:
         kernel knows it for sure; waits at most :data:`PROMPT_CELL_TIMEOUT` for the call's
         ``tool/call`` event."""
         origin = await self._origin(tool_name, arguments, PROMPT_CELL_TIMEOUT)
-        if origin is None or not origin.certain:
+        if origin is None or not origin.certain or origin.run is None:
             return None
-        run = self._runs.run_of(origin.session_id)
-        return run.cell_id if run is not None else None
+        return origin.run.cell_id
 
     async def _origin(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float
-    ) -> Origin | None:
-        """Who made this call of notebook tool ``tool_name`` (its ``tool/call`` event), waiting
-        at most ``timeout`` seconds off the server loop (:meth:`CallOrigins.claim`)."""
+    ) -> Origin[ActiveRun] | None:
+        """Who made this call of notebook tool ``tool_name`` (its ``tool/call`` event) and the
+        run owning its session (the one registry lookup of the call) (:meth:`CallOrigins.claim`).
+        The runtime writes the event before it calls, so it is normally here already: claimed
+        at once, on the server loop (no wait: a lock and dict lookups). Otherwise the wait, at
+        most ``timeout`` seconds, happens off the server loop."""
         from ..notebook_tools.schemas import public_tool_name  # the server runs: mcp is there
 
+        name, run_of = public_tool_name(tool_name), self._runs.run_of
+        found = self._origins.claim(name, arguments, run_of=run_of, timeout=0)
+        if found is not None or timeout <= 0:
+            return found
         return await asyncio.to_thread(
-            self._origins.claim,
-            public_tool_name(tool_name),
-            arguments,
-            run_of=self._runs.run_of,
-            timeout=timeout,
+            self._origins.claim, name, arguments, run_of=run_of, timeout=timeout
         )
 
     def pump(self) -> None:

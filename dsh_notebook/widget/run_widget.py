@@ -51,10 +51,10 @@ __all__ = ["FALLBACK_NOTE", "STATIC", "ActionCallback", "RunWidget"]
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-ActionCallback = Callable[[dict[str, Any]], "str | None"]
-"""``on_action(action) -> error text | None``. ``action`` is a :data:`~._messages.WidgetAction`
-(an approval's ``decision`` is an ``ApprovalOutcome``), passed as a plain dict for now: the
-kernel's handler is typed ``dict[str, Any]``; narrow this alias once it takes a ``WidgetAction``."""
+ActionCallback = Callable[[WidgetAction], "str | None"]
+"""``on_action(action) -> error text | None``: ``action`` is checked and normalized at this edge
+(:func:`~.actions.check_action`: an approval's ``decision`` is an ``ApprovalOutcome``), and is
+handed on as it is, never read raw again."""
 _SYNCED = ("snapshot", "seq", "elapsed")
 FULL_SYNC_MAX_BYTES = 32_768
 """With ``full_sync_for``: a snapshot this large (compact JSON) is sent as deltas even early."""
@@ -307,7 +307,7 @@ class RunWidget(anywidget.AnyWidget):
                     self._acted.add(key)
         if action is not None and self.on_action is not None:
             try:
-                error = self.on_action(dict(action))
+                error = self.on_action(action)
             except Exception as exc:
                 log.exception("dsh widget: on_action failed")
                 error = f"could not deliver: {type(exc).__name__}: {exc}"
