@@ -22,6 +22,7 @@ import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 import { AGENT_METADATA_KEY, ICellInfo, agentCellJSON, agentOrigin, insertionIndex, newestRunCells } from './agentcell';
 import { editMark, undoSummary } from './celledit';
 import type { IInsertCell, IUndoReply } from './protocol';
+import { oneUndoStep } from './undostep';
 
 export const REMOVE_BAR_CLASS = 'dsh-agent-cells-bar';
 export const REMOVE_BUTTON_CLASS = 'dsh-remove-run-cells';
@@ -59,14 +60,17 @@ export class AgentCells {
       return;
     }
     if (index >= 0) {
-      model.sharedModel.insertCell(index, agentCellJSON(message) as never);
-      // Its outputs are what this kernel produced for the approved call in this session (text
-      // and images, never agent HTML), trusted as a cell run here is: an untrusted cell with
-      // rich output would keep the save from being signed and the notebook reopens "Not Trusted".
-      const cell = model.cells.get(index);
-      if (cell !== undefined) {
-        cell.trusted = true;
-      }
+      oneUndoStep(model.sharedModel, () => {
+        model.sharedModel.insertCell(index, agentCellJSON(message) as never);
+        // Its outputs are what this kernel produced for the approved call in this session (text
+        // and images, never agent HTML), trusted as a cell run here is: an untrusted cell with
+        // rich output would keep the save from being signed and the notebook reopens "Not
+        // Trusted". Marking it trusted writes its metadata: part of the same undo step.
+        const cell = model.cells.get(index);
+        if (cell !== undefined) {
+          cell.trusted = true;
+        }
+      });
     }
   }
 }
@@ -229,11 +233,13 @@ export class UndoRunButtons {
       return 0;
     }
     const { indices } = newestRunCells(infos(model), anchorId);
-    model.sharedModel.transact(() => {
-      for (const index of indices) {
-        model.sharedModel.deleteCell(index);
-      }
-    });
+    oneUndoStep(model.sharedModel, () =>
+      model.sharedModel.transact(() => {
+        for (const index of indices) {
+          model.sharedModel.deleteCell(index);
+        }
+      })
+    );
     return indices.length;
   }
 

@@ -36,6 +36,7 @@ import {
   isToolHeading,
   parseInsertDetail
 } from './insertions';
+import { oneUndoStep } from './undostep';
 
 const ASK_CLASS = 'dsh-nb-ask';
 const FIX_CLASS = 'dsh-nb-fix';
@@ -131,7 +132,7 @@ export class NotebookButtons {
     if (model === null) {
       return null;
     }
-    model.sharedModel.insertCell(index, { cell_type: 'code', source, metadata: {} });
+    oneUndoStep(model.sharedModel, () => model.sharedModel.insertCell(index, { cell_type: 'code', source, metadata: {} }));
     notebook.deselectAll();
     notebook.activeCellIndex = index;
     notebook.mode = 'command';

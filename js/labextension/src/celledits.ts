@@ -26,6 +26,7 @@ import type {
   IUndoReply
 } from './protocol';
 import { ExecutionEnd, IRunTarget, collectRun } from './runcells';
+import { oneUndoStep } from './undostep';
 
 export const EDITED_CLASS = 'dsh-agent-edited';
 const HIGHLIGHT_MS = 2000;
@@ -55,7 +56,8 @@ export class NotebookStore implements ICellStore {
   }
 
   transact(f: () => void): void {
-    this._model.sharedModel.transact(f);
+    const shared = this._model.sharedModel;
+    oneUndoStep(shared, () => shared.transact(f));
   }
 
   setSource(index: number, source: string): void {
