@@ -298,3 +298,32 @@ def test_restart_starts_a_new_runtime_and_resumes_the_session(
     run_cell(ip, "-s kept", "[[reply:second]] two")
     assert ip.user_ns["_dsh"].result().final_response == "second"
     assert [p["params"]["sessionId"] for p in second.requests("session/prompt")] == ["kept"]
+
+
+def test_cwd_is_set_at_the_runs_turn_before_its_prompt(
+    dsh_kernel: InProcessKernel, tmp_path: Path
+) -> None:
+    """``--cwd`` is sent by the host on its own loop, just before the run's prompt: the cell
+    never waits for a runtime to start for it (before, the main thread started the runtime and
+    set the directory itself)."""
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    dsh_kernel.run_cell(f"--cwd {target}", "[[reply:ok]] where are we?")
+    assert dsh_kernel.shell.user_ns["_dsh"].result().final_response == "ok"
+    sent = [r["method"] for r in dsh_kernel.peer.runtimes[-1].requests()]
+    at = sent.index("session/working-directory/set")
+    assert sent[at + 1] == "session/prompt"
+    (request,) = dsh_kernel.peer.runtimes[-1].requests("session/working-directory/set")
+    assert request["params"]["path"] == str(target)
+
+
+def test_a_refused_cwd_fails_the_run_and_sends_no_prompt(
+    dsh_kernel: InProcessKernel, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-such-dir"
+    dsh_kernel.run_cell(f"--cwd {missing}", "hello")
+    handle = dsh_kernel.shell.user_ns["_dsh"]
+    with pytest.raises(Exception, match="directory does not exist"):
+        handle.result()
+    assert dsh_kernel.peer.prompts == []
+    assert "directory does not exist" in capsys.readouterr().out

@@ -322,6 +322,7 @@ class RuntimeHost:
         on_start: Callable[[], None] | None = None,
         on_note: Callable[[str], None] | None = None,
         outcome: concurrent.futures.Future[RunResult] | None = None,
+        cwd: str | None = None,
     ) -> concurrent.futures.Future[RunResult]:
         """Start a run; returns at once, also when the runtime still has to start.
 
@@ -333,6 +334,8 @@ class RuntimeHost:
         a dead runtime was replaced). A failure to start the runtime or to open the session
         fails the returned future (never raised here). ``outcome``: the future to complete and
         return (a new one by default), so a caller can know it before any callback runs.
+        ``cwd``: the session's working directory, set on the host loop at this run's turn,
+        before its prompt; a directory the runtime refuses fails the run and sends nothing.
         """
         result: concurrent.futures.Future[RunResult] = (
             outcome if outcome is not None else concurrent.futures.Future()
@@ -360,7 +363,7 @@ class RuntimeHost:
                 note = self._recover()
                 if note is not None and on_note is not None:
                     on_note(note)
-                inner = self.submit(self._run, session_id, blocks, deliver, starting)
+                inner = self.submit(self._run, session_id, blocks, deliver, starting, cwd)
             except BaseException as exc:
                 if not result.done():
                     result.set_exception(exc)
@@ -426,12 +429,15 @@ class RuntimeHost:
         blocks: list[dict[str, Any]],
         on_notification: Callable[[Notification], None] | None,
         on_start: Callable[[], None] | None,
+        cwd: str | None,
     ) -> RunResult:
         lock = self._session_locks.setdefault(session_id, anyio.Lock())
         async with lock:
             session = await self._open(session_id)
             if on_start is not None:
                 on_start()  # the run now owns the session (e.g. its approval policy)
+            if cwd is not None:
+                await session.set_working_directory(cwd)
             try:
                 return await session.run(blocks, on_notification)
             except SessionAlreadyExists:

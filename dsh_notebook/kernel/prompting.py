@@ -109,10 +109,6 @@ class Prompting:
             print(plan.context_block or "dsh: no notebook context block is sent "
                   "(%config DshMagics.context_block = True turns it on)")  # fmt: skip
             return
-        if options.cwd:
-            agent.claim(session_id)
-            session = agent.host.open_session(session_id)
-            agent.host.call(session.set_working_directory, options.cwd)
         run = start_run(agent, plan, options.out, cell_id)
         if run is not None and prompt_count is not None:
             self._prompted[session_id] = prompt_count  # "cells run since" counts from here

@@ -110,6 +110,9 @@ class RunPlan:
     """The notebook context block, sent as the second text block (after the person's text),
     or ``None`` (``context_block`` off, or no facts given). Never part of ``prompt``: the
     Run-All ledger and ``_dsh.prompt`` keep the person's text alone."""
+    cwd: str | None = None
+    """``--cwd``: the session's working directory, set by the host at the run's turn (the
+    kernel never waits for a runtime to start for it)."""
 
 
 def plan_run(
@@ -220,6 +223,7 @@ def plan_run(
         skipped=skipped,
         warnings=warnings,
         context_block=context_block,
+        cwd=options.cwd or None,
     )
 
 
@@ -369,6 +373,7 @@ def start_run(
         on_start=on_start,
         on_note=on_note,
         outcome=future,
+        cwd=plan.cwd,
     )
     future.add_done_callback(lambda f: settle_run(agent, run, f))
     _bind(shell, handle, out)

@@ -17,8 +17,9 @@ Guarantees:
   ``[[reply:TEXT]]`` tag; the receipt and ``turn/start`` come before the ``{messageId}``
   response, the answer and ``turn/end`` before ``session/wait`` returns. Sessions that had a
   prompt are "persisted" across runtimes of one peer (``session/resume`` of any other is the
-  runtime's ``not found``). ``session/query`` and other methods get the runtime's unknown-method
-  error. :attr:`ScriptedPeer.refuse_start` makes the next starts fail at ``initialize``.
+  runtime's ``not found``). ``session/working-directory/set`` accepts an existing directory and
+  refuses any other path with the runtime's words. ``session/query`` and other methods get the
+  runtime's unknown-method error. :attr:`ScriptedPeer.refuse_start` makes the next starts fail at ``initialize``.
 * **Only the harness is replaced**: the kernel's own code runs unchanged (magics, commands,
   broker, pump, ledger, conversations, locks, display), through
   :attr:`~dsh_notebook.kernel.host.RuntimeHost.harness_factory`.
@@ -30,6 +31,8 @@ Guarantees:
 from __future__ import annotations
 
 import itertools
+import json
+import os
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -121,6 +124,12 @@ class ScriptedPeer:
             assert params is not None
             await self._finish(runtime, str(params["sessionId"]))
             return {}
+        if method == "session/working-directory/set":
+            assert params is not None
+            path = str(params.get("path"))
+            if not os.path.isdir(path):  # the runtime's own words (runtime-0.2.1 notes §5.5)
+                raise JsonRpcError(INTERNAL_ERROR, f"working-directory: directory does not exist: {json.dumps(path)}")
+            return {"cwd": os.path.abspath(path)}
         return standard_reply(method, params)
 
     async def _prompt(self, runtime: MockRuntime, params: dict[str, Any]) -> dict[str, Any]:
