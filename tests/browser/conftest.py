@@ -22,7 +22,12 @@ from typing import IO, Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("DSH_TEST_CHROMIUM", "/usr/bin/chromium"))
+"""The browser the tests drive: Debian's chromium; ``DSH_TEST_CHROMIUM`` names another build
+(e.g. Debian's ``/usr/bin/chromium-headless-shell``, to compare)."""
+RERUNS = int(os.environ.get("DSH_TEST_BROWSER_RERUNS", "1"))
+"""Reruns of a failed browser test (see below); ``DSH_TEST_BROWSER_RERUNS=0`` shows every failure."""
+BROWSER_GROUP = os.environ.get("DSH_TEST_BROWSER_GROUP", "")
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM_ARGS = [
@@ -51,6 +56,23 @@ def _missing() -> str | None:
     return None
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook, on the controller
+def pytest_xdist_node_collection_finished(node: Any, ids: Sequence[str]) -> None:
+    """Under ``--dist loadgroup`` a browser test the worker did not tag (``nodeid@group``) would be
+    scheduled alone, its module's servers started once per worker it lands on and its tests run
+    apart from the ones whose state they read: stop instead of running so (pytest 9.2 with
+    pytest-xdist 3.8 did exactly that, silently: 9.2 derives ``nodeid`` from ``_id``)."""
+    if node.config.getvalue("dist") != "loadgroup":
+        return
+    lost = [i for i in ids if i.startswith("tests/browser/") and "@" not in i]
+    if lost:
+        raise pytest.UsageError(
+            f"pytest-xdist ignored the xdist_group of {len(lost)} browser tests (e.g. {lost[0]}):"
+            " this pytest and pytest-xdist do not work together; install the versions"
+            " pyproject.toml allows (pip install -e '.[test]')"
+        )
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip the browser tests where their parts are missing; otherwise give each one rerun, and
@@ -63,19 +85,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     A browser module's servers and browser are module-scoped and its tests read what earlier ones
     left (a notebook, the model's requests), so under ``--dist loadgroup`` (scripts/test.sh) the
-    module is one group: one worker runs it in order, with one set of servers.
+    module is one group: one worker runs it in order, with one set of servers
+    (``DSH_TEST_BROWSER_GROUP=NAME``: every browser module in one group).
     """
     reason = _missing()
     here = Path(__file__).parent
     for item in items:
         if here in item.path.parents:  # the deployment tests here too: their servers are costly
-            item.add_marker(pytest.mark.xdist_group(name=item.path.stem))
+            item.add_marker(pytest.mark.xdist_group(name=BROWSER_GROUP or item.path.stem))
         if "browser" not in item.keywords:
             continue
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
         elif item.get_closest_marker("flaky") is None:
-            item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=2))
+            item.add_marker(pytest.mark.flaky(reruns=RERUNS, reruns_delay=2))
 
 
 def _free_port() -> int:
