@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .labpage import goto_notebook, lab_with_extension, new_page, run_all
+from .labpage import lab_with_extension, new_page, open_notebook, run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -107,7 +107,7 @@ def test_a_second_page_without_our_comms_does_not_swallow_the_decision(
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
     page = new_page(browser, 1200)
-    goto_notebook(page, lab, name, app)
+    open_notebook(page, lab, name, app)
     bare = connect_bare_page(browser, lab, app, kernel_of(lab, name))
     run_all(page)
     allow = page.locator(".dsh-allow")
@@ -187,7 +187,7 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
         ],
     )
     page = new_page(browser, 1200)
-    goto_notebook(page, lab, name, app)
+    open_notebook(page, lab, name, app)
     run_all(page)
     page.wait_for_function(  # %load_ext ran: the link is open
         "() => [...document.querySelectorAll('.jp-InputPrompt')]"
@@ -250,7 +250,7 @@ def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_ag
         ],
     )
     page = new_page(browser, 1200)
-    goto_notebook(page, lab, name, app)
+    open_notebook(page, lab, name, app)
     run_all(page)
     cells = page.locator(".jp-Notebook .jp-Cell")
     first_card = cells.nth(2).locator(".dsh-allow")
@@ -298,7 +298,7 @@ def test_an_unsaved_reload_that_removed_the_asking_cell_says_how_to_answer(
     target = tmp_path / "orphan.txt"
     write_notebook(lab.root / name, ["%load_ext dsh_notebook"])
     page = new_page(browser, 1200)
-    goto_notebook(page, lab, name, app)
+    open_notebook(page, lab, name, app)
     page.locator(".jp-Notebook .jp-Cell").last.locator(".cm-content").click()
     page.keyboard.press("Escape")
     page.keyboard.press("b")  # a new cell below, typed here and never saved

@@ -24,7 +24,14 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .labpage import goto_notebook, lab_with_extension, new_page, run_all, wait_notebook
+from .labpage import (
+    goto_notebook,
+    lab_with_extension,
+    new_page,
+    open_notebook,
+    run_all,
+    wait_notebook,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -85,7 +92,7 @@ def test_reloads_and_a_second_page_end_with_the_transcript(
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
     page = new_page(browser, 1200)
-    goto_notebook(page, extlab, name)
+    open_notebook(page, extlab, name)
     run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     save(page)  # what a reload finds on disk: the widget output (autosave does the same)
@@ -136,7 +143,7 @@ def test_a_pending_approval_comes_back_after_a_reload(
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
     page = new_page(browser, 1200)
-    goto_notebook(page, extlab, name)
+    open_notebook(page, extlab, name)
     run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     save(page)
@@ -159,7 +166,7 @@ def test_saved_mid_run_and_reopened_without_the_kernel_reads_interrupted(
     name = "interrupted.ipynb"
     write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW])
     page = new_page(browser, 1200)
-    goto_notebook(page, extlab, name)
+    open_notebook(page, extlab, name)
     run_all(page)
     wait_live_text(page, "slow8")
     page.wait_for_timeout(2500)  # a live transcript reaches the page at most every 2 s
@@ -202,7 +209,7 @@ def test_an_unsaved_reload_puts_the_run_back_in_its_cell(
         ["%load_ext dsh_notebook", f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it"],
     )
     page = new_page(browser, 1200)
-    goto_notebook(page, extlab, name, app)
+    open_notebook(page, extlab, name, app)
     run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     assert not saved_outputs(extlab, name, 1)  # never saved with the run
@@ -230,7 +237,7 @@ def test_a_kernel_restart_in_the_same_page_reads_interrupted(browser: Any, extla
     name = "restart.ipynb"
     write_notebook(extlab.root / name, ["%load_ext dsh_notebook", SLOW.replace("40", "400")])
     page = new_page(browser, 1200)
-    goto_notebook(page, extlab, name)
+    open_notebook(page, extlab, name)
     run_all(page)
     wait_live_text(page, "slow3")
     page.wait_for_timeout(2500)  # a live transcript reaches the page at most every 2 s
