@@ -113,10 +113,10 @@ join lint
 trap - EXIT
 rm -rf "$BG"
 echo "== pytest"
-# DSH_TEST_WORKERS=N shares the suite among N pytest-xdist workers (it mostly waits on kernels,
-# the runtime, JupyterLab and chromium): 3 on this 2-core machine took pytest from 36 to 22 min.
-# Tests go one by one to whichever worker is free, except that a browser module stays whole on
-# one worker (its servers are module-scoped: tests/browser/conftest.py). The default, 0, runs it
-# in this process: the parallel mode is opt-in until it has passed CI runs of its own.
+# The suite runs on DSH_TEST_WORKERS pytest-xdist workers (default 3; 0: in this process). It
+# mostly waits on kernels, the runtime, JupyterLab and chromium, so 3 workers on this 2-core
+# machine took pytest from 28-31 to 18 min. Tests go one by one to whichever worker is free,
+# except that a browser module stays whole on one worker (its servers are module-scoped:
+# tests/browser/conftest.py, which stops the run if pytest-xdist drops that grouping).
 # pytest exits 5 when it collected no tests: that is a failure here too (set -e).
-exec .venv/bin/python -m pytest -n "${DSH_TEST_WORKERS:-0}" --dist loadgroup --durations=25 "$@"
+exec .venv/bin/python -m pytest -n "${DSH_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@"
