@@ -126,10 +126,7 @@ class ScriptedPeer:
             return {}
         if method == "session/working-directory/set":
             assert params is not None
-            path = str(params.get("path"))
-            if not os.path.isdir(path):  # the runtime's own words (runtime-0.2.1 notes §5.5)
-                raise JsonRpcError(INTERNAL_ERROR, f"working-directory: directory does not exist: {json.dumps(path)}")
-            return {"cwd": os.path.abspath(path)}
+            return _set_directory(str(params.get("path")))
         return standard_reply(method, params)
 
     async def _prompt(self, runtime: MockRuntime, params: dict[str, Any]) -> dict[str, Any]:
@@ -156,6 +153,15 @@ class ScriptedPeer:
         reason = {"kind": "completed"}
         await self._event(runtime, sid, "turn/end", {"turn": 1, "reason": reason})
         await runtime.notify("session.status", {"sessionId": sid, "status": "idle"})
+
+
+def _set_directory(path: str) -> dict[str, Any]:
+    """``session/working-directory/set``: an existing directory, or the runtime's own error
+    (runtime-0.2.1 notes §5.5)."""
+    if not os.path.isdir(path):
+        message = f"working-directory: directory does not exist: {json.dumps(path)}"
+        raise JsonRpcError(INTERNAL_ERROR, message)
+    return {"cwd": os.path.abspath(path)}
 
 
 @dataclass(frozen=True)
