@@ -19,7 +19,8 @@ Guarantees:
   prompt are "persisted" across runtimes of one peer (``session/resume`` of any other is the
   runtime's ``not found``). ``session/working-directory/set`` accepts an existing directory and
   refuses any other path with the runtime's words. ``session/query`` and other methods get the
-  runtime's unknown-method error. :attr:`ScriptedPeer.refuse_start` makes the next starts fail at ``initialize``.
+  runtime's unknown-method error. :attr:`ScriptedPeer.refuse_start` makes the next starts fail
+  at ``initialize``.
 * **Only the harness is replaced**: the kernel's own code runs unchanged (magics, commands,
   broker, pump, ledger, conversations, locks, display), through
   :attr:`~dsh_notebook.kernel.host.RuntimeHost.harness_factory`.
