@@ -27,7 +27,6 @@ CHROMIUM = Path(os.environ.get("DSH_TEST_CHROMIUM", "/usr/bin/chromium"))
 (e.g. Debian's ``/usr/bin/chromium-headless-shell``, to compare)."""
 RERUNS = int(os.environ.get("DSH_TEST_BROWSER_RERUNS", "1"))
 """Reruns of a failed browser test (see below); ``DSH_TEST_BROWSER_RERUNS=0`` shows every failure."""
-BROWSER_GROUP = os.environ.get("DSH_TEST_BROWSER_GROUP", "")
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM_ARGS = [
@@ -85,14 +84,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     A browser module's servers and browser are module-scoped and its tests read what earlier ones
     left (a notebook, the model's requests), so under ``--dist loadgroup`` (scripts/test.sh) the
-    module is one group: one worker runs it in order, with one set of servers
-    (``DSH_TEST_BROWSER_GROUP=NAME``: every browser module in one group).
+    module is one group: one worker runs it in order, with one set of servers.
     """
     reason = _missing()
     here = Path(__file__).parent
     for item in items:
         if here in item.path.parents:  # the deployment tests here too: their servers are costly
-            item.add_marker(pytest.mark.xdist_group(name=BROWSER_GROUP or item.path.stem))
+            item.add_marker(pytest.mark.xdist_group(name=item.path.stem))
         if "browser" not in item.keywords:
             continue
         if reason:
