@@ -303,9 +303,8 @@ def test_restart_starts_a_new_runtime_and_resumes_the_session(
 def test_cwd_is_set_at_the_runs_turn_before_its_prompt(
     dsh_kernel: InProcessKernel, tmp_path: Path
 ) -> None:
-    """``--cwd`` is sent by the host on its own loop, just before the run's prompt: the cell
-    never waits for a runtime to start for it (before, the main thread started the runtime and
-    set the directory itself)."""
+    """``--cwd`` reaches the runtime right before the run's prompt, with the path as given (a
+    guard of the order: the old code, which set it from the main thread, passed it too)."""
     target = tmp_path / "elsewhere"
     target.mkdir()
     dsh_kernel.run_cell(f"--cwd {target}", "[[reply:ok]] where are we?")
