@@ -99,6 +99,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.flaky(reruns=RERUNS, reruns_delay=2))
 
 
+# A rerun is a second chance, not a clean slate: the module's servers stay, and so do the kernels
+# the failed attempt started. Its notebooks have fixed names, so the rerun would open them on
+# those kernels (their execution count, a waiting approval, a cell still looping) and fail for
+# that instead. So each test's attempts note the notebooks they write, and a rerun first shuts
+# down the sessions of those notebooks on this worker's servers; other tests' sessions stay.
+_LIVE_LABS: list[Lab] = []
+_WRITTEN: dict[str, set[Path]] = {}
+_CURRENT_TEST: list[str] = [""]
+
+
+@pytest.fixture(autouse=True)
+def _rerun_without_the_failed_attempts_kernels(request: pytest.FixtureRequest) -> Iterator[None]:
+    node = request.node
+    written = _WRITTEN.setdefault(node.nodeid, set())
+    if getattr(node, "execution_count", 1) > 1 and written:
+        for lab in list(_LIVE_LABS):
+            with contextlib.suppress(OSError):
+                for session in lab.api("/api/sessions") or []:
+                    if (lab.root / session["path"]).resolve() in written:
+                        with contextlib.suppress(OSError):
+                            lab.api(f"/api/sessions/{session['id']}", method="DELETE")
+    _CURRENT_TEST[0] = node.nodeid
+    try:
+        yield
+    finally:
+        _CURRENT_TEST[0] = ""
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -166,9 +194,11 @@ def start_lab(
     )  # fmt: skip
     server = Lab(f"http://127.0.0.1:{port}", token, root, proc.pid)
     await_ready(proc, log, lambda: server.api("/api/status"))
+    _LIVE_LABS.append(server)
     try:
         yield server
     finally:
+        _LIVE_LABS.remove(server)
         for session in server.api("/api/sessions") or []:
             try:
                 server.api(f"/api/sessions/{session['id']}", method="DELETE")
@@ -241,7 +271,10 @@ def artifacts() -> Path:
 
 
 def write_notebook(path: Path, cells: Sequence[str | tuple[str, str]]) -> None:
-    """A notebook of code cells: each a source (id ``c<i>``) or an ``(id, source)`` pair."""
+    """A notebook of code cells: each a source (id ``c<i>``) or an ``(id, source)`` pair.
+    Noted for the test running now: a rerun of it starts without this notebook's session."""
+    if _CURRENT_TEST[0]:
+        _WRITTEN.setdefault(_CURRENT_TEST[0], set()).add(path.resolve())
     pairs = [cell if isinstance(cell, tuple) else (f"c{i}", cell) for i, cell in enumerate(cells)]
     nb = {
         "cells": [
