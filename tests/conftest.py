@@ -63,3 +63,22 @@ def host() -> Iterator[LoopHost]:
     from .helpers.loop_host import loop_host
 
     yield from loop_host()
+
+
+# A failed attempt that was rerun says why, in one line, at the end of the run: without this,
+# a test whose rerun failed too shows only the rerun's error, which may be a consequence of the
+# first attempt (a rerun is a second chance, not a clean slate: module-scoped servers stay).
+_RERUN_ERRORS: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if str(report.outcome) == "rerun":  # pytest-rerunfailures' outcome, not in pytest's types
+        errors = [line for line in report.longreprtext.splitlines() if line.startswith("E ")]
+        _RERUN_ERRORS.append(f"{report.nodeid}: {errors[0][1:].strip() if errors else '?'}")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _RERUN_ERRORS:
+        terminalreporter.write_sep("=", "first attempts of the tests that were rerun")
+        for line in _RERUN_ERRORS:
+            terminalreporter.write_line(line[:300])
