@@ -11,7 +11,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +162,25 @@ def wait_source(page: Any, index: int, expected: str, timeout: float = 15) -> No
     while source_of(page, index) != expected:
         assert time.monotonic() < deadline, f"cell {index}: {source_of(page, index)!r}"
         page.wait_for_timeout(50)
+
+
+def saved_notebook(
+    lab: Lab, name: str, until: Callable[[dict[str, Any]], object], what: str, timeout: float = 30
+) -> dict[str, Any]:
+    """The saved notebook ``name`` (its nbformat content) once ``until(content)`` holds. A read
+    while the server writes the file is answered 400 or empty: that is read again, not a
+    failure. Fails with ``what`` and the last content after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    content: dict[str, Any] = {}
+    while True:
+        try:
+            content = dict(lab.api(f"/api/contents/{name}?content=1")["content"])
+            if until(content):
+                return content
+        except (OSError, ValueError, KeyError, TypeError):  # half-written: read again
+            pass
+        assert time.monotonic() < deadline, f"{what} (saved: {json.dumps(content)[:1500]})"
+        time.sleep(0.3)
 
 
 def fresh(lab: Lab, stem: str) -> tuple[str, Path]:

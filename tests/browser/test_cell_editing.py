@@ -34,6 +34,7 @@ from .labpage import (
     lab_with_extension,
     open_page,
     run_cell,
+    saved_notebook,
     source_of,
     wait_kernel_idle,
     wait_source,
@@ -106,8 +107,12 @@ def test_apply_change_is_one_undoable_step_once_and_never_stale(
         # the metadata marks the edit; JupyterLab's undo takes it back in one step
         command_mode(page, 2)
         page.keyboard.press("Control+s")
-        page.wait_for_timeout(1000)
-        saved = lab.api(f"/api/contents/{name}?content=1")["content"]["cells"][1]
+        saved = saved_notebook(
+            lab,
+            name,
+            lambda nb: "dsh_notebook" in nb["cells"][1]["metadata"],
+            "the edit's mark was never saved",
+        )["cells"][1]
         assert saved["metadata"]["dsh_notebook"]["edited"] == ORIGIN, saved["metadata"]
         page.keyboard.press("z")
         wait_source(page, 1, "y = a + 1")

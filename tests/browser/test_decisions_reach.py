@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .labpage import lab_with_extension, new_page, open_notebook, run_all
+from .labpage import lab_with_extension, new_page, open_notebook, run_all, saved_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -202,12 +202,12 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
     page.click(".jp-Notebook")
     page.keyboard.press("Escape")
     page.keyboard.press("Control+s")
-    deadline = time.monotonic() + 30
-    while "application/vnd.jupyter.widget-view+json" not in str(
-        lab.api(f"/api/contents/{name}?content=1")["content"]["cells"][2]["outputs"]
-    ):
-        assert time.monotonic() < deadline, "the widget was never saved"
-        time.sleep(0.3)
+    saved_notebook(
+        lab,
+        name,
+        lambda nb: "application/vnd.jupyter.widget-view+json" in str(nb["cells"][2]["outputs"]),
+        "the widget was never saved",
+    )
 
     page.reload()
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
