@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-import urllib.error
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ import pytest
 from dsh_notebook.widget.bundle import CAPABILITY
 
 from .conftest import Lab, write_notebook
-from .labpage import current_panel, lab_with_extension, open_lab, wait_kernel_idle
+from .labpage import current_panel, lab_with_extension, open_lab, saved_notebook, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
 
@@ -124,16 +123,13 @@ def save_current(page: Any, lab: Lab, name: str, notebook_id: str) -> dict[str, 
     current_panel(page).locator(".jp-Notebook").click()
     page.keyboard.press("Escape")
     page.keyboard.press("Control+s")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            meta = lab.api(f"/api/contents/{name}")["content"]["metadata"].get("dsh_notebook")
-        except urllib.error.HTTPError:  # read while the server writes it: empty, not JSON
-            meta = None
-        if meta and meta.get("id") == notebook_id:
-            return dict(meta)
-        time.sleep(0.3)
-    raise AssertionError(f"{name} was not saved with its id")
+    content = saved_notebook(
+        lab,
+        name,
+        lambda nb: (nb["metadata"].get("dsh_notebook") or {}).get("id") == notebook_id,
+        f"{name} was not saved with its id",
+    )
+    return dict(content["metadata"]["dsh_notebook"])
 
 
 def restart_kernel(page: Any, lab: Lab, name: str) -> None:
