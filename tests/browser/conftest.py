@@ -7,6 +7,8 @@ browser download: Playwright launches the system chromium).
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.client
 import json
 import os
 import secrets
@@ -164,7 +166,6 @@ def start_lab(
     """JupyterLab (``app="lab"``) or Notebook 7 (``"notebook"``) on 127.0.0.1 serving ``root``,
     with a token; stopped on exit. ``extra_args`` go to the server's command line (e.g.
     ``--gateway-url``), ``extra_env`` into its environment."""
-    port = _free_port()
     token = secrets.token_hex(16)
     # the checkout's own build of the extension, ahead of the copy pip installed (first wins)
     extensions = root / ".labextensions"
@@ -183,17 +184,29 @@ def start_lab(
         "JUPYTERLAB_WORKSPACES_DIR": str(root / ".jupyter" / "lab" / "workspaces"),
         **(extra_env or {}),
     }
-    log = (root / "lab.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
-         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-         f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
-         f"--ServerApp.root_dir={root}",
-         f"--LabServerApp.extra_labextensions_path={extensions}", *(["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"] if app == "lab" else []), *extra_args],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    server = Lab(f"http://127.0.0.1:{port}", token, root, proc.pid)
-    await_ready(proc, log, lambda: server.api("/api/status"))
+    # The free port is free when chosen, not when the server binds it: a kernel or server of
+    # another worker can take it in between. Jupyter would then move to another port silently
+    # (and this would probe whatever holds ours), so it may not move: it exits, and we try again.
+    for attempt in range(3):
+        port = _free_port()
+        log = (root / "lab.log").open("wb")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
+             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+             f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
+             f"--ServerApp.root_dir={root}",
+             f"--LabServerApp.extra_labextensions_path={extensions}", *(["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"] if app == "lab" else []), *extra_args],
+            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        server = Lab(f"http://127.0.0.1:{port}", token, root, proc.pid)
+        try:
+            await_ready(proc, log, functools.partial(server.api, "/api/status"))
+            break
+        except BaseException as exc:
+            stop_process(proc, log)  # never left running, whatever failed
+            if attempt < 2 and "is already in use" in str(exc):
+                continue
+            raise
     _LIVE_LABS.append(server)
     try:
         yield server
@@ -210,14 +223,15 @@ def start_lab(
 def await_ready(
     proc: subprocess.Popen[bytes], log: IO[bytes], probe: Callable[[], object], timeout: float = 60
 ) -> None:
-    """Call ``probe`` every 0.3 s until it raises no ``OSError`` (the server answers). When the
-    process exits first or ``timeout`` passes, close ``log`` and raise with the log's tail."""
+    """Call ``probe`` every 0.3 s until it raises no ``OSError`` or ``HTTPException`` (the server
+    answers HTTP). When the process exits first or ``timeout`` passes, close ``log`` and raise
+    with the log's tail."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             probe()
             return
-        except OSError:
+        except (OSError, http.client.HTTPException):
             if proc.poll() is not None or time.monotonic() > deadline:
                 log.close()
                 raise RuntimeError(Path(log.name).read_text()[-3000:]) from None
