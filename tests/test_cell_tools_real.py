@@ -7,7 +7,6 @@ result saying the edit landed."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 
 from .fake_page import CAPABILITIES, FakePage
+from .helpers.real_kernel import play_page_until
 from .kernels import Kernel, identity, open_link, scripted_kernel
 
 pytestmark = pytest.mark.timeout(300)
@@ -38,15 +38,13 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
         yield k
 
 
-def play_page(k: Kernel, comm_id: str, page: FakePage, timeout: float = 120) -> None:
+def play_page(k: Kernel, model: ScriptedModelServer, comm_id: str, page: FakePage) -> None:
     """Answer the kernel's page messages (as ``page`` does) until the run is done."""
-    seen = len(k.iopub)
-    deadline = time.monotonic() + timeout
-    checked = 0.0
-    while True:
-        assert time.monotonic() < deadline, "the run never finished"
+    seen = [len(k.iopub)]
+
+    def answer() -> None:
         k.drain_iopub(0.2)
-        for msg in k.iopub[seen:]:
+        for msg in k.iopub[seen[0] :]:
             content = msg["content"]
             if msg["msg_type"] != "comm_msg" or content.get("comm_id") != comm_id:
                 continue
@@ -57,11 +55,10 @@ def play_page(k: Kernel, comm_id: str, page: FakePage, timeout: float = 120) -> 
             for reply in replies:
                 out = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
                 k.client.shell_channel.send(out)
-        seen = len(k.iopub)
-        if time.monotonic() - checked > 2:
-            checked = time.monotonic()
-            if k.value("_dsh.done()") == "True":  # (its messages are answered next round)
-                return
+        seen[0] = len(k.iopub)
+
+    # the model's requests: the first, after notebook_cells, after each call (its final text)
+    play_page_until(k, model, "notebook-calls", len(CALLS) + 2, answer, since=0, timeout=120)
 
 
 def test_the_model_edits_a_cell_by_its_short_id_and_reads_that_it_landed(
@@ -73,11 +70,10 @@ def test_the_model_edits_a_cell_by_its_short_id_and_reads_that_it_landed(
     scripted_model.clear_requests()
     run = kernel.execute(PROMPT, allow_stdin=True, metadata=identity("dsh-cell"))
     assert run.error is None, run.error
-    play_page(kernel, comm_id, page)
+    play_page(kernel, scripted_model, comm_id, page)
     assert page.source(2) == "x = 2\nprint(x)"  # the page applied it
     bodies = [r.body for r in scripted_model.requests if r.scenario == "notebook-calls" and r.body]
     offered = {tool["name"] for tool in bodies[-1].get("tools", [])}
     assert {f"mcp__notebook__{name}" for name in CELL_TOOLS} <= offered
     final = json.dumps(bodies[-1]["messages"][-1], ensure_ascii=False)
     assert "Applied: Edited cell 2 · id 00000002" in final, final[:2000]
-

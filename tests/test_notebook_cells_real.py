@@ -21,7 +21,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .helpers.real_kernel import link_messages
+from .helpers.real_kernel import link_messages, play_page_until
 from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
@@ -90,9 +90,8 @@ def test_the_model_reads_chosen_cells_whole_brief_lines_and_edited_marks(
     )
     assert run.error is None, run.error
     answered: set[str] = set()
-    deadline = time.monotonic() + 90
-    while kernel.value("_dsh.done()") != "True":
-        assert time.monotonic() < deadline, "the run did not settle"
+
+    def answer() -> None:
         for ask in link_messages(kernel, comm_id, "read_notebook", start):
             if ask["request_id"] not in answered:
                 answered.add(ask["request_id"])
@@ -104,7 +103,8 @@ def test_the_model_reads_chosen_cells_whole_brief_lines_and_edited_marks(
                              for i, (cell_id, source, count, outputs) in enumerate(page)]}  # fmt: skip
                 msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
                 kernel.client.shell_channel.send(msg)
-        time.sleep(0.2)
+
+    play_page_until(kernel, scripted_model, "choose-cells", 4, answer, since=first)
     requests = scripted_model.requests[first:]
     tools = {t.get("name"): t for t in (requests[0].body or {}).get("tools", [])}
     schema = tools[CELLS]["input_schema"]["properties"]

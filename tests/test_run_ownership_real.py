@@ -23,7 +23,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .helpers.real_kernel import link_messages
+from .helpers.real_kernel import link_messages, play_page_until
 from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
@@ -225,9 +225,8 @@ def test_notebook_cells_marks_the_prompt_cell_of_the_run_that_asked(
     )
     assert run.error is None, run.error
     answered: set[str] = set()
-    deadline = time.monotonic() + 60
-    while kernel.value("_dsh.done()") != "True":
-        assert time.monotonic() < deadline, "the run did not settle"
+
+    def answer() -> None:
         for ask in link_messages(kernel, comm_id, "read_notebook", start):
             if ask["request_id"] not in answered:
                 answered.add(ask["request_id"])
@@ -240,7 +239,8 @@ def test_notebook_cells_marks_the_prompt_cell_of_the_run_that_asked(
                              for i, cell_id in enumerate(CELL_IDS)]}  # fmt: skip
                 msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
                 kernel.client.shell_channel.send(msg)
-        time.sleep(0.2)
+
+    play_page_until(kernel, scripted_model, "read-cells", 2, answer, since=first)
     results = [
         block
         for request in scripted_model.requests[first:]

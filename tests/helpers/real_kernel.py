@@ -3,6 +3,7 @@ starting one, the page's execute metadata, the link messages a page received."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +46,31 @@ def link_messages(k: Kernel, comm_id: str, kind: str, since: int = 0) -> list[di
         and m["content"].get("comm_id") == comm_id
         and m["content"]["data"].get("type") == kind
     ]
+
+
+def play_page_until(
+    k: Kernel,
+    model: ScriptedModelServer,
+    scenario: str,
+    requests: int,
+    answer: Any,
+    *,
+    since: int,
+    timeout: float = 90,
+) -> None:
+    """Play the page (``answer()`` answers what it has been sent) until ``model`` has received
+    ``requests`` requests of ``scenario`` after its first ``since`` (the run's last step asked),
+    then until the run is done.
+
+    The run's state is read by running a cell (``_dsh.done()``) only after that: a cell running
+    while the agent asks the page makes the kernel busy, and a page on the shell channel (this
+    one) cannot answer then, so the agent is rightly told so. Polling with cells made such tests
+    fail on a loaded machine."""
+    deadline = time.monotonic() + timeout
+    while sum(r.scenario == scenario for r in model.requests[since:]) < requests:
+        assert time.monotonic() < deadline, f"the model got fewer than {requests} requests"
+        answer()
+        time.sleep(0.2)
+    while k.value("_dsh.done()") != "True":
+        assert time.monotonic() < deadline, "the run did not settle"
+        time.sleep(0.2)
