@@ -41,8 +41,7 @@ __all__ = [
 PAGE_READ_TIMEOUT: Final = 3.0
 """Seconds a prompt waits at most for the page's cells (only a page that answers on a subshell).
 Such a page answers in a fraction of a second; the margin is for a loaded machine (a busy
-browser, other kernels), where 1 s lost the edited cells for the model. The cell waits this
-long only when the page is that slow."""
+browser, other kernels). The cell waits this long only when the page is that slow."""
 UNREAD_NOTE: Final = (
     "the notebook page did not answer while this prompt's cell ran; notebook_cells marks them"
 )
