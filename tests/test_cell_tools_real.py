@@ -40,11 +40,12 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
 
 def play_page(k: Kernel, model: ScriptedModelServer, comm_id: str, page: FakePage) -> None:
     """Answer the kernel's page messages (as ``page`` does) until the run is done."""
-    seen = [len(k.iopub)]
+    seen = len(k.iopub)
 
     def answer() -> None:
+        nonlocal seen
         k.drain_iopub(0.2)
-        for msg in k.iopub[seen[0] :]:
+        for msg in k.iopub[seen:]:
             content = msg["content"]
             if msg["msg_type"] != "comm_msg" or content.get("comm_id") != comm_id:
                 continue
@@ -55,7 +56,7 @@ def play_page(k: Kernel, model: ScriptedModelServer, comm_id: str, page: FakePag
             for reply in replies:
                 out = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
                 k.client.shell_channel.send(out)
-        seen[0] = len(k.iopub)
+        seen = len(k.iopub)
 
     # the model's requests: the first, after notebook_cells, after each call (its final text)
     play_page_until(k, model, "notebook-calls", len(CALLS) + 2, answer, since=0, timeout=120)

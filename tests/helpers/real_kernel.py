@@ -4,6 +4,7 @@ starting one, the page's execute metadata, the link messages a page received."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ def play_page_until(
     model: ScriptedModelServer,
     scenario: str,
     requests: int,
-    answer: Any,
+    answer: Callable[[], None],
     *,
     since: int,
     timeout: float = 90,
@@ -64,8 +65,8 @@ def play_page_until(
 
     The run's state is read by running a cell (``_dsh.done()``) only after that: a cell running
     while the agent asks the page makes the kernel busy, and a page on the shell channel (this
-    one) cannot answer then, so the agent is rightly told so. Polling with cells made such tests
-    fail on a loaded machine."""
+    one) cannot answer then, so the agent is rightly told so; how often that happened would
+    depend on the machine's load."""
     deadline = time.monotonic() + timeout
     while sum(r.scenario == scenario for r in model.requests[since:]) < requests:
         assert time.monotonic() < deadline, f"the model got fewer than {requests} requests"
