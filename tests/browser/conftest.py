@@ -224,8 +224,8 @@ def await_ready(
     proc: subprocess.Popen[bytes], log: IO[bytes], probe: Callable[[], object], timeout: float = 60
 ) -> None:
     """Call ``probe`` every 0.3 s until it raises no ``OSError`` or ``HTTPException`` (the server
-    answers HTTP). When the process exits first or ``timeout`` passes, close ``log`` and raise
-    with the log's tail."""
+    answers HTTP). When the process exits first or ``timeout`` passes, stop it (never left
+    running), close ``log`` and raise with the log's tail."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -233,7 +233,7 @@ def await_ready(
             return
         except (OSError, http.client.HTTPException):
             if proc.poll() is not None or time.monotonic() > deadline:
-                log.close()
+                stop_process(proc, log)
                 raise RuntimeError(Path(log.name).read_text()[-3000:]) from None
             time.sleep(0.3)
 
