@@ -16,7 +16,6 @@ key: the kernel starts it itself).
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from .labpage import (
     new_page,
     open_notebook,
     run_all,
+    saved_notebook,
     wait_notebook,
 )
 
@@ -67,16 +67,9 @@ def saved_outputs(lab: Lab, name: str, cell: int) -> list[dict[str, Any]]:
 
 
 def wait_saved(lab: Lab, name: str, cell: int, check: Any, what: str) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            outputs = saved_outputs(lab, name, cell)
-        except Exception:  # read while the server writes it
-            outputs = []
-        if check(outputs):
-            return outputs
-        assert time.monotonic() < deadline, f"{what}: {json.dumps(outputs)[:2000]}"
-        time.sleep(0.3)
+    """The saved outputs of cell ``cell`` once ``check(outputs)`` holds."""
+    content = saved_notebook(lab, name, lambda nb: check(nb["cells"][cell]["outputs"]), what)
+    return list(content["cells"][cell]["outputs"])
 
 
 def test_reloads_and_a_second_page_end_with_the_transcript(
