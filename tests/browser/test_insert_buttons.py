@@ -28,6 +28,7 @@ from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.steps import Step
 
 from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
+from .labpage import saved_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
 
@@ -93,14 +94,8 @@ def saved_cells(page: Any, lab: Lab, name: str) -> list[dict[str, Any]]:
     page.keyboard.press("Escape")
     page.keyboard.press("Control+s")
     page.wait_for_timeout(1500)
-    deadline = time.monotonic() + 30
-    while True:
-        try:  # read while the server writes it: an empty file, a 400
-            content = lab.api(f"/api/contents/{name}?content=1")["content"]
-            return list(content["cells"])
-        except OSError:
-            assert time.monotonic() < deadline, "the notebook could not be read after its save"
-            time.sleep(0.3)
+    content = saved_notebook(lab, name, lambda nb: True, "the notebook could not be read")
+    return list(content["cells"])
 
 
 def source(saved: dict[str, Any]) -> str:
