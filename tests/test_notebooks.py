@@ -222,3 +222,23 @@ def test_nbval_fails_when_a_saved_output_is_changed(tmp_path: Path) -> None:
     assert f"{len(cells) - 2} passed" in proc.stdout, summary(proc)
     # the diff names both versions (pytest shortens long texts to their ends)
     assert "with 11." in proc.stdout and "with 12." in proc.stdout, summary(proc)
+
+
+def sanitize_patterns() -> list[tuple[str, str]]:
+    """The ``regex:``/``replace:`` pairs of the sanitizer, read as nbval reads them."""
+    return re.findall(r"^regex: (.*)$\n^replace: (.*)$", SANITIZE.read_text(), flags=re.M)
+
+
+def test_every_sanitizer_regex_that_starts_with_a_repeated_class_starts_at_a_word() -> None:
+    """nbval applies each pattern to every text output, saved and fresh, with ``re.sub``. A pattern
+    that opens with a repeated character class (``[^\\s…]*/tmp…``) and no anchor is retried from
+    every character of a long word and scans the rest of it each time: on a transcript holding a
+    figure's base64 (60 KB) one such pattern took 22 s, and one notebook's nbval run 140 s of
+    CPU. Anchored by a lookbehind (a match starts at a word), it is linear."""
+    patterns = sanitize_patterns()
+    assert len(patterns) >= 10  # read as nbval reads them: a parse that finds nothing fails here
+    opens_with_a_repeated_class = re.compile(r"^\[(?:\\.|[^\]])+\][*+]")
+    unanchored = [p for p, _ in patterns if opens_with_a_repeated_class.match(p)]
+    assert not unanchored, f"anchor these with a lookbehind (?<!…): {unanchored}"
+    for pattern, _ in patterns:
+        re.compile(pattern)
