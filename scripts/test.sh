@@ -46,6 +46,18 @@ npm_install() {  # DIR: npm install against the committed lock, which must not c
     git diff --exit-code package-lock.json || { echo "!! $1/package-lock.json changed: commit it" >&2; exit 1; }
   )
 }
+js_tests() {  # both npm installs (at once), then both vitest suites: none of it needs Python
+  npm_install js &
+  local widget=$!
+  npm_install js/labextension &
+  local labextension=$!
+  wait "$widget"
+  wait "$labextension"
+  echo "== widget: vitest"
+  (cd js && npm test --silent)
+  echo "== labextension: vitest (the widget's, from js/node_modules)"
+  (cd js/labextension && npm test --silent)
+}
 lint() {
   echo "== ruff"
   .venv/bin/ruff check dsh_notebook tests bench
@@ -63,9 +75,8 @@ echo "== .venv-gateway: Enterprise Gateway 3.3 pins jupyter_server 1.24, so it g
 in_background gateway ensure_venv .venv-gateway 'jupyter_enterprise_gateway>=3.3,<4'
 echo "== .chp: configurable-http-proxy (npm) for the JupyterHub test (in the background)"
 in_background chp chp
-echo "== npm install of the widget and of the labextension (in the background)"
-in_background js-npm npm_install js
-in_background labextension-npm npm_install js/labextension
+echo "== npm install and vitest of the widget and of the labextension (in the background)"
+in_background js js_tests
 echo "== .venv: dsh-notebook with the runtime, Jupyter and the test tools"
 ensure_venv .venv -e '.[runtime,jupyter,test,bench]'
 join ipykernel6
@@ -79,21 +90,12 @@ export DSH_TEST_CHP="$PWD/.chp/node_modules/.bin/configurable-http-proxy"
 export DSH_TEST_RTC_PREFIX="$PWD/.rtc"
 export DSH_TEST_EXPECT_IPYKERNEL_MAJORS="6,7"
 
-echo "== widget: vitest, and a bundle that is up to date"
-join js-npm
-(
-  cd js
-  npm test --silent
-  npm run build --silent
-)
+join js
+echo "== widget: a bundle that is up to date"
+(cd js && npm run build --silent)
 git diff --exit-code dsh_notebook/widget/static js/labextension/src/widgetbundle.ts || { echo "!! the widget bundle (or its hash in js/labextension/src/widgetbundle.ts) is stale: run (cd js && npm run build) and commit it" >&2; exit 1; }
 
-echo "== labextension: vitest (the widget's, from js/node_modules), and a build that is up to date"
-join labextension-npm
-(
-  cd js/labextension
-  npm test --silent
-)
+echo "== labextension: a build that is up to date"
 # built from a copy at a fixed path: the output must not depend on where the checkout is
 bash scripts/build-labextension.sh >/dev/null
 # git status, not git diff: a rebuilt chunk with a new content hash is a new, untracked file
