@@ -65,12 +65,7 @@ class ModelHTTPServer(ThreadingHTTPServer):
 
     def __init__(self, owner: ModelServerOwner, port: int) -> None:
         self.owner = owner
-        self.loop_turns = 0
-        """Turns of the accept loop so far (each wake-up of its ``select``)."""
         super().__init__((HOST, port), ModelRequestHandler)
-
-    def service_actions(self) -> None:
-        self.loop_turns += 1
 
     def process_request(self, request: Any, client_address: Any) -> None:
         # Like ThreadingMixIn.process_request, but the owner tracks the thread and the socket so

@@ -65,9 +65,6 @@ from .steps import AfterReply, Script, Step, StepFactory
 __all__ = ["ScriptedModelServer"]
 
 _STOP_JOIN_TIMEOUT: Final = 5.0
-POLL_INTERVAL: Final = 0.5
-"""Seconds between the idle accept loop's own wake-ups (``stop`` wakes it at once): 0.02 cost
-an idle kernel in demo mode half a percent of a core, for nothing."""
 
 
 class ScriptedModelServer:
@@ -125,7 +122,7 @@ class ScriptedModelServer:
             self._httpd = httpd
             self._thread = threading.Thread(
                 target=httpd.serve_forever,
-                kwargs={"poll_interval": POLL_INTERVAL},
+                kwargs={"poll_interval": 0.02},
                 name=f"scripted-model-server:{httpd.server_address[1]}",
                 daemon=True,
             )
@@ -147,7 +144,7 @@ class ScriptedModelServer:
         self._stopping.set()
         if httpd is None:
             return
-        _shutdown_now(httpd)
+        httpd.shutdown()
         httpd.server_close()
         if thread is not None:
             thread.join(_STOP_JOIN_TIMEOUT)
@@ -310,18 +307,3 @@ class ScriptedModelServer:
                 f"session={entry.session_id}\n"
             )
             sys.stderr.flush()
-
-
-def _shutdown_now(httpd: ModelHTTPServer) -> None:
-    """``httpd.shutdown()`` without waiting out the accept loop's poll interval: connections of
-    our own wake its ``select`` until the loop has seen the request to stop (at most
-    ``_STOP_JOIN_TIMEOUT``; a loop that is not running any more is not waited for longer)."""
-    shutting = threading.Thread(
-        target=httpd.shutdown, name="scripted-model-server:stop", daemon=True
-    )
-    shutting.start()
-    deadline = time.monotonic() + _STOP_JOIN_TIMEOUT
-    while shutting.is_alive() and time.monotonic() < deadline:
-        with contextlib.suppress(OSError):
-            socket.create_connection((HOST, httpd.server_port), timeout=0.5).close()
-        shutting.join(0.02)
