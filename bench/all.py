@@ -38,6 +38,7 @@ SET: list[tuple[str, str, list[str], list[str]]] = [
     ("paragraph_layout", "2", ["paragraph_layout.py"], ["paragraph_layout.py", "--repeats", "1"]),
     ("browser_streaming", "2,3", ["browser_streaming.py", "--repeats", "3"],
      ["browser_streaming.py", "--repeats", "1", "--chunks", "2000", "--slow", "2"]),
+    ("page_load_cpu", "-", ["page_load_cpu.py"], ["page_load_cpu.py", "--loads", "3"]),
 ]  # fmt: skip
 
 
