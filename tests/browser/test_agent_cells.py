@@ -117,6 +117,7 @@ def kernel_line(page: Any, pattern: str, timeout: float = 120_000) -> str:
         " const m = o.textContent.match(re); if (m) return m[0]; } return null; }",
         arg=pattern,
         timeout=timeout,
+        polling=100,
     )
     return str(handle.json_value())
 

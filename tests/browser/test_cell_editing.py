@@ -240,7 +240,8 @@ def test_undo_this_run_reverts_a_mixed_run_in_one_step_and_skips_the_persons_cel
     assert link.reply_to("e4", "apply_change_reply")["status"] == "applied"
     page.wait_for_function(
         "() => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')"
-        ".length === 6"
+        ".length === 6",
+        polling=100,
     )
     # the person changes one of the edited cells afterwards
     cells(page).nth(4).locator(".jp-InputArea-editor").click()  # "b = 20" (below the agent cell)
@@ -288,7 +289,8 @@ def test_undo_this_run_reverts_a_mixed_run_in_one_step_and_skips_the_persons_cel
     page.keyboard.press("z")
     page.wait_for_function(
         "() => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')"
-        ".length === 6"
+        ".length === 6",
+        polling=100,
     )
     assert source_of(page, 3) == "a = 10"
 
@@ -325,6 +327,7 @@ def test_show_in_notebook_ask_and_fix_on_a_failed_cell(browser: Any, lab: Lab) -
         "(n) => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')[n]"
         ".classList.contains('jp-mod-active')",
         arg=14,
+        polling=100,
     )
     assert last.is_visible()
 

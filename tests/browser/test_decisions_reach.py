@@ -67,7 +67,8 @@ def connect_bare_page(browser: Any, lab: Lab, app: str, kernel: dict[str, Any]) 
     page = new_page(browser, 1200)
     page.goto(f"{lab.url}/{'lab' if app == 'lab' else 'tree'}?token={lab.token}")
     page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.serviceManager", timeout=60_000
+        "() => window.jupyterapp && window.jupyterapp.serviceManager", timeout=60_000,
+        polling=100,
     )
     page.evaluate(
         """async ({id, name}) => {
@@ -193,6 +194,7 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
         "() => /\\[\\d+\\]/.test(document.querySelector('.jp-Notebook .jp-Cell .jp-InputPrompt')"
         "?.textContent ?? '')",
         timeout=60_000,
+        polling=100,
     )
     bare = connect_bare_page(browser, lab, app, kernel_of(lab, name))  # after the link opened
     flag.write_text("go")
@@ -266,6 +268,7 @@ def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_ag
         "() => { const a = document.querySelector('.jp-Notebook .jp-Cell.jp-mod-active');"
         " return a && a.textContent.includes('first: totals'); }",
         timeout=10_000,
+        polling=100,
     )
     page.wait_for_timeout(600)
     first_card.click()
@@ -274,6 +277,7 @@ def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_ag
         ".some(e => e.textContent.startsWith(head))",
         arg=AGENT_HEAD,
         timeout=60_000,
+        polling=100,
     )
     sources = [
         cells.nth(i).locator(".jp-InputArea-editor").inner_text() for i in range(cells.count())

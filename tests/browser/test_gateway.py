@@ -166,6 +166,7 @@ def test_a_gateway_kernel_streams_asks_runs_python_and_leaves_no_runtime(
             "() => { const t = document.querySelector('.dsh-root .dsh-text'); "
             "return t && t.textContent.includes('slow3'); }",
             timeout=90_000,
+            polling=100,
         )
         assert "slow29" not in page.locator(".dsh-root .dsh-text").first.inner_text()
         page.screenshot(path=str(artifacts / "gateway-streaming.png"), full_page=True)

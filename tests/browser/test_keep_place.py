@@ -130,6 +130,7 @@ def test_without_a_click_the_answer_stays_where_it_was(
         "() => [...document.querySelectorAll('.dsh-root .dsh-text')]"
         ".some(t => t.textContent.includes('slow5'))",
         timeout=90_000,
+        polling=100,
     )
     text.first.evaluate("t => t.scrollIntoView({block: 'center'})")
     page.evaluate(WATCH_ANSWER)

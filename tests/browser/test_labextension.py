@@ -249,6 +249,7 @@ def test_waiting_signal_shows_and_clears(browser: Any, extlab: Lab, artifacts: P
         "() => document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')"
         ".classList.contains('jp-mod-active')",
         timeout=10_000,
+        polling=100,
     )
 
     # a page reload: the kernel's comm is unknown to the new page; the extension finds it

@@ -51,6 +51,7 @@ def wait_live_text(page: Any, needle: str, timeout: float = 90_000) -> None:
         ".some(t => t.textContent.includes(needle))",
         arg=needle,
         timeout=timeout,
+        polling=100,
     )
 
 

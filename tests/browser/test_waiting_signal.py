@@ -106,6 +106,7 @@ def test_signal_contrast_tab_badge_and_go_to_the_next_waiting_request(
         "() => document.activeElement && document.activeElement.tagName === 'BUTTON'"
         " && document.activeElement.closest('.dsh-approval .dsh-actions')",
         timeout=10_000,
+        polling=100,
     )
     box = page.evaluate(
         "() => { const r = document.activeElement.getBoundingClientRect();"
@@ -156,7 +157,7 @@ def test_signal_contrast_tab_badge_and_go_to_the_next_waiting_request(
     page.click("li.lm-MenuBar-item:has-text('Settings')")
     page.hover(".lm-Menu-item:has-text('Theme')")
     page.click(".lm-Menu-item:has-text('JupyterLab Dark')")
-    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=20_000)
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=20_000, polling=100)
     page.wait_for_timeout(500)
     dark = status_contrast(page)
     assert dark >= 4.5, dark

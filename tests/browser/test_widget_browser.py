@@ -239,6 +239,7 @@ def test_real_runtime_live_text_allow_once_and_reload(
         "() => { const t = document.querySelector('.dsh-root .dsh-text'); "
         "return t && t.textContent.includes('slow3'); }",
         timeout=60_000,
+        polling=100,
     )
     partial = text.inner_text()
     assert "slow29" not in partial, "the answer did not grow live: it arrived whole"

@@ -88,6 +88,7 @@ def _run_two_widgets(
         "() => { const t = document.querySelector('.dsh-root .dsh-text'); "
         "return t && t.textContent.includes('slow3'); }",
         timeout=90_000,
+        polling=100,
     )  # the widget rendered and streams
     page.locator(".jp-RenderedMarkdown:has-text('slow11')").wait_for(timeout=60_000)
     frames.phase = "widget 2"
