@@ -230,7 +230,14 @@ def test_stop_restarts_the_runtime_and_keeps_the_session(
 ) -> None:
     kernel.execute("%%dsh --wait\n[[scenario:plain]] remember the word BANANA")
     pid = runtime_pid(kernel)
-    kernel.execute("%%dsh\n[[scenario:slow]] [[chunk-delay:0.3]] a long answer", allow_stdin=True)
+    slow = "%%dsh\n[[scenario:slow]] [[chunks:200]] [[chunk-delay:0.3]] a long answer"
+    scripted_model.clear_requests()  # (the module's server: an earlier test's run is no sign)
+    kernel.execute(slow, allow_stdin=True)
+    # stop the run while it streams (a minute of it): a loaded machine may still be starting it
+    deadline = time.monotonic() + 60
+    while not any(r.scenario == "slow" for r in scripted_model.requests):
+        assert time.monotonic() < deadline, "the slow run never reached the model"
+        time.sleep(0.1)
     stopped = kernel.execute("%dsh stop")
     assert "runtime restarted" in stopped.stdout, stopped.stdout + stopped.stderr
     wait_done(kernel)
