@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,3 +102,20 @@ def test_a_replacement_that_dies_before_serving_is_left_to_the_person(host: Runt
     assert host.last_start is replacement
     host.restart()  # the person decides
     assert prompt(host, "[[reply:back]] again")[0] == "back"
+
+
+def test_a_run_not_sent_yet_when_the_runtime_restarts_is_never_sent(host: RuntimeHost) -> None:
+    """``restart`` is how a run is stopped: a run started before it whose prompt had not gone
+    out (here its launch waits behind another job) ends with ``TransportClosed`` and reaches
+    neither runtime, although its session is resumed in the new one."""
+    prompt(host, "[[reply:first]] hi")  # session s is open: the restart resumes it
+    gate = threading.Event()
+    host._launch(lambda: gate.wait(30))  # the launcher is busy: the next run is not sent yet
+    seen: list[object] = []
+    stopped = host.run("s", [{"type": "text", "text": "[[reply:sent after all]] x"}], seen.append)
+    assert host.restart() == ["s"]
+    gate.set()
+    with pytest.raises(TransportClosed, match="nothing was sent"):
+        stopped.result(30)
+    assert seen == []
+    assert prompt(host, "[[reply:next]] the next prompt")[0] == "next"  # the session still works

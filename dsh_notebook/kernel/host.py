@@ -28,7 +28,10 @@ Guarantees:
   start, a prewarm, ``%dsh restart``) or one that accepted a prompt is always replaced.
 - Stop (:meth:`restart`): there is no cancel on the wire, so stopping a run means restarting the
   runtime; live sessions are resumed in the new one (history is kept), pending approvals fail
-  closed (the old process is gone), and runs in flight end with ``TransportClosed``.
+  closed (the old process is gone), and runs in flight end with ``TransportClosed``. That holds
+  for every run :meth:`run` was called for before the restart, also one whose prompt was not
+  sent yet (still waiting for a runtime start, its launch or its session's turn): its prompt is
+  never sent, not to the old runtime and not to the new one, and it is not retried.
 """
 
 from __future__ import annotations
@@ -60,6 +63,12 @@ T = TypeVar("T")
 
 HarnessFactory = Callable[[HarnessConfig], DeepSeekHarness]
 """Makes the harness of one runtime start from its config (:attr:`RuntimeHost.harness_factory`)."""
+
+STOPPED_BEFORE_SENT = (
+    "the runtime restarted (%dsh stop, a new key or route) before this prompt was sent: nothing "
+    "was sent; run the cell again to send it"
+)
+"""The error of a run that a restart cut off before its prompt went out (:meth:`RuntimeHost.run`)."""
 
 RECOVERY_GRACE = 10.0
 """Seconds after an automatic replacement's start within which, dead before it accepted a
@@ -131,6 +140,8 @@ class RuntimeHost:
         self._opened: set[str] = set()
         self._session_locks: dict[str, anyio.Lock] = {}
         self._starting: concurrent.futures.Future[None] | None = None
+        self._restarts = 0
+        """Restarts so far: a run started before the latest one is never sent (:meth:`run`)."""
         self.started_at: float | None = None
         self._closed = False
         self.last_start: RuntimeStart | None = None
@@ -240,8 +251,12 @@ class RuntimeHost:
                 portal_cm.__exit__(None, None, None)
 
     def restart(self) -> list[str]:
-        """Restart the runtime and resume every session opened in it; returns their ids."""
+        """Restart the runtime and resume every session opened in it; returns their ids.
+
+        Every run started before this call ends (``TransportClosed``) without its prompt being
+        sent from now on, to either runtime (see :meth:`run`)."""
         with self._lock:
+            self._restarts += 1  # first: a launch that reads it from now on sends nothing
             live = sorted(self._opened)
         self.close()
         self.ensure_started()  # not under the lock: the start runs on another thread
@@ -336,10 +351,15 @@ class RuntimeHost:
         return (a new one by default), so a caller can know it before any callback runs.
         ``cwd``: the session's working directory, set on the host loop at this run's turn,
         before its prompt; a directory the runtime refuses fails the run and sends nothing.
+        A :meth:`restart` after this call and before the prompt is sent (the person stopped)
+        fails the run with ``TransportClosed`` and sends nothing: the restart is checked when the
+        run is launched and again on the host loop right before the prompt goes out, and a run
+        the restart cut off is never retried on the new runtime.
         """
         result: concurrent.futures.Future[RunResult] = (
             outcome if outcome is not None else concurrent.futures.Future()
         )
+        generation = self._restarts
         accepted = False
         sent_to: RuntimeStart | None = None  # the runtime the prompt goes to
 
@@ -360,10 +380,13 @@ class RuntimeHost:
 
         def launch(retry: bool) -> None:
             try:
+                self._check_not_restarted(generation)
                 note = self._recover()
                 if note is not None and on_note is not None:
                     on_note(note)
-                inner = self.submit(self._run, session_id, blocks, deliver, starting, cwd)
+                inner = self.submit(
+                    self._run, session_id, blocks, deliver, starting, cwd, generation
+                )
             except BaseException as exc:
                 if not result.done():
                     result.set_exception(exc)
@@ -371,7 +394,8 @@ class RuntimeHost:
 
             def finished(done: concurrent.futures.Future[RunResult]) -> None:
                 error = None if done.cancelled() else done.exception()
-                if retry and isinstance(error, TransportClosed) and not accepted:
+                restarted = self._restarts != generation  # stopped: never sent again
+                if retry and isinstance(error, TransportClosed) and not accepted and not restarted:
                     # the runtime died before it took the prompt (it was dead already and we
                     # had not noticed yet): replace it and send the prompt once more
                     self._launch(lambda: launch(False))
@@ -409,6 +433,12 @@ class RuntimeHost:
             except Exception:  # a job reports its own failures; never stop the launcher
                 log.exception("dsh: launching a run failed")
 
+    def _check_not_restarted(self, generation: int) -> None:
+        """Raise ``TransportClosed`` when the runtime was restarted (stopped) since the run of
+        ``generation`` was started: that run's prompt must not be sent any more."""
+        if self._restarts != generation:
+            raise TransportClosed(STOPPED_BEFORE_SENT)
+
     async def _open(self, session_id: str) -> Session:
         """The one rule for a session's first use in this runtime (host loop): resume it from
         disk when persisted, else start it; later uses get the open session."""
@@ -430,14 +460,17 @@ class RuntimeHost:
         on_notification: Callable[[Notification], None] | None,
         on_start: Callable[[], None] | None,
         cwd: str | None,
+        generation: int,
     ) -> RunResult:
         lock = self._session_locks.setdefault(session_id, anyio.Lock())
         async with lock:
+            self._check_not_restarted(generation)
             session = await self._open(session_id)
             if on_start is not None:
                 on_start()  # the run now owns the session (e.g. its approval policy)
             if cwd is not None:
                 await session.set_working_directory(cwd)
+            self._check_not_restarted(generation)  # no await from here to the prompt
             try:
                 return await session.run(blocks, on_notification)
             except SessionAlreadyExists:
