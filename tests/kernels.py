@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import json
 import os
 import queue
+import shutil
 import sys
 import tempfile
 import time
@@ -25,8 +28,12 @@ def kernel_pythons() -> list[str]:
     return [p for p in listed.split(os.pathsep) if p] or [sys.executable]
 
 
+@functools.cache
 def _spec_manager(python: str) -> KernelSpecManager:
+    """A kernelspec that starts ``python``'s ipykernel: one folder per interpreter and process,
+    removed when the process exits (not one per kernel left in the temp folder)."""
     root = Path(tempfile.mkdtemp(prefix="dsh-kernelspec-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     spec = root / "dshtest"
     spec.mkdir()
     (spec / "kernel.json").write_text(

@@ -9,6 +9,7 @@ in plain Python, and the analyst's answer must contain it.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterator
@@ -86,6 +87,7 @@ def kernel() -> Iterator[Kernel]:
         yield k
     finally:
         k.shutdown()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def ask(k: Kernel, prompt: str, *, options: str = "", answers: list[str] | None = None) -> tuple[Execution, str]:  # fmt: skip
