@@ -332,15 +332,22 @@ def test_two_background_cells_on_one_session_stay_apart(kernel: Kernel, tmp_path
 
 
 def test_first_prompt_of_a_kernel_returns_at_once_while_the_runtime_starts(kernel: Kernel) -> None:
+    """The cold first cell (no prewarm: nothing answered the page's hello) builds the agent and
+    returns while the runtime is still starting: its reply comes before the runtime was ready.
+    (Compared with the start itself, not with a fixed bound that a loaded machine misses; how
+    long the cell takes is measured by ``bench/prewarm.py``, arm "cold".)"""
     started = time.monotonic()
     cell = kernel.execute("%%dsh --format markdown\n[[scenario:plain]] hello", allow_stdin=True)
-    elapsed = time.monotonic() - started
+    returned_at, elapsed = time.time(), time.monotonic() - started
     assert cell.error is None, cell.error
-    assert elapsed < 1.0, f"the cold first cell held the kernel {elapsed:.2f} s"
     first = next(m for m in cell.outputs if m["msg_type"] == "display_data")["content"]["data"]
     assert "starting" in first["text/plain"]
     wait_done(kernel)
     assert kernel.value("_dsh.result().finish_reason") == "'completed'"
+    ready_at = float(kernel.value("get_ipython()._dsh_notebook_magics.agent.host.started_at"))
+    assert returned_at < ready_at, (
+        f"the cold first cell held the kernel {elapsed:.2f} s, until the runtime was ready"
+    )
 
 
 def test_a_run_that_cannot_start_settles_with_the_error(kernel: Kernel, tmp_path: Path) -> None:
