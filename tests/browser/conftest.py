@@ -117,22 +117,13 @@ def _rerun_without_the_failed_attempts_kernels(request: pytest.FixtureRequest) -
     written = _WRITTEN.setdefault(node.nodeid, set())
     if getattr(node, "execution_count", 1) > 1 and written:
         for lab in list(_LIVE_LABS):
-            with contextlib.suppress(OSError):
-                for session in lab.api("/api/sessions") or []:
-                    if (lab.root / session["path"]).resolve() in written:
-                        with contextlib.suppress(OSError):
-                            lab.api(f"/api/sessions/{session['id']}", method="DELETE")
+            # the lambda runs before the loop moves on, so binding lab late is harmless
+            lab.end_sessions(lambda s: (lab.root / s["path"]).resolve() in written)  # noqa: B023
     _CURRENT_TEST[0] = node.nodeid
     try:
         yield
     finally:
         _CURRENT_TEST[0] = ""
-
-
-def _session_ids(lab: Lab) -> set[str] | None:
-    with contextlib.suppress(OSError):
-        return {session["id"] for session in lab.api("/api/sessions") or []}
-    return None
 
 
 @pytest.fixture(autouse=True)
@@ -143,15 +134,14 @@ def _shut_down_the_kernels_the_test_started() -> Iterator[None]:
     the demo model's accept loop), and a module's tests left up to nine at once. Sessions that
     were there before the test (a module fixture's) stay; a server the test started itself
     stops with the test anyway."""
-    before = {id(lab): _session_ids(lab) for lab in _LIVE_LABS}
+    before: dict[int, set[str]] = {}
+    for lab in _LIVE_LABS:
+        with contextlib.suppress(OSError):  # a server that does not answer is left alone
+            before[id(lab)] = {session["id"] for session in lab.sessions()}
     yield
     for lab in list(_LIVE_LABS):
-        known = before.get(id(lab))
-        if known is None:
-            continue
-        for session_id in (_session_ids(lab) or set()) - known:
-            with contextlib.suppress(OSError):
-                lab.api(f"/api/sessions/{session_id}", method="DELETE")
+        if (known := before.get(id(lab))) is not None:
+            lab.end_sessions(lambda s: s["id"] not in known)
 
 
 def _free_port() -> int:
@@ -178,6 +168,19 @@ class Lab:
         with urllib.request.urlopen(request, timeout=10) as response:
             raw = response.read()
         return json.loads(raw) if raw else None
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """The server's sessions (raises ``OSError`` when it does not answer)."""
+        return list(self.api("/api/sessions") or [])
+
+    def end_sessions(self, which: Callable[[dict[str, Any]], bool]) -> None:
+        """Delete the sessions ``which`` picks, shutting their kernels down; a server or a
+        session that does not answer is skipped, never raised."""
+        with contextlib.suppress(OSError):
+            for session in self.sessions():
+                if which(session):
+                    with contextlib.suppress(OSError):
+                        self.api(f"/api/sessions/{session['id']}", method="DELETE")
 
 
 @contextlib.contextmanager
@@ -237,11 +240,7 @@ def start_lab(
         yield server
     finally:
         _LIVE_LABS.remove(server)
-        for session in server.api("/api/sessions") or []:
-            try:
-                server.api(f"/api/sessions/{session['id']}", method="DELETE")
-            except OSError:
-                pass
+        server.end_sessions(lambda session: True)
         stop_process(proc, log)
 
 
