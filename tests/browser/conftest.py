@@ -107,6 +107,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # that instead. So each test's attempts note the notebooks they write, and a rerun first shuts
 # down the sessions of those notebooks on this worker's servers; other tests' sessions stay.
 _LIVE_LABS: list[Lab] = []
+_LIVE_BROWSERS: list[Browser] = []
 _WRITTEN: dict[str, set[Path]] = {}
 _CURRENT_TEST: list[str] = [""]
 
@@ -133,12 +134,16 @@ def _shut_down_the_kernels_the_test_started() -> Iterator[None]:
     extension loaded, and its runtime, still use about one percent of a core each (timers,
     the demo model's accept loop), and a module's tests left up to nine at once. Sessions that
     were there before the test (a module fixture's) stay; a server the test started itself
-    stops with the test anyway."""
+    stops with the test anyway. The pages the test opened are closed first, failed or not: a
+    page left open keeps its notebook's kernel connection, starts a new kernel for it when its
+    session is deleted, and a rerun or a later test opening that notebook would share it."""
     before: dict[int, set[str]] = {}
     for lab in _LIVE_LABS:
         with contextlib.suppress(OSError):  # a server that does not answer is left alone
             before[id(lab)] = {session["id"] for session in lab.sessions()}
     yield
+    for browser in list(_LIVE_BROWSERS):
+        browser.close_pages()
     for lab in list(_LIVE_LABS):
         if (known := before.get(id(lab))) is not None:
             lab.end_sessions(lambda s: s["id"] not in known)
@@ -306,6 +311,7 @@ class Browser:
             str(profile), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
         )
         self._incognito: Any = None
+        self._contexts: list[Any] = []
 
     def new_page(self, viewport: Mapping[str, int] | None = None) -> Any:
         """A page in the shared profile (``viewport``: its size; Playwright's default else)."""
@@ -320,7 +326,20 @@ class Browser:
             self._incognito = self._playwright.chromium.launch(
                 executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
             )
-        return self._incognito.new_context(**options)
+        context = self._incognito.new_context(**options)
+        self._contexts.append(context)
+        return context
+
+    def close_pages(self) -> None:
+        """Close every page opened so far (the shared profile's) and every context of its own;
+        the browser stays up. A page or context that is already closed is skipped."""
+        for page in list(self._shared.pages):
+            with contextlib.suppress(Exception):  # Playwright's Error: closed or crashed
+                page.close()
+        for context in self._contexts:
+            with contextlib.suppress(Exception):
+                context.close()
+        self._contexts.clear()
 
     def close(self) -> None:
         self._shared.close()
@@ -336,9 +355,11 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
 
     with sync_playwright() as p:
         b = Browser(p, tmp_path_factory.mktemp("chromium-profile"))
+        _LIVE_BROWSERS.append(b)
         try:
             yield b
         finally:
+            _LIVE_BROWSERS.remove(b)
             b.close()
 
 

@@ -33,7 +33,14 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .labpage import lab_with_extension, new_page, open_notebook, run_all, saved_notebook
+from .labpage import (
+    lab_with_extension,
+    new_page,
+    open_notebook,
+    run_all,
+    saved_notebook,
+    source_of,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -279,9 +286,7 @@ def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_ag
         timeout=60_000,
         polling=100,
     )
-    sources = [
-        cells.nth(i).locator(".jp-InputArea-editor").inner_text() for i in range(cells.count())
-    ]
+    sources = [source_of(page, i) for i in range(cells.count())]  # each scrolled into view
     agent = [i for i, s in enumerate(sources) if s.startswith(AGENT_HEAD)]
     assert agent == [3], sources  # directly below the first prompt, above the second
     assert "second: what else?" in sources[4]
