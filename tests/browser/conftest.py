@@ -134,9 +134,10 @@ def _shut_down_the_kernels_the_test_started() -> Iterator[None]:
     extension loaded, and its runtime, still use about one percent of a core each (timers,
     the demo model's accept loop), and a module's tests left up to nine at once. Sessions that
     were there before the test (a module fixture's) stay; a server the test started itself
-    stops with the test anyway. The pages the test opened are closed first, failed or not: a
-    page left open keeps its notebook's kernel connection, starts a new kernel for it when its
-    session is deleted, and a rerun or a later test opening that notebook would share it."""
+    stops with the test anyway. The pages the test opened are closed first, failed or not (a
+    failed test never reaches its ``page.close()``): an open page keeps its kernel connection,
+    its timers and its renderer, and a rerun would open its notebook in a second page beside
+    it."""
     before: dict[int, set[str]] = {}
     for lab in _LIVE_LABS:
         with contextlib.suppress(OSError):  # a server that does not answer is left alone

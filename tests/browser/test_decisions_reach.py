@@ -248,14 +248,18 @@ def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_ag
     cell, and the approved call's agent cell lands directly below the first cell."""
     lab = servers[app]
     name = f"run-all-owner-{app}.ipynb"
+    # a named session outlives the notebook in DSH_HOME: a rerun must not find its prompts
+    # answered already ("not sent again"), so each attempt names a session of its own
+    shared = f"shared-{time.monotonic_ns()}"
     write_notebook(
         lab.root / name,
         [
             "import pandas as pd\n"
             "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [1.0, 2.0]})",
             "%load_ext dsh_notebook",
-            "%%dsh -s shared\n[[scenario:notebook-analyze]] [[var:sales]] first: totals per region",
-            "%%dsh -s shared\nsecond: what else?",
+            f"%%dsh -s {shared}\n"
+            "[[scenario:notebook-analyze]] [[var:sales]] first: totals per region",
+            f"%%dsh -s {shared}\nsecond: what else?",
         ],
     )
     page = new_page(browser, 1200)
