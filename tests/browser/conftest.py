@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -156,6 +157,27 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def api_request(url: str, token: str, path: str, method: str = "GET", body: Any = None) -> Any:
+    """A Jupyter REST call: its JSON answer (``None`` when empty). An error answer raises
+    ``HTTPError`` (an ``OSError``) that names the request and quotes what the server said."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(
+        f"{url}{path}",
+        data=data,
+        method=method,
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            raw = response.read()
+    except urllib.error.HTTPError as error:
+        said = error.read()[:400].decode(errors="replace")
+        raise urllib.error.HTTPError(
+            error.url, error.code, f"{error.reason} ({method} {path}: {said})", error.headers, None
+        ) from None
+    return json.loads(raw) if raw else None
+
+
 @dataclass
 class Lab:
     url: str
@@ -164,16 +186,7 @@ class Lab:
     pid: int = 0
 
     def api(self, path: str, method: str = "GET", body: Any = None) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(
-            f"{self.url}{path}",
-            data=data,
-            method=method,
-            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=10) as response:
-            raw = response.read()
-        return json.loads(raw) if raw else None
+        return api_request(self.url, self.token, path, method, body)
 
     def sessions(self) -> list[dict[str, Any]]:
         """The server's sessions (raises ``OSError`` when it does not answer)."""

@@ -16,13 +16,12 @@ import secrets
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .conftest import REPO, _free_port, await_ready, stop_process
+from .conftest import REPO, _free_port, api_request, await_ready, stop_process
 
 RUNTIME_EXE = "deepseek-harness-sdk-runtime"
 KERNEL_NAME = "dsh-python"
@@ -43,14 +42,7 @@ class Gateway:
     dsh_home: Path
 
     def api(self, path: str, method: str = "GET", body: Any = None) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(
-            f"{self.url}{path}", data=data, method=method,
-            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
-        )  # fmt: skip
-        with urllib.request.urlopen(request, timeout=10) as response:
-            raw = response.read()
-        return json.loads(raw) if raw else None
+        return api_request(self.url, self.token, path, method, body)
 
 
 def write_kernelspec(share: Path, kernel_env: Mapping[str, str]) -> None:
