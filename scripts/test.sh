@@ -118,7 +118,7 @@ echo "== pytest"
 # The suite runs on DSH_TEST_WORKERS pytest-xdist workers (default 3; 0: in this process). It
 # mostly waits on kernels, the runtime, JupyterLab and chromium, so 3 workers on this 2-core
 # machine took pytest from 28-31 to 18 min. Tests go one by one to whichever worker is free,
-# except that a browser module stays whole on one worker (its servers are module-scoped:
+# except that a browser module stays whole on one worker (its browser is module-scoped:
 # tests/browser/conftest.py, which stops the run if pytest-xdist drops that grouping).
 # pytest exits 5 when it collected no tests: that is a failure here too (set -e).
 exec .venv/bin/python -m pytest -n "${DSH_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@"

@@ -102,43 +102,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.flaky(reruns=RERUNS, reruns_delay=2))
 
 
-# A rerun is a second chance, not a clean slate: the module's servers stay, and so do the kernels
-# the failed attempt started. Its notebooks have fixed names, so the rerun would open them on
-# those kernels (their execution count, a waiting approval, a cell still looping) and fail for
-# that instead. So each test's attempts note the notebooks they write, and a rerun first shuts
-# down the sessions of those notebooks on this worker's servers; other tests' sessions stay.
+# The servers and browsers up in this worker, for the per-test cleanup below.
 _LIVE_LABS: list[Lab] = []
 _LIVE_BROWSERS: list[Browser] = []
-_WRITTEN: dict[str, set[Path]] = {}
-_CURRENT_TEST: list[str] = [""]
-
-
-@pytest.fixture(autouse=True)
-def _rerun_without_the_failed_attempts_kernels(request: pytest.FixtureRequest) -> Iterator[None]:
-    node = request.node
-    written = _WRITTEN.setdefault(node.nodeid, set())
-    if getattr(node, "execution_count", 1) > 1 and written:
-        for lab in list(_LIVE_LABS):
-            # the lambda runs before the loop moves on, so binding lab late is harmless
-            lab.end_sessions(lambda s: (lab.root / s["path"]).resolve() in written)  # noqa: B023
-    _CURRENT_TEST[0] = node.nodeid
-    try:
-        yield
-    finally:
-        _CURRENT_TEST[0] = ""
 
 
 @pytest.fixture(autouse=True)
 def _shut_down_the_kernels_the_test_started() -> Iterator[None]:
-    """When a test ends, the kernels it started on the module's servers are shut down (their
-    sessions deleted), not left running until the module's last test: an idle kernel with the
-    extension loaded, and its runtime, still use about one percent of a core each (timers,
-    the demo model's accept loop), and a module's tests left up to nine at once. Sessions that
-    were there before the test (a module fixture's) stay; a server the test started itself
-    stops with the test anyway. The pages the test opened are closed first, failed or not (a
-    failed test never reaches its ``page.close()``): an open page keeps its kernel connection,
-    its timers and its renderer, and a rerun would open its notebook in a second page beside
-    it."""
+    """When a test ends, failed or not, the pages it opened are closed and the kernels it
+    started on the servers that are up (the module's, the worker's shared ones, its own) are
+    shut down (their sessions deleted); sessions that were there before it (a module
+    fixture's) stay.
+
+    - An idle kernel with the extension loaded, and its runtime, still use about one percent
+      of a core each (timers, the demo model's accept loop); a module's tests left up to nine.
+    - A shared server's next tests, and a rerun, would otherwise open their notebooks on these
+      kernels (an execution count, a waiting approval, a cell still looping) and fail for that.
+    - A failed test never reaches its ``page.close()``: its page would keep its kernel
+      connection, timers and renderer, and a rerun would open the notebook beside it.
+    """
+    up_before = {id(lab) for lab in _LIVE_LABS}
     before: dict[int, set[str]] = {}
     for lab in _LIVE_LABS:
         with contextlib.suppress(OSError):  # a server that does not answer is left alone
@@ -147,8 +130,10 @@ def _shut_down_the_kernels_the_test_started() -> Iterator[None]:
     for browser in list(_LIVE_BROWSERS):
         browser.close_pages()
     for lab in list(_LIVE_LABS):
-        if (known := before.get(id(lab))) is not None:
-            lab.end_sessions(lambda s: s["id"] not in known)
+        # a server the test started (a shared one, on first use) had no sessions before it
+        known = before.get(id(lab)) if id(lab) in up_before else set()
+        if known is not None:
+            lab.end_sessions(lambda s, known=known: s["id"] not in known)
 
 
 def _free_port() -> int:
@@ -292,19 +277,57 @@ def stop_process(proc: subprocess.Popen[bytes], log: IO[bytes], grace: float = 2
     log.close()
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    with start_lab(tmp_path_factory.mktemp("lab")) as server:
-        yield server
+class SharedServers:
+    """This worker's JupyterLab and Notebook 7 servers, with this checkout's extension build
+    (:func:`.labpage.lab_with_extension`), each started on its first use and stopped when the
+    worker ends. A server start costs about 7 s of CPU (a Jupyter server and the ``yarn
+    config`` JupyterLab runs when it starts), and the browser modules used to start about 30.
+
+    A test on a shared server shares its root and ``DSH_HOME`` with the tests before it on this
+    worker, never its kernels (each test's are shut down when it ends). So a test writes the
+    notebooks it opens (a name another module used is written anew; the extension gives a
+    written notebook a fresh identity, hence a fresh default session), and a test that needs a
+    root of its own (the Launcher's ``Untitled.ipynb``), other server options or a named
+    ``%%dsh -s`` session that must be new starts a server of its own instead."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self._tmp = tmp_path_factory
+        self._servers: dict[str, Lab] = {}
+        self._stack = contextlib.ExitStack()
+
+    def __call__(self, app: str = "lab") -> Lab:
+        """The server of ``app`` (``"lab"`` or ``"notebook"``), started now if it is not up."""
+        from .labpage import lab_with_extension
+
+        if app not in self._servers:
+            root = self._tmp.mktemp(f"shared-{app}")
+            self._servers[app] = self._stack.enter_context(lab_with_extension(root, app))
+        return self._servers[app]
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+@pytest.fixture(scope="session")
+def shared_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServers]:
+    servers = SharedServers(tmp_path_factory)
+    try:
+        yield servers
+    finally:
+        servers.close()
 
 
 @pytest.fixture(scope="module")
-def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """JupyterLab with this checkout's extension build, one per test module."""
-    from .labpage import lab_with_extension
+def lab(shared_servers: SharedServers) -> Lab:
+    """This worker's shared JupyterLab (:class:`SharedServers`)."""
+    return shared_servers("lab")
 
-    with lab_with_extension(tmp_path_factory.mktemp("extlab")) as server:
-        yield server
+
+@pytest.fixture(scope="module")
+def extlab(shared_servers: SharedServers) -> Lab:
+    """This worker's shared JupyterLab (:class:`SharedServers`), named for the tests that are
+    about the extension."""
+    return shared_servers("lab")
 
 
 class Browser:
@@ -384,10 +407,7 @@ def artifacts() -> Path:
 
 
 def write_notebook(path: Path, cells: Sequence[str | tuple[str, str]]) -> None:
-    """A notebook of code cells: each a source (id ``c<i>``) or an ``(id, source)`` pair.
-    Noted for the test running now: a rerun of it starts without this notebook's session."""
-    if _CURRENT_TEST[0]:
-        _WRITTEN.setdefault(_CURRENT_TEST[0], set()).add(path.resolve())
+    """A notebook of code cells: each a source (id ``c<i>``) or an ``(id, source)`` pair."""
     pairs = [cell if isinstance(cell, tuple) else (f"c{i}", cell) for i, cell in enumerate(cells)]
     nb = {
         "cells": [

@@ -38,24 +38,17 @@ def require_build() -> None:
 def lab_with_extension(
     root: Path, app: str = "lab", extra_args: Sequence[str] = ()
 ) -> Iterator[Lab]:
-    """:func:`.conftest.start_lab` with this checkout's extension build on ``JUPYTER_PATH``
-    (restored on exit)."""
+    """:func:`.conftest.start_lab` with this checkout's extension build first on the server's
+    ``JUPYTER_PATH`` (this process's environment is left alone)."""
     require_build()
     data = root / ".jupyter-data"
     (data / "labextensions").mkdir(parents=True, exist_ok=True)
     link = data / "labextensions" / "dsh-notebook"
     if not link.exists():
         link.symlink_to(BUILD, target_is_directory=True)
-    saved = os.environ.get("JUPYTER_PATH")
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(data), saved]))
-    try:
-        with start_lab(root, app=app, extra_args=extra_args) as server:
-            yield server
-    finally:
-        if saved is None:
-            os.environ.pop("JUPYTER_PATH", None)
-        else:
-            os.environ["JUPYTER_PATH"] = saved
+    path = os.pathsep.join(filter(None, [str(data), os.environ.get("JUPYTER_PATH")]))
+    with start_lab(root, app=app, extra_args=extra_args, extra_env={"JUPYTER_PATH": path}) as lab:
+        yield lab
 
 
 def wait_kernel_idle(lab: Lab, name: str, timeout: float = 60) -> None:

@@ -31,10 +31,9 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
 
-from .conftest import Lab, write_notebook
+from .conftest import Lab, SharedServers, write_notebook
 from .labpage import (
     cells,
-    lab_with_extension,
     new_page,
     open_notebook,
     run_cell,
@@ -155,144 +154,144 @@ def check_saved_cells(content: dict[str, Any]) -> None:
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_two_approved_calls_become_cells_that_survive_reload_and_replay_without_the_model(
     browser: Any,
-    tmp_path_factory: pytest.TempPathFactory,
+    shared_servers: SharedServers,
     model: ScriptedModelServer,
     artifacts: Path,
     app: str,
 ) -> None:
     name = "agent.ipynb"
-    with lab_with_extension(tmp_path_factory.mktemp(f"agent-{app}"), app=app) as lab:
-        write_notebook(lab.root / name, [setup_cell(model), PROMPT, CHECK])
-        page = new_page(browser)
-        open_notebook(page, lab, name, app)
-        run_cell(page, lab, name, 0)
-        run_cell(page, lab, name, 1)
-        click_decision(page, ".dsh-allow")
-        wait_agent_cells(page, 1)
-        click_decision(page, ".dsh-allow")
-        wait_agent_cells(page, 2)
-        page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
-            timeout=90_000
-        )
-        # the inserted cells were not executed: no execution count in their prompts
-        texts = [cells(page).nth(i).inner_text() for i in range(5)]
-        assert AGENT_HEAD in texts[2] and AGENT_HEAD in texts[3]
-        assert "rows: 3" in texts[2] and "60" in texts[3]
-        for i in (2, 3):  # inserted, not executed: an empty prompt
-            prompt = cells(page).nth(i).locator(".jp-InputPrompt").inner_text()
-            assert not re.search(r"\d", prompt), prompt
-        cells(page).nth(3).scroll_into_view_if_needed()
-        news = page.locator(".jp-Notification-Toast-Close, .Toastify__close-button")
-        if news.count():
-            news.first.click()
-        page.screenshot(path=str(artifacts / f"agent-cells-{app}.png"))
+    lab = shared_servers(app)
+    write_notebook(lab.root / name, [setup_cell(model), PROMPT, CHECK])
+    page = new_page(browser)
+    open_notebook(page, lab, name, app)
+    run_cell(page, lab, name, 0)
+    run_cell(page, lab, name, 1)
+    click_decision(page, ".dsh-allow")
+    wait_agent_cells(page, 1)
+    click_decision(page, ".dsh-allow")
+    wait_agent_cells(page, 2)
+    page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
+        timeout=90_000
+    )
+    # the inserted cells were not executed: no execution count in their prompts
+    texts = [cells(page).nth(i).inner_text() for i in range(5)]
+    assert AGENT_HEAD in texts[2] and AGENT_HEAD in texts[3]
+    assert "rows: 3" in texts[2] and "60" in texts[3]
+    for i in (2, 3):  # inserted, not executed: an empty prompt
+        prompt = cells(page).nth(i).locator(".jp-InputPrompt").inner_text()
+        assert not re.search(r"\d", prompt), prompt
+    cells(page).nth(3).scroll_into_view_if_needed()
+    news = page.locator(".jp-Notification-Toast-Close, .Toastify__close-button")
+    if news.count():
+        news.first.click()
+    page.screenshot(path=str(artifacts / f"agent-cells-{app}.png"))
 
-        # JupyterLab's own undo takes the inserted cells back; redo restores them
-        command_mode(page)
+    # JupyterLab's own undo takes the inserted cells back; redo restores them
+    command_mode(page)
+    page.keyboard.press("z")
+    deadline = time.monotonic() + 10
+    while agent_cell_count(page) == 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    assert agent_cell_count(page) < 2
+    while agent_cell_count(page) > 0:
         page.keyboard.press("z")
-        deadline = time.monotonic() + 10
-        while agent_cell_count(page) == 2 and time.monotonic() < deadline:
-            page.wait_for_timeout(200)
-        assert agent_cell_count(page) < 2
-        while agent_cell_count(page) > 0:
-            page.keyboard.press("z")
-            page.wait_for_timeout(300)
-        for _ in range(4):
-            if agent_cell_count(page) == 2:
-                break
-            page.keyboard.press("Shift+Z")
-            page.wait_for_timeout(300)
-        wait_agent_cells(page, 2)
+        page.wait_for_timeout(300)
+    for _ in range(4):
+        if agent_cell_count(page) == 2:
+            break
+        page.keyboard.press("Shift+Z")
+        page.wait_for_timeout(300)
+    wait_agent_cells(page, 2)
 
-        run_cell(page, lab, name, 4)
-        first_line = kernel_line(page, r"vars \[3, 1, 2\] 6 pid \d+")
-        first_pid = first_line.rsplit(" ", 1)[1]
+    run_cell(page, lab, name, 4)
+    first_line = kernel_line(page, r"vars \[3, 1, 2\] 6 pid \d+")
+    first_pid = first_line.rsplit(" ", 1)[1]
 
-        content = save(page, lab, name)
-        check_saved_cells(content)
+    content = save(page, lab, name)
+    check_saved_cells(content)
 
-        page.reload()
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-        wait_kernel_idle(lab, name)
-        wait_agent_cells(page, 2)
+    page.reload()
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    wait_kernel_idle(lab, name)
+    wait_agent_cells(page, 2)
 
-        before = len(model.requests)
-        assert before >= 3  # the run: two tool calls and the answer
-        restart_and_run_all(page)
-        line = kernel_line(page, rf"vars \[3, 1, 2\] 6 pid (?!{first_pid}\b)\d+")
-        assert line.startswith("vars [3, 1, 2] 6"), line
-        skipped = page.locator(".jp-RenderedMarkdown:has-text('not sent again')").first
-        skipped.wait_for(timeout=30_000)
-        assert "agent cell(s) it wrote below this cell" in skipped.inner_text()
-        wait_kernel_idle(lab, name)
-        page.wait_for_timeout(1000)
-        assert len(model.requests) == before, "Run All after a restart asked the model"
-        assert re.search(r"\[\d+\]", cells(page).nth(2).locator(".jp-InputPrompt").inner_text())
+    before = len(model.requests)
+    assert before >= 3  # the run: two tool calls and the answer
+    restart_and_run_all(page)
+    line = kernel_line(page, rf"vars \[3, 1, 2\] 6 pid (?!{first_pid}\b)\d+")
+    assert line.startswith("vars [3, 1, 2] 6"), line
+    skipped = page.locator(".jp-RenderedMarkdown:has-text('not sent again')").first
+    skipped.wait_for(timeout=30_000)
+    assert "agent cell(s) it wrote below this cell" in skipped.inner_text()
+    wait_kernel_idle(lab, name)
+    page.wait_for_timeout(1000)
+    assert len(model.requests) == before, "Run All after a restart asked the model"
+    assert re.search(r"\[\d+\]", cells(page).nth(2).locator(".jp-InputPrompt").inner_text())
 
-        # "Undo this run" under the %%dsh cell: the restarted kernel has nothing to undo, so the
-        # page removes the run's agent cells itself and says so; undo brings them back
-        remove = cells(page).nth(1).locator(".dsh-remove-run-cells")
-        remove.wait_for(timeout=10_000)
-        assert "2 agent cells" in cells(page).nth(1).locator(".dsh-agent-cells-bar").inner_text()
-        remove.click()
-        wait_agent_cells(page, 0)
-        note = cells(page).nth(1).locator(".dsh-undo-result").inner_text()
-        assert "nothing to undo" in note and "removed this run's 2 agent cells" in note, note
-        assert cells(page).nth(1).locator(".dsh-remove-run-cells:visible").count() == 0
-        command_mode(page)
-        page.keyboard.press("z")
-        wait_agent_cells(page, 2)
-        page.close()
+    # "Undo this run" under the %%dsh cell: the restarted kernel has nothing to undo, so the
+    # page removes the run's agent cells itself and says so; undo brings them back
+    remove = cells(page).nth(1).locator(".dsh-remove-run-cells")
+    remove.wait_for(timeout=10_000)
+    assert "2 agent cells" in cells(page).nth(1).locator(".dsh-agent-cells-bar").inner_text()
+    remove.click()
+    wait_agent_cells(page, 0)
+    note = cells(page).nth(1).locator(".dsh-undo-result").inner_text()
+    assert "nothing to undo" in note and "removed this run's 2 agent cells" in note, note
+    assert cells(page).nth(1).locator(".dsh-remove-run-cells:visible").count() == 0
+    command_mode(page)
+    page.keyboard.press("z")
+    wait_agent_cells(page, 2)
+    page.close()
 
 
 def test_rejected_calls_write_no_cell_and_run_nothing(
-    browser: Any, tmp_path_factory: pytest.TempPathFactory, model: ScriptedModelServer
+    browser: Any, shared_servers: SharedServers, model: ScriptedModelServer
 ) -> None:
     name = "rejected.ipynb"
-    with lab_with_extension(tmp_path_factory.mktemp("agent-reject")) as lab:
-        write_notebook(lab.root / name, [setup_cell(model), PROMPT, CHECK])
-        page = new_page(browser)
-        open_notebook(page, lab, name, "lab")
-        run_cell(page, lab, name, 0)
-        run_cell(page, lab, name, 1)
-        click_decision(page, ".dsh-reject")
-        click_decision(page, ".dsh-reject")
-        page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
-            timeout=90_000
-        )
-        page.wait_for_timeout(1000)
-        assert agent_cell_count(page) == 0
-        assert cells(page).count() == 3
-        run_cell(page, lab, name, 2)
-        assert kernel_line(page, r"vars None None pid \d+").startswith("vars None None")
-        page.close()
+    lab = shared_servers()
+    write_notebook(lab.root / name, [setup_cell(model), PROMPT, CHECK])
+    page = new_page(browser)
+    open_notebook(page, lab, name, "lab")
+    run_cell(page, lab, name, 0)
+    run_cell(page, lab, name, 1)
+    click_decision(page, ".dsh-reject")
+    click_decision(page, ".dsh-reject")
+    page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
+        timeout=90_000
+    )
+    page.wait_for_timeout(1000)
+    assert agent_cell_count(page) == 0
+    assert cells(page).count() == 3
+    run_cell(page, lab, name, 2)
+    assert kernel_line(page, r"vars None None pid \d+").startswith("vars None None")
+    page.close()
 
 
 def test_a_notebook_with_agent_cells_is_saved_trusted(
     browser: Any,
-    tmp_path_factory: pytest.TempPathFactory,
+    shared_servers: SharedServers,
     model: ScriptedModelServer,
 ) -> None:
     name = "trusted.ipynb"
-    with lab_with_extension(tmp_path_factory.mktemp("agent-trust")) as lab:
-        write_notebook(lab.root / name, [setup_cell(model), PROMPT])
-        page = new_page(browser)
-        open_notebook(page, lab, name, "lab")
-        run_cell(page, lab, name, 0)
-        run_cell(page, lab, name, 1)
-        click_decision(page, ".dsh-allow")
-        wait_agent_cells(page, 1)
-        click_decision(page, ".dsh-allow")
-        wait_agent_cells(page, 2)
-        page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
-            timeout=90_000
-        )
-        content = save(page, lab, name)
-        agent = [c for c in content["cells"] if AGENT_HEAD in "".join(c["source"])]
-        rich = [o for c in agent for o in c["outputs"] if o["output_type"] != "stream"]
-        assert rich, agent  # the case in question: outputs the signature check looks at
-        code = [c for c in content["cells"] if c["cell_type"] == "code"]
-        assert all(c["metadata"].get("trusted") is True for c in code), [
-            ("".join(c["source"])[:40], c["metadata"].get("trusted")) for c in code
-        ]
-        page.close()
+    lab = shared_servers()
+    write_notebook(lab.root / name, [setup_cell(model), PROMPT])
+    page = new_page(browser)
+    open_notebook(page, lab, name, "lab")
+    run_cell(page, lab, name, 0)
+    run_cell(page, lab, name, 1)
+    click_decision(page, ".dsh-allow")
+    wait_agent_cells(page, 1)
+    click_decision(page, ".dsh-allow")
+    wait_agent_cells(page, 2)
+    page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
+        timeout=90_000
+    )
+    content = save(page, lab, name)
+    agent = [c for c in content["cells"] if AGENT_HEAD in "".join(c["source"])]
+    rich = [o for c in agent for o in c["outputs"] if o["output_type"] != "stream"]
+    assert rich, agent  # the case in question: outputs the signature check looks at
+    code = [c for c in content["cells"] if c["cell_type"] == "code"]
+    assert all(c["metadata"].get("trusted") is True for c in code), [
+        ("".join(c["source"])[:40], c["metadata"].get("trusted")) for c in code
+    ]
+    page.close()

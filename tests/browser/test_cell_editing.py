@@ -26,12 +26,11 @@ from typing import Any
 
 import pytest
 
-from .conftest import Lab, write_notebook
+from .conftest import Lab, SharedServers, write_notebook
 from .labpage import (
     cells,
     command_mode,
     fresh,
-    lab_with_extension,
     open_page,
     run_cell,
     saved_notebook,
@@ -72,52 +71,52 @@ def edit(request_id: str, cell_id: str, before: str, after: str, **origin: str) 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_apply_change_is_one_undoable_step_once_and_never_stale(
-    browser: Any, tmp_path_factory: pytest.TempPathFactory, app: str
+    browser: Any, shared_servers: SharedServers, app: str
 ) -> None:
     name = "edit.ipynb"
-    with lab_with_extension(tmp_path_factory.mktemp(f"edit-{app}"), app=app) as lab:
-        write_notebook(
-            lab.root / name,
-            [("setup", setup_source()), ("target", "y = a + 1"), ("other", "z = 3")],
-        )
-        page = open_page(browser, lab, name, app)
-        link = connect(page, lab, name)
+    lab = shared_servers(app)
+    write_notebook(
+        lab.root / name,
+        [("setup", setup_source()), ("target", "y = a + 1"), ("other", "z = 3")],
+    )
+    page = open_page(browser, lab, name, app)
+    link = connect(page, lab, name)
 
-        sent = link.send(edit("c1", "target", "y = a + 1", "y = b + 1"))
-        wait_source(page, 1, "y = b + 1")
-        print(
-            f"\napply_change sent -> cell source changed ({app}): {time.monotonic() - sent:.3f} s"
-        )
-        assert "dsh-agent-edited" in (cells(page).nth(1).get_attribute("class") or "")
-        reply = link.reply_to("c1", "apply_change_reply")
-        assert reply["status"] == "applied" and reply["cell_id"] == "target", reply
-        assert reply["index"] == 1 and reply["source"] == "y = b + 1"
+    sent = link.send(edit("c1", "target", "y = a + 1", "y = b + 1"))
+    wait_source(page, 1, "y = b + 1")
+    print(
+        f"\napply_change sent -> cell source changed ({app}): {time.monotonic() - sent:.3f} s"
+    )
+    assert "dsh-agent-edited" in (cells(page).nth(1).get_attribute("class") or "")
+    reply = link.reply_to("c1", "apply_change_reply")
+    assert reply["status"] == "applied" and reply["cell_id"] == "target", reply
+    assert reply["index"] == 1 and reply["source"] == "y = b + 1"
 
-        # the same change again (a second page, a re-send): applied, not applied twice
-        link.send(edit("c2", "target", "y = a + 1", "y = b + 1"))
-        assert link.reply_to("c2", "apply_change_reply")["status"] == "applied"
-        # a change whose `before` is not what the cell holds: stale, nothing changes
-        link.send(edit("c3", "other", "z = 2", "z = 4", call="call_2"))
-        stale = link.reply_to("c3", "apply_change_reply")
-        assert stale["status"] == "stale" and stale["source"] == "z = 3", stale
-        link.send(edit("c4", "gone", "x", "y", call="call_3"))
-        assert link.reply_to("c4", "apply_change_reply")["status"] == "missing"
-        assert source_of(page, 2) == "z = 3"
+    # the same change again (a second page, a re-send): applied, not applied twice
+    link.send(edit("c2", "target", "y = a + 1", "y = b + 1"))
+    assert link.reply_to("c2", "apply_change_reply")["status"] == "applied"
+    # a change whose `before` is not what the cell holds: stale, nothing changes
+    link.send(edit("c3", "other", "z = 2", "z = 4", call="call_2"))
+    stale = link.reply_to("c3", "apply_change_reply")
+    assert stale["status"] == "stale" and stale["source"] == "z = 3", stale
+    link.send(edit("c4", "gone", "x", "y", call="call_3"))
+    assert link.reply_to("c4", "apply_change_reply")["status"] == "missing"
+    assert source_of(page, 2) == "z = 3"
 
-        # the metadata marks the edit; JupyterLab's undo takes it back in one step
-        command_mode(page, 2)
-        page.keyboard.press("Control+s")
-        saved = saved_notebook(
-            lab,
-            name,
-            lambda nb: "dsh_notebook" in nb["cells"][1]["metadata"],
-            "the edit's mark was never saved",
-        )["cells"][1]
-        assert saved["metadata"]["dsh_notebook"]["edited"] == ORIGIN, saved["metadata"]
-        page.keyboard.press("z")
-        wait_source(page, 1, "y = a + 1")
-        assert source_of(page, 2) == "z = 3"
-        page.close()
+    # the metadata marks the edit; JupyterLab's undo takes it back in one step
+    command_mode(page, 2)
+    page.keyboard.press("Control+s")
+    saved = saved_notebook(
+        lab,
+        name,
+        lambda nb: "dsh_notebook" in nb["cells"][1]["metadata"],
+        "the edit's mark was never saved",
+    )["cells"][1]
+    assert saved["metadata"]["dsh_notebook"]["edited"] == ORIGIN, saved["metadata"]
+    page.keyboard.press("z")
+    wait_source(page, 1, "y = a + 1")
+    assert source_of(page, 2) == "z = 3"
+    page.close()
 
 
 def test_run_cells_in_place_stop_at_error_and_answer_running(browser: Any, lab: Lab) -> None:

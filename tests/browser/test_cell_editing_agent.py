@@ -27,14 +27,13 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .conftest import Lab, write_notebook
+from .conftest import Lab, SharedServers, write_notebook
 from .labpage import (
     approval_card,
     cells,
     click_card,
     command_mode,
     fresh,
-    lab_with_extension,
     open_page,
     run_cell,
     setup_cell,
@@ -65,40 +64,40 @@ def prompt(calls: list[dict[str, Any]], tag: str) -> str:
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_an_edit_by_id_shows_its_diff_applies_on_apply_and_z_restores_it(
-    browser: Any, tmp_path_factory: pytest.TempPathFactory, model: ScriptedModelServer, app: str
+    browser: Any, shared_servers: SharedServers, model: ScriptedModelServer, app: str
 ) -> None:
     name = "edit.ipynb"
     tag = f"edit-{app}-{time.monotonic_ns()}"
     calls = [
         {"tool": "edit_cell", "args": {"cell_id": "@2", "old_text": "1 + 1", "new_text": "2 + 2"}}
     ]
-    with lab_with_extension(tmp_path_factory.mktemp(f"agent-edit-{app}"), app=app) as lab:
-        write_notebook(
-            lab.root / name,
-            [("setup", setup_cell(model)), ("target", "y = 1 + 1\nprint(y)"),
-             ("prompt", prompt(calls, tag))],
-        )  # fmt: skip
-        page = open_page(browser, lab, name, app)
-        run_cell(page, lab, name, 0)
-        run_cell(page, lab, name, 2)
-        diff = approval_card(page).locator(".dsh-diff")
-        diff.wait_for(timeout=120_000)
-        text = diff.inner_text()
-        assert "-y = 1 + 1" in text and "+y = 2 + 2" in text, text
-        assert source_of(page, 1) == "y = 1 + 1\nprint(y)"  # nothing before the click
-        clicked = click_card(page, ".dsh-allow")
-        deadline = time.monotonic() + 15
-        while source_of(page, 1) != "y = 2 + 2\nprint(y)":
-            assert time.monotonic() < deadline, source_of(page, 1)
-            page.wait_for_timeout(20)
-        print(f"\nApply click -> cell source changed ({app}): {time.monotonic() - clicked:.3f} s")
-        found = wait_tool_results(model, tag, 2)
-        assert found[1].startswith("Applied: Edited cell 2 · id target"), found[1]
+    lab = shared_servers(app)
+    write_notebook(
+        lab.root / name,
+        [("setup", setup_cell(model)), ("target", "y = 1 + 1\nprint(y)"),
+         ("prompt", prompt(calls, tag))],
+    )  # fmt: skip
+    page = open_page(browser, lab, name, app)
+    run_cell(page, lab, name, 0)
+    run_cell(page, lab, name, 2)
+    diff = approval_card(page).locator(".dsh-diff")
+    diff.wait_for(timeout=120_000)
+    text = diff.inner_text()
+    assert "-y = 1 + 1" in text and "+y = 2 + 2" in text, text
+    assert source_of(page, 1) == "y = 1 + 1\nprint(y)"  # nothing before the click
+    clicked = click_card(page, ".dsh-allow")
+    deadline = time.monotonic() + 15
+    while source_of(page, 1) != "y = 2 + 2\nprint(y)":
+        assert time.monotonic() < deadline, source_of(page, 1)
+        page.wait_for_timeout(20)
+    print(f"\nApply click -> cell source changed ({app}): {time.monotonic() - clicked:.3f} s")
+    found = wait_tool_results(model, tag, 2)
+    assert found[1].startswith("Applied: Edited cell 2 · id target"), found[1]
 
-        command_mode(page, 0)
-        page.keyboard.press("z")
-        wait_source(page, 1, "y = 1 + 1\nprint(y)")
-        page.close()
+    command_mode(page, 0)
+    page.keyboard.press("z")
+    wait_source(page, 1, "y = 1 + 1\nprint(y)")
+    page.close()
 
 
 def test_a_stale_edit_is_refused_before_any_card(

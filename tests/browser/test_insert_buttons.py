@@ -27,7 +27,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.steps import Step
 
-from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
+from .conftest import ARTIFACTS, Lab, SharedServers, write_notebook
 from .labpage import saved_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
@@ -246,24 +246,23 @@ def test_without_the_extension_copy_only_and_one_notice(
 
 
 def test_notebook7_insert_below_and_ask_dsh(
-    browser: Any, model: ScriptedModelServer, tmp_path: Path
+    browser: Any, model: ScriptedModelServer, shared_servers: SharedServers
 ) -> None:
     pytest.importorskip("notebook")
-    root = tmp_path / "nb7"
-    root.mkdir()
-    with start_lab(root, app="notebook") as server:
-        write_notebook(root / "nb7.ipynb", cells(model))
-        page = browser.new_page(viewport={"width": 1280, "height": 1400})
-        open_notebook(page, server, "nb7.ipynb", app="notebook")
-        run_all(page)
-        wait_ready(page)
-        cell(page, 3).locator(".dsh-nb-ask").wait_for(timeout=30_000)
-        cell(page, 1).locator(".dsh-insert").click()
-        cell(page, 4).locator(".dsh-nb-ask").click()
-        saved = saved_cells(page, server, "nb7.ipynb")
-        assert source(saved[2]) == CODE and saved[2]["execution_count"] is None
-        assert source(saved[5]).startswith("%%dsh\n")
-        assert "NameError" in source(saved[5]) and "{Err[" not in source(saved[5])
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "insert-buttons-notebook7.png"), full_page=True)
-        page.close()
+    server = shared_servers("notebook")
+    root = server.root
+    write_notebook(root / "nb7.ipynb", cells(model))
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    open_notebook(page, server, "nb7.ipynb", app="notebook")
+    run_all(page)
+    wait_ready(page)
+    cell(page, 3).locator(".dsh-nb-ask").wait_for(timeout=30_000)
+    cell(page, 1).locator(".dsh-insert").click()
+    cell(page, 4).locator(".dsh-nb-ask").click()
+    saved = saved_cells(page, server, "nb7.ipynb")
+    assert source(saved[2]) == CODE and saved[2]["execution_count"] is None
+    assert source(saved[5]).startswith("%%dsh\n")
+    assert "NameError" in source(saved[5]) and "{Err[" not in source(saved[5])
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "insert-buttons-notebook7.png"), full_page=True)
+    page.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,18 @@ import pytest
 
 from dsh_notebook.widget.bundle import CAPABILITY
 
-from .conftest import Lab, write_notebook
+from .conftest import Lab, SharedServers, write_notebook
 from .labpage import current_panel, lab_with_extension, open_lab, saved_notebook, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """A JupyterLab of this module's own, not the worker's shared one: the Launcher test needs a
+    root where ``Untitled.ipynb``, ``a.ipynb`` and ``b.ipynb`` do not exist yet."""
+    with lab_with_extension(tmp_path_factory.mktemp("labextension")) as server:
+        yield server
 
 IDENTITY = re.compile(
     r"NotebookIdentity\(id='(?P<id>[0-9a-f]{32})', path='(?P<path>[^']*)', "
@@ -277,40 +286,40 @@ def test_waiting_signal_shows_and_clears(browser: Any, extlab: Lab, artifacts: P
 
 
 def test_notebook7_identity_and_waiting_toolbar(
-    browser: Any, tmp_path_factory: pytest.TempPathFactory
+    browser: Any, shared_servers: SharedServers
 ) -> None:
     """Notebook 7 loads the same prebuilt extension: the identity reaches the kernel and, with
     no status bar there, the toolbar button shows the waiting count."""
-    with lab_with_extension(tmp_path_factory.mktemp("nb7"), app="notebook") as server:
-        write_notebook(
-            server.root / "n7.ipynb",
-            [
-                READ_IDENTITY.format(marker="run-n7:") + "\n" + WAITING_SETUP,
-                "print('sent', link.send_waiting([{'cell_id': first_cell, 'kind': 'question', "
-                "'label': 'Which color?'}]))",
-            ],
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(f"{server.url}/notebooks/n7.ipynb?token={server.token}")
-        page.wait_for_selector(".jp-Notebook", timeout=60_000)
-        wait_kernel_idle(server, "n7.ipynb")
-        page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(timeout=60_000)
-        cells = page.locator(".jp-Notebook .jp-Cell")
-        for i in range(2):
-            cells.nth(i).click()
-            page.keyboard.press("Escape")
-            page.keyboard.press("Shift+Enter")
-            cells.nth(i).locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
-        found = IDENTITY.search(cells.nth(0).inner_text())
-        assert found, cells.nth(0).inner_text()
-        assert found["path"] == "n7.ipynb"
-        assert "sent True" in cells.nth(1).inner_text()
-        button = page.locator(".dsh-waiting-toolbar")
-        button.wait_for(state="visible", timeout=10_000)
-        assert button.inner_text() == "dsh: 1 waiting"
-        assert "question: Which color?" in (button.get_attribute("title") or "")
-        assert page.title().startswith("(1 waiting) n7"), page.title()  # the browser tab
-        page.close()
+    server = shared_servers("notebook")
+    write_notebook(
+        server.root / "n7.ipynb",
+        [
+            READ_IDENTITY.format(marker="run-n7:") + "\n" + WAITING_SETUP,
+            "print('sent', link.send_waiting([{'cell_id': first_cell, 'kind': 'question', "
+            "'label': 'Which color?'}]))",
+        ],
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server.url}/notebooks/n7.ipynb?token={server.token}")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    wait_kernel_idle(server, "n7.ipynb")
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(timeout=60_000)
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    for i in range(2):
+        cells.nth(i).click()
+        page.keyboard.press("Escape")
+        page.keyboard.press("Shift+Enter")
+        cells.nth(i).locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+    found = IDENTITY.search(cells.nth(0).inner_text())
+    assert found, cells.nth(0).inner_text()
+    assert found["path"] == "n7.ipynb"
+    assert "sent True" in cells.nth(1).inner_text()
+    button = page.locator(".dsh-waiting-toolbar")
+    button.wait_for(state="visible", timeout=10_000)
+    assert button.inner_text() == "dsh: 1 waiting"
+    assert "question: Which color?" in (button.get_attribute("title") or "")
+    assert page.title().startswith("(1 waiting) n7"), page.title()  # the browser tab
+    page.close()
 
 
 def test_a_real_pending_approval_is_signalled_outside_the_cell(

@@ -25,8 +25,8 @@ import pytest
 from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptContext, ScriptedModelServer, Step, ToolCall
 
-from .conftest import Lab, write_notebook
-from .labpage import current_panel, lab_with_extension, open_lab, tool_results, wait_kernel_idle
+from .conftest import Lab, SharedServers, write_notebook
+from .labpage import current_panel, open_lab, tool_results, wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
 
@@ -85,12 +85,12 @@ def test_notebook_cells_reads_unrun_and_edited_cells(
 
 def test_notebook7_notebook_cells_reads_the_page(
     browser: Any,
-    tmp_path_factory: pytest.TempPathFactory,
+    shared_servers: SharedServers,
     model: ScriptedModelServer,
     artifacts: Path,
 ) -> None:
-    with lab_with_extension(tmp_path_factory.mktemp("nb7-cells"), app="notebook") as server:
-        read_through_the_page(browser, server, model, artifacts, "notebook")
+    server = shared_servers("notebook")
+    read_through_the_page(browser, server, model, artifacts, "notebook")
 
 
 def test_notebook_cells_reads_the_page_while_a_wait_cell_holds_the_kernel(

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import Lab, write_notebook
-from .labpage import lab_with_extension, wait_kernel_idle
+from .conftest import Lab, SharedServers, write_notebook
+from .labpage import wait_kernel_idle
 
 pytestmark = [pytest.mark.browser]
 
@@ -146,21 +146,21 @@ def test_a_saved_transcript_folds_in_jupyterlab(browser: Any, extlab: Lab, artif
 
 
 def test_notebook7_edits_a_dsh_cell_as_prose(
-    browser: Any, tmp_path_factory: pytest.TempPathFactory
+    browser: Any, shared_servers: SharedServers
 ) -> None:
     """Notebook 7 loads the same prebuilt extension: the same prompt mode."""
-    with lab_with_extension(tmp_path_factory.mktemp("nb7-prompt"), app="notebook") as server:
-        write_notebook(server.root / "p7.ipynb", [PROMPT, PYTHON])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        try:
-            page.goto(f"{server.url}/notebooks/p7.ipynb?token={server.token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
-            wait_kernel_idle(server, "p7.ipynb")
-            wait_for(lambda: "for" in tokens(page, 1), "the Python cell never got highlighted")
-            wait_for(lambda: "for" not in tokens(page, 0), "the prompt stayed Python", timeout=10)
-            assert "if" not in tokens(page, 0) and "%%dsh" in tokens(page, 0), tokens(page, 0)
-            enter_at_end_and_type(page, 0, "say why")
-            wait_for(lambda: "say why" in "".join(lines(page, 0)), "the typing never arrived")
-            assert lines(page, 0)[-1] == "say why"
-        finally:
-            page.close()
+    server = shared_servers("notebook")
+    write_notebook(server.root / "p7.ipynb", [PROMPT, PYTHON])
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(f"{server.url}/notebooks/p7.ipynb?token={server.token}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
+        wait_kernel_idle(server, "p7.ipynb")
+        wait_for(lambda: "for" in tokens(page, 1), "the Python cell never got highlighted")
+        wait_for(lambda: "for" not in tokens(page, 0), "the prompt stayed Python", timeout=10)
+        assert "if" not in tokens(page, 0) and "%%dsh" in tokens(page, 0), tokens(page, 0)
+        enter_at_end_and_type(page, 0, "say why")
+        wait_for(lambda: "say why" in "".join(lines(page, 0)), "the typing never arrived")
+        assert lines(page, 0)[-1] == "say why"
+    finally:
+        page.close()

@@ -16,16 +16,14 @@ key: the kernel starts it itself).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import Lab, write_notebook
+from .conftest import Lab, SharedServers, write_notebook
 from .labpage import (
     goto_notebook,
-    lab_with_extension,
     new_page,
     open_notebook,
     run_all,
@@ -40,9 +38,9 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 @pytest.fixture(scope="module")
-def nb7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    with lab_with_extension(tmp_path_factory.mktemp("reload-nb7"), app="notebook") as server:
-        yield server
+def nb7(shared_servers: SharedServers) -> Lab:
+    """This worker's shared Notebook 7 server."""
+    return shared_servers("notebook")
 
 
 def wait_live_text(page: Any, needle: str, timeout: float = 90_000) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
+from .conftest import ARTIFACTS, Lab, SharedServers, write_notebook
 from .labpage import open_notebook, run_all
 
 # one rerun, as every browser test (tests/browser/conftest.py)
@@ -312,41 +312,42 @@ def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: P
     page.close()
 
 
-def test_notebook7_widget_and_allow_once(browser: Any, tmp_path: Path) -> None:
+def test_notebook7_widget_and_allow_once(
+    browser: Any, shared_servers: SharedServers, tmp_path: Path
+) -> None:
     """Notebook 7 renders the live widget and a click on Allow once reaches the real runtime."""
     pytest.importorskip("notebook")
 
     outside = tmp_path / "outside"
     outside.mkdir()
     target = outside / "nb7.txt"
-    root = tmp_path / "nb7"
-    root.mkdir()
-    with start_lab(root, app="notebook") as server:
-        write_notebook(
-            root / "nb7.ipynb",
-            [
-                "%load_ext dsh_notebook",
-                f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it",
-            ],
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 1200})
-        page.goto(f"{server.url}/notebooks/nb7.ipynb?token={server.token}")
-        page.wait_for_selector(".jp-Notebook", timeout=60_000)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            sessions = [s for s in server.api("/api/sessions") if s["path"].endswith("nb7.ipynb")]
-            if sessions and sessions[0].get("kernel", {}).get("execution_state") == "idle":
-                break
-            time.sleep(0.3)
-        page.wait_for_timeout(1000)
-        run_all(page)
-        allow = page.locator(".dsh-allow")
-        allow.wait_for(timeout=90_000)
-        page.wait_for_timeout(600)
-        assert not target.exists()
-        allow.click()
-        page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
-        assert target.exists()
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "notebook7-settled.png"), full_page=True)
-        page.close()
+    server = shared_servers("notebook")
+    root = server.root
+    write_notebook(
+        root / "nb7.ipynb",
+        [
+            "%load_ext dsh_notebook",
+            f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it",
+        ],
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 1200})
+    page.goto(f"{server.url}/notebooks/nb7.ipynb?token={server.token}")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        sessions = [s for s in server.api("/api/sessions") if s["path"].endswith("nb7.ipynb")]
+        if sessions and sessions[0].get("kernel", {}).get("execution_state") == "idle":
+            break
+        time.sleep(0.3)
+    page.wait_for_timeout(1000)
+    run_all(page)
+    allow = page.locator(".dsh-allow")
+    allow.wait_for(timeout=90_000)
+    page.wait_for_timeout(600)
+    assert not target.exists()
+    allow.click()
+    page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
+    assert target.exists()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "notebook7-settled.png"), full_page=True)
+    page.close()

@@ -15,7 +15,7 @@ import pytest
 
 from dsh_notebook.widget.bundle import HASH
 
-from .conftest import Lab, start_lab, write_notebook
+from .conftest import Lab, SharedServers, write_notebook
 from .labpage import open_notebook
 
 pytestmark = pytest.mark.browser
@@ -152,19 +152,17 @@ def test_with_the_extension_blocked_the_kernel_sends_the_whole_bundle(
     page.close()
 
 
-def test_notebook7_serves_the_bundle_too(browser: Any, tmp_path: Path) -> None:
+def test_notebook7_serves_the_bundle_too(browser: Any, shared_servers: SharedServers) -> None:
     """Notebook 7 has ``fullLabextensionsUrl`` in its page config as JupyterLab does: the same
     loader finds the served bundle there."""
     pytest.importorskip("notebook")
-    root = tmp_path / "nb7"
-    root.mkdir()
-    with start_lab(root, app="notebook") as server:
-        page = browser.new_page(viewport={"width": 1280, "height": 1200})
-        frames = Frames(page)
-        fetched: list[str] = []
-        page.on("request", lambda r: fetched.append(r.url) if "dsh-widget." in r.url else None)
-        _run_two_widgets(page, server, "nb7.ipynb", frames, _open_in_notebook7)
-        print("notebook 7: widget comm_open bytes", frames.widget_opens, "phase", frames.totals)
-        assert len(frames.widget_opens) == 2 and all(n <= 10_000 for n in frames.widget_opens)
-        assert len(fetched) == 2 and all(HASH in u for u in fetched)
-        page.close()
+    server = shared_servers("notebook")
+    page = browser.new_page(viewport={"width": 1280, "height": 1200})
+    frames = Frames(page)
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if "dsh-widget." in r.url else None)
+    _run_two_widgets(page, server, "nb7.ipynb", frames, _open_in_notebook7)
+    print("notebook 7: widget comm_open bytes", frames.widget_opens, "phase", frames.totals)
+    assert len(frames.widget_opens) == 2 and all(n <= 10_000 for n in frames.widget_opens)
+    assert len(fetched) == 2 and all(HASH in u for u in fetched)
+    page.close()
