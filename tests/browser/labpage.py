@@ -176,6 +176,24 @@ def saved_notebook(
         time.sleep(0.3)
 
 
+def save_notebook(
+    page: Any, lab: Lab, name: str, until: Callable[[dict[str, Any]], object], what: str
+) -> dict[str, Any]:
+    """Save the notebook in view with Ctrl+S in command mode, and return the saved notebook
+    once ``until(content)`` holds. Ctrl+S is pressed again (as a person would) when that has
+    not happened within 10 s, three times in all: a key press can land while the page moves
+    its focus (a clicked button replaced by a transcript, a cell that just ran)."""
+    for attempt in range(3):
+        command_mode(page)
+        page.keyboard.press("Control+s")
+        try:
+            return saved_notebook(lab, name, until, what, timeout=10)
+        except AssertionError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
 def fresh(lab: Lab, stem: str) -> tuple[str, Path]:
     """A notebook path in a folder of its own (the kernel's working directory: a rerun or
     another test never shares its files)."""

@@ -34,10 +34,11 @@ from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
 from .conftest import Lab, SharedServers, write_notebook
 from .labpage import (
     cells,
+    command_mode,
     new_page,
     open_notebook,
     run_cell,
-    saved_notebook,
+    save_notebook,
     setup_cell,
     wait_kernel_idle,
 )
@@ -85,27 +86,13 @@ def click_decision(page: Any, selector: str) -> None:
     button.click()
 
 
-def command_mode(page: Any) -> None:
-    cells(page).first.locator(".jp-InputPrompt").click()
-    page.keyboard.press("Escape")
-
-
 def save(page: Any, lab: Lab, name: str) -> dict[str, Any]:
-    """Save with Ctrl+S, pressed again (as a person would) when nothing was saved within 10 s: a
-    key press can land while the page moves its focus (3 misses in parallel runs)."""
+    """Save, and the saved notebook once it holds both agent cells."""
 
     def saved(content: dict[str, Any]) -> bool:
         return sum(AGENT_HEAD in "".join(c["source"]) for c in content["cells"]) >= 2
 
-    for attempt in range(3):
-        command_mode(page)
-        page.keyboard.press("Control+s")
-        try:
-            return saved_notebook(lab, name, saved, "the agent cells were not saved", timeout=10)
-        except AssertionError:
-            if attempt == 2:
-                raise
-    raise AssertionError("unreachable")
+    return save_notebook(page, lab, name, saved, "the agent cells were not saved")
 
 
 def kernel_line(page: Any, pattern: str, timeout: float = 120_000) -> str:

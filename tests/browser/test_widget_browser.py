@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import ARTIFACTS, Lab, SharedServers, write_notebook
-from .labpage import open_notebook, run_all
+from .labpage import open_notebook, run_all, save_notebook
 
 # one rerun, as every browser test (tests/browser/conftest.py)
 pytestmark = pytest.mark.browser
@@ -204,15 +204,6 @@ def test_dsh_magic_allow_once(browser: Any, lab: Lab, artifacts: Path) -> None:
     page.close()
 
 
-def saved_text(lab: Lab, name: str) -> str:
-    """The saved notebook as JSON text; empty while the server is still writing it (it answers
-    400 to a read of a half-written file)."""
-    try:
-        return json.dumps(lab.api(f"/api/contents/{name}?content=1"))
-    except OSError:
-        return ""
-
-
 def test_real_runtime_live_text_allow_once_and_reload(
     browser: Any, lab: Lab, artifacts: Path
 ) -> None:
@@ -253,11 +244,13 @@ def test_real_runtime_live_text_allow_once_and_reload(
     assert target.exists()
     assert page.locator(".dsh-root").count() == 0  # both widgets froze into transcripts
     page.screenshot(path=str(artifacts / "real-settled.png"), full_page=True)
-    page.keyboard.press("Control+s")
-    deadline = time.monotonic() + 30  # saved: the contents API has the allowed-once transcript
-    while "allowed once" not in saved_text(lab, "real.ipynb"):
-        assert time.monotonic() < deadline, "the notebook was not saved with its transcripts"
-        time.sleep(0.3)
+    save_notebook(  # saved: the contents API has the allowed-once transcript
+        page,
+        lab,
+        "real.ipynb",
+        lambda content: "allowed once" in json.dumps(content),
+        "the notebook was not saved with its transcripts",
+    )
     page.reload()
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     page.locator(".jp-RenderedMarkdown:has-text('slow29')").wait_for(timeout=30_000)
