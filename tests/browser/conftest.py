@@ -289,15 +289,16 @@ def stop_process(proc: subprocess.Popen[bytes], log: IO[bytes], grace: float = 2
 class SharedServers:
     """This worker's JupyterLab and Notebook 7 servers, with this checkout's extension build
     (:func:`.labpage.lab_with_extension`), each started on its first use and stopped when the
-    worker ends. A server start costs about 7 s of CPU (a Jupyter server and the ``yarn
-    config`` JupyterLab runs when it starts), and the browser modules used to start about 30.
+    worker ends. A server start costs about 6 s of CPU, and the browser modules used to start
+    about 30.
 
     A test on a shared server shares its root and ``DSH_HOME`` with the tests before it on this
     worker, never its kernels (each test's are shut down when it ends). So a test writes the
     notebooks it opens (a name another module used is written anew; the extension gives a
-    written notebook a fresh identity, hence a fresh default session), and a test that needs a
-    root of its own (the Launcher's ``Untitled.ipynb``), other server options or a named
-    ``%%dsh -s`` session that must be new starts a server of its own instead."""
+    written notebook a fresh identity, hence a fresh default session), a test that names a
+    ``%%dsh -s`` session names a new one (a named session outlives its notebook in
+    ``DSH_HOME``), and a test that needs a root of its own (the Launcher's ``Untitled.ipynb``)
+    or other server options starts a server of its own."""
 
     def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
         self._tmp = tmp_path_factory
