@@ -142,6 +142,16 @@ def run_cell(page: Any, lab: Lab, name: str, index: int) -> None:
     wait_kernel_idle(lab, name)
 
 
+def wait_shown(page: Any, locator: Any, timeout_ms: float, what: str) -> None:
+    """Until ``locator`` is visible; else fail with ``what`` and the text of each cell in view
+    (its buttons, cards and transcripts: what the person would have seen)."""
+    try:
+        locator.wait_for(timeout=timeout_ms)
+    except Exception:  # Playwright's TimeoutError
+        shown = [" ".join(t.split())[-600:] for t in cells(page).all_inner_texts()]
+        raise AssertionError(f"{what}; the cells show: {shown}") from None
+
+
 def source_of(page: Any, index: int) -> str:
     """The source cell ``index`` shows (scrolled into view first: JupyterLab renders the cells
     in view)."""

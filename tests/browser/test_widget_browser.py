@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import ARTIFACTS, Lab, SharedServers, write_notebook
-from .labpage import open_notebook, run_all, save_notebook
+from .labpage import open_notebook, run_all, save_notebook, wait_shown
 
 # one rerun, as every browser test (tests/browser/conftest.py)
 pytestmark = pytest.mark.browser
@@ -295,7 +295,8 @@ def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: P
     reject.wait_for(timeout=90_000)
     page.wait_for_timeout(600)  # inert for 0.5 s after appearing
     reject.click()
-    page.locator(".jp-RenderedMarkdown:has-text('rejected')").first.wait_for(timeout=60_000)
+    rejected = page.locator(".jp-RenderedMarkdown:has-text('rejected')").first
+    wait_shown(page, rejected, 60_000, "no transcript says 'rejected' 60 s after Reject")
     assert not target.exists()
     page.screenshot(path=str(artifacts / "real-question-subagent.png"), full_page=True)
     assert page.locator(".dsh-root").count() == 0  # both froze into transcripts
