@@ -86,6 +86,23 @@ def click_decision(page: Any, selector: str) -> None:
     button.click()
 
 
+def allow_both_calls(browser: Any, lab: Lab, name: str, app: str) -> Any:
+    """Open ``name``, run its setup and prompt cells, Allow once each of the two ``run_python``
+    calls, and return the page once the run has settled with both agent cells written."""
+    page = new_page(browser)
+    open_notebook(page, lab, name, app)
+    run_cell(page, lab, name, 0)
+    run_cell(page, lab, name, 1)
+    click_decision(page, ".dsh-allow")
+    wait_agent_cells(page, 1)
+    click_decision(page, ".dsh-allow")
+    wait_agent_cells(page, 2)
+    page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
+        timeout=90_000
+    )
+    return page
+
+
 def save(page: Any, lab: Lab, name: str) -> dict[str, Any]:
     """Save, and the saved notebook once it holds both agent cells."""
 
@@ -149,17 +166,7 @@ def test_two_approved_calls_become_cells_that_survive_reload_and_replay_without_
     name = "agent.ipynb"
     lab = shared_servers(app)
     write_notebook(lab.root / name, [setup_cell(model), PROMPT, CHECK])
-    page = new_page(browser)
-    open_notebook(page, lab, name, app)
-    run_cell(page, lab, name, 0)
-    run_cell(page, lab, name, 1)
-    click_decision(page, ".dsh-allow")
-    wait_agent_cells(page, 1)
-    click_decision(page, ".dsh-allow")
-    wait_agent_cells(page, 2)
-    page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
-        timeout=90_000
-    )
+    page = allow_both_calls(browser, lab, name, app)
     # the inserted cells were not executed: no execution count in their prompts
     texts = [cells(page).nth(i).inner_text() for i in range(5)]
     assert AGENT_HEAD in texts[2] and AGENT_HEAD in texts[3]
@@ -262,17 +269,7 @@ def test_a_notebook_with_agent_cells_is_saved_trusted(
     name = "trusted.ipynb"
     lab = shared_servers()
     write_notebook(lab.root / name, [setup_cell(model), PROMPT])
-    page = new_page(browser)
-    open_notebook(page, lab, name, "lab")
-    run_cell(page, lab, name, 0)
-    run_cell(page, lab, name, 1)
-    click_decision(page, ".dsh-allow")
-    wait_agent_cells(page, 1)
-    click_decision(page, ".dsh-allow")
-    wait_agent_cells(page, 2)
-    page.locator(".jp-RenderedMarkdown:has-text('are in your kernel')").first.wait_for(
-        timeout=90_000
-    )
+    page = allow_both_calls(browser, lab, name, "lab")
     content = save(page, lab, name)
     agent = [c for c in content["cells"] if AGENT_HEAD in "".join(c["source"])]
     rich = [o for c in agent for o in c["outputs"] if o["output_type"] != "stream"]
