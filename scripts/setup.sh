@@ -22,16 +22,30 @@ ensure_debian_packages() {
   fi
 }
 
-# ensure_venv DIR PIP_ARGS...
-#   Creates the virtual environment DIR when absent (with $PYTHON, default python3) and installs
-#   PIP_ARGS into it.
+# ensure_uv
+#   uv, the installer of the virtual environments, from PyPI into .uv (once, with pip). It
+#   resolves and installs several times faster than pip and with a fraction of the CPU, and it
+#   compiles no bytecode ahead (Python compiles what it imports, once). Call it before starting
+#   ensure_venv in the background: two first calls at once would race on creating .uv.
+ensure_uv() {
+  if [ ! -x .uv/bin/uv ]; then
+    echo "== .uv: the installer (uv, from PyPI)"
+    "${PYTHON:-python3}" -m venv .uv
+    .uv/bin/python -m pip install -q 'uv>=0.9,<1'
+  fi
+}
+
+# ensure_venv DIR REQUIREMENTS...
+#   Creates the virtual environment DIR when absent (with $PYTHON, default python3; with pip in
+#   it too) and installs REQUIREMENTS (pip's syntax: specifiers, -e PATH) into it with uv.
 ensure_venv() {
   local dir=$1
   shift
+  ensure_uv
   if [ ! -x "$dir/bin/python" ]; then
     echo "== creating $dir"
-    "${PYTHON:-python3}" -m venv "$dir"
+    # never a Python of uv's own download: the machine's interpreter, as python -m venv would
+    UV_PYTHON_DOWNLOADS=never .uv/bin/uv venv -q --seed --python "$(command -v "${PYTHON:-python3}")" "$dir"
   fi
-  "$dir/bin/python" -m pip install -q --upgrade pip
-  "$dir/bin/python" -m pip install -q "$@"
+  .uv/bin/uv pip install -q --python "$dir/bin/python" "$@"
 }

@@ -69,6 +69,7 @@ lint() {
 # bubblewrap: the runtime's sandbox for bash; chromium: browser tests (Playwright drives the
 # system chromium, it never downloads a browser; without it those tests are skipped)
 ensure_debian_packages bwrap:bubblewrap /usr/bin/chromium:chromium
+ensure_uv  # before the installs that run in the background
 echo "== .venv-ipykernel6: the kernel tests run on ipykernel 6 and 7 (in the background)"
 in_background ipykernel6 ensure_venv .venv-ipykernel6 'ipykernel>=6,<7' -e '.[runtime,jupyter]'
 echo "== .venv-gateway: Enterprise Gateway 3.3 pins jupyter_server 1.24, so it gets its own venv (in the background)"
