@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds the JupyterLab extension (js/labextension -> dsh_notebook/labextension) in a fixed folder.
+# With --check it only compares that build with dsh_notebook/labextension (exit 1 when they differ).
 #
 # Why a fixed folder: the module federation container's module identifier holds absolute paths,
 # and webpack/rspack ids are hashes of identifiers, so a build in another checkout folder names
@@ -26,6 +27,13 @@ actual=$({ cat dsh_notebook/widget/static/widget.js; printf '\0'; cat dsh_notebo
 [ "$hash" = "$actual" ] || { echo "!! js/labextension/src/widgetbundle.ts is stale: run (cd js && npm run build)" >&2; exit 1; }
 cp dsh_notebook/widget/static/widget.js "$stage/dsh_notebook/labextension/static/dsh-widget.$hash.js"
 cp dsh_notebook/widget/static/widget.css "$stage/dsh_notebook/labextension/static/dsh-widget.$hash.css"
+if [ "${1:-}" = "--check" ]; then
+  # compare only: the checkout (which running servers may be serving) is left as it is
+  diff -r "$stage/dsh_notebook/labextension" "$repo/dsh_notebook/labextension" >&2 \
+    || { echo "!! the labextension build is stale: run bash scripts/build-labextension.sh and commit it" >&2; exit 1; }
+  echo "dsh_notebook/labextension is what its sources build (built in $stage)"
+  exit 0
+fi
 rm -rf "$repo/dsh_notebook/labextension"
 cp -r "$stage/dsh_notebook/labextension" "$repo/dsh_notebook/labextension"
 echo "built dsh_notebook/labextension (from $stage)"

@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
 # Independent steps run in the background (their output is printed when they are joined, in
-# order); anything that installs this checkout (pip install -e) is joined before a step rewrites
-# the built files it copies (the widget bundle, the labextension).
+# order). None writes a file of the checkout that another step or a test reads: the JavaScript
+# builds are compared with the committed ones from scratch folders, so they and the lint run
+# beside pytest and are joined after it.
 BG=$(mktemp -d -t dsh-setup-XXXXXX)
 declare -A BG_PIDS
 # a step that fails stops the script: the background ones still running stop with it
@@ -46,7 +47,10 @@ npm_install() {  # DIR: npm install against the committed lock, which must not c
     git diff --exit-code package-lock.json || { echo "!! $1/package-lock.json changed: commit it" >&2; exit 1; }
   )
 }
-js_tests() {  # both npm installs (at once), then both vitest suites: none of it needs Python
+js_checks() {
+  # Both npm installs (at once), both vitest suites, then both builds compared with the committed
+  # ones. None of it needs Python, and none of it writes a file the Python tests read (the builds
+  # go to scratch folders), so it runs beside pytest.
   npm_install js &
   local widget=$!
   npm_install js/labextension &
@@ -57,6 +61,23 @@ js_tests() {  # both npm installs (at once), then both vitest suites: none of it
   (cd js && npm test --silent)
   echo "== labextension: vitest (the widget's, from js/node_modules)"
   (cd js/labextension && npm test --silent)
+  echo "== widget: a bundle that is up to date"
+  local built stale=0 pair
+  built=$(mktemp -d -t dsh-widget-XXXXXX)
+  (cd js && DSH_WIDGET_BUILD_DIR="$built" npm run build --silent)
+  for pair in static/widget.js:dsh_notebook/widget/static/widget.js \
+    static/widget.css:dsh_notebook/widget/static/widget.css \
+    widgetbundle.ts:js/labextension/src/widgetbundle.ts; do
+    cmp -s "$built/${pair%%:*}" "${pair#*:}" || {
+      echo "!! ${pair#*:} is stale: run (cd js && npm run build) and commit it" >&2
+      stale=1
+    }
+  done
+  rm -rf "$built"
+  [ "$stale" = 0 ] || exit 1
+  echo "== labextension: a build that is up to date"
+  # built from a copy at a fixed path: the output must not depend on where the checkout is
+  bash scripts/build-labextension.sh --check
 }
 lint() {
   echo "== ruff"
@@ -76,8 +97,8 @@ echo "== .venv-gateway: Enterprise Gateway 3.3 pins jupyter_server 1.24, so it g
 in_background gateway ensure_venv .venv-gateway 'jupyter_enterprise_gateway>=3.3,<4'
 echo "== .chp: configurable-http-proxy (npm) for the JupyterHub test (in the background)"
 in_background chp chp
-echo "== npm install and vitest of the widget and of the labextension (in the background)"
-in_background js js_tests
+echo "== npm install, vitest and build checks of the widget and of the labextension (in the background, beside pytest too)"
+in_background js js_checks
 echo "== .venv: dsh-notebook with the runtime, Jupyter and the test tools"
 ensure_venv .venv -e '.[runtime,jupyter,test,bench]'
 join ipykernel6
@@ -91,20 +112,6 @@ export DSH_TEST_CHP="$PWD/.chp/node_modules/.bin/configurable-http-proxy"
 export DSH_TEST_RTC_PREFIX="$PWD/.rtc"
 export DSH_TEST_EXPECT_IPYKERNEL_MAJORS="6,7"
 
-join js
-echo "== widget: a bundle that is up to date"
-(cd js && npm run build --silent)
-git diff --exit-code dsh_notebook/widget/static js/labextension/src/widgetbundle.ts || { echo "!! the widget bundle (or its hash in js/labextension/src/widgetbundle.ts) is stale: run (cd js && npm run build) and commit it" >&2; exit 1; }
-
-echo "== labextension: a build that is up to date"
-# built from a copy at a fixed path: the output must not depend on where the checkout is
-bash scripts/build-labextension.sh >/dev/null
-# git status, not git diff: a rebuilt chunk with a new content hash is a new, untracked file
-if [ -n "$(git status --porcelain -- dsh_notebook/labextension)" ]; then
-  git status --short -- dsh_notebook/labextension >&2
-  echo "!! the labextension build is stale: run bash scripts/build-labextension.sh and commit it" >&2
-  exit 1
-fi
 # the installed package (pip install -e: hatch copies shared-data) exposes the extension
 .venv/bin/jupyter labextension list 2>&1 | grep -E "dsh-notebook v[0-9.]+ .*enabled.*OK" >/dev/null \
   || { echo "!! jupyter labextension list does not show dsh-notebook: reinstall (pip install -e .)" >&2; exit 1; }
@@ -112,14 +119,17 @@ fi
 join gateway
 join chp
 join rtc
-join lint
-trap - EXIT
-rm -rf "$BG"
-echo "== pytest"
+echo "== pytest (the JavaScript checks and the lint go on beside it: their output follows)"
 # The suite runs on DSH_TEST_WORKERS pytest-xdist workers (default 3; 0: in this process). It
 # mostly waits on kernels, the runtime, JupyterLab and chromium, so 3 workers on this 2-core
 # machine took pytest from 28-31 to 18 min. Tests go one by one to whichever worker is free,
 # except that a browser module stays whole on one worker (its browser is module-scoped:
 # tests/browser/conftest.py, which stops the run if pytest-xdist drops that grouping).
-# pytest exits 5 when it collected no tests: that is a failure here too (set -e).
-exec .venv/bin/python -m pytest -n "${DSH_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@"
+# pytest exits 5 when it collected no tests: that is a failure here too.
+status=0
+.venv/bin/python -m pytest -n "${DSH_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@" || status=$?
+join js
+join lint
+trap - EXIT
+rm -rf "$BG"
+exit "$status"
