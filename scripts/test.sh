@@ -122,10 +122,11 @@ join rtc
 echo "== pytest (the JavaScript checks and the lint go on beside it: their output follows)"
 # The suite runs on DSH_TEST_WORKERS pytest-xdist workers (default 3; 0: in this process). One
 # process mostly waits on kernels, the runtime, JupyterLab and chromium; 3 workers keep both cores
-# of the 2-core machine busy (~98 %: more workers gain nothing) and took pytest from 28-31 to
-# 18-26 min (docs/benchmarks.md: where its CPU goes). Tests go one by one to whichever worker is free,
-# except that a browser module stays whole on one worker (its browser is module-scoped:
-# tests/browser/conftest.py, which stops the run if pytest-xdist drops that grouping).
+# of the 2-core machine ~98 % busy (so more workers would only share the same CPU) and took
+# pytest from 28-31 to 18-26 min (docs/benchmarks.md: where its CPU goes). Tests go one by one
+# to whichever worker is free, except that a browser module stays whole on one worker (its
+# browser is module-scoped: tests/browser/conftest.py, which stops the run if pytest-xdist drops
+# that grouping).
 # pytest exits 5 when it collected no tests: that is a failure here too.
 status=0
 .venv/bin/python -m pytest -n "${DSH_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@" || status=$?
