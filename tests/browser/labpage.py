@@ -226,8 +226,39 @@ def click_card(page: Any, selector: str, index: int = 0) -> float:
     button = approval_card(page, index).locator(f"{selector}:not([disabled])").first
     button.wait_for(timeout=90_000)
     page.wait_for_timeout(700)  # the card's buttons are inert for half a second
-    button.click()
+    click_when_still(button)
     return time.monotonic()
+
+
+def click_when_still(target: Any, still_ms: int = 300, timeout_s: float = 15) -> None:
+    """Click ``target`` (a Playwright locator) once it is in view and has not moved for
+    ``still_ms``, as a person's click lands: where the button is, not where it was.
+
+    A press in a cell that is not the active one makes JupyterLab activate and focus that cell,
+    which scrolls the notebook (to the cell's top, when the cell is taller than the view); on a
+    loaded machine the release then lands on another element, the browser sends the click to
+    their common ancestor and the button never hears it (seen: mousedown on Reject, the notebook
+    scrolled by 900 px, mouseup 27 ms later on the code above it). So the button's cell is made
+    the active one first (a press on its prompt, as a person selects a cell), then the button is
+    scrolled into view and clicked once its box has held still for ``still_ms`` (JupyterLab
+    also lays cells out lazily, CSS ``content-visibility``, and settling runs keep the reader's
+    place for a moment). After ``timeout_s`` without holding still the click is made anyway,
+    and the test's own wait for what the click does reports the failure."""
+    cell = target.locator("xpath=ancestor::div[contains(concat(' ', @class, ' '), ' jp-Cell ')][1]")
+    if cell.count() == 1 and "jp-mod-active" not in (cell.get_attribute("class") or ""):
+        cell.locator(".jp-InputPrompt").first.click()
+    target.scroll_into_view_if_needed()
+    last = target.bounding_box()
+    still_since = time.monotonic()
+    deadline = still_since + timeout_s
+    while time.monotonic() < deadline:
+        target.page.wait_for_timeout(50)
+        box = target.bounding_box()
+        if box != last:
+            last, still_since = box, time.monotonic()
+        elif (time.monotonic() - still_since) * 1000 >= still_ms:
+            break
+    target.click()
 
 
 # -- the scripted model's side ------------------------------------------------------------------

@@ -34,6 +34,7 @@ from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
 from .conftest import Lab, SharedServers, write_notebook
 from .labpage import (
     cells,
+    click_when_still,
     command_mode,
     new_page,
     open_notebook,
@@ -83,7 +84,7 @@ def click_decision(page: Any, selector: str) -> None:
     button = page.locator(f"{selector}:not([disabled])").first
     button.wait_for(timeout=90_000)
     page.wait_for_timeout(700)  # the card's buttons are inert for half a second
-    button.click()
+    click_when_still(button)
 
 
 def allow_both_calls(browser: Any, lab: Lab, name: str, app: str) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .labpage import open_notebook, run_all
+from .labpage import click_when_still, open_notebook, run_all
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +39,7 @@ def test_run_python_card_offers_the_scopes_and_runs_the_edited_code(
     assert card.locator("code.hljs.language-python .hljs-string").count() > 0  # highlighted
     page.wait_for_timeout(600)  # inert for 0.5 s after appearing
     page.screenshot(path=str(artifacts / "approval-scopes-card.png"), full_page=True)
-    card.locator(".dsh-edit").click()
+    click_when_still(card.locator(".dsh-edit"))
     editor = card.locator("textarea.dsh-edit-code")
     editor.wait_for(timeout=10_000)
     assert "groupby" in editor.input_value()
@@ -51,7 +51,7 @@ def test_run_python_card_offers_the_scopes_and_runs_the_edited_code(
     editor.type("\n# a b")
     assert page.locator(".jp-Notebook .jp-Cell").count() == cells
     page.screenshot(path=str(artifacts / "approval-scopes-editing.png"), full_page=True)
-    card.locator(".dsh-run-edited").click()
+    click_when_still(card.locator(".dsh-run-edited"))
     page.locator(".jp-RenderedMarkdown:has-text('after editing the code')").wait_for(timeout=60_000)
     assert (lab.root / marker).read_text() == "person"
     told = page.locator(".jp-RenderedMarkdown:has-text('The user edited your code')")

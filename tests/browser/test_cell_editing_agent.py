@@ -32,6 +32,7 @@ from .labpage import (
     approval_card,
     cells,
     click_card,
+    click_when_still,
     command_mode,
     fresh,
     open_page,
@@ -164,7 +165,7 @@ def test_reject_with_a_note_reaches_the_model_then_insert_and_delete(
     run_cell(page, lab, name, 3)
     click_card(page, ".dsh-reject-note-open")
     approval_card(page).locator(".dsh-reject-note-field").fill("keep a = 1, it is the baseline")
-    approval_card(page).locator(".dsh-reject-note-send").click()
+    click_when_still(approval_card(page).locator(".dsh-reject-note-send"))
     click_card(page, ".dsh-allow", 1)  # the insert
     deadline = time.monotonic() + 15
     while cells(page).count() != 5:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from .conftest import REPO, Lab, start_lab, write_notebook
+from .labpage import click_when_still
 from .servers import wait_until
 
 pytestmark = [
@@ -100,7 +101,7 @@ def test_an_untrusted_collaborator_is_told_why_and_sees_the_transcript(
         assert b.locator(".dsh-root").count() == 0
         b.screenshot(path=str(artifacts / "rtc-untrusted-fallback.png"), full_page=True)
         a.wait_for_timeout(600)  # inert for 0.5 s after appearing
-        allow.click()
+        click_when_still(allow)
         a.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
         wait_until(target.exists, 10, "the allowed command did not run")
         # B: the settled transcript replaced the fallback
@@ -140,7 +141,7 @@ def test_two_trusted_pages_see_the_widget_and_an_approval_is_decided_once(
         allow_b = b.locator(".dsh-allow")
         allow_b.wait_for(timeout=30_000)  # the collaborator renders the live widget too
         b.wait_for_timeout(600)
-        allow_b.click()
+        click_when_still(allow_b)
         for page in (a, b):  # one decision, seen on both pages; one transcript each
             page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
             assert page.locator(".dsh-root").count() == 0

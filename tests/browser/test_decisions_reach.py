@@ -34,6 +34,7 @@ import pytest
 
 from .conftest import Lab, write_notebook
 from .labpage import (
+    click_when_still,
     lab_with_extension,
     new_page,
     open_notebook,
@@ -127,7 +128,7 @@ def test_a_second_page_without_our_comms_does_not_swallow_the_decision(
     waiting.wait_for(state="visible", timeout=30_000)
     assert waiting.inner_text() == "dsh: 1 waiting"
     page.wait_for_timeout(600)  # inert for 0.5 s after appearing
-    allow.click()
+    click_when_still(allow)
     page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
     assert target.exists()
     waiting.wait_for(state="hidden", timeout=30_000)
@@ -166,7 +167,7 @@ def test_notebook7_new_python3_from_the_file_browser_keeps_its_decisions(
     allow.wait_for(timeout=90_000)
     page.locator("button.dsh-waiting-toolbar").wait_for(state="visible", timeout=30_000)
     page.wait_for_timeout(600)
-    allow.click()
+    click_when_still(allow)
     page.locator(
         ".dsh-root:has-text('allowed once'), .jp-RenderedMarkdown:has-text('allowed once')"
     ).first.wait_for(timeout=60_000)
@@ -229,7 +230,7 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
     waiting.wait_for(state="visible", timeout=30_000)
     assert waiting.inner_text() == "dsh: 1 waiting"
     page.wait_for_timeout(600)
-    allow.click()
+    click_when_still(allow)
     page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
     assert target.exists()
     bare.close()

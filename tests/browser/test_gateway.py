@@ -25,6 +25,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 
 from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
+from .labpage import click_when_still
 from .servers import (
     KERNEL_NAME,
     Gateway,
@@ -184,7 +185,7 @@ def test_a_gateway_kernel_streams_asks_runs_python_and_leaves_no_runtime(
             ".jp-StatusBar-Widget .dsh-waiting-status:has-text('dsh: 1 waiting')"
         ).wait_for(timeout=15_000)
         page.wait_for_timeout(600)  # inert for 0.5 s after appearing
-        allow.click()
+        click_when_still(allow)
         page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
         assert page.locator(".dsh-root").count() == 0  # both widgets froze into transcripts
         page.screenshot(path=str(artifacts / "gateway-settled.png"), full_page=True)

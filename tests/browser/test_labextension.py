@@ -27,7 +27,14 @@ import pytest
 from dsh_notebook.widget.bundle import CAPABILITY
 
 from .conftest import Lab, SharedServers, write_notebook
-from .labpage import current_panel, lab_with_extension, open_lab, saved_notebook, wait_kernel_idle
+from .labpage import (
+    click_when_still,
+    current_panel,
+    lab_with_extension,
+    open_lab,
+    saved_notebook,
+    wait_kernel_idle,
+)
 
 pytestmark = [pytest.mark.browser]
 
@@ -352,7 +359,7 @@ def test_a_real_pending_approval_is_signalled_outside_the_cell(
     allow = panel.locator(".dsh-allow")
     allow.wait_for(timeout=30_000)
     page.wait_for_timeout(700)  # the card's buttons are inert for half a second
-    allow.click()
+    click_when_still(allow)
     status.wait_for(state="hidden", timeout=60_000)
     deadline = time.monotonic() + 60
     while not target.exists():

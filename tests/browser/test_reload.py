@@ -23,6 +23,7 @@ import pytest
 
 from .conftest import Lab, SharedServers, write_notebook
 from .labpage import (
+    click_when_still,
     goto_notebook,
     new_page,
     open_notebook,
@@ -104,7 +105,7 @@ def test_reloads_and_a_second_page_end_with_the_transcript(
     allow = second.locator(".dsh-allow")
     allow.wait_for(timeout=60_000)
     second.wait_for_timeout(600)  # inert for 0.5 s after appearing
-    allow.click()
+    click_when_still(allow)
     page.reload()  # the run settles while this page reloads
     wait_notebook(page, extlab, name)
 
@@ -145,7 +146,7 @@ def test_a_pending_approval_comes_back_after_a_reload(
     allow.wait_for(timeout=60_000)  # the card is back
     page.wait_for_timeout(600)  # inert for 0.5 s after appearing
     assert not target.exists()
-    allow.click()
+    click_when_still(allow)
     page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
     assert target.exists()
     assert page.locator(".dsh-root").count() == 0
@@ -211,7 +212,7 @@ def test_an_unsaved_reload_puts_the_run_back_in_its_cell(
     allow = page.locator(".dsh-allow")
     allow.wait_for(timeout=60_000)  # the widget is back in the empty cell
     page.wait_for_timeout(600)
-    allow.click()
+    click_when_still(allow)
     page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
     assert target.exists()
     assert not saved_outputs(extlab, name, 1)

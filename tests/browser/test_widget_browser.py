@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import ARTIFACTS, Lab, SharedServers, write_notebook
-from .labpage import open_notebook, run_all, save_notebook, wait_shown
+from .labpage import click_when_still, open_notebook, run_all, save_notebook, wait_shown
 
 # one rerun, as every browser test (tests/browser/conftest.py)
 pytestmark = pytest.mark.browser
@@ -196,7 +196,7 @@ def test_dsh_magic_allow_once(browser: Any, lab: Lab, artifacts: Path) -> None:
     allow.wait_for(timeout=60_000)
     page.wait_for_timeout(600)
     page.screenshot(path=str(artifacts / "magic-waiting.png"), full_page=True)
-    allow.click()
+    click_when_still(allow)
     # settled: the widget is replaced by the static transcript, which records the decision
     page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
     page.screenshot(path=str(artifacts / "magic-settled.png"), full_page=True)
@@ -239,7 +239,7 @@ def test_real_runtime_live_text_allow_once_and_reload(
     allow.wait_for(timeout=90_000)
     page.wait_for_timeout(600)  # inert for 0.5 s after appearing
     assert not target.exists()
-    allow.click()
+    click_when_still(allow)
     page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
     assert target.exists()
     assert page.locator(".dsh-root").count() == 0  # both widgets froze into transcripts
@@ -281,7 +281,7 @@ def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: P
     blue = page.locator(".dsh-question .dsh-option:has-text('Blue') input")
     blue.wait_for(timeout=90_000)
     blue.check()
-    page.locator(".dsh-question .dsh-submit").click()
+    click_when_still(page.locator(".dsh-question .dsh-submit"))
     # the delegated run ends with the parent's answer after the child's; its live card is not
     # waited for: the scripted run can start and end between two renders, and a view skips the
     # render of a run that just ended (the transcript replaces it), so the card is read from the
@@ -294,7 +294,7 @@ def test_real_runtime_question_and_subagent(browser: Any, lab: Lab, artifacts: P
     reject = page.locator(".dsh-reject")
     reject.wait_for(timeout=90_000)
     page.wait_for_timeout(600)  # inert for 0.5 s after appearing
-    reject.click()
+    click_when_still(reject)
     rejected = page.locator(".jp-RenderedMarkdown:has-text('rejected')").first
     wait_shown(page, rejected, 60_000, "no transcript says 'rejected' 60 s after Reject")
     assert not target.exists()
@@ -339,7 +339,7 @@ def test_notebook7_widget_and_allow_once(
     allow.wait_for(timeout=90_000)
     page.wait_for_timeout(600)
     assert not target.exists()
-    allow.click()
+    click_when_still(allow)
     page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
     assert target.exists()
     ARTIFACTS.mkdir(exist_ok=True)

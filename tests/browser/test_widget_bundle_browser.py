@@ -16,7 +16,7 @@ import pytest
 from dsh_notebook.widget.bundle import HASH
 
 from .conftest import Lab, SharedServers, write_notebook
-from .labpage import open_notebook
+from .labpage import click_when_still, open_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -97,7 +97,7 @@ def _run_two_widgets(
     allow.wait_for(timeout=90_000)
     page.wait_for_timeout(600)  # inert for 0.5 s after appearing
     assert not target.exists()
-    allow.click()
+    click_when_still(allow)
     page.locator(".jp-RenderedMarkdown:has-text('allowed once')").wait_for(timeout=60_000)
     assert target.exists()  # the click on the light widget reached the kernel
     frames.phase = "after"
