@@ -76,15 +76,33 @@ class Execution:
         return "\n".join(e["content"]["evalue"] for e in errors) if errors else None
 
 
+@functools.cache
+def _ipc_folder() -> str:
+    """This process's folder of kernel sockets (removed when it exits); short, as a Unix
+    socket's path must be under 108 bytes."""
+    folder = tempfile.mkdtemp(prefix="dsh-ipc-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 class Kernel:
-    """A started kernel plus a client; collects iopub messages of every request."""
+    """A started kernel plus a client; collects iopub messages of every request.
+
+    The kernel's channels are Unix sockets in :func:`_ipc_folder` (``transport="ipc"``), never
+    TCP ports: a port jupyter_client found free could be taken by another worker's kernel,
+    server or browser before the kernel bound it, and the kernel then failed at start-up (and
+    hung: the test waited 60 s for its ``kernel_info``). A socket path of its own is never taken.
+    """
 
     def __init__(
         self, env: dict[str, str] | None = None, cwd: str | None = None, python: str | None = None
     ) -> None:
         self.python = python or sys.executable
         self.manager = KernelManager(
-            kernel_name="dshtest", kernel_spec_manager=_spec_manager(self.python)
+            kernel_name="dshtest",
+            kernel_spec_manager=_spec_manager(self.python),
+            transport="ipc",
+            ip=tempfile.mktemp(prefix="k", dir=_ipc_folder()),
         )
         self.manager.start_kernel(env=env, cwd=cwd)
         self.client = self.manager.client()
