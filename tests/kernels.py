@@ -107,7 +107,12 @@ class Kernel:
         self.manager.start_kernel(env=env, cwd=cwd)
         self.client = self.manager.client()
         self.client.start_channels()
-        self.client.wait_for_ready(timeout=60)
+        try:
+            self.client.wait_for_ready(timeout=60)
+        except BaseException:  # a kernel that never answered is killed, never left running
+            self.client.stop_channels()
+            self.manager.shutdown_kernel(now=True)
+            raise
         self.iopub: list[dict[str, Any]] = []
 
     def drain_iopub(self, timeout: float = 0.1) -> list[dict[str, Any]]:
