@@ -343,12 +343,12 @@ def extlab(shared_servers: SharedServers) -> Lab:
 class Browser:
     """The module's chromium, as the tests use it: ``new_page`` and ``new_context``.
 
-    Pages of ``new_page`` share one profile on disk (a persistent context: this worker's
-    :func:`chromium_profile`, which the browsers of later modules reuse), so JupyterLab's scripts
-    come from the HTTP cache with V8's code cache: a notebook page load then costs chromium about
-    a third less CPU than in a fresh incognito context (``python bench/page_load_cpu.py``), and
-    the server sends no bundle twice. The pages share the profile (cache, cookies, storage),
-    nothing else: each test's page opens its own workspace (``?reset``) and its own kernel. A test that needs pages isolated from each other asks
+    Pages of ``new_page`` share one profile on disk (a persistent context), so from the second
+    JupyterLab page on its scripts come from the HTTP cache with V8's code cache: a notebook page
+    load then costs chromium about a third less CPU than in a fresh incognito context
+    (``python bench/page_load_cpu.py``), and the server sends no bundle twice. The pages share
+    the profile (cache, cookies, storage), nothing else: each test's page opens its own workspace
+    (``?reset``) and its own kernel. A test that needs pages isolated from each other asks
     ``new_context``: a context of a second, incognito chromium, started on first use.
     """
 
@@ -394,24 +394,14 @@ class Browser:
             self._incognito.close()
 
 
-@pytest.fixture(scope="session")
-def chromium_profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This worker's chromium profile on disk, used by one module's browser after another (never
-    two at once: a module's browser is closed before the next module's starts). Its HTTP cache
-    and V8 code cache carry over, so only a worker's first browser loads JupyterLab's scripts
-    cold: a fresh profile's first notebook page load costs chromium about 1.5x the CPU of a
-    warm one (``python bench/page_load_cpu.py``, arm B's first load against its median)."""
-    return tmp_path_factory.mktemp("chromium-profile")
-
-
 @pytest.fixture(scope="module")
-def browser(chromium_profile: Path) -> Iterator[Browser]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     """Module-scoped on purpose: Playwright's sync API keeps an asyncio loop running in this
     thread while it is started, which would break every async test that runs after it."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = Browser(p, chromium_profile)
+        b = Browser(p, tmp_path_factory.mktemp("chromium-profile"))
         _LIVE_BROWSERS.append(b)
         try:
             yield b
