@@ -231,33 +231,40 @@ def click_card(page: Any, selector: str, index: int = 0) -> float:
 
 
 def click_when_still(target: Any, still_ms: int = 300, timeout_s: float = 15) -> None:
-    """Click ``target`` (a Playwright locator) once it is in view and has not moved for
+    """Click ``target`` (a Playwright locator) once it is in view, enabled and has not moved for
     ``still_ms``, as a person's click lands: where the button is, not where it was.
 
-    A press in a cell that is not the active one makes JupyterLab activate and focus that cell,
-    which scrolls the notebook (to the cell's top, when the cell is taller than the view); on a
-    loaded machine the release then lands on another element, the browser sends the click to
-    their common ancestor and the button never hears it (seen: mousedown on Reject, the notebook
-    scrolled by 900 px, mouseup 27 ms later on the code above it). So the button's cell is made
-    the active one first (a press on its prompt, as a person selects a cell), then the button is
-    scrolled into view and clicked once its box has held still for ``still_ms`` (JupyterLab
-    also lays cells out lazily, CSS ``content-visibility``, and settling runs keep the reader's
-    place for a moment). After ``timeout_s`` without holding still the click is made anyway,
-    and the test's own wait for what the click does reports the failure."""
+    A press in a cell that is not the active one makes JupyterLab activate that cell, and a run
+    that settled just above holds the reader's place by scrolling for a moment; when the notebook
+    scrolls between Playwright's press and release, the release lands on another element, the
+    browser sends the click to their common ancestor and the button never hears it (seen: mousedown
+    on Reject, the notebook scrolled by ~900 px, mouseup 27 ms later on the code above it). So the
+    button's cell is made the active one first (a press on its prompt, as a person selects a
+    cell), then the button is clicked once it has been in view, enabled and in one place for
+    ``still_ms``. A card rebuilds its buttons when it changes (and disables them for half a second
+    when it appears), so a button that is replaced while it is looked at is looked at again.
+    After ``timeout_s`` the click is made anyway, and the test's own wait for what the click does
+    reports the failure."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    deadline = time.monotonic() + timeout_s
     cell = target.locator("xpath=ancestor::div[contains(concat(' ', @class, ' '), ' jp-Cell ')][1]")
-    if cell.count() == 1 and "jp-mod-active" not in (cell.get_attribute("class") or ""):
-        cell.locator(".jp-InputPrompt").first.click()
-    target.scroll_into_view_if_needed()
-    last = target.bounding_box()
+    with contextlib.suppress(PlaywrightError):  # no cell (or it changed): the click still comes
+        if cell.count() == 1 and "jp-mod-active" not in (cell.get_attribute("class") or ""):
+            cell.locator(".jp-InputPrompt").first.click(timeout=5_000)
+    last: Any = None
     still_since = time.monotonic()
-    deadline = still_since + timeout_s
     while time.monotonic() < deadline:
-        target.page.wait_for_timeout(50)
-        box = target.bounding_box()
-        if box != last:
+        try:
+            target.scroll_into_view_if_needed(timeout=2_000)
+            box = target.bounding_box(timeout=2_000) if target.is_enabled(timeout=2_000) else None
+        except PlaywrightError:  # replaced while looked at: look again
+            box = None
+        if box is None or box != last:
             last, still_since = box, time.monotonic()
         elif (time.monotonic() - still_since) * 1000 >= still_ms:
             break
+        target.page.wait_for_timeout(50)
     target.click()
 
 
