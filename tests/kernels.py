@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import itertools
 import json
 import os
 import queue
@@ -76,6 +77,10 @@ class Execution:
         return "\n".join(e["content"]["evalue"] for e in errors) if errors else None
 
 
+_KERNEL_NUMBERS = itertools.count(1)
+"""Each kernel's socket names in :func:`_ipc_folder` (``k<n>-<channel>``)."""
+
+
 @functools.cache
 def _ipc_folder() -> str:
     """This process's folder of kernel sockets (removed when it exits); short, as a Unix
@@ -102,7 +107,7 @@ class Kernel:
             kernel_name="dshtest",
             kernel_spec_manager=_spec_manager(self.python),
             transport="ipc",
-            ip=tempfile.mktemp(prefix="k", dir=_ipc_folder()),
+            ip=os.path.join(_ipc_folder(), f"k{next(_KERNEL_NUMBERS)}"),
         )
         self.manager.start_kernel(env=env, cwd=cwd)
         self.client = self.manager.client()
