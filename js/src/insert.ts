@@ -52,13 +52,55 @@ export const WANTS_INSERT = "data-dsh-wants-insert";
 export const FALLBACK_NOTICE =
   "Insert below needs the dsh-notebook extension (JupyterLab 4 / Notebook 7); here, use Copy.";
 
-// Page-wide, not module-wide: anywidget may load a fresh copy of this bundle for each widget model.
-const OWNER = Symbol.for("dsh-notebook.insert-notice-owner");
-type Page = { [OWNER]?: object | null };
+// Page-wide, not module-wide: anywidget may load a fresh copy of this bundle for each widget model,
+// so the registry lives on the page and holds only elements (no class of one copy is seen by another).
+const CANDIDATES = Symbol.for("dsh-notebook.insert-notice-candidates.v2");
+const RECHECK = Symbol.for("dsh-notebook.insert-notice-recheck.v2");
+interface Recheck { timer: ReturnType<typeof setTimeout> | null; tries: number }
+type Page = { [CANDIDATES]?: Set<HTMLElement>; [RECHECK]?: Recheck };
 const page = globalThis as Page;
 
-/** The one-line notice, shown once per page: in the first view that has a Python block while the
- * extension is absent. ``update`` is cheap (one query) and never throws. */
+/** While a candidate is not yet in the document (a view renders before its output area is
+ * attached), the choice is made again every RECHECK_MS, at most RECHECK_TRIES times. */
+const RECHECK_MS = 250;
+const RECHECK_TRIES = 40;
+
+function candidates(): Set<HTMLElement> {
+  return (page[CANDIDATES] ??= new Set());
+}
+
+/** Candidates in document order; those not in the document after those that are, in the order
+ * they became candidates. */
+function inPageOrder(all: Set<HTMLElement>): HTMLElement[] {
+  const attached = [...all].filter((el) => el.isConnected);
+  attached.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+  return [...attached, ...[...all].filter((el) => !el.isConnected)];
+}
+
+/** Show the notice in the first candidate in page order and hide it everywhere else. Never throws. */
+function choose(): void {
+  const all = candidates();
+  const first = extensionPresent() ? null : (inPageOrder(all)[0] ?? null);
+  for (const el of all) {
+    const show = el === first;
+    if (show && el.textContent !== FALLBACK_NOTICE) el.textContent = FALLBACK_NOTICE;
+    if (el.hidden === show) el.hidden = !show;
+  }
+  const recheck = (page[RECHECK] ??= { timer: null, tries: 0 });
+  const waiting = [...all].some((el) => !el.isConnected);
+  if (waiting && recheck.timer === null && recheck.tries < RECHECK_TRIES) {
+    recheck.tries += 1;
+    recheck.timer = setTimeout(() => {
+      recheck.timer = null;
+      choose();
+    }, RECHECK_MS);
+  }
+}
+
+/** The one-line notice, shown once per page: in the first view in page order (the notebook's
+ * order, not the order the runs answered in) that has a Python block while the extension is
+ * absent. A view that takes the notice from a later one, or leaves the page, moves it; ``update``
+ * is cheap (one query, and a choice among the page's few candidates) and never throws. */
 export class FallbackNotice {
   readonly el = h("div", { class: "dsh-insert-notice", role: "note" });
 
@@ -67,20 +109,31 @@ export class FallbackNotice {
   }
 
   update(root: HTMLElement): void {
-    const owner = page[OWNER] ?? null;
-    if (owner !== null && owner !== this) return;
-    if (owner === null && (extensionPresent() || !root.querySelector(`[${WANTS_INSERT}]`))) return;
-    page[OWNER] = this;
-    this.el.textContent = FALLBACK_NOTICE;
-    this.el.hidden = false;
+    const all = candidates();
+    if (root.querySelector(`[${WANTS_INSERT}]`) !== null) {
+      if (!all.has(this.el)) {
+        all.add(this.el);
+        const recheck = page[RECHECK];
+        if (recheck) recheck.tries = 0; // a new candidate gets the whole time to be attached
+      }
+    } else {
+      if (!all.delete(this.el)) return;
+      this.el.hidden = true;
+    }
+    choose();
   }
 
   destroy(): void {
-    if (page[OWNER] === this) page[OWNER] = null;
+    if (!candidates().delete(this.el)) return;
+    this.el.hidden = true;
+    choose();
   }
 }
 
-/** Tests: forget which view showed the notice. */
+/** Tests: forget every candidate. */
 export function resetNotice(): void {
-  page[OWNER] = null;
+  const recheck = page[RECHECK];
+  if (recheck?.timer) clearTimeout(recheck.timer);
+  page[RECHECK] = { timer: null, tries: 0 };
+  candidates().clear();
 }

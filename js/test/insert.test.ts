@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FALLBACK_NOTICE, INSERT_CELL_EVENT, cellSource, insertable, resetNotice } from "../src/insert";
 import { MarkdownView } from "../src/markdown";
+import { RunView } from "../src/view";
 import { FakeModel, mount, snap, text } from "./helpers";
 
 const ANSWER = "Try this:\n\n```python\nimport pandas as pd\ndf = pd.DataFrame({'a': [1]})\n```\n\nOr in bash:\n\n```bash\nls -l\n```\n\nAnd:\n\n```\nplain\n```\n";
@@ -70,6 +71,62 @@ describe("Insert below", () => {
     a.destroy(); // its view went away: the next one may say it
     b.update(root);
     expect(b.el.hidden).toBe(false);
+  });
+
+  function shownIn(): HTMLElement[] {
+    return [...document.querySelectorAll<HTMLElement>(".dsh-insert-notice")].filter((n) => !n.hidden);
+  }
+
+  it("the notice goes to the first widget in the notebook's order, not to the first run that answered", () => {
+    const earlier = document.body.appendChild(document.createElement("div"));
+    const later = document.body.appendChild(document.createElement("div"));
+    const third = mount(new FakeModel(settled(ANSWER)), later);
+    third.flush();
+    expect(shownIn().map((n) => third.el.contains(n))).toEqual([true]);
+    const first = mount(new FakeModel(settled(ANSWER)), earlier);
+    document.body.insertBefore(earlier, later); // mount appends: put the first cell's host back first
+    first.flush();
+    first.view.render();
+    const shown = shownIn();
+    expect(shown).toHaveLength(1);
+    expect(first.el.contains(shown[0])).toBe(true);
+    expect(shown[0].textContent).toBe(FALLBACK_NOTICE);
+  });
+
+  it("a view re-created for the first widget takes the notice back from a later one", () => {
+    const hosts = [0, 1].map(() => document.body.appendChild(document.createElement("div")));
+    const first = mount(new FakeModel(settled(ANSWER)), hosts[0]);
+    const second = mount(new FakeModel(settled(ANSWER)), hosts[1]);
+    first.flush();
+    second.flush();
+    first.view.destroy(); // the kernel replaced the first widget's output: its view is gone
+    second.view.render();
+    expect(shownIn().map((n) => second.el.contains(n))).toEqual([true]);
+    const again = mount(new FakeModel(settled(ANSWER)), hosts[0]);
+    document.body.insertBefore(hosts[0], hosts[1]);
+    again.flush();
+    again.view.render();
+    expect(shownIn().map((n) => again.el.contains(n))).toEqual([true]);
+  });
+
+  it("a view rendered before its output is attached gets the notice once it is, without another render", () => {
+    vi.useFakeTimers();
+    try {
+      const later = mount(new FakeModel(settled(ANSWER)));
+      later.flush();
+      const host = document.createElement("div"); // not in the document yet
+      const queue: (() => void)[] = [];
+      const early = new RunView(new FakeModel(settled(ANSWER)), host, { frame: (fn) => queue.push(fn) });
+      while (queue.length) queue.shift()!();
+      expect(shownIn().map((n) => later.el.contains(n))).toEqual([true]);
+      document.body.insertBefore(host, later.el);
+      vi.advanceTimersByTime(300);
+      const shown = shownIn();
+      expect(shown).toHaveLength(1);
+      expect(early.el.contains(shown[0])).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("no notice for an answer without Python blocks", () => {
