@@ -90,6 +90,12 @@ def _ipc_folder() -> str:
     return folder
 
 
+def ipc_channels() -> dict[str, str]:
+    """``KernelManager`` keyword arguments for a kernel whose channels are Unix sockets of its
+    own (see :class:`Kernel`); every test that starts a kernel itself uses them."""
+    return {"transport": "ipc", "ip": os.path.join(_ipc_folder(), f"k{next(_KERNEL_NUMBERS)}")}
+
+
 class Kernel:
     """A started kernel plus a client; collects iopub messages of every request.
 
@@ -106,8 +112,7 @@ class Kernel:
         self.manager = KernelManager(
             kernel_name="dshtest",
             kernel_spec_manager=_spec_manager(self.python),
-            transport="ipc",
-            ip=os.path.join(_ipc_folder(), f"k{next(_KERNEL_NUMBERS)}"),
+            **ipc_channels(),
         )
         self.manager.start_kernel(env=env, cwd=cwd)
         self.client = self.manager.client()

@@ -21,7 +21,7 @@ from nbclient import NotebookClient
 from dsh_notebook.notebook_tools.cell_edits import no_page_text
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .kernels import _spec_manager, scripted_model_env
+from .kernels import _spec_manager, ipc_channels, scripted_model_env
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -67,7 +67,7 @@ def test_cell_tools_under_nbclient_answer_the_one_line_reason_and_change_nothing
     notebook.cells = [nbformat.v4.new_code_cell(source) for source in SOURCES]
     before = copy.deepcopy(notebook)
     manager = KernelManager(
-        kernel_name="dshtest", kernel_spec_manager=_spec_manager(sys.executable)
+        kernel_name="dshtest", kernel_spec_manager=_spec_manager(sys.executable), **ipc_channels()
     )
     client = NotebookClient(notebook, km=manager, timeout=240, allow_errors=False)
     scripted_model.clear_requests()

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from .kernels import ipc_channels
+
 jupyter_client = pytest.importorskip("jupyter_client")
 ipykernel = pytest.importorskip("ipykernel")
 if int(ipykernel.__version__.split(".")[0]) < 7:
@@ -31,8 +33,12 @@ link._comm.comm_id
 
 @pytest.fixture
 def kernel() -> Iterator[Any]:
-    manager, client = jupyter_client.manager.start_new_kernel(kernel_name="python3")
+    manager = jupyter_client.manager.KernelManager(kernel_name="python3", **ipc_channels())
+    manager.start_kernel()
+    client = manager.client()
+    client.start_channels()
     try:
+        client.wait_for_ready(timeout=60)
         yield client
     finally:
         client.stop_channels()
