@@ -12,12 +12,18 @@ went wrong with that for our comms:
 - A page that reloads or closes deletes its subshell; a comm pinned to it dropped every later
   message ("Unknown subshell_id"), from any page: a reloaded page's ``hello_reply`` never arrived.
 
-:func:`unpin_reply_route` forgets the remembered subshell, so each message goes where its own
-header says: the page's live comm subshell, or the main shell for a frontend without subshells
-(ipykernel then handles it between cells, as before). Call it after each send on a comm this
-package owns; it is a no-op on kernels without the routing (ipykernel 6) and on test comms.
-Handlers of these comms must therefore be thread-safe: they may run on a subshell's thread while
-the main thread runs a cell. Thread-safe itself: it takes the comm's own routing lock.
+:func:`unpin_reply_route` makes each message go where its own header says: the page's live comm
+subshell, or the main shell for a frontend without subshells (ipykernel then handles it between
+cells, as before). Where the kernel asks the comm for the route (``_reply_subshell_for``,
+ipykernel 7.4+), the comm answers "the header's" at every moment: forgetting the remembered
+subshell after a send left a window, between the send and the forgetting, in which a page that
+answered at once (a ``read_notebook_reply`` within milliseconds) was routed to the main shell,
+busy with the very cell that asked, and the cell gave up waiting. It also forgets what was
+remembered, for kernels that read it directly. Call it right after opening a comm this package
+owns and after each send on it; it is a no-op on kernels without the routing (ipykernel 6) and on
+test comms. Handlers of these comms must therefore be thread-safe: they may run on a subshell's
+thread while the main thread runs a cell. Thread-safe itself: it takes the comm's own routing
+lock.
 
 A ``comm_open`` from the kernel goes to every page connected to it. A page that has no handler
 for the comm's target answers ``comm_close``, and ipykernel then closes the comm for every page:
@@ -30,6 +36,7 @@ the kernel alone closes it (:meth:`close`), so no second page can take it from t
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import weakref
@@ -44,10 +51,22 @@ _install_lock = threading.Lock()
 _GUARD_MARK = "_dsh_notebook_close_guard"
 
 
+def _route_by_header(data: object, header_subshell: str | None) -> str | None:
+    """ipykernel's ``comm._reply_subshell_for(data, default)``, answering the header's subshell."""
+    return header_subshell
+
+
 def unpin_reply_route(comm: object) -> None:
-    """Forget the subshell ``comm``'s replies would be routed to (see the module docstring)."""
+    """Route ``comm``'s incoming messages by their own header from now on, and forget the
+    subshell they would have been routed to (see the module docstring)."""
     lock = getattr(comm, "_reply_subshell_lock", None)
-    if lock is None or not hasattr(comm, "_reply_subshell_id"):
+    if lock is None:
+        return
+    if callable(getattr(comm, "_reply_subshell_for", None)):
+        with contextlib.suppress(AttributeError, TypeError):  # a comm class with __slots__
+            if vars(comm).get("_reply_subshell_for") is not _route_by_header:
+                comm._reply_subshell_for = _route_by_header  # type: ignore[attr-defined]
+    if not hasattr(comm, "_reply_subshell_id"):
         return
     with lock:
         # ipykernel reads it with getattr(comm, "_reply_subshell_id", <the header's subshell>)

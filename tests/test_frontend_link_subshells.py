@@ -202,6 +202,49 @@ def test_the_page_is_read_on_its_subshell_while_a_cell_holds_the_main_thread(ker
     assert _execute(kernel, "_box[0]['cells'][0]['source']") == "'x = 1'"
 
 
+def test_a_page_that_answers_before_the_send_returns_is_still_routed_by_its_header(
+    kernel: Any,
+) -> None:
+    """ipykernel 7.4+ pins a comm's replies to the shell that was busy when it sent (here the
+    main shell: a thread of the running cell sends); the page's answer may arrive before the
+    send returns. It must go to the page's subshell all the same, not wait for the cell. The
+    window (microseconds, wider under load: a CI flake) is widened here to 1.5 s."""
+    comm_id = _execute(kernel, SETUP).strip("'\"")
+    if _execute(kernel, "hasattr(link._comm, '_reply_subshell_for')") != "True":
+        pytest.skip("this ipykernel does not pin a comm's replies")
+    subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
+
+    def page_send(data: dict[str, Any]) -> None:
+        msg = kernel.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        msg["header"]["subshell_id"] = subshell
+        kernel.shell_channel.send(msg)
+
+    page_send({**REPLY, "capabilities": ["run_output", "read_notebook"]})
+    deadline = time.monotonic() + 10
+    while _execute(kernel, "link.replies_off_main") != "True" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    busy = kernel.session.msg("execute_request", {"code": (
+        "import threading, time\n_box = []\n_publish = link._comm.publish_msg\n"
+        "def _slow(*a, **k):\n    _publish(*a, **k)\n    time.sleep(1.5)\n"
+        "link._comm.publish_msg = _slow\n"
+        "_th = threading.Thread(target=lambda: _box.append(link.read_notebook(4, True)))\n"
+        "_th.start()\n_th.join(10)\nlink._comm.publish_msg = _publish"), "silent": False})  # fmt: skip
+    kernel.shell_channel.send(busy)
+    deadline = time.monotonic() + 10
+    asked = None
+    while asked is None and time.monotonic() < deadline:
+        try:
+            out = kernel.get_iopub_msg(timeout=0.05)
+        except queue.Empty:
+            continue
+        data = out["content"].get("data") if out["msg_type"] == "comm_msg" else None
+        if isinstance(data, dict) and data.get("type") == "read_notebook":
+            asked = data["request_id"]
+    assert asked is not None, "the page was never asked"
+    page_send({**PAGE_REPLY, "request_id": asked})  # at once: the send has not returned yet
+    assert _execute(kernel, "type(_box[0]).__name__") == "'dict'", _execute(kernel, "_box")
+
+
 def test_a_hello_reply_handled_after_the_pages_subshell_message_does_not_undo_it(
     kernel: Any,
 ) -> None:
