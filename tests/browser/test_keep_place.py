@@ -148,3 +148,82 @@ def test_without_a_click_the_answer_stays_where_it_was(
         seen,
     )
     page.close()
+
+
+PRESS_DURING_HOLD = """(cellIndex) => new Promise((resolve) => {
+    const frames = (n, then) => n === 0 ? then() : requestAnimationFrame(() => frames(n - 1, then));
+    const cell = () => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')[cellIndex];
+    const answer = () => [...cell().querySelectorAll('.jp-RenderedMarkdown p')]
+        .find(p => p.textContent.startsWith('slow0 slow1'));
+    const scroller = () => {  // as place.ts finds it
+        for (let node = answer().parentElement; node !== null; node = node.parentElement) {
+            const overflow = getComputedStyle(node).overflowY;
+            if ((overflow === 'auto' || overflow === 'scroll') && node.scrollHeight > node.clientHeight) return node;
+        }
+        return document.scrollingElement;
+    };
+    // the page scrolled by something else than the person (no wheel, no key): another scroller
+    const shift = () => { scroller().scrollTop -= 200; };
+    const started = performance.now();
+    const wait = () => {
+        if (performance.now() - started > 60000) return resolve(null);
+        if (!answer() || !cell().textContent.includes('slow19')) return requestAnimationFrame(wait);
+        frames(2, () => {
+            const before = answer().getBoundingClientRect().top;
+            shift();
+            frames(3, () => {
+                const held = answer().getBoundingClientRect().top - before;
+                document.body.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}));
+                const pressed = answer().getBoundingClientRect().top;
+                shift();
+                frames(3, () => resolve({
+                    held, afterPress: answer().getBoundingClientRect().top - pressed,
+                    elapsed: performance.now() - started,
+                }));
+            });
+        });
+    };
+    wait();
+})"""
+
+
+def test_a_press_ends_the_holding_so_the_page_never_moves_under_it(
+    browser: Any,
+    extlab: Lab,
+) -> None:
+    """While the place is held, the answer is put back wherever the page is scrolled to by
+    anything but the person; once the person presses (a button, a cell), holding ends and the
+    page is left where it is: moved under a press, the release lands elsewhere and the click is
+    lost."""
+    name = "keep-place-press.ipynb"
+    write_notebook(
+        extlab.root / name,
+        ["%load_ext dsh_notebook", *ABOVE,
+         "%%dsh\n[[scenario:slow]] [[chunks:20]] [[chunk-delay:0.05]] go", *BELOW],
+    )  # fmt: skip
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    open_lab(page, extlab, f"/tree/{name}")
+    page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
+    wait_kernel_idle(extlab, name)
+    panel = current_panel(page)
+    panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+    cells = panel.locator(".jp-Cell")
+    prompt = len(ABOVE) + 1
+    for i in (0, prompt):
+        cells.nth(i).click()
+        page.keyboard.press("Escape")
+        page.keyboard.press("Shift+Enter")
+        wait_kernel_idle(extlab, name)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.dsh-root .dsh-text')]"
+        ".some(t => t.textContent.includes('slow2'))",
+        timeout=90_000,
+        polling=100,
+    )
+    text = panel.locator(".dsh-root .dsh-items > .dsh-text")
+    text.first.evaluate("t => t.scrollIntoView({block: 'center'})")
+    result = page.evaluate(PRESS_DURING_HOLD, prompt)
+    assert result is not None, "the transcript never replaced the widget"
+    assert abs(result["held"]) <= TOLERANCE, result  # held: the answer did not move
+    assert abs(result["afterPress"] - 200) <= TOLERANCE, result  # after the press: left alone
+    page.close()

@@ -12,7 +12,8 @@
  * - when the same output index shows that run's static transcript, the notebook is scrolled so
  *   that the element's counterpart (`place.ts`) is at the same screen height, and kept there for
  *   `HOLD_MS` while the markdown and its decorations render;
- * - a wheel, touch or key press of the person's own in that time ends the holding at once;
+ * - a wheel, touch, key press or pointer press of the person's own in that time ends the holding
+ *   at once (the page never moves under a press: a click whose release lands elsewhere is lost);
  *   an output that turned into something else (cleared, re-run) is left alone.
  *
  * Nothing here changes the notebook's content; failures are logged, never thrown into JupyterLab.
@@ -30,6 +31,8 @@ export const HOLD_MS = 1500;
 const REPLACE_WITHIN_MS = 5000;
 /** The person's own scrolling (or a key that may scroll). */
 const MOVES = ['wheel', 'touchmove', 'keydown'];
+/** What ends a hold: the person's own scrolling, or a press (they act where things are now). */
+const ENDS_HOLD = [...MOVES, 'pointerdown'];
 
 interface IPlace {
   key: PlaceKey;
@@ -160,7 +163,7 @@ export class PlaceKeeper {
     const yours = (): void => {
       stop = true;
     };
-    const events = MOVES;
+    const events = ENDS_HOLD;
     for (const type of events) {
       window.addEventListener(type, yours, { capture: true, passive: true });
     }
