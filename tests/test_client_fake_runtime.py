@@ -9,6 +9,7 @@ no process (local validation, query-support caching, routing of concurrent sessi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -384,3 +385,18 @@ async def test_missing_bridge_is_reported_once_and_runs_go_on(
         assert any("notebook-bridge.patch.yml" in a for a in harness.client.launch_spec.argv)  # type: ignore[union-attr]
         assert (await harness.start_session().run("hi")).finish_reason == "completed"
     assert sum("bridge did not load" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_pid_alive_reads_a_process_reaped_while_it_is_looked_at_as_gone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Between ``kill(pid, 0)`` and reading ``/proc/<pid>/stat`` the process may be reaped; the
+    read then fails with ``ESRCH`` (a CI failure of a recovery test's wait for a killed runtime)."""
+    from dsh_notebook.testing import harnesses
+
+    def reaped(path: str, *args: object, **kwargs: object) -> Any:
+        raise ProcessLookupError(3, "No such process")
+
+    assert pid_alive(os.getpid())
+    monkeypatch.setattr(harnesses, "open", reaped, raising=False)
+    assert not pid_alive(os.getpid())

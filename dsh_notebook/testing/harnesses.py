@@ -105,7 +105,9 @@ def real_harness(
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie (Linux ``/proc``)."""
+    """Whether process ``pid`` exists and is not a zombie (Linux ``/proc``). A process that is
+    reaped while it is looked at reads as gone (its ``stat`` file then fails to open or to
+    read: ``ENOENT`` or ``ESRCH``); never raises for that."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -113,7 +115,7 @@ def pid_alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as fh:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):
         return False
 
 
