@@ -19,6 +19,7 @@ count the requests it received).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -177,8 +178,11 @@ def test_two_approved_calls_become_cells_that_survive_reload_and_replay_without_
         assert not re.search(r"\d", prompt), prompt
     cells(page).nth(3).scroll_into_view_if_needed()
     news = page.locator(".jp-Notification-Toast-Close, .Toastify__close-button")
-    if news.count():
-        news.first.click()
+    if news.count():  # a toast may close itself meanwhile: then there is nothing to click
+        from playwright.sync_api import Error as PlaywrightError
+
+        with contextlib.suppress(PlaywrightError):
+            news.first.click(timeout=2_000)
     page.screenshot(path=str(artifacts / f"agent-cells-{app}.png"))
 
     # JupyterLab's own undo takes the inserted cells back; redo restores them
@@ -228,7 +232,7 @@ def test_two_approved_calls_become_cells_that_survive_reload_and_replay_without_
     remove = cells(page).nth(1).locator(".dsh-remove-run-cells")
     remove.wait_for(timeout=10_000)
     assert "2 agent cells" in cells(page).nth(1).locator(".dsh-agent-cells-bar").inner_text()
-    remove.click()
+    click_when_still(remove)  # its bar is re-rendered by the restarted kernel's Run All
     wait_agent_cells(page, 0)
     note = cells(page).nth(1).locator(".dsh-undo-result").inner_text()
     assert "nothing to undo" in note and "removed this run's 2 agent cells" in note, note
