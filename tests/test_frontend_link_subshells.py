@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -169,10 +169,10 @@ PAGE_REPLY = {
 }  # fmt: skip
 
 
-def test_the_page_is_read_on_its_subshell_while_a_cell_holds_the_main_thread(kernel: Any) -> None:
-    """``notebook_cells`` during a ``%%dsh --wait`` cell: a page that sends on a subshell of its
-    own answers ``read_notebook`` there, so the agent reads the notebook, not the history."""
-    comm_id = _execute(kernel, SETUP).strip("'\"")
+def _page_on_a_subshell(kernel: Any, comm_id: str) -> Callable[[dict[str, Any]], None]:
+    """Play a page that sends on a comm subshell of its own (JupyterLab 4.4+ with ipykernel 7):
+    create the subshell, answer ``hello`` there with ``read_notebook`` among the capabilities,
+    wait until the link has seen it; the function that sends the page's next messages there."""
     subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
 
     def page_send(data: dict[str, Any]) -> None:
@@ -185,6 +185,14 @@ def test_the_page_is_read_on_its_subshell_while_a_cell_holds_the_main_thread(ker
     while _execute(kernel, "link.replies_off_main") != "True" and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _execute(kernel, "link.replies_off_main") == "True"
+    return page_send
+
+
+def test_the_page_is_read_on_its_subshell_while_a_cell_holds_the_main_thread(kernel: Any) -> None:
+    """``notebook_cells`` during a ``%%dsh --wait`` cell: a page that sends on a subshell of its
+    own answers ``read_notebook`` there, so the agent reads the notebook, not the history."""
+    comm_id = _execute(kernel, SETUP).strip("'\"")
+    page_send = _page_on_a_subshell(kernel, comm_id)
     busy = kernel.session.msg("execute_request", {"code": (
         "import threading, time\n_box = []\n"
         "_th = threading.Thread(target=lambda: _box.append(link.read_notebook(5, True)))\n"
@@ -212,17 +220,7 @@ def test_a_page_that_answers_before_the_send_returns_is_still_routed_by_its_head
     comm_id = _execute(kernel, SETUP).strip("'\"")
     if _execute(kernel, "hasattr(link._comm, '_reply_subshell_for')") != "True":
         pytest.skip("this ipykernel does not pin a comm's replies")
-    subshell = _control(kernel, "create_subshell_request", {})["subshell_id"]
-
-    def page_send(data: dict[str, Any]) -> None:
-        msg = kernel.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
-        msg["header"]["subshell_id"] = subshell
-        kernel.shell_channel.send(msg)
-
-    page_send({**REPLY, "capabilities": ["run_output", "read_notebook"]})
-    deadline = time.monotonic() + 10
-    while _execute(kernel, "link.replies_off_main") != "True" and time.monotonic() < deadline:
-        time.sleep(0.1)
+    page_send = _page_on_a_subshell(kernel, comm_id)
     busy = kernel.session.msg("execute_request", {"code": (
         "import threading, time\n_box = []\n_publish = link._comm.publish_msg\n"
         "def _slow(*a, **k):\n    _publish(*a, **k)\n    time.sleep(1.5)\n"

@@ -32,19 +32,11 @@ APPROVAL_LINE = """(cell) => {
 }"""
 
 
-def test_the_clicked_card_stays_where_it_was_when_the_transcript_replaces_the_widget(
-    browser: Any,
-    extlab: Lab,
-    artifacts: Path,
-    tmp_path: Path,
-) -> None:
-    name = "keep-place.ipynb"
-    target = tmp_path / "approved.txt"
-    write_notebook(
-        extlab.root / name,
-        ["%load_ext dsh_notebook", *ABOVE,
-         f"%%dsh\n[[scenario:escalate]] [[target:{target}]] do it", *BELOW],
-    )  # fmt: skip
+def open_and_run(browser: Any, extlab: Lab, name: str, prompt_source: str) -> tuple[Any, Any, int]:
+    """Write ``name`` (the extension loaded, cells above, the prompt, cells below), open it in
+    JupyterLab and run the loading cell and the prompt as a person does (select, Shift+Enter),
+    each until the kernel is idle. The page, its notebook panel and the prompt cell's index."""
+    write_notebook(extlab.root / name, ["%load_ext dsh_notebook", *ABOVE, prompt_source, *BELOW])
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     open_lab(page, extlab, f"/tree/{name}")
     page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
@@ -58,6 +50,21 @@ def test_the_clicked_card_stays_where_it_was_when_the_transcript_replaces_the_wi
         page.keyboard.press("Escape")
         page.keyboard.press("Shift+Enter")
         wait_kernel_idle(extlab, name)
+    return page, panel, prompt
+
+
+def test_the_clicked_card_stays_where_it_was_when_the_transcript_replaces_the_widget(
+    browser: Any,
+    extlab: Lab,
+    artifacts: Path,
+    tmp_path: Path,
+) -> None:
+    name = "keep-place.ipynb"
+    target = tmp_path / "approved.txt"
+    page, panel, prompt = open_and_run(
+        browser, extlab, name, f"%%dsh\n[[scenario:escalate]] [[target:{target}]] do it"
+    )
+    cells = panel.locator(".jp-Cell")
     allow = panel.locator(".dsh-approval .dsh-allow")
     allow.wait_for(timeout=90_000)
     page.wait_for_timeout(800)  # the card's buttons are inert for half a second
@@ -107,24 +114,10 @@ def test_without_a_click_the_answer_stays_where_it_was(
     its first paragraph is where it was (its last frame in the widget) once the transcript
     replaces the widget."""
     name = "keep-place-answer.ipynb"
-    write_notebook(
-        extlab.root / name,
-        ["%load_ext dsh_notebook", *ABOVE,
-         "%%dsh\n[[scenario:slow]] [[chunks:80]] [[chunk-delay:0.08]] go", *BELOW],
-    )  # fmt: skip
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    open_lab(page, extlab, f"/tree/{name}")
-    page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
-    wait_kernel_idle(extlab, name)
-    panel = current_panel(page)
-    panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+    page, panel, prompt = open_and_run(
+        browser, extlab, name, "%%dsh\n[[scenario:slow]] [[chunks:80]] [[chunk-delay:0.08]] go"
+    )
     cells = panel.locator(".jp-Cell")
-    prompt = len(ABOVE) + 1
-    for i in (0, prompt):
-        cells.nth(i).click()
-        page.keyboard.press("Escape")
-        page.keyboard.press("Shift+Enter")
-        wait_kernel_idle(extlab, name)
     text = panel.locator(".dsh-root .dsh-items > .dsh-text")
     page.wait_for_function(
         "() => [...document.querySelectorAll('.dsh-root .dsh-text')]"
@@ -196,24 +189,9 @@ def test_a_press_ends_the_holding_so_the_page_never_moves_under_it(
     page is left where it is: moved under a press, the release lands elsewhere and the click is
     lost."""
     name = "keep-place-press.ipynb"
-    write_notebook(
-        extlab.root / name,
-        ["%load_ext dsh_notebook", *ABOVE,
-         "%%dsh\n[[scenario:slow]] [[chunks:20]] [[chunk-delay:0.05]] go", *BELOW],
-    )  # fmt: skip
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    open_lab(page, extlab, f"/tree/{name}")
-    page.locator(f".lm-TabBar-tab.jp-mod-current:has-text('{name}')").wait_for()
-    wait_kernel_idle(extlab, name)
-    panel = current_panel(page)
-    panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
-    cells = panel.locator(".jp-Cell")
-    prompt = len(ABOVE) + 1
-    for i in (0, prompt):
-        cells.nth(i).click()
-        page.keyboard.press("Escape")
-        page.keyboard.press("Shift+Enter")
-        wait_kernel_idle(extlab, name)
+    page, panel, prompt = open_and_run(
+        browser, extlab, name, "%%dsh\n[[scenario:slow]] [[chunks:20]] [[chunk-delay:0.05]] go"
+    )
     page.wait_for_function(
         "() => [...document.querySelectorAll('.dsh-root .dsh-text')]"
         ".some(t => t.textContent.includes('slow2'))",
