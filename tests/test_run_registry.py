@@ -7,7 +7,9 @@ a ``run_python`` call belongs to the session whose ``tool/call`` event it matche
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from dataclasses import asdict
 from typing import Any
 
@@ -17,7 +19,7 @@ import pytest
 from dsh_notebook.kernel import tools_host as tools_host_module
 from dsh_notebook.kernel.broker import RunPolicy
 from dsh_notebook.kernel.runs import ApprovedCall, Runs
-from dsh_notebook.kernel.tool_calls import CallOrigins
+from dsh_notebook.kernel.tool_calls import CallOrigins, Origin
 from dsh_notebook.kernel.waiting import WaitingSignal
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.refusals import (
@@ -134,7 +136,8 @@ def test_identical_calls_of_two_runs_are_not_certain() -> None:
     first = origins.claim(RUN_PYTHON, {"code": "same()"}, run_of=runs.run_of, timeout=0)
     second = origins.claim(RUN_PYTHON, {"code": "same()"}, run_of=runs.run_of, timeout=0)
     assert first is not None and not first.certain
-    assert second is not None and second.certain  # only one left: it can only be that one
+    # the first claim was a guess: the one left may be the other's, so it is a guess too
+    assert second is not None and not second.certain
     # identical calls of one run are certain: whichever is claimed, the run is the same
     origins.observe(tool_call("a", "3", "twice()"))
     origins.observe(tool_call("a", "4", "twice()"))
@@ -374,13 +377,15 @@ async def test_the_waiting_signal_names_the_cell_of_the_run_that_owns_the_reques
 async def test_a_call_whose_event_is_there_is_claimed_on_the_server_loop_a_late_one_waits(
     host: LoopHost, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The runtime writes ``tool/call`` before it calls: the claim needs no worker thread then.
-    An event that arrives late is still waited for (off the server loop)."""
+    """After the ordering barrier the call's event is there: claimed at once, no worker thread.
+    An event seen only after the barrier (the carrier did not hold) is still waited for, off
+    the server loop, but nothing proves it is this call's: the person decides, never the run's
+    ``allow``."""
     runs = Runs()
     a = hold(runs, "a", RunPolicy(on_approval="allow"))
     origins = CallOrigins()
     origins.observe(tool_call("a", "1", "now()"))
-    tools_host, _ = tools(host, runs, origins)
+    tools_host, broker = tools(host, runs, origins)
     threads: list[object] = []
     to_thread = tools_host_module.asyncio.to_thread
 
@@ -394,5 +399,115 @@ async def test_a_call_whose_event_is_there_is_claimed_on_the_server_loop_a_late_
         assert threads == []
         timer = threading.Timer(0.2, origins.observe, (tool_call("a", "2", "late()"),))
         timer.start()
-        assert await approve(tools_host, "late()") == Grant(owner=ApprovedCall(a, "a", "2"))
+        late = asyncio.ensure_future(approve(tools_host, "late()"))
+        while not broker.pending:
+            await anyio.sleep(0.02)
+        [(key, pending)] = broker.pending.items()
+        assert pending.person_only and not late.done()  # the run's allow did not answer it
+        assert broker.decide(key, "allowed-once")
+        assert await late == Grant(owner=ApprovedCall(a, "a", "2"))
     assert len(threads) == 1
+
+
+# -- known by cause (issue 43): equal arguments, the barrier, guesses kept, scopes --------------
+
+
+def test_arguments_match_whole_never_as_a_subset() -> None:
+    """A call with an argument more (or less) than the model's is another call."""
+    runs = Runs()
+    hold(runs, "a")
+    origins = CallOrigins()
+    origins.observe(event("a", "tool/call", {"callId": "1", "name": RUN_PYTHON,
+                                             "arguments": {"code": "x()"}}))  # fmt: skip
+    more = {"code": "x()", "timeout": 5}
+    assert origins.claim(RUN_PYTHON, more, run_of=runs.run_of, timeout=0) is None
+    origins.observe(event("a", "tool/call", {"callId": "2", "name": RUN_PYTHON,
+                                             "arguments": more}))  # fmt: skip
+    assert origins.claim(RUN_PYTHON, {"code": "x()"}, run_of=runs.run_of, timeout=0) == Origin(
+        "a", "1", certain=True, run=runs.run_of("a")
+    )
+    found = origins.claim(RUN_PYTHON, more, run_of=runs.run_of, timeout=0)
+    assert found is not None and found.call_id == "2" and found.certain
+
+
+def test_every_candidate_of_a_guess_stays_a_guess() -> None:
+    """Three identical calls of two runs: the first claim guesses, and so do the two after it,
+    even when only one run's calls are left."""
+    runs = Runs()
+    hold(runs, "a")
+    hold(runs, "b")
+    origins = CallOrigins()
+    for session, call in (("a", "1"), ("b", "2"), ("a", "3")):
+        origins.observe(tool_call(session, call, "same()"))
+    claims = [
+        origins.claim(RUN_PYTHON, {"code": "same()"}, run_of=runs.run_of, timeout=0)
+        for _ in range(3)
+    ]
+    assert [c is not None and c.certain for c in claims] == [False, False, False]
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_the_barrier_lets_the_event_written_before_the_call_be_seen(
+    host: LoopHost,
+) -> None:
+    """The call's ``tool/call`` is still queued on the host loop when the call arrives (the
+    race of issue 43): the ordering barrier is a round trip behind it, so the claim sees it and
+    the run's ``allow`` decides — no wait, no guess. Without the barrier the claim would find
+    nothing at once and the call would go to the person."""
+    runs = Runs()
+    a = hold(runs, "a", RunPolicy(on_approval="allow"))
+    origins = CallOrigins()
+    tools_host, broker = tools(host, runs, origins)
+
+    def busy_then_observe() -> None:  # the host loop is behind: the event is read late
+        time.sleep(0.3)
+        origins.observe(tool_call("a", "1", "queued()"))
+
+    host.loop.call_soon_threadsafe(busy_then_observe)
+    with anyio.fail_after(10):
+        assert await approve(tools_host, "queued()") == Grant(owner=ApprovedCall(a, "a", "1"))
+    assert not broker.pending
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only
+async def test_a_scope_never_answers_a_guessed_call_nor_comes_from_one() -> None:
+    """ "Allow for this run" on one card answers what waits in that scope of that run, except a
+    call whose run is a guess; and a for-run click on a guessed card allows that call only."""
+    broker, runs = broker_with_runs()
+    hold(runs, "a")
+    run = runs.run_of("a")
+    assert run is not None
+
+    def request(call: str) -> ApprovalRequest:
+        return ApprovalRequest(session_id="a", tool_name="run_python", call_id=call, reason="x")
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            decisions: dict[str, Any] = {}
+
+            async def ask(call: str, person_only: bool) -> None:
+                decisions[call] = await broker.approve_call(
+                    request(call), person_only=person_only, owner=run
+                )
+
+            tg.start_soon(ask, "guess", True)
+            tg.start_soon(ask, "sure", False)
+            while len(broker.pending) < 2:
+                await anyio.sleep(0.01)
+            keys = {p.request.call_id: k for k, p in broker.pending.items()}
+            assert broker.decide(keys["sure"], "allowed-once", for_run=True)
+            await anyio.sleep(0.1)
+            assert list(broker.pending) == [keys["guess"]]  # still waits for its own click
+            assert broker.decide(keys["guess"], "rejected")
+        assert decisions["guess"].outcome == "rejected"
+        run.policy.allowed_for_run.clear()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask, "guess2", True)
+            while not broker.pending:
+                await anyio.sleep(0.01)
+            [key] = broker.pending
+            assert broker.decide(key, "allowed-once", for_run=True)
+        assert decisions["guess2"].outcome == "allowed-once"
+        assert not run.policy.allowed_for_run  # no scope came from a guessed card

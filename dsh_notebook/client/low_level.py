@@ -49,7 +49,7 @@ from .config import HarnessConfig
 from .results import excerpt
 from .routing import Router, Subscription
 
-__all__ = ["SERVER_NAME", "HarnessClient"]
+__all__ = ["BARRIER_METHOD", "SERVER_NAME", "HarnessClient"]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,9 @@ STDERR_SETTLE_MAX = 0.5
 """Seconds a failed start waits at most for the runtime's last stderr lines."""
 
 SERVER_NAME = "deepseek-harness-sdk-runtime"
+BARRIER_METHOD = "dsh_notebook/ordering-barrier"
+"""A method no runtime serves: :meth:`HarnessClient.barrier` asks it only for the answer's place
+in the runtime's output (0.2.1 answers every unknown method at once with ``-32603``)."""
 EXIT_EOF_GRACE = 1.0
 """Seconds the reader may still drain stdout after the runtime exited before the client gives up
 on EOF (a grandchild in its own session can hold the pipe open forever)."""
@@ -425,6 +428,21 @@ class HarnessClient:
             WorkingDirectoryResult, raw, "working-directory/set"
         )
         return result.cwd
+
+    async def barrier(self, timeout: float) -> None:
+        """Returns once every frame the runtime wrote before it read this request has been
+        dispatched (each of its notifications seen by every tap).
+
+        The runtime writes its frames to one stdout in order, and the transport dispatches the
+        lines it reads in order, so the answer to a request comes after everything written
+        before the request was read. The request is one the runtime does not serve
+        (:data:`BARRIER_METHOD`): it changes nothing, and its error answer is the awaited
+        event. Raises :class:`TransportClosed` when the runtime is gone and
+        :class:`RequestTimeout` after ``timeout`` seconds."""
+        try:
+            await self.request(BARRIER_METHOD, None, timeout=timeout)
+        except JsonRpcError:  # the expected answer (unknown method); the two above are not one
+            pass
 
     async def shutdown(self) -> None:
         """The ``shutdown`` request alone (the runtime then exits); prefer :meth:`aclose`."""

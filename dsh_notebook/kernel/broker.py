@@ -203,6 +203,8 @@ class Pending:
     """The person's edited code (``editable`` requests only)."""
     note: str | None = None
     """The person's note on a rejection (told to the agent verbatim)."""
+    person_only: bool = False
+    """Its caller is not sure whose request it is: no scope may answer it, only the person."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,7 @@ class Broker:
         self.runs = runs
         self._pending: dict[str, Pending] = {}
         self._ids = itertools.count(1)
+        self._resolving = threading.Lock()
         self.on_change: Callable[[dict[str, Pending]], None] = lambda pending: None
         """Called (on the host loop) with what waits for the person (:attr:`pending`) whenever an
         item starts or stops waiting: the waiting signal (:mod:`.waiting`)."""
@@ -299,11 +302,14 @@ class Broker:
                 outcome = "allowed-once" if policy.headless_approval == "allow" else "rejected"
                 by = "policy"
         else:
-            pending = await self._wait_for_person(key, "approval", request, policy, editable)
+            pending = await self._wait_for_person(
+                key, "approval", request, policy, editable, person_only=person_only
+            )
             outcome, by, note = pending.outcome, pending.decided_by, pending.note
             if outcome == "allowed-once":
                 code = pending.code if editable else None
-                if pending.for_run and not policy.ended:
+                # a click on a card whose run is a guess allows that call, never a run's scope
+                if pending.for_run and not policy.ended and not person_only:
                     self._scope(policy, request.tool_name)
         policy.notify(
             facts.ApprovalDecided(key, outcome, by, code, note)
@@ -319,6 +325,7 @@ class Broker:
             if (
                 other.kind == "approval"
                 and other.policy is policy
+                and not other.person_only
                 and scope_key(other.request.tool_name) == key
             ):
                 self._resolve(other, "scope", outcome="allowed-once")
@@ -349,16 +356,20 @@ class Broker:
         request: Any,
         policy: RunPolicy,
         editable: bool = False,
+        *,
+        person_only: bool = False,
     ) -> Pending:
         pending = Pending(key, kind, request, anyio.Event(), asyncio.get_running_loop())
         pending.policy, pending.editable = policy, editable
+        pending.person_only = person_only
         self._pending[key] = pending
         self._changed()
         try:
             await pending.event.wait()
         except BaseException:
             # cancelled (the runtime withdrew it, or shutdown): never a grant
-            pending.resolved = True
+            with self._resolving:
+                pending.resolved = True
             if kind == "approval":
                 policy.notify(facts.ApprovalDecided(key, "cancelled", "runtime"))
             else:
@@ -452,9 +463,10 @@ class Broker:
         code: str | None = None,
         note: str | None = None,
     ) -> bool:
-        if pending.resolved:
-            return False
-        pending.resolved = True
+        with self._resolving:  # at most once, whichever threads decide at the same moment
+            if pending.resolved:
+                return False
+            pending.resolved = True
 
         def settle() -> None:
             pending.outcome = outcome

@@ -284,6 +284,20 @@ class RuntimeHost:
         """Schedule ``func(*args)`` on the host loop; a future for its result (non-blocking)."""
         return self._require_portal().start_task_soon(func, *args)
 
+    def barrier(self, timeout: float) -> concurrent.futures.Future[None]:
+        """An ordering barrier on the running runtime's stdio channel (scheduled on the host
+        loop; :meth:`~dsh_notebook.client.low_level.HarnessClient.barrier`): the future settles
+        once every frame that runtime wrote before reading it has been seen by the taps. Never
+        starts a runtime and never blocks (callable from any loop): with none running the
+        future fails with :class:`TransportClosed`."""
+        portal, harness = self._portal, self.harness  # no lock: a start holds it for seconds
+        if portal is not None and harness is not None:
+            with contextlib.suppress(RuntimeError):  # the portal closed meanwhile
+                return portal.start_task_soon(harness.client.barrier, timeout)
+        failed: concurrent.futures.Future[None] = concurrent.futures.Future()
+        failed.set_exception(TransportClosed("the runtime is not running"))
+        return failed
+
     # -- sessions --------------------------------------------------------------------------------
 
     def open_session(self, session_id: str) -> Session:

@@ -87,7 +87,7 @@ class NotebookEdits:
             return matched.message
         origin, run = matched
         if not origin.certain:
-            return Caller(None, None, (origin, run))
+            return Caller(None, None, (origin, run), certain=False)
         return Caller(run.session, run.cell_id, (origin, run))
 
     async def decide(self, caller: Caller, card: Card) -> Grant | Refusal | None:

@@ -1,26 +1,39 @@
-"""Which session made a notebook tool call: read from the runtime's own ``tool/call`` events.
+"""Which session made a notebook tool call: known by cause, from the runtime's own events.
 
 The runtime's MCP client calls the kernel's MCP server with the tool's name and arguments only:
 nothing in the HTTP request says which session (agent) made the call. But before the runtime runs
 any tool it appends a ``tool/call`` event to the calling session — its session id, the call's id,
-the tool's public name (``mcp__notebook__run_python``) and the model's arguments — and the kernel
-sees every event on the host loop (a router tap, :meth:`CallOrigins.observe`). So the kernel keeps
-the MCP tool calls in flight (seen, not answered by a ``tool/result`` yet, their turn not ended)
-and matches each call its server receives to one of them (:meth:`CallOrigins.claim`): same
-public name, and every argument the model gave has the same value in the call. The match is
-claimed: each ``tool/call`` answers at most one server call, oldest first.
+the tool's public name (``mcp__notebook__run_python``) and the model's arguments — and writes it
+to its stdout at once (the session's observers run inside the append; the SDK server's observer
+writes the notification). The kernel sees every event on the host loop (a router tap,
+:meth:`CallOrigins.observe`) and keeps the MCP tool calls in flight (seen, not answered by a
+``tool/result`` yet, their turn not ended).
 
-The outcome is an :class:`Origin` — the session, the runtime's call id and the run that owns the
-session (asked once per session, at the claim: the caller never looks it up again) — that says
-whether it is **certain**: every unclaimed matching call belongs to one run. When two runs' calls match (two
-sessions sent the very same code at the same moment) the kernel cannot tell which server call is
-whose; the origin is marked ``certain=False`` and its caller must let only the person decide it
-(never a run's ``allow`` or scope). No match within ``timeout`` (the event has not arrived, or the
-call came from outside any session the kernel watches): ``None``, and the caller refuses the call.
+**The carrier: an ordering barrier.** When a server call arrives, its own ``tool/call`` was
+written to stdout before the runtime sent the call. The caller then makes one round trip to the
+runtime on the same stdio channel (:meth:`~dsh_notebook.client.low_level.HarnessClient.barrier`);
+its answer is written after everything the runtime wrote before reading it, and the transport
+dispatches lines in order. So once the barrier is answered, the call's own event has been
+observed, and :meth:`CallOrigins.claim` chooses among the events **seen by then**, never waits
+for an event that may belong to another call. A claim that had to wait after the barrier (the
+carrier did not hold: a call from outside, or a runtime that calls before it writes) is never
+certain.
+
+The match: same public name and **equal** arguments (the whole object, never a subset). Each
+``tool/call`` answers at most one server call, oldest first. The outcome is an :class:`Origin` —
+the session, the runtime's call id and the run that owns the session (asked once per session, at
+the claim: the caller never looks it up again) — that says whether it is **certain**: every
+matching unclaimed call belongs to one run, and none of them was ever a candidate of an
+uncertain claim. When calls of two runs match (two sessions sent the very same call at the same
+moment) the kernel cannot tell which server call is whose: the claim is uncertain, and every
+call that matched it is marked **ambiguous**, so the claims of the others are uncertain too (the
+first guess is never forgotten by the second). The caller lets only the person decide an
+uncertain call (never a run's ``allow`` or scope), and credits an uncertain read to no one.
 
 Thread-safety: :meth:`observe` runs on the host loop; :meth:`claim` on any thread: with a
 ``timeout`` it waits on a condition (so never on a loop), with ``timeout=0`` it only takes the
-lock (a loop may call it so). One lock guards the calls in flight.
+lock (a loop may call it so). One lock guards the calls in flight; a claim decides its
+certainty and marks the ambiguous calls under it.
 """
 
 from __future__ import annotations
@@ -64,6 +77,8 @@ class _InFlight:
     name: str
     arguments: Mapping[str, Any] | None
     claimed: bool = False
+    ambiguous: bool = False
+    """A candidate of an uncertain claim: whoever claims it cannot be sure whose it is."""
 
 
 def _parsed(raw: Any) -> Mapping[str, Any] | None:
@@ -79,9 +94,10 @@ def _parsed(raw: Any) -> Mapping[str, Any] | None:
 
 
 def _matches(call: _InFlight, name: str, arguments: Mapping[str, Any]) -> bool:
+    """Same tool, equal arguments (the whole object: a subset is another call)."""
     if call.claimed or call.name != name or call.arguments is None:
         return False
-    return all(k in arguments and arguments[k] == v for k, v in call.arguments.items())
+    return dict(call.arguments) == dict(arguments)
 
 
 class CallOrigins:
@@ -146,14 +162,19 @@ class CallOrigins:
         run_of: Callable[[str], R | None],
         timeout: float,
     ) -> Origin[R] | None:
-        """The origin of a server call of the MCP tool ``name`` with ``arguments``, waiting up to
-        ``timeout`` seconds for its ``tool/call`` event; ``None`` when none arrives.
+        """The origin of a server call of the MCP tool ``name`` with ``arguments``; ``None`` when
+        no unclaimed ``tool/call`` with equal arguments is seen within ``timeout`` seconds.
 
-        ``run_of`` maps a session to the run it belongs to (compared by identity), asked once per
-        session of the matches; the chosen call's run is the origin's :attr:`Origin.run`. When the
-        unclaimed matches belong to more than one run (or to none), the origin is not certain.
-        Called off the host loop: the wait blocks the calling thread only."""
+        Call it after the ordering barrier with ``timeout=0`` (see the module docstring): the
+        call's own event is among those seen. A positive ``timeout`` waits for an event that
+        was not there: such an origin is never certain (nothing proves the event is this
+        call's). ``run_of`` maps a session to the run it belongs to (compared by identity),
+        asked once per session of the matches. When the matches belong to more than one run
+        (or to none), or one of them was a candidate of an earlier uncertain claim, the origin
+        is not certain and every match is marked ambiguous. Called off the host loop: the wait
+        blocks the calling thread only."""
         deadline = time.monotonic() + timeout
+        waited = False
         with self._arrived:
             while True:
                 matches = [c for c in self._calls if _matches(c, name, arguments)]
@@ -162,10 +183,17 @@ class CallOrigins:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None
+                waited = True
                 self._arrived.wait(left)
             chosen = matches[0]
             chosen.claimed = True
-        runs = {session: run_of(session) for session in {c.session_id for c in matches}}
-        run = runs[chosen.session_id]
-        certain = len({id(r) for r in runs.values()}) == 1 and run is not None
+            # decided under the lock, so a concurrent claim sees the marks (run_of takes only
+            # the registry's own lock and never calls back here)
+            runs = {session: run_of(session) for session in {c.session_id for c in matches}}
+            run = runs[chosen.session_id]
+            one_run = len({id(r) for r in runs.values()}) == 1 and run is not None
+            certain = one_run and not waited and not any(c.ambiguous for c in matches)
+            if not one_run:
+                for call in matches:
+                    call.ambiguous = True
         return Origin(chosen.session_id, chosen.call_id, certain=certain, run=run)

@@ -6,7 +6,8 @@ frontend link) and ``run_python``; every result the model gets has the kernel's 
 for at each call) masked.
 
 Every ``run_python`` call is an approval **of the run whose agent made it**: the call is matched
-to the runtime's own ``tool/call`` event (:mod:`.tool_calls`: the session and the call id), the
+to the runtime's own ``tool/call`` event, known by cause (:mod:`.tool_calls`: an ordering
+barrier on the runtime's stdio proves the call's event was seen; the session and the call id), the
 run registry (:mod:`.runs`) names the run holding that session (or its root's, for a subagent),
 and the broker decides it by that run's policy and scopes, on that run's card. The decision and
 the run travel together: the approved call's agent cell is that run's. A call no run of this
@@ -44,7 +45,7 @@ from .host import RuntimeHost
 from .runs import ActiveRun, ApprovedCall, Runs
 from .tool_calls import CallOrigins, Origin
 
-__all__ = ["ORIGIN_TIMEOUT", "NotebookToolsHost"]
+__all__ = ["BARRIER_TIMEOUT", "ORIGIN_TIMEOUT", "NotebookToolsHost"]
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,11 @@ PROMPT_CELL_TIMEOUT = 2.0
 """Seconds a read call waits at most to learn its prompt cell (a mark, not a decision)."""
 
 ORIGIN_TIMEOUT = 10.0
-"""Seconds a call waits for its ``tool/call`` event (it is written before the call; normally
-milliseconds)."""
+"""Seconds a call waits for a ``tool/call`` event not seen by its ordering barrier (only when the
+runtime broke the carrier's order; such a call is decided by the person only)."""
+
+BARRIER_TIMEOUT = 10.0
+"""Seconds the ordering barrier waits for the runtime's answer (normally a millisecond)."""
 
 
 class NotebookToolsHost:
@@ -240,16 +244,20 @@ class NotebookToolsHost:
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float
     ) -> Origin[ActiveRun] | None:
         """Who made this call of notebook tool ``tool_name`` (its ``tool/call`` event) and the
-        run owning its session (the one registry lookup of the call) (:meth:`CallOrigins.claim`).
-        The runtime writes the event before it calls, so it is normally here already: claimed
-        at once, on the server loop (no wait: a lock and dict lookups). Otherwise the wait, at
-        most ``timeout`` seconds, happens off the server loop."""
+        run owning its session (the one registry lookup of the call), known by cause
+        (:mod:`.tool_calls`): first an ordering barrier on the runtime's stdio channel (at most
+        :data:`BARRIER_TIMEOUT`; it fails when the runtime is gone, and the call is refused),
+        then the claim among the events seen by then. An event that is only seen later, within
+        ``timeout`` seconds (waited for off the server loop), gives an uncertain origin."""
         from ..notebook_tools.schemas import public_tool_name  # the server runs: mcp is there
 
+        await asyncio.wrap_future(self._host.barrier(BARRIER_TIMEOUT))
         name, run_of = public_tool_name(tool_name), self._runs.run_of
         found = self._origins.claim(name, arguments, run_of=run_of, timeout=0)
         if found is not None or timeout <= 0:
             return found
+        log.warning("dsh: a %s call arrived before its tool/call event: the person decides it",
+                    tool_name)  # fmt: skip
         return await asyncio.to_thread(
             self._origins.claim, name, arguments, run_of=run_of, timeout=timeout
         )

@@ -65,6 +65,10 @@ class Caller:
     conversation: str | None
     prompt_cell: str | None = None
     token: object = None
+    certain: bool = True
+    """False: another run sent the very same call at the same moment (see
+    :mod:`dsh_notebook.kernel.tool_calls`); only the person decides it, and a read credits no
+    one."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from .cell_tools import CellTools
 from .cells import FigureLookup, cells_query, fallback_cells, format_cells, shown_cells
 from .history import notebook_history
 from .ran_cells import RanLookup
+from .refusals import UNCERTAIN_READ_NOTE
 from .variables import describe_variable, notebook_variables
 
 __all__ = ["READ_TOOL_NAMES", "NotebookReader", "PromptCellLookup", "ReadTools"]
@@ -126,11 +127,13 @@ class ReadTools:
         if isinstance(query, str):
             return query, True
         this_cell, conversation, cells = None, None, self._cells
+        uncertain = False
         try:
             if cells is not None:  # one claim of the call: its prompt cell and conversation
                 caller = await cells.host.caller("notebook_cells", args, 2.0)
                 if not isinstance(caller, str):
                     this_cell, conversation = caller.prompt_cell, caller.conversation
+                    uncertain = not caller.certain
             elif self._prompt_cell is not None:
                 this_cell = await self._prompt_cell("notebook_cells", args)
         except Exception as exc:  # a mark, never a reason to fail the read
@@ -147,9 +150,11 @@ class ReadTools:
                 )
             if cells is not None:  # what this conversation saw: the full sources it was shown
                 cells.saw(conversation, {"cells": shown_cells(reason, query)})
-            return format_cells(
+            text = format_cells(
                 reason, max_chars=cap, figures=self._figures, this_cell=this_cell,
                 query=query, ran=self._ran,
             )  # fmt: skip
+            # an uncertain read counted for no conversation (``saw(None, …)``): say so
+            return f"{text}\n\n{UNCERTAIN_READ_NOTE}" if uncertain else text
 
         return await anyio.to_thread.run_sync(work), False

@@ -21,6 +21,7 @@ __all__ = [
     "NO_APPROVER_MESSAGE",
     "NO_RUN_MESSAGE",
     "REJECTED_MESSAGE",
+    "UNCERTAIN_READ_NOTE",
     "UNMATCHED_MESSAGE",
     "clean_note",
     "refusal_text",
@@ -53,6 +54,10 @@ CONNECTION_LOST_MESSAGE = (
 UNMATCHED_MESSAGE = (
     "dsh could not tell which run of this notebook made this call, so it was not run and the "
     "notebook is unchanged. Nobody was asked. Do not retry it; tell the user what you wanted to run."
+)
+UNCERTAIN_READ_NOTE = (
+    "Note: another run sent this very call at the same moment, so this read does not count as "
+    "yours for editing; call notebook_cells again before you edit a cell it shows."
 )
 NO_RUN_MESSAGE = (
     "This call arrived after the run that made it had ended (or was stopped), so it was not run "
