@@ -248,7 +248,8 @@ def test_run_cells_is_refused_while_a_cell_runs_and_says_still_running(
     slow = rig.call_in_thread("run_cells", cell_ids=["00000001", "00000002"], timeout_s=1)
     (key,) = rig.pending()
     card = rig.requested()[0].reason or ""
-    assert "cell 1 · id 00000001 · not run · import pandas as pd" in card
+    # never run: the whole source, every line new (issue 43 item 3; tests/test_run_cells_card.py)
+    assert "cell 1 · id 00000001 · not run · every line is new\n+import pandas as pd\n" in card
     assert rig.broker.decide(key, "allowed-once")  # the page never answers
     text = text_of(slow())
     assert text.startswith("run_cells: still running after 6 s") and "not interrupted" in text

@@ -8,8 +8,14 @@ result, every change the page confirmed). Thread-safe (one lock), bounded
 a dropped cell counts as unseen, so the edit is refused and the model reads it again).
 
 Everything else here is a pure function over plain data (the page's cells as mappings), no
-threads, no I/O; texts are bounded (diff: :data:`DIFF_MAX_LINES` lines; sources quoted in
-results: ``max_chars``). Agent-written and person-written text is returned as text.
+threads, no I/O; texts are bounded (diff: :data:`DIFF_MAX_LINES` lines; ``run_cells``' card:
+:data:`RUN_REASON_MAX` characters, else refused; sources quoted in results: ``max_chars``).
+Agent-written and person-written text is returned as text.
+
+A card shows what a click allows: ``run_cells``' card (:func:`run_cells_reason`) shows the whole
+source of every code cell that changed since it last ran (or never ran), with the lines added
+since marked, so an edit that a scope let through without a card ("Apply edits for this run")
+is in front of the person before it runs.
 """
 
 from __future__ import annotations
@@ -17,15 +23,20 @@ from __future__ import annotations
 import difflib
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from ..context.describe import truncate
+from ..transcript.bounds import DIFF_MAX
+from .ran_cells import is_cut
 
 __all__ = [
     "DIFF_MAX_LINES",
     "MAX_CONVERSATIONS",
     "MAX_SEEN_CELLS",
+    "RUN_REASON_MAX",
+    "RanSource",
     "SeenSources",
     "cell_label",
     "change_diff",
@@ -38,6 +49,12 @@ __all__ = [
 
 DIFF_MAX_LINES: Final = 400
 """The card's diff keeps its first lines, then one ``… N more lines`` line."""
+RUN_REASON_MAX: Final = DIFF_MAX - 2_000
+"""The longest ``run_cells`` card (characters): the transcript keeps a card's reason up to
+``DIFF_MAX`` characters, and a card that cannot show what will run is refused instead."""
+RanSource = Callable[[Mapping[str, Any]], "str | None"]
+"""``page cell -> the whole source it had at its last run``, or ``None``: never run, not known
+(:func:`~.ran_cells.source_at_run`)."""
 MAX_CONVERSATIONS: Final = 64
 MAX_SEEN_CELLS: Final = 2000
 SHORT_ID: Final = 8
@@ -154,14 +171,94 @@ def change_diff(
     return _capped(head + (body or ["(no change)"]))
 
 
-def run_cells_reason(cells: Sequence[Mapping[str, Any]], timeout_s: int) -> str:
-    """``run_cells``' card: one line per cell, ``cell 4 · id 1a2b3c4d · In [3] · <first line>``."""
-    lines = [f"Run {len(cells)} cell(s) in the notebook, in this order (up to {timeout_s} s):"]
+def run_cells_reason(
+    cells: Sequence[Mapping[str, Any]],
+    timeout_s: int,
+    ran_source: RanSource | None = None,
+) -> str:
+    """``run_cells``' card: what will run. A first line, then per cell a header line
+    (:func:`cell_label`, then what is known of it) and, for a code cell that changed since it
+    last ran, its whole source, one line each, marked as in a diff against the source that ran
+    (``ran_source``: :func:`~.ran_cells.source_at_run`): ``" "`` unchanged, ``"+"`` added since,
+    ``"-"`` removed since (left out, and counted, when the card would be too long otherwise). A
+    cell that never ran, or whose last run this kernel does not know, has every line marked
+    ``+``. An unchanged cell is one line: ``cell 4 · id 1a2b3c4d · In [3] · unchanged since it
+    ran · <first line>``; a markdown cell too (it is rendered, not run).
+
+    Raises ``ValueError`` with the reason the model reads when a card cannot show what would run:
+    a code cell the page sent cut, or sources longer than :data:`RUN_REASON_MAX` characters."""
+    head = f"Run {len(cells)} cell(s) in the notebook, in this order (up to {timeout_s} s):"
     for cell in cells:
-        source = str(cell.get("source", ""))
-        first = next((ln.strip() for ln in source.splitlines() if ln.strip()), "(empty)")
-        lines.append(f"{cell_label(cell)} · {truncate(first, 120)[0]}")
-    return "\n".join(lines)
+        if cell.get("cell_type", "code") == "code" and is_cut(str(cell.get("source", ""))):
+            raise ValueError(
+                f"{cell_label(cell)} is longer than the notebook page sends, so its card could "
+                "not show what would run; ask the user to run it"
+            )
+    shapes = [_run_shape(cell, ran_source) for cell in cells]
+    for removed in (True, False):
+        lines = [head]
+        for shape in shapes:
+            lines += shape.lines(removed=removed)
+        text = "\n".join(lines)
+        if len(text) <= RUN_REASON_MAX:
+            return text
+    changed = sum(len(shape.body) for shape in shapes)
+    raise ValueError(
+        f"the cells to run hold {changed} lines that changed since they last ran (or never ran), "
+        "more than one card can show; run fewer cells per call"
+    )
+
+
+@dataclass(frozen=True)
+class _RunShape:
+    """One cell of a ``run_cells`` card: its header and, when it changed, its marked lines."""
+
+    header: str
+    body: tuple[str, ...] = ()
+    """``" "`` / ``"+"`` / ``"-"`` and the line; empty: the header says it all."""
+
+    def lines(self, *, removed: bool) -> list[str]:
+        if not self.body:
+            return [self.header]
+        kept = [line for line in self.body if removed or not line.startswith("-")]
+        header = self.header
+        if len(kept) < len(self.body):
+            header += " (the removed lines are not shown)"
+        return [header, *kept]
+
+
+def _run_shape(cell: Mapping[str, Any], ran_source: RanSource | None) -> _RunShape:
+    label, source = cell_label(cell), str(cell.get("source", ""))
+    lines = source.splitlines()
+    first = next((ln.strip() for ln in lines if ln.strip()), "(empty)")
+    if cell.get("cell_type", "code") != "code":
+        return _RunShape(f"{label} · {truncate(first, 120)[0]}")
+    before = ran_source(cell) if ran_source is not None else None
+    if before is None:
+        if not lines:
+            return _RunShape(f"{label} · (empty)")
+        why = (
+            "every line is new"  # the label says "not run"
+            if not isinstance(cell.get("execution_count"), int)
+            else "its last run is not known to this kernel: every line is marked new"
+        )
+        return _RunShape(f"{label} · {why}", tuple("+" + line for line in lines))
+    if before.rstrip() == source.rstrip():
+        return _RunShape(f"{label} · unchanged since it ran · {truncate(first, 120)[0]}")
+    body: list[str] = []
+    old = before.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, lines).get_opcodes():
+        if tag == "equal":
+            body += [" " + line for line in lines[j1:j2]]
+            continue
+        body += ["-" + line for line in old[i1:i2]]
+        body += ["+" + line for line in lines[j1:j2]]
+    added = sum(line.startswith("+") for line in body)
+    removed = sum(line.startswith("-") for line in body)
+    header = (
+        f"{label} · changed since it ran: {added} line{'s' * (added != 1)} added, {removed} removed"
+    )
+    return _RunShape(header, tuple(body))
 
 
 def fenced(text: str, max_chars: int, lang: str = "") -> str:

@@ -31,6 +31,7 @@ import anyio
 
 from ..context.describe import truncate
 from .cell_edits import (
+    RanSource,
     SeenSources,
     cell_label,
     change_diff,
@@ -137,8 +138,11 @@ class CellTools:
         read_timeout: float,
         max_chars: int,
         figures: Callable[[str | None, int | None], list[str]] | None = None,
+        ran_source: RanSource | None = None,
     ) -> None:
         self.host = host
+        self.ran_source = ran_source
+        """What a cell's source was at its last run (``run_cells``' card marks what changed)."""
         self.read = read
         self.cell_running = cell_running
         self.read_timeout = read_timeout
@@ -316,7 +320,10 @@ class CellTools:
             if isinstance(found, str):
                 return f"run_cells refused: {found}. Nothing was run.", True
             targets.append(found)
-        reason = run_cells_reason(targets, timeout)
+        try:  # the card shows what will run: each changed cell whole, the lines added marked
+            reason = run_cells_reason(targets, timeout, self.ran_source)
+        except ValueError as exc:
+            return f"run_cells refused before asking the user: {exc}. Nothing was run.", True
         target = str(targets[0].get("id"))
         card = Card("run_cells", reason, editable=False, proposed=None, target=target)
         verdict = await self.host.decide(caller, card)

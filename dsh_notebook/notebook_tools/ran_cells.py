@@ -11,7 +11,12 @@ the page kept from an earlier kernel: the recorded id must be the page cell's ow
 kernel knew the id) and the source differs beyond trailing whitespace; a cell whose source the
 page cut, or whose count the kernel did not record (it ran before ``%load_ext dsh_notebook``, or
 the kernel restarted), is not known and never marked. Memory: the newest :data:`KEPT` runs, a
-digest and an id each. :meth:`RanCells.cell_finished` runs on the main thread,
+digest and an id each.
+
+:func:`source_at_run` gives the whole source a page cell had when it last ran (``run_cells``'
+card marks the lines added since): IPython's raw input history holds it under the count, and it
+counts only when the record above says that count ran this cell, with this very source (the
+digests agree); anything else is not known (``None``), never a guess. :meth:`RanCells.cell_finished` runs on the main thread,
 :meth:`RanCells.lookup` on any (under a lock). Never raises.
 """
 
@@ -23,7 +28,17 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-__all__ = ["KEPT", "RanCells", "RanLookup", "digest", "edited_since"]
+__all__ = [
+    "KEPT",
+    "History",
+    "RanCells",
+    "RanLookup",
+    "digest",
+    "edited_since",
+    "is_cut",
+    "shell_history",
+    "source_at_run",
+]
 
 KEPT: Final = 5000
 """Runs remembered (the newest)."""
@@ -31,6 +46,9 @@ KEPT: Final = 5000
 RanLookup = Callable[[int], "tuple[str | None, str] | None"]
 """``execution count -> (cell id of the request, or None; digest of the source that ran)``, or
 ``None`` when the kernel did not record that count."""
+
+History = Callable[[int], "str | None"]
+"""``execution count -> the raw source that ran under it`` (IPython's ``In``), or ``None``."""
 
 _CUT_MARK: Final = re.compile(r"\[… [\d,]+ characters omitted …\]")
 """The page's mark on a source longer than it sends (``cells.ts`` ``truncationMark``, spelled as
@@ -93,3 +111,46 @@ def edited_since(cell: Mapping[str, Any], ran: RanLookup | None) -> int | None:
     if ran_id is not None and ran_id != cell.get("id"):
         return None  # In [k] here ran another cell: the page's count is an earlier kernel's
     return count if digest(source) != ran_digest else None
+
+
+def is_cut(source: str) -> bool:
+    """Whether the page sent ``source`` cut (its truncation mark is in it)."""
+    return _CUT_MARK.search(source) is not None
+
+
+def shell_history(shell: Any) -> History:
+    """The raw input of ``In [k]`` from ``shell``'s history (``None``: no such entry, no shell)."""
+
+    def source(count: int) -> str | None:
+        raw = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+        if not isinstance(raw, list) or not 0 < count < len(raw):
+            return None
+        entry = raw[count]
+        return entry if isinstance(entry, str) else None
+
+    return source
+
+
+def source_at_run(
+    cell: Mapping[str, Any], ran: RanLookup | None, history: History | None
+) -> str | None:
+    """The whole source ``cell`` (a ``read_notebook_reply`` cell) had when it last ran as the
+    ``In [k]`` the page shows, or ``None`` when that is not known for sure: never run, a count
+    this kernel did not record for this cell id (an earlier kernel's, a run before the package
+    loaded, a kernel that did not know the cell id), or a history entry whose digest is not the
+    one recorded at that run."""
+    if ran is None or history is None or cell.get("cell_type", "code") != "code":
+        return None
+    count = cell.get("execution_count")
+    if not isinstance(count, int) or isinstance(count, bool):
+        return None
+    try:
+        entry = ran(count)
+        if entry is None or entry[0] is None or entry[0] != cell.get("id"):
+            return None
+        source = history(count)
+    except Exception:
+        return None
+    if source is None or digest(source) != entry[1]:
+        return None
+    return source

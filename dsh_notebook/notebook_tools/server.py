@@ -80,6 +80,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from secrets import token_urlsafe
 from typing import Any, Protocol
 
@@ -95,7 +96,7 @@ from .cells import FigureLookup
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .masking import mask_result
-from .ran_cells import RanLookup
+from .ran_cells import RanLookup, shell_history, source_at_run
 from .read_tools import READ_TOOL_NAMES, NotebookReader, PromptCellLookup, ReadTools
 from .refusals import REJECTED_MESSAGE
 from .run_python import RunPythonResult, run_python
@@ -228,6 +229,7 @@ class NotebookMcpServer:
                 edits, read_notebook, cell_running=lambda: self.executor.cell_running,
                 read_timeout=self.settings.cells_timeout, max_chars=self.settings.max_chars,
                 figures=figure_notes,
+                ran_source=partial(source_at_run, ran=ran_cells, history=shell_history(shell)),
             )  # fmt: skip
         self._reads = ReadTools(
             shell, errors=self.errors, max_chars=self.settings.max_chars,

@@ -15,8 +15,8 @@ assistant text / reasoning     :data:`ASSISTANT_MAX` characters (a safety net on
                                snapshot never holds the runtime's ``data.stream`` records)
 reasons, messages, questions   :data:`LINE_MAX` characters (at most 20 questions of 50
                                options each); every string in the context chips too
-a cell edit's diff (reason)    :data:`DIFF_MAX` characters (the kernel sends at most 400
-                               lines)
+a cell edit's diff (reason),   :data:`DIFF_MAX` characters (the kernel sends at most 400
+``run_cells``' cells (reason)  lines of a diff, and refuses a longer ``run_cells`` card)
 an approval's ``proposed``     at most :data:`PROPOSED_MAX` characters, else none (never
 (a cell edit's new source, a   cut: it fills an editor whose text becomes the cell or the
 ``run_python`` call's code)    code that runs; a ``run_python`` reason is cut at LINE_MAX)

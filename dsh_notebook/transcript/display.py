@@ -4,7 +4,9 @@
   ``run_python`` approval (its reason is the code), so it is shown as code: exact text, line
   breaks kept, with its language.
 - The diff of a cell-editing approval (``edit_cell``, ``replace_cell``, ``insert_cell``,
-  ``delete_cell``: its reason is a unified diff, docs/cell-editing.md), shown as a diff.
+  ``delete_cell``: its reason is a unified diff, docs/cell-editing.md), shown as a diff; and
+  ``run_cells``' (its reason lists the cells, each that changed since it ran whole, its lines
+  marked ``+`` / ``-`` / `` `` as in a diff), shown the same way.
 - The run's state word (``stopped`` when the person stopped it) and its elapsed time (from the
   header's event times; empty when unknown).
 - The tool calls that wait for the person (an approval or a question still open).
@@ -28,6 +30,7 @@ __all__ = [
     "ToolCode",
     "approval_code",
     "approval_diff",
+    "has_long_reason",
     "is_cell_edit",
     "elapsed_words",
     "Fold",
@@ -125,10 +128,17 @@ def is_cell_edit(tool_name: str) -> bool:
     return any(_is_tool(tool_name, tool) for tool in CELL_EDIT_TOOLS)
 
 
+def has_long_reason(tool_name: str) -> bool:
+    """A cell edit or ``run_cells`` (also as ``mcp__notebook__run_cells``): the reason is what
+    the card shows of the cells (a diff; the sources to run), kept up to ``DIFF_MAX``."""
+    return is_cell_edit(tool_name) or _is_tool(tool_name, "run_cells")
+
+
 def approval_diff(item: ApprovalItem) -> str | None:
-    """The unified diff of a cell-editing approval (its reason), or ``None`` for other tools."""
+    """The unified diff of a cell-editing approval (its reason), ``run_cells``' list of cells
+    with their marked sources, or ``None`` for other tools."""
     reason = item["reason"]
-    if is_cell_edit(item["tool_name"] or "") and isinstance(reason, str) and reason.strip():
+    if has_long_reason(item["tool_name"] or "") and isinstance(reason, str) and reason.strip():
         return reason
     return None
 

@@ -21,7 +21,7 @@ from typing import Any
 from . import schema
 from .bounds import DIFF_MAX, LABEL_MAX, LINE_MAX, PROPOSED_MAX, cap
 from .core import Core, SessionCtx
-from .display import is_cell_edit
+from .display import has_long_reason, is_cell_edit
 from .nodes import ApprovalNode, QuestionNode, ToolNode
 
 __all__ = [
@@ -100,7 +100,7 @@ def approval_asked(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
         _place_approval(core, ctx, node)
     core.set(node, "approval_id", approval_id)
     if node.reason is None:
-        limit = DIFF_MAX if is_cell_edit(tool_name) else LINE_MAX
+        limit = DIFF_MAX if has_long_reason(tool_name) else LINE_MAX
         core.set(node, "reason", _str(data.get("reason"), limit))
     ctx.approvals[approval_id] = node
 
@@ -141,12 +141,13 @@ def local_approval_requested(
     proposed: str | None = None,
     target: str | None = None,
 ) -> None:
-    """A cell-editing tool's reason (a diff) is kept up to :data:`DIFF_MAX` characters, others up
-    to ``LINE_MAX``; ``proposed`` (what the card's editor opens on: a ``run_python`` call's
-    code, a cell edit's new source) whole or not at all (see :mod:`.bounds`)."""
+    """A cell-editing tool's reason (a diff) and ``run_cells``' (the cells it runs) are kept up
+    to :data:`DIFF_MAX` characters, others up to ``LINE_MAX``; ``proposed`` (what the card's
+    editor opens on: a ``run_python`` call's code, a cell edit's new source) whole or not at all
+    (see :mod:`.bounds`)."""
     if request_id in core.approvals_by_request:
         return
-    limit = DIFF_MAX if is_cell_edit(tool_name) else LINE_MAX
+    limit = DIFF_MAX if has_long_reason(tool_name) else LINE_MAX
     node = _find_approval(ctx, call_id, tool_name, wire=False)
     if node is None:
         node = ApprovalNode(
