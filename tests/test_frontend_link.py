@@ -119,5 +119,5 @@ def test_run_outputs_kept_are_bounded_and_sent_from_any_thread() -> None:
         t.join()
     assert len(comms[0].sent) == KEPT_RUN_OUTPUTS + 8
     comms[0].sent.clear()
-    comms[0].receive({**REPLY, "capabilities": ["run_output"]})
+    comms[0].receive({**REPLY, "capabilities": ["run_output"]}, session="reloaded")  # a new page
     assert len(comms[0].sent) == KEPT_RUN_OUTPUTS

@@ -4,9 +4,13 @@ honest sentence instead of a reply, never raising; the page's undo button reache
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
+import pytest
+
 from dsh_notebook.frontend.link import NO_PAGE, FrontendLink
+from dsh_notebook.frontend.pages import UNDOS_PER_SECOND
 from dsh_notebook.frontend.protocol import apply_change, run_cells, undo_changes
 
 from .helpers.frontend_link import FakeComm, make
@@ -97,3 +101,54 @@ def test_undo_changes_reports_once_and_the_undo_button_reaches_its_callback() ->
     assert anchors == ["dsh-cell"] and link.present
     bare, _ = connected(["waiting"])
     assert not bare.undo_changes(message, reports.append)  # no edit_cells: not sent
+
+
+def test_an_applied_counts_only_where_every_page_that_answers_agrees() -> None:
+    """Two pages (kernel connections) of one notebook: one page's ``applied`` is not the
+    answer while the other refused; a page that never answers is waited for once, briefly."""
+    link, comm = connected(["edit_cells"])
+    comm.receive({"v": 1, "type": "hello_reply", "version": "1", "capabilities": ["edit_cells"]},
+                 session="b")  # fmt: skip
+
+    def ask(*answers: tuple[str | None, dict[str, Any]]) -> Any:
+        message = apply_change(link.request_id("c"), ORIGIN, EDIT)  # type: ignore[arg-type]
+        assert message is not None
+
+        def answer(data: Any = None) -> None:
+            for session, fields in answers:
+                comm.receive(reply(data["request_id"], **fields), session=session)
+
+        comm.send = answer  # type: ignore[method-assign]
+        return off_main(lambda: link.apply_change(message, 5))
+
+    applied = {"status": "applied", "cell_id": "a", "index": 0, "source": "y"}
+    stale = {"status": "stale", "source": "z"}
+    got = ask(("b", applied), (None, stale))
+    assert got["status"] == "disagree" and [r["status"] for r in got["replies"]] == [
+        "applied", "stale"]  # fmt: skip
+    assert ask(("b", applied), (None, applied))["status"] == "applied"
+    assert ask(("b", stale), (None, applied))["status"] == "disagree"
+    assert ask((None, stale), ("b", stale))["status"] == "stale"  # none applied: the first
+    started = time.monotonic()
+    assert ask(("b", applied))["status"] == "applied"  # the other page closed: waited once
+    assert 0.9 < time.monotonic() - started < 3
+    started = time.monotonic()
+    assert ask(("b", applied))["status"] == "applied"  # and not again
+    assert time.monotonic() - started < 0.5
+
+
+def test_a_flooding_page_is_logged_once_a_minute_never_per_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    link, comm = connected(["edit_cells"])
+    answered: list[str] = []
+    link.on_undo_request = answered.append
+    for _ in range(500):
+        comm.receive({"v": 1, "type": "undo_request", "anchor": "dsh-cell"})
+        comm.receive({"v": 1, "type": "hello_reply", "version": "1",
+                      "capabilities": ["edit_cells"] * 65})  # fmt: skip
+    assert 1 <= len(answered) <= UNDOS_PER_SECOND + 1
+    lines = [r.getMessage() for r in caplog.records if r.name == "dsh_notebook.frontend"]
+    assert len(lines) == 2, lines  # one per kind
+    assert sorted(line.split()[3] for line in lines) == ["hello_reply", "undo_request"]
+    assert link.capabilities == {"edit_cells"}  # the over-long list was not kept

@@ -74,8 +74,13 @@ def _control(client: Any, msg_type: str, content: dict[str, Any]) -> dict[str, A
             return dict(reply["content"])
 
 
-def _hello_reply(client: Any, comm_id: str) -> None:
-    client.shell_channel.send(client.session.msg("comm_msg", {"comm_id": comm_id, "data": REPLY}))
+def _hello_reply(client: Any, comm_id: str, page: str | None = None) -> None:
+    """``hello_reply`` from the page whose kernel connection is ``page`` (a reloaded page is a
+    new connection: JupyterLab gives each a client id of its own); ``None``: the client's."""
+    msg = client.session.msg("comm_msg", {"comm_id": comm_id, "data": REPLY})
+    if page is not None:
+        msg["header"]["session"] = page
+    client.shell_channel.send(msg)
 
 
 def _run_outputs(client: Any, comm_id: str, seconds: float) -> list[dict[str, Any]]:
@@ -107,7 +112,7 @@ def test_a_hello_reply_after_the_sending_subshell_is_gone_is_answered(kernel: An
     assert _control(kernel, "delete_subshell_request", {"subshell_id": subshell})["status"] == "ok"
     _run_outputs(kernel, comm_id, 0.5)  # drain what the sends published
 
-    _hello_reply(kernel, comm_id)  # a reloaded page adopts the comm and answers
+    _hello_reply(kernel, comm_id, "reloaded")  # a reloaded page adopts the comm and answers
     resent = _run_outputs(kernel, comm_id, 5)
     assert [m.get("model_id") for m in resent if m.get("type") == "run_output"] == ["m1"]
 

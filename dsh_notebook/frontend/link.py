@@ -22,20 +22,29 @@ file-browser tab) answers with a close that would otherwise end the link for all
 and waits, bounded, for ``read_notebook_reply``. Because replies are handled on the main thread,
 it must be called from another thread (the notebook tools' worker) and only gets an answer while
 the main thread is free to handle comm messages (the kernel idle between cells); from the main
-thread it returns at once without asking. The first reply with the request's id wins (two open
-pages both answer); later ones and replies nobody waits for are dropped. :meth:`undo_changes`
-does not block: its ``undo_reply`` goes to a callback (``%dsh undo`` runs on the main thread).
-The page's ``undo_request`` calls :attr:`on_undo_request`.
+thread it returns at once without asking. Every open page gets each request; for a read or a
+run the first reply with the request's id wins, later ones and replies nobody waits for are
+dropped (unparsed). An ``apply_change`` counts only where every page that answers agrees
+(:meth:`apply_change`). :meth:`undo_changes` does not block: its ``undo_reply`` goes to a
+callback (``%dsh undo`` runs on the main thread). The page's ``undo_request`` calls
+:attr:`on_undo_request`.
+
+What a page can make the kernel do or keep is bounded (:mod:`.pages`): the pages kept, the
+capabilities of each, how often a ``hello_reply`` re-sends the state and how many
+``undo_request`` are answered a second; what is over a bound is dropped with a log line.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol, TypedDict
 
 from ..comm_routing import keep_open_against_pages, unpin_reply_route
+from .pages import Pages, page_of
 from .protocol import (
     COMM_TARGET,
     ApplyChange,
@@ -62,6 +71,35 @@ from .protocol import (
 )
 
 PageReply = ApplyChangeReply | RunCellsReply | UndoReply
+
+
+class PagesDisagree(TypedDict):
+    """Pages of the notebook answered one ``apply_change`` differently: at least one applied it
+    and at least one did not (kernel-side only, never on the wire). ``replies``: one per page,
+    in the order they came."""
+
+    type: Literal["pages_disagree"]
+    request_id: str
+    status: Literal["disagree"]
+    replies: list[ApplyChangeReply]
+
+
+AGREE_WAIT: Final = 1.0
+"""Seconds the other pages have, after the first page answered an ``apply_change``, to answer
+too (a page answers at once; one that does not is taken as closed and not waited for again until
+it sends something)."""
+_REPLY_TYPES: Final = frozenset(
+    {"apply_change_reply", "run_cells_reply", "undo_reply", "read_notebook_reply"}
+)
+
+
+@dataclass
+class _Slot:
+    """A request waiting for pages' replies: the first reply of each page, in order."""
+
+    event: threading.Event = field(default_factory=threading.Event)
+    replies: dict[str, PageReply] = field(default_factory=dict)
+
 
 NO_PAGE = (
     "the dsh-notebook JupyterLab extension is not connected to this kernel "
@@ -124,7 +162,8 @@ class FrontendLink:
         self._reads: dict[str, tuple[threading.Event, list[ReadNotebookReply]]] = {}
         self._replies_off_main = False
         self._read_ids = itertools.count(1)
-        self._requests: dict[str, tuple[threading.Event, list[PageReply]]] = {}
+        self._requests: dict[str, _Slot] = {}
+        self._pages = Pages()
         self._undo_callbacks: dict[str, Callable[[UndoReply], None]] = {}
         self.on_undo_request: Callable[[str], None] | None = None
         """Called with the ``%%dsh`` cell id of the page's "Undo this run" (``undo_request``), on
@@ -253,23 +292,41 @@ class FrontendLink:
 
     def apply_change(
         self, message: ApplyChange, timeout: float, main_thread_busy: bool = False
-    ) -> ApplyChangeReply | str:
-        """Send ``apply_change`` and wait, at most ``timeout`` s, for the first reply with its
-        request id; else a sentence saying why there is none (nothing is claimed). The thread
-        rules of :meth:`read_notebook`. Never raises."""
-        reply = self._request(dict(message), "edit_cells", timeout, main_thread_busy)
-        if isinstance(reply, str) or reply["type"] == "apply_change_reply":
-            return reply
-        return "the notebook page answered with another message"
+    ) -> ApplyChangeReply | PagesDisagree | str:
+        """Send ``apply_change`` to every open page and wait, at most ``timeout`` s, for the
+        first reply with its request id; else a sentence saying why there is none (nothing is
+        claimed). The thread rules of :meth:`read_notebook`. Never raises.
+
+        Two pages of one notebook without collaboration each hold their own copy, and each
+        answers (``docs/cell-editing.md``, "Several pages"). After the first reply the other
+        pages that announced ``edit_cells`` have :data:`AGREE_WAIT` s to answer (one that does
+        not is taken as closed). All that answered ``applied`` → the first reply; some applied
+        and some did not → :class:`PagesDisagree`; none applied → the first reply."""
+        replies = self._request(dict(message), "edit_cells", timeout, main_thread_busy, agree=True)
+        if isinstance(replies, str):
+            return replies
+        answers: list[ApplyChangeReply] = []
+        for reply in replies:
+            if reply["type"] == "apply_change_reply":
+                answers.append(reply)
+        if not answers:
+            return "the notebook page answered with another message"
+        applied = [r for r in answers if r["status"] == "applied"]
+        if applied and len(applied) < len(answers):
+            return {"type": "pages_disagree", "request_id": answers[0]["request_id"],
+                    "status": "disagree", "replies": answers}  # fmt: skip
+        return answers[0]
 
     def run_cells(
         self, message: RunCells, timeout: float, main_thread_busy: bool = False
     ) -> RunCellsReply | str:
         """Send ``run_cells`` and wait at most ``timeout`` s for its reply (see
         :meth:`apply_change`). Never raises, never interrupts anything."""
-        reply = self._request(dict(message), "run_cells", timeout, main_thread_busy)
-        if isinstance(reply, str) or reply["type"] == "run_cells_reply":
-            return reply
+        replies = self._request(dict(message), "run_cells", timeout, main_thread_busy)
+        if isinstance(replies, str):
+            return replies
+        if replies[0]["type"] == "run_cells_reply":
+            return replies[0]
         return "the notebook page answered with another message"
 
     def undo_changes(self, message: UndoChanges, on_reply: Callable[[UndoReply], None]) -> bool:
@@ -290,8 +347,17 @@ class FrontendLink:
         return False
 
     def _request(
-        self, message: dict[str, Any], capability: str, timeout: float, main_thread_busy: bool
-    ) -> PageReply | str:
+        self,
+        message: dict[str, Any],
+        capability: str,
+        timeout: float,
+        main_thread_busy: bool,
+        *,
+        agree: bool = False,
+    ) -> list[PageReply] | str:
+        """The pages' replies to ``message`` (the first one's first; with ``agree``, also those
+        of the other pages announcing ``capability`` that came within :data:`AGREE_WAIT` s
+        after it), or why there is none."""
         if threading.current_thread() is threading.main_thread():
             return "the request came from the kernel's main thread, which handles the reply"
         request_id = str(message.get("request_id"))
@@ -303,21 +369,45 @@ class FrontendLink:
                 return f"the connected dsh-notebook extension cannot {capability.replace('_', ' ')}"
             if timeout <= 0 or (main_thread_busy and not self._replies_off_main):
                 return "the kernel is busy running a cell, so the notebook page cannot answer"
-            slot: tuple[threading.Event, list[PageReply]] = (threading.Event(), [])
+            slot = _Slot()
             self._requests[request_id] = slot
+            expected = self._pages.expected(capability) if agree else frozenset()
         try:
             if not _send(comm, message):
                 return "the request to the notebook page could not be sent"
-            if not slot[0].wait(timeout):
+            if not slot.event.wait(timeout):
                 return f"the notebook page did not answer within {timeout:g} s"
-            return slot[1][0]
+            deadline = time.monotonic() + AGREE_WAIT
+            while True:
+                with self._lock:
+                    slot.event.clear()
+                    missing = expected - slot.replies.keys()
+                    left = deadline - time.monotonic()
+                    if missing and left <= 0:
+                        self._pages.went_silent(missing)
+                    if not missing or left <= 0:
+                        return list(slot.replies.values())
+                slot.event.wait(left)
         finally:
             with self._lock:
                 self._requests.pop(request_id, None)
 
-    def _take_reply(self, data: object) -> bool:
+    def _awaited(self, data: Mapping[str, Any]) -> bool:
+        """Whether someone waits for the reply ``data`` claims to be (checked before parsing)."""
+        request_id = data.get("request_id")
+        if not isinstance(request_id, str):
+            return False
+        with self._lock:
+            if data.get("type") == "undo_reply":
+                return request_id in self._undo_callbacks
+            if data.get("type") == "read_notebook_reply":
+                return request_id in self._reads
+            return request_id in self._requests
+
+    def _take_reply(self, data: object, page: str) -> bool:
         """A reply to one of :meth:`_request`'s or :meth:`undo_changes`' requests: handed to its
-        waiter (first wins). Whether ``data`` was one (else the caller goes on parsing)."""
+        waiter (the first of each page). Whether ``data`` was one (else the caller goes on
+        parsing)."""
         reply: PageReply | None = parse_apply_change_reply(data) or parse_run_cells_reply(data)
         undo = parse_undo_reply(data)
         if reply is None and undo is None:
@@ -326,9 +416,9 @@ class FrontendLink:
         with self._lock:
             if reply is not None:
                 slot = self._requests.get(reply["request_id"])
-                if slot is not None and not slot[1]:
-                    slot[1].append(reply)
-                    slot[0].set()
+                if slot is not None and page not in slot.replies:
+                    slot.replies[page] = reply
+                    slot.event.set()
             if undo is not None:
                 callback = self._undo_callbacks.pop(undo["request_id"], None)
         if callback is not None and undo is not None:
@@ -362,14 +452,23 @@ class FrontendLink:
             # sticky until the comm closes: a hello_reply sent before the page's subshell existed
             # may be handled (on the main shell, after a running cell) later than this message
             self._replies_off_main = True
+        page = page_of(msg)
         content = msg.get("content")
         data = content.get("data") if isinstance(content, Mapping) else None
-        if self._take_reply(data):
+        if not isinstance(data, Mapping):
+            return
+        with self._lock:
+            self._pages.heard(page)
+        if data.get("type") in _REPLY_TYPES and not self._awaited(data):
+            return  # nobody waits for it (late, a second page's read, forged): not even parsed
+        if self._take_reply(data, page):
             return
         undo_request = parse_undo_request(data)
         if undo_request is not None:
+            with self._lock:
+                allowed = self._pages.undos.allow()
             handler = self.on_undo_request
-            if handler is not None:
+            if handler is not None and allowed:
                 try:
                     handler(undo_request["anchor"])
                 except Exception:
@@ -385,10 +484,16 @@ class FrontendLink:
             return
         reply = parse_frontend_message(data)
         if reply is None:
+            if data.get("type") == "hello_reply":
+                with self._lock:
+                    self._pages.malformed.refused()
             return  # unknown or malformed: ignored
         with self._lock:
-            self._capabilities = frozenset(reply["capabilities"])
+            capabilities = frozenset(reply["capabilities"])
+            self._capabilities = capabilities
             self._frontend_version = reply["version"]
+            if not self._pages.hello(page, capabilities):
+                return  # this page (or pages) asked for the state too often: not re-sent
             if self._waiting:
                 self._flush_locked()
             for message in self._outputs.values():
@@ -404,6 +509,7 @@ class FrontendLink:
     def _on_close(self, msg: Mapping[str, Any]) -> None:
         with self._lock:
             self._replies_off_main = False
+            self._pages.clear()
             self._comm = None
             self._capabilities = None
             self._frontend_version = None

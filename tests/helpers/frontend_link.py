@@ -26,9 +26,11 @@ class FakeComm:
     def on_close(self, callback: Callable[[Mapping[str, Any]], None]) -> None:
         self.close = callback
 
-    def receive(self, data: Any) -> None:
+    def receive(self, data: Any, session: str | None = None) -> None:
+        """``data`` from the page whose kernel connection is ``session`` (``None``: no header)."""
         assert self.msg is not None
-        self.msg({"content": {"comm_id": "x", "data": data}})
+        header = {} if session is None else {"header": {"session": session}}
+        self.msg({"content": {"comm_id": "x", "data": data}, **header})
 
 
 def make() -> tuple[FrontendLink, list[FakeComm]]:

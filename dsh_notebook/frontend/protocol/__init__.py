@@ -19,7 +19,8 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
       "kernel_version": "0.1.0"}``.
     - ``hello_reply`` (frontend -> kernel): ``{"v": 1, "type": "hello_reply", "version":
       "0.1.0", "capabilities": ["waiting"]}``. This is how the kernel learns that the extension
-      is present; without a reply it assumes it is absent. ``widget_bundle:<hash>`` (no
+      is present; without a reply it assumes it is absent. At most 64 capabilities of at most
+      200 characters (a longer list is refused whole). ``widget_bundle:<hash>`` (no
       message of its own): the page serves the run widget's bundle of that content hash, so
       new widgets get a small loader as ``_esm`` (see :mod:`dsh_notebook.widget.bundle`).
     - ``waiting`` (kernel -> frontend): ``{"v": 1, "type": "waiting", "count": 1, "cells":
@@ -85,7 +86,8 @@ id>"}``.
     - ``apply_change_reply`` (frontend -> kernel): ``{"v": 1, "type": "apply_change_reply",
       "request_id": "c1", "status": "applied" | "stale" | "missing" | "failed", "cell_id":
       "<full id>", "index": 7, "source": "<current source>", "message": "<= 500 chars"}``
-      (``cell_id`` required with ``applied``). The first reply wins.
+      (``cell_id`` required with ``applied``). Every page answers; an ``applied`` counts only
+      where every page that answers agrees (``FrontendLink.apply_change``).
     - ``run_cells`` (kernel -> frontend, capability ``run_cells``): ``{"v": 1, "type":
       "run_cells", "request_id": "r1", "cell_ids": [...] (1-20), "timeout_s": 60 (1-600),
       "origin": {...}}``: run them in order as the person's Run would, stop at the first error.

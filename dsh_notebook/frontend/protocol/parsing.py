@@ -40,6 +40,10 @@ __all__ = [
 _ID = re.compile(r"[0-9a-f]{32}")
 _MAX_TEXT = 4096
 _MAX_CELLS = 1000
+_MAX_CAPABILITIES = 64
+"""Most capabilities one ``hello_reply`` may announce (a page announces about ten)."""
+_MAX_CAPABILITY = 200
+"""Longest capability name (``widget_bundle:<hash>`` included)."""
 
 
 def _text(value: object, *, empty: bool = True) -> str | None:
@@ -171,14 +175,17 @@ def parse_read_notebook_reply(data: object) -> ReadNotebookReply | None:
 
 def parse_frontend_message(data: object) -> HelloReply | None:
     """A ``hello_reply`` the kernel received from the extension, or ``None`` (ignore it; a
-    ``read_notebook_reply`` is parsed by :func:`parse_read_notebook_reply`)."""
+    ``read_notebook_reply`` is parsed by :func:`parse_read_notebook_reply`). At most 64
+    capabilities of 1-200 characters each; a longer list is refused whole."""
     if _head(data) != "hello_reply":
         return None
     assert isinstance(data, Mapping)
     version, capabilities = _text(data.get("version")), data.get("capabilities")
     if version is None or not isinstance(capabilities, list):
         return None
-    if not all(_text(c, empty=False) for c in capabilities):
+    if len(capabilities) > _MAX_CAPABILITIES:
+        return None  # refused before looking at each: a page announces about ten
+    if not all(_bounded(c, _MAX_CAPABILITY) for c in capabilities):
         return None
     return {"v": 1, "type": "hello_reply", "version": version, "capabilities": list(capabilities)}
 
