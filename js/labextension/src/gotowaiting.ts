@@ -4,9 +4,13 @@
  *
  * Each use goes to the next waiting cell of the current notebook (in the kernel's order, wrapping
  * around), scrolls so that the waiting card's buttons are on screen (the card's end, not the
- * cell's centre: a tall card keeps its buttons below the fold otherwise) and focuses the card's
- * first enabled button. A cell whose card is not rendered (yet) is scrolled to and focused as a
- * cell (`WaitingState.reveal`). With nothing waiting it does nothing (the command is disabled).
+ * cell's centre: a tall card keeps its buttons below the fold otherwise) and focuses what the card
+ * asks the person to read (its diff, the cells to run, the code: the widget marks it
+ * `data-dsh-read`), never a decision button: one more Enter must not apply an edit the person has
+ * not read (issue 43). The card's first button is one Tab away. A card without that mark (a
+ * question, an older widget) gets its first enabled button focused. A cell whose card is not
+ * rendered (yet) is scrolled to and focused as a cell (`WaitingState.reveal`). With nothing
+ * waiting it does nothing (the command is disabled).
  */
 
 import type { JupyterFrontEnd } from '@jupyterlab/application';
@@ -27,18 +31,27 @@ export function waitingCard(root: ParentNode): HTMLElement | null {
   );
 }
 
-/** Bring `card`'s buttons on screen and focus its first enabled button; false without one. */
+/** The widget's mark on what a card asks the person to read first (`READ_FIRST` in
+ * js/src/cards/celledit.ts). */
+export const READ_FIRST = 'data-dsh-read';
+
+/** Bring `card`'s buttons on screen and focus what it asks to read (else its first enabled
+ * button); false with neither. */
 export function showCard(card: HTMLElement): boolean {
+  const read = card.querySelector<HTMLElement>(`[${READ_FIRST}]`);
   // the decision's buttons (Allow once, …) before any other (Copy): one query each, in order
   const button =
     card.querySelector<HTMLButtonElement>('.dsh-actions button:not([disabled])') ??
     card.querySelector<HTMLButtonElement>('button:not([disabled])');
   const target = card.querySelector<HTMLElement>('.dsh-actions') ?? button ?? card;
   target.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  if (button === null) {
+  // what to read on screen too (a card taller than the view keeps its buttons there)
+  read?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  const focused = read ?? button;
+  if (focused === null) {
     return false;
   }
-  button.focus({ preventScroll: true });
+  focused.focus({ preventScroll: true });
   return true;
 }
 

@@ -20,7 +20,7 @@ import { approvalCode, codeBlock, isTool, toolCode } from "../code";
 import type { ApprovalItem, ToolItem } from "../types";
 import type { ApprovalMessage } from "../messages";
 import { foldedText } from "../fold";
-import { cellEditTool, cellHeader, diffView, isRunCells, parseDiff, runCellsList, showInNotebook } from "./celledit";
+import { READ_FIRST, cellEditTool, cellHeader, diffView, isRunCells, parseDiff, readFirst, runCellsList, showInNotebook } from "./celledit";
 import { DECIDED_BY_WORDS, OUTCOME_WORDS, isOver } from "./words";
 
 export const INERT_MS = 500;
@@ -108,8 +108,9 @@ function subjectOf(el: HTMLElement, node: ApprovalItem, host: ToolItem | null, c
     return [cellHeader(el, node, editTool, parsed), diffView(parsed.lines, `${node.id}:diff`, node.id, ctx)];
   }
   if (isRunCells(node.tool_name || "") && node.reason) {
-    const list = runCellsList(node.reason);
-    return node.target ? [list, h("div", { class: "dsh-cell-target" }, showInNotebook(el, node.target))] : [list];
+    // what will run, last before the buttons ("Show in notebook" above it)
+    const list = runCellsList(node.reason, node.id, ctx);
+    return node.target ? [h("div", { class: "dsh-cell-target" }, showInNotebook(el, node.target)), list] : [list];
   }
   const parts: HTMLElement[] = [];
   if (node.reason) parts.push(h("div", { class: "dsh-reason" }, node.reason));
@@ -121,6 +122,37 @@ function subjectOf(el: HTMLElement, node: ApprovalItem, host: ToolItem | null, c
   const command = commandOf(host);
   if (command) parts.push(h("pre", { class: "dsh-pre dsh-command", "aria-label": "Command or arguments" }, command));
   return parts;
+}
+
+/** Marks what the card asks the person to read first (READ_FIRST) where the subject did not:
+ * the code (or command, or reason) right above the buttons, else the title. */
+function markReadFirst(title: HTMLElement, parts: HTMLElement[]): void {
+  if (parts.some((p) => p.matches(`[${READ_FIRST}]`) || p.querySelector(`[${READ_FIRST}]`))) return;
+  const last = parts[parts.length - 1];
+  const target = last?.matches("pre") ? last : last?.querySelector<HTMLElement>("pre") ?? last ?? title;
+  const label = target === title ? title.textContent ?? "Approval needed" : target.getAttribute("aria-label") ?? "What the agent asks to do";
+  readFirst(target, label);
+}
+
+/** What names a focused element across a re-render: what to read, or a button by class and text. */
+function focusKey(active: HTMLElement): string | null {
+  if (active.hasAttribute(READ_FIRST)) return READ_FIRST;
+  if (active instanceof HTMLButtonElement) return `button\u0000${active.className}\u0000${active.textContent ?? ""}`;
+  return null;
+}
+
+function restoreFocus(el: HTMLElement, key: string): void {
+  if (!el.isConnected) return;
+  const active = document.activeElement;
+  if (active !== null && active !== document.body && active.isConnected) return; // moved on since
+  let target: HTMLElement | null = null;
+  if (key === READ_FIRST) target = el.querySelector<HTMLElement>(`[${READ_FIRST}]`);
+  else {
+    for (const b of el.querySelectorAll<HTMLButtonElement>("button")) {
+      if (focusKey(b) === key && !b.disabled) target = b;
+    }
+  }
+  target?.focus({ preventScroll: true });
 }
 
 /** The person's note with a rejection, as the card shows it. */
@@ -157,6 +189,10 @@ export class ApprovalCard extends Keyed<ApprovalItem> {
 
   protected render(node: ApprovalItem, ctx: Ctx): void {
     const el = this.el;
+    // a re-render (the buttons waking after INERT_MS, a decision arriving) keeps the focus where
+    // it was: on what to read, or on the same button
+    const active = document.activeElement;
+    const refocus = active instanceof HTMLElement && el.contains(active) ? focusKey(active) : null;
     el.textContent = "";
     el.className = `dsh-card dsh-approval dsh-state-${node.state}`;
     el.setAttribute("aria-label", `Approval request for ${node.tool_name || "a tool"}`);
@@ -164,7 +200,11 @@ export class ApprovalCard extends Keyed<ApprovalItem> {
     el.appendChild(
       h("div", { class: "dsh-card-title" }, "Approval needed: ", h("code", { class: "dsh-tool-name" }, node.tool_name || "tool")),
     );
-    for (const part of subjectOf(el, node, this.host, ctx)) el.appendChild(part);
+    const title = el.lastElementChild as HTMLElement;
+    const parts = subjectOf(el, node, this.host, ctx);
+    for (const part of parts) el.appendChild(part);
+    markReadFirst(title, parts);
+    if (refocus !== null) ctx.later(0, () => restoreFocus(el, refocus));
     const tool = node.tool_name || "tool";
     const words = wordingOf(tool);
 

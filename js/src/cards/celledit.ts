@@ -1,7 +1,9 @@
 // What a cell-editing approval shows (docs/cell-editing.md): which cell (position, short id,
 // In [k], its first line, "Show in notebook"), and the kernel's unified diff, line by line
-// (+ added, − removed, @@ muted), folded after DIFF_FOLD_LINES lines. run_cells' card lists its
-// cells (its reason is one line per cell). Every piece is agent or notebook text: text nodes only.
+// (+ added, − removed, @@ muted), folded after DIFF_FOLD_LINES lines. run_cells' card shows what
+// will run: each cell's line, and the whole source of each that changed since it ran (or never
+// ran), marked against the source that ran, folded the same way (issue 43). Every piece is agent
+// or notebook text: text nodes only.
 import { button, h } from "../dom";
 import type { Ctx } from "../context";
 import { isTool } from "../code";
@@ -96,25 +98,105 @@ export function showInNotebook(from: HTMLElement, cellId: string): HTMLButtonEle
   }, "dsh-link dsh-show-cell");
 }
 
-/** The diff, one element per line classed by kind, folded after DIFF_FOLD_LINES lines. */
-export function diffView(lines: string[], key: string, ownerId: string, ctx: Ctx): HTMLElement {
+/** The attribute that marks what a card asks the person to read first (the diff, the cells to
+ * run, the code): focusable (tabindex -1, never a Tab stop of its own), named by its aria-label.
+ * "dsh: Go to the next waiting request" (Alt+Shift+D) focuses it, never a decision button: one
+ * more Enter must not apply what the person has not read. Nothing focusable comes between it and
+ * the card's first decision button, so that is one Tab away. */
+export const READ_FIRST = "data-dsh-read";
+
+/** Make ``el`` what the card's keyboard route lands on (see READ_FIRST). */
+export function readFirst(el: HTMLElement, label: string): HTMLElement {
+  el.setAttribute(READ_FIRST, "");
+  el.setAttribute("tabindex", "-1");
+  el.setAttribute("aria-label", label);
+  return el;
+}
+
+const MARKED: ReadonlySet<DiffLineKind> = new Set(["add", "del"]);
+
+function nLines(n: number): string {
+  return `${n} line${n === 1 ? "" : "s"}`;
+}
+
+/** The diff, one element per line classed by kind, folded after DIFF_FOLD_LINES lines. The fold
+ * ("show all N lines") sits in a bar above the lines, with how many changed lines it hides, so
+ * that nothing focusable comes between the lines and the card's buttons; a line under the folded
+ * lines says how many more there are. ``label`` names the lines (their aria-label). */
+export function diffView(
+  lines: string[],
+  key: string,
+  ownerId: string,
+  ctx: Ctx,
+  label = "The proposed change (unified diff)",
+): HTMLElement {
   const open = ctx.ui.open.has(key);
   const folds = lines.length > DIFF_FOLD_LINES;
   const shown = folds && !open ? lines.slice(0, DIFF_FOLD_LINES) : lines;
-  const pre = h("pre", { class: "dsh-diff", "aria-label": "The proposed change (unified diff)" });
+  const hiddenMarked = folds && !open ? lines.slice(DIFF_FOLD_LINES).filter((l) => MARKED.has(lineKind(l))).length : 0;
+  const pre = h("pre", { class: "dsh-diff" });
+  readFirst(pre, folds && !open ? `${label}: the first ${DIFF_FOLD_LINES} of ${nLines(lines.length)}` : label);
   for (const line of shown) pre.appendChild(h("span", { class: `dsh-diff-line dsh-diff-${lineKind(line)}` }, line));
   if (!folds) return h("div", { class: "dsh-diff-box" }, pre);
-  const label = open ? "show fewer lines" : `show all ${lines.length} lines`;
-  const toggle = button(label, open ? "Show fewer lines of the diff" : `Show all ${lines.length} lines of the diff`, () => {
+  const toggle = button(open ? "show fewer lines" : `show all ${lines.length} lines`, open ? "Show fewer lines" : `Show all ${lines.length} lines (${label})`, () => {
     ctx.ui.toggle(key, ownerId);
     ctx.schedule();
   }, "dsh-link dsh-more dsh-diff-more");
-  return h("div", { class: "dsh-diff-box" }, pre, toggle);
+  const bar = h("div", { class: "dsh-diff-bar" }, toggle);
+  if (hiddenMarked) bar.appendChild(h("span", { class: "dsh-diff-hidden" }, `${nLines(hiddenMarked)} marked + or − below line ${DIFF_FOLD_LINES}`));
+  const box = h("div", { class: "dsh-diff-box" }, bar, pre);
+  if (!open) {
+    const rest = lines.length - DIFF_FOLD_LINES;
+    box.appendChild(h("div", { class: "dsh-diff-folded" }, `… ${nLines(rest)} more (show all ${lines.length} lines, above)`));
+  }
+  return box;
 }
 
-/** The cells a ``run_cells`` approval runs (its reason: one line per cell). */
-export function runCellsList(reason: string | null): HTMLElement {
-  const lines = (reason ?? "").split("\n").filter((l) => l.trim());
-  return h("ul", { class: "dsh-cell-list", "aria-label": "The cells to run, in order" },
-    ...lines.map((line) => h("li", { class: "dsh-cell-list-item" }, line)));
+/** One cell of a ``run_cells`` card: its header line and, when it changed since it ran (or never
+ * ran), its whole source, each line marked as in a diff (the kernel's reason, docs/cell-editing.md). */
+export interface RunCell {
+  header: string;
+  body: string[];
+}
+
+export interface RunCells {
+  /** Lines before the first cell ("Run 2 cell(s) in the notebook, …"). */
+  intro: string[];
+  cells: RunCell[];
+}
+
+/** ``run_cells``' reason: a line starting ``cell `` opens a cell, the lines after it that start
+ * with `` ``, ``+``, ``-`` or ``…`` are its marked source; an older kernel's one line per cell
+ * reads as cells without a source. */
+export function parseRunCells(reason: string | null): RunCells {
+  const out: RunCells = { intro: [], cells: [] };
+  for (const line of (reason ?? "").replace(/\n$/, "").split("\n")) {
+    const last = out.cells[out.cells.length - 1];
+    if (line.startsWith("cell ")) out.cells.push({ header: line, body: [] });
+    else if (last !== undefined && /^[ +\-…]/.test(line)) last.body.push(line);
+    else if (line.trim()) (last ? last.body : out.intro).push(line);
+  }
+  return out;
+}
+
+/** What a ``run_cells`` approval runs: the cells in order, each that changed since it ran (or
+ * never ran) with its whole source, the lines added since marked (+), folded after
+ * DIFF_FOLD_LINES lines. One that is as it ran is its one line. */
+export function runCellsList(reason: string | null, ownerId = "", ctx: Ctx | null = null): HTMLElement {
+  const parsed = parseRunCells(reason);
+  const changed = parsed.cells.filter((c) => c.body.length).length;
+  const list = h("ul", { class: "dsh-cell-list", "aria-label": "The cells to run, in order" });
+  parsed.cells.forEach((cell, i) => {
+    if (!cell.body.length || ctx === null) {
+      list.appendChild(h("li", { class: "dsh-cell-list-item" }, cell.header, ...cell.body.map((l) => `\n${l}`)));
+      return;
+    }
+    const where = cell.header.split(" · ").slice(0, 2).join(" · ");
+    list.appendChild(h("li", { class: "dsh-cell-list-item dsh-cell-changed" },
+      h("div", { class: "dsh-cell-list-head" }, cell.header),
+      diffView(cell.body, `${ownerId}:run:${i}`, ownerId, ctx, `The source of ${where} that will run (+ added since it ran, − removed)`)));
+  });
+  const count = `${parsed.cells.length} cell${parsed.cells.length === 1 ? "" : "s"}`;
+  const box = h("div", { class: "dsh-run-cells" }, ...parsed.intro.map((l) => h("div", { class: "dsh-run-intro" }, l)), list);
+  return readFirst(box, `What will run: ${count}, in order${changed ? `; ${changed} changed since ${changed === 1 ? "it" : "they"} ran, shown whole` : ""}`);
 }
