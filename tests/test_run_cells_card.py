@@ -201,3 +201,26 @@ def test_the_transcript_keeps_the_whole_card_and_shows_it_as_a_diff() -> None:
     markdown = t.to_markdown()
     assert "```diff\nRun 1 cell(s) in the notebook" in markdown
     assert f"+{INJECTED}" in markdown  # folded after 40 lines, there all the same
+
+
+def test_the_allow_warning_and_the_readme_name_what_allow_grants_for_the_cell_tools() -> None:
+    from pathlib import Path
+
+    from dsh_notebook.kernel.run import Frontend, RunOptions, plan_run
+    from dsh_notebook.kernel.settings import KernelSettings
+
+    plan = plan_run(
+        "go", RunOptions(on_approval="allow"), session_id="nb-x", settings=KernelSettings(),
+        frontend=Frontend(terminal=False, stdin=True), namespace={}, errors={},
+        execution_count=1, answered_before=lambda session, prompt: False,
+    )  # fmt: skip
+    (warning,) = [w for w in plan.warnings if "--on-approval allow" in w]
+    tools = ("run_python", "edit_cell", "replace_cell", "insert_cell", "delete_cell", "run_cells")
+    assert all(tool in warning for tool in tools), warning
+    assert "rewrites" in warning and "deletes" in warning and "Undo this run" in warning
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    covers = " ".join(readme.split("**What a grant covers.**")[1].split("\n- ")[0].split())
+    assert all(tool in covers for tool in tools), covers
+    for words in ("--on-approval allow", "Apply edits for this run", "deletes", "rewrites",
+                  "Undo this run", "never `run_cells` or `run_python`"):  # fmt: skip
+        assert words in covers, words

@@ -58,6 +58,7 @@ from .terminal import answer_on_stdin
 from .tools_host import NotebookToolsHost
 
 __all__ = [
+    "ALLOW_WARNING",
     "ActiveRun",
     "Frontend",
     "PlanError",
@@ -72,6 +73,15 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+ALLOW_WARNING = (
+    "--on-approval allow: every approval of this run is granted without asking: run_python "
+    "code, and the cell tools' edits, whole-cell rewrites, inserts, deletes and runs (edit_cell, "
+    "replace_cell, insert_cell, delete_cell, run_cells). Undo this run (or %dsh undo) takes back "
+    "the cell changes, not what ran."
+)
+"""What ``--on-approval allow`` grants, said when a cell asks for it (README: "What a grant
+covers")."""
 
 
 class PromptSkipped(DshError):
@@ -209,9 +219,7 @@ def plan_run(
     )
     warnings = list(interpolation.warnings)
     if options.on_approval == "allow":
-        warnings.append(
-            "--on-approval allow: every approval of this run is granted without asking."
-        )
+        warnings.append(ALLOW_WARNING)
     return RunPlan(
         session_id=session_id,
         prompt=interpolation.text,
