@@ -9,10 +9,24 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dsh_notebook.frontend.link import FrontendLink
+from dsh_notebook.frontend.protocol import MAX_READ_SOURCE
 
 from .page_parser import parse_kernel_message
 
 CAPABILITIES = ("waiting", "run_output", "insert_cell", "read_notebook", "edit_cells", "run_cells")
+
+
+def page_cut(text: str, limit: int) -> str:
+    """``text`` cut as the page cuts a long source (``cells.ts`` ``cut``): its head, then the
+    kernel's marker on a line of its own, at most ``limit`` characters in all."""
+    if len(text) <= limit:
+        return text
+
+    def mark(omitted: int) -> str:
+        return f"[… {omitted:,} characters omitted …]"
+
+    room = max(0, limit - len(mark(len(text))) - 1)
+    return mark(len(text) - room) if room == 0 else f"{text[:room]}\n{mark(len(text) - room)}"
 
 
 def cell_id(n: int) -> str:
@@ -77,7 +91,8 @@ class FakePage:
 
     def read_reply(self, request_id: str) -> dict[str, Any]:
         cells = [
-            {"index": i, "id": c["id"], "cell_type": c["cell_type"], "source": c["source"],
+            {"index": i, "id": c["id"], "cell_type": c["cell_type"],
+             "source": page_cut(c["source"], MAX_READ_SOURCE),
              "execution_count": c["execution_count"], "agent": False, "selected": False,
              "outputs": []}
             for i, c in enumerate(self.cells)

@@ -79,6 +79,9 @@ class NotebookEdits:
     def can(self, capability: str) -> bool:
         return self._link.can(capability)
 
+    def answers_while_busy(self) -> bool:
+        return self._link.replies_off_main
+
     async def caller(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float
     ) -> Caller | str:
@@ -110,8 +113,13 @@ class NotebookEdits:
         if message is None:
             return "the change is too large to send to the notebook page"
         reply = self._link.apply_change(message, APPLY_TIMEOUT, busy)
-        if not isinstance(reply, str) and reply["status"] == "applied":
-            entry = undo_entry(change, reply, where)
+        if isinstance(reply, str):
+            return reply
+        # pages that disagree: one of them did change its cell, which "Undo this run" reverts
+        landed = reply["replies"] if reply["status"] == "disagree" else [reply]
+        applied = next((r for r in landed if r["status"] == "applied"), None)
+        if applied is not None:
+            entry = undo_entry(change, applied, where)
             if entry is not None:
                 self.ledger.record(run.run_id, run.cell_id, entry)
         return reply

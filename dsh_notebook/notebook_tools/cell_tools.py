@@ -7,14 +7,19 @@ The kernel decides, the page applies. :class:`CellTools` holds the order every c
    ``run_cells`` while a cell holds the kernel → refused, nobody asked;
 2. the call is matched to its run (:meth:`EditsHost.caller`; unmatched → refused);
 3. the notebook is read again (the page's reply) and the target found by id; for the editing
-   tools the target's source is compared with what this conversation last saw
-   (:class:`~.cell_edits.SeenSources`): different or never seen → refused **before any card**,
-   with the current source (now recorded as seen); ``edit_cell``'s ``old_text`` must occur
-   exactly once;
+   tools a cell the page sent cut (longer than :data:`PAGE_READ_SOURCE`) is refused **before
+   any card** (the page's before-check would refuse it), then the target's source is compared
+   with what this conversation last saw (:class:`~.cell_edits.SeenSources`): different or never
+   seen → refused before any card, with the current source (now recorded as seen);
+   ``edit_cell``'s ``old_text`` must occur exactly once;
 4. approval (:meth:`EditsHost.decide`: the broker, its scopes; the card's reason is the diff);
    anything but a :class:`~.edits.Grant` changes nothing and the model reads why;
-5. the page applies (:meth:`EditsHost.apply`, bounded wait); the model is told the change
-   landed only when the page answered ``applied`` (then the new source is recorded as seen).
+5. the page applies (:meth:`EditsHost.apply`, bounded wait), once the page's reply can be
+   handled: a decision made in a cell (``%dsh allow``, a ``--wait`` cell's stdin prompt) holds
+   the kernel's main thread, which handles the page's reply unless the page answers on a
+   subshell, so the change waits up to :data:`IDLE_WAIT` for that cell to end; the model is
+   told the change landed only when the page answered ``applied`` (then the new source is
+   recorded as seen) and no other page of the notebook refused it.
 
 Threads: the coroutines run on the server's loop; the page is read and asked on worker threads
 (the link's blocking calls). This layer sees the kernel only through :class:`EditsHost`.
@@ -23,6 +28,7 @@ Threads: the coroutines run on the server's loop; the page is read and asked on 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -54,8 +60,15 @@ ORIGIN_TIMEOUT = 10.0
 EDIT_TOOL_NAMES = ("edit_cell", "replace_cell", "insert_cell", "delete_cell")
 BUSY_TEXT = "the kernel is busy running a cell; try again when it is idle"
 IDLE_WAIT = 5.0
-"""Seconds an approved ``run_cells`` waits for a cell that holds the kernel at the click to end
-(a cell finishing just then) before it is refused as busy; nothing is run meanwhile."""
+"""Seconds an approved ``run_cells``, or an approved change whose reply the page sends to the
+main thread, waits for a cell that holds the kernel at the decision to end (the ``%dsh allow``
+cell that decided it, a cell finishing just then) before it is refused as busy; nothing is run
+or sent meanwhile."""
+PAGE_READ_SOURCE = 20000
+"""The page's read bound (``frontend.protocol.MAX_READ_SOURCE``; this layer cannot import it, a
+test holds them equal): a longer cell's source reaches the kernel cut, with the page's mark."""
+_CUT_TAIL = re.compile(r"\n\[… ([\d,]+) characters omitted …\]\Z")
+"""The page's mark at the end of a source it cut (``cells.ts`` ``cut``)."""
 
 
 @dataclass(frozen=True)
@@ -102,11 +115,17 @@ class EditsHost(Protocol):
         """The broker's decision on the call's card (server loop)."""
         ...
 
+    def answers_while_busy(self) -> bool:
+        """The page's replies are handled while a cell holds the kernel (it sends on a subshell
+        of its own); otherwise only between cells, on the main thread."""
+        ...
+
     def apply(
         self, caller: Caller, change: Mapping[str, Any], where: Mapping[str, Any], busy: bool
     ) -> Mapping[str, Any] | str:
         """Send ``apply_change`` and wait for the reply (worker thread); ``where``: the target's
-        index, type and the id of the cell above (the undo ledger's)."""
+        index, type and the id of the cell above (the undo ledger's). The reply may be a
+        ``status: "disagree"`` mapping with one ``replies`` entry per page that answered."""
         ...
 
     def run(
@@ -190,6 +209,9 @@ class CellTools:
         cell, full_id = found, str(found.get("id"))
         current = str(cell.get("source", ""))
         if tool != "insert_cell":
+            too_long = _too_long(tool, cell)
+            if too_long:
+                return too_long, True
             stale = self._stale(tool, caller, cell)
             if stale:
                 return stale, True
@@ -221,6 +243,8 @@ class CellTools:
         index = int(cell.get("index", 0))
         above = next((str(c.get("id")) for c in cells if c.get("index") == index - 1), None)
         where = {"index": index, "cell_type": str(cell.get("cell_type", "code")), "above": above}
+        if not self.host.answers_while_busy() and not await self._idle_within(IDLE_WAIT):
+            return f"{tool}: approved, but {BUSY_TEXT}. Nothing was changed.", True
         busy = self.cell_running()
         reply = await anyio.to_thread.run_sync(lambda: self.host.apply(caller, change, where, busy))
         return self._applied(tool, caller, cell, change, reply, edited)
@@ -260,6 +284,8 @@ class CellTools:
                 "on.", True,
             )  # fmt: skip
         status = reply.get("status")
+        if status == "disagree":
+            return _disagree_text(tool, reply), True
         new_id = str(reply.get("cell_id") or cell.get("id"))
         if status == "applied":
             kind = change["kind"]
@@ -400,6 +426,44 @@ class CellTools:
             for note in self.figures(cell_id, count if isinstance(count, int) else None):
                 parts.append("figure (described as text):\n" + note)
         return truncate("\n".join(parts), limit)[0]
+
+
+def _too_long(tool: str, cell: Mapping[str, Any]) -> str | None:
+    """The refusal for a cell the page sent cut (its source ends with the page's mark and is as
+    long as the page sends), or ``None``: its whole source is not known here, and the page
+    refuses any change whose ``before`` is not the whole source."""
+    source = str(cell.get("source", ""))
+    mark = _CUT_TAIL.search(source)
+    if mark is None or len(source) < PAGE_READ_SOURCE - 64:
+        return None
+    length = mark.start() + int(mark.group(1).replace(",", ""))
+    return (
+        f"{tool} refused before asking the user: {cell_label(cell)} is too long to edit through "
+        f"this tool ({length:,} characters; the notebook page sends at most "
+        f"{PAGE_READ_SOURCE:,} characters of a cell, so its whole source cannot be checked and "
+        "the change could never apply). Nothing was changed. Ask the user to make this change "
+        f"by hand, or to split the cell into cells under {PAGE_READ_SOURCE:,} characters, which "
+        "you can then edit."
+    )
+
+
+def _disagree_text(tool: str, reply: Mapping[str, Any]) -> str:
+    """The model's text when the pages of the notebook answered one change differently."""
+    replies = [r for r in reply.get("replies", []) if isinstance(r, Mapping)]
+    words = {"applied": "applied it", "stale": "answered stale (its copy of the cell differs)",
+             "missing": "answered missing (it has no such cell)", "failed": "failed"}  # fmt: skip
+    counts: dict[str, int] = {}
+    for one in replies:
+        status = str(one.get("status"))
+        counts[status] = counts.get(status, 0) + 1
+    said = "; ".join(f"{n} {words.get(s, s)}" for s, n in counts.items())
+    return (
+        f"{tool}: not confirmed: the notebook is open in {len(replies)} pages that do not share "
+        f"edits, and they answered differently ({said}). The cell now differs between those "
+        "pages, and whichever the user saves last wins. Read the notebook (notebook_cells) "
+        "before going on, and tell the user to close the other pages of this notebook or to "
+        "turn on collaboration."
+    )
 
 
 def _rejected(tool: str) -> str:
