@@ -4,12 +4,15 @@ the three prints (the key, ``key[:12]``, the key in two halves on two lines) and
 what it read; the page is played by this test (``tests/test_agent_cells_kernel.py``). Every
 exit is read back and counted: the agent cell sent to the page, the model's requests, the
 static transcript, every IOPub message of the run (widget state, ``run_output``), ``%dsh
-export`` (md and json), the kept transcript and the conversations index. Nothing leaves
+export`` (md and json), the kept transcript and the conversations index; then every ``%dsh``
+command's output (``%dsh pending`` listing a card whose code holds the key, the stdin prompt of
+a ``--wait`` run, commands given the key as a word) and the errors they raise. Nothing leaves
 127.0.0.1."""
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,9 +24,12 @@ from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
 from .canary import CANARY_CODE, KEY, PRINTED, key_pieces
-from .kernels import Kernel, identity, open_link, scripted_kernel
+from .kernels import Execution, Kernel, identity, open_link, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
+
+PASTED_CALL = ToolCall(public_tool_name("run_python"), {"code": f"pasted = {KEY!r}\nlen(pasted)"})
+"""A call whose code holds a key pasted in a cell (its card shows the code whole)."""
 
 SCRIPTS = {
     "key-canary": Script(
@@ -33,6 +39,7 @@ SCRIPTS = {
         )
     ),
     "canary-context": Script(steps=(Step(text="Noted."),)),
+    "canary-pending": Script(steps=(Step(tool_calls=(PASTED_CALL,)), Step(text="Not run."))),
 }
 
 
@@ -136,3 +143,51 @@ def test_no_piece_of_the_key_reaches_any_exit(
 
     assert counts == dict.fromkeys(counts, 0), counts  # every exit's count, then the details
     assert cells[0]["outputs"][0]["text"] == "***\n" * 4, cells[0]["outputs"]
+
+
+def shown(run: Execution) -> dict[str, Any]:
+    """Everything a cell's execution showed: its outputs (streams, displays, errors) and the
+    prompts it asked on stdin (not ``execute_input``, the kernel's echo of the cell's code)."""
+    outputs = [m["content"] for m in run.outputs if m["msg_type"] != "execute_input"]
+    return {"outputs": outputs, "stdin": run.stdin_prompts}
+
+
+def test_no_piece_of_the_key_in_any_dsh_command_output(kernel: Kernel) -> None:
+    """``%dsh pending`` lists a card whose code holds the key; the stdin prompt of a ``--wait``
+    run shows the same code; every other command prints, and some are given the key as a word
+    (an id, a session, an unknown command): no piece of it in any output or error."""
+    run = kernel.execute(
+        "%%dsh -s pending\n[[scenario:canary-pending]] clean up", allow_stdin=True,
+        metadata=identity("pending-cell"),
+    )  # fmt: skip
+    assert run.error is None, run.error
+    deadline = time.monotonic() + 60
+    while not re.search(r"^a\d+: approve run_python", kernel.execute("%dsh pending").stdout, re.M):
+        assert time.monotonic() < deadline, "the card never became pending"
+        time.sleep(0.2)
+    counts: dict[str, int] = {}
+    pending = kernel.execute("%dsh pending")
+    assert "pasted = '***'" in pending.stdout, pending.stdout  # the card's code, masked
+    counts["%dsh pending"] = key_pieces(shown(pending))
+    commands = [
+        "status", "sessions", "sessions --all", "config", "help", "cwd", f"allow {KEY}",
+        f"reject {KEY} --note {KEY[:12]}", f"answer {KEY} yes", f"dismiss {KEY}", f"undo {KEY}",
+        f"export {KEY}", f"resume {KEY}x/", f"new {KEY}", KEY, f"cwd /nowhere/{KEY}",
+    ]  # fmt: skip
+    for command in commands:
+        counts[f"%dsh {command}"] = key_pieces(shown(kernel.execute(f"%dsh {command}")))
+    key = re.search(r"^(a\d+):", pending.stdout, re.M)
+    assert key is not None
+    rejected = kernel.execute(f"%dsh reject {key.group(1)} --note 'not {KEY[:12]}'")
+    assert "rejected" in rejected.stdout, rejected.stdout
+    counts["%dsh reject"] = key_pieces(shown(rejected))
+    counts["%dsh wait"] = key_pieces(shown(kernel.execute("%dsh wait")))  # the run, settled
+    # a --wait run asks on stdin, showing the card's code: rejected there
+    waited = kernel.execute(
+        "%%dsh --wait -s pending-wait\n[[scenario:canary-pending]] clean up",
+        allow_stdin=True, stdin_answers=["n"], metadata=identity("wait-cell"),
+    )  # fmt: skip
+    assert waited.error is None, waited.error
+    assert waited.stdin_prompts and "pasted = '***'" in waited.stdin_prompts[0], waited
+    counts["%%dsh --wait (stdin)"] = key_pieces(shown(waited))
+    assert counts == dict.fromkeys(counts, 0), counts

@@ -23,12 +23,12 @@ from IPython.core.error import UsageError
 from ..context.sanitize import replace_lone_surrogates
 from ..errors import DshError, UnsupportedByRuntime
 from ..frontend.protocol import UndoReply
-from ..notebook_tools.refusals import NOTE_MAX
+from ..notebook_tools.refusals import NOTE_MAX, clean_note
 from ..runtime import Secret, redact
 from ..transcript import Transcript
 from ..transcript.facts import Settled
 from .agent import NotebookAgent
-from .line_args import Command, NoArgs, option, positional, switch
+from .line_args import Command, NoArgs, option, positional, quoted, switch
 from .naming import validate_session_name
 from .run import wait_for_run
 from .session_context import context_line, session_columns
@@ -103,7 +103,7 @@ def _undo(m: NotebookAgent, args: UndoArgs) -> None:
     ledger = m.undo
     run_id = ledger.find(args.run)
     if run_id is None:
-        which = f"run {args.run!r}" if args.run else "any run of this kernel"
+        which = f"run {quoted(args.run)}" if args.run else "any run of this kernel"
         print(
             f"dsh: nothing to undo: {which} has no changes the kernel knows of (a kernel "
             "restart forgets them; JupyterLab's own undo still works step by step)"
@@ -274,9 +274,17 @@ def _allow(m: NotebookAgent, args: AllowArgs) -> None:
 
 
 def _reject(m: NotebookAgent, args: RejectArgs) -> None:
-    if args.note is not None and len(args.note) > NOTE_MAX:
-        raise UsageError(f"the note is too long (at most {NOTE_MAX} characters)")
-    decided = m.broker.decide(args.id, "rejected", "you", for_run=False, note=args.note)
+    """The note is cleaned as the widget's is (``transcript.notes.clean_note``) before the
+    broker keeps it or the model reads it; one that is too long or empty once cleaned is
+    refused."""
+    note = None
+    if args.note is not None:
+        if len(args.note) > NOTE_MAX:
+            raise UsageError(f"the note is too long (at most {NOTE_MAX} characters)")
+        note = clean_note(args.note)
+        if note is None:
+            raise UsageError("the note is empty: write why, or reject without --note")
+    decided = m.broker.decide(args.id, "rejected", "you", for_run=False, note=note)
     _decided(m, args.id, decided, "rejected")
 
 
@@ -285,14 +293,15 @@ def _decided(m: NotebookAgent, key: str, decided: bool, done: str) -> None:
         print(f"dsh: {key} {done}")
     else:
         print(
-            f"dsh: nothing is waiting under {key!r} (answered, withdrawn, or from another kernel)"
+            f"dsh: nothing is waiting under {quoted(key)} (answered, withdrawn, or from another "
+            "kernel)"
         )
 
 
 def _answer(m: NotebookAgent, args: AnswerArgs) -> None:
     pending = m.broker.pending.get(args.id)
     if pending is None or pending.kind != "question":
-        print(f"dsh: no question is waiting under {args.id!r}")
+        print(f"dsh: no question is waiting under {quoted(args.id)}")
         return
     questions = pending.request.questions
     reply = " ".join(args.choices)
@@ -339,7 +348,7 @@ def _export(m: NotebookAgent, args: ExportArgs) -> None:
     session_id = args.id or m.session_id
     result = m.results.get(session_id)
     if result is None:
-        raise UsageError(f"no settled run of session {session_id!r} in this kernel")
+        raise UsageError(f"no settled run of session {quoted(session_id)} in this kernel")
     # agent output (a provider error, an echoed tool result) may repeat the key or a piece of it
     if (
         args.format == "json"
@@ -471,10 +480,10 @@ def run_line_command(m: NotebookAgent, line: str) -> Any:
     try:
         name, *args = shlex.split(line)
     except ValueError as exc:
-        raise UsageError(f"cannot parse {line!r}: {exc}") from None
+        raise UsageError(f"cannot parse {quoted(line)}: {exc}") from None
     command = COMMANDS.get(name)
     if command is None:
-        raise UsageError(f"unknown command {name!r}; %dsh help lists them")
+        raise UsageError(f"unknown command {quoted(name)}; %dsh help lists them")
     try:
         command(m, args)
     except DshError as exc:

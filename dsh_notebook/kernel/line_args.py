@@ -6,6 +6,13 @@ words). :class:`Command` joins such a dataclass to its handler and its one-line 
 that one declaration come the parser (:meth:`Command.parse`), the usage line and the ``%dsh
 help`` entry. A word that is not a declared flag is a positional (so free text such as an
 answer is taken as typed). Every parse failure is one line: what is wrong, then the usage.
+
+Before any of that, the magic's line is bounded (:func:`check_line`): a line longer than
+:data:`LINE_MAX` is refused at once, before IPython's ``$var``/``{var}`` expansion (quadratic in
+the line's length: a 40,000-character line took 8 s, a 1 MB one would take hours) and before
+``shlex``; the magic expands variables itself (:func:`expand_variables`) only in a line that
+fits. A word of the person's that an answer or an error names is quoted by :func:`quoted`: at
+most :data:`QUOTE_MAX` characters of it, never the whole of a long word.
 """
 
 from __future__ import annotations
@@ -15,8 +22,66 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Generic, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from IPython.core.error import UsageError
+from IPython.utils.text import DollarFormatter
 
-__all__ = ["Command", "NoArgs", "option", "positional", "switch"]
+__all__ = [
+    "LINE_MAX",
+    "QUOTE_MAX",
+    "Command",
+    "NoArgs",
+    "check_line",
+    "expand_variables",
+    "option",
+    "positional",
+    "quoted",
+    "switch",
+]
+
+LINE_MAX = 4_096
+"""The longest ``%dsh`` or ``%%dsh`` line the magic reads (characters): room for the longest
+note (500) or path, and IPython's variable expansion of a line this long takes a tenth of a
+second at most. The ``%%dsh`` cell's body (the prompt) is not bounded by it."""
+
+QUOTE_MAX = 40
+"""The most characters of a word of the person's that a message quotes (:func:`quoted`)."""
+
+
+def quoted(word: str, limit: int = QUOTE_MAX) -> str:
+    """``repr(word)``, or when it is longer than ``limit`` characters the ``repr`` of its first
+    ``limit`` followed by ``…`` and its length: an error never echoes a long word whole."""
+    if len(word) <= limit:
+        return repr(word)
+    return f"{word[:limit]!r}… ({len(word):,} characters)"
+
+
+def check_line(line: str, magic: str) -> None:
+    """Refuse ``line`` when it is longer than :data:`LINE_MAX`: a one-line ``UsageError`` that
+    quotes none of it (``magic``: ``%dsh`` or ``%%dsh``, as the person typed it). Constant time:
+    nothing of the line is read but its length."""
+    if len(line) > LINE_MAX:
+        raise UsageError(
+            f"this {magic} line is {len(line):,} characters long, more than the {LINE_MAX:,} a "
+            f"{magic} line may hold (a note, an id or a path is far shorter): nothing was done"
+        )
+
+
+_DOLLAR = DollarFormatter()
+
+
+def expand_variables(line: str, user_ns: dict[str, Any], local_ns: dict[str, Any] | None) -> str:
+    """``line`` with ``$name`` and ``{expression}`` expanded from the notebook's variables (the
+    local ones first), as IPython expands a magic's line; left as typed when the expansion fails.
+    A line with neither ``$`` nor ``{`` is returned at once. Call it on a line that passed
+    :func:`check_line` only (the expansion's cost grows with the square of the length)."""
+    if "$" not in line and "{" not in line:
+        return line
+    names = dict(user_ns)
+    names.update(local_ns or {})
+    try:
+        return str(_DOLLAR.vformat(line, args=[], kwargs=names))
+    except Exception:  # as IPython: a line that cannot be expanded is passed as typed
+        return line
+
 
 A = TypeVar("A")
 Agent = TypeVar("Agent")

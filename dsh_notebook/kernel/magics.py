@@ -28,12 +28,19 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import (
+    Magics,
+    line_cell_magic,
+    magics_class,
+    needs_local_scope,
+    no_var_expand,
+)
 
 from ..errors import DshError, PromptError
 from .cell_options import cell_option_arguments, parse_cell_options
 from .cell_record import CellRecord
 from .kernel_facts import stdin_available
+from .line_args import check_line, expand_variables
 from .settings import KernelSettings, setting_traits, settings_of
 from .warmup import after_loading_cell, import_widget_in_background
 
@@ -157,17 +164,29 @@ class DshMagics(Magics):
     # -- the magic -----------------------------------------------------------------------------
 
     @cell_option_arguments
+    @no_var_expand  # expanded below, once the line's length is known to be sane
+    @needs_local_scope
     @line_cell_magic
-    def dsh(self, line: str, cell: str | None = None) -> Any:
-        """Send the cell to the DeepSeek Harness agent; ``%dsh help`` lists the line commands."""
-        if cell is None:
-            return self._machinery().run_line(line)
-        options = parse_cell_options(self.dsh, line)
+    def dsh(
+        self, line: str, cell: str | None = None, local_ns: dict[str, Any] | None = None
+    ) -> Any:
+        """Send the cell to the DeepSeek Harness agent; ``%dsh help`` lists the line commands.
+
+        A line longer than ``line_args.LINE_MAX`` is refused at once with one line, before
+        anything reads it (IPython's variable expansion included, which this magic does itself
+        on a line that fits). Everything the call prints, and the error it raises, is masked
+        with the kernel's secrets on its way out (``Prompting.masked_output``)."""
+        check_line(line, "%dsh" if cell is None else "%%dsh")
+        line = expand_variables(line, self.shell.user_ns if self.shell else {}, local_ns)
         machinery = self._machinery()
-        try:
-            machinery.run_cell(options, cell)
-        except (PromptError, DshError, ValueError) as exc:
-            raise UsageError(str(exc)) from None
+        with machinery.masked_output():  # what the call prints, and its error, go out masked
+            if cell is None:
+                return machinery.run_line(line)
+            options = parse_cell_options(self.dsh, line)
+            try:
+                machinery.run_cell(options, cell)
+            except (PromptError, DshError, ValueError) as exc:
+                raise UsageError(str(exc)) from None
         return None
 
     # -- hooks (registered by the extension) ---------------------------------------------------

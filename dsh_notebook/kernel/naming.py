@@ -21,6 +21,7 @@ import uuid
 from typing import Final
 
 from ..errors import DshError
+from .line_args import quoted
 
 __all__ = ["InvalidSessionName", "SessionNames", "default_session_id", "validate_session_name"]
 
@@ -42,7 +43,7 @@ def validate_session_name(name: str) -> str:
     """``name`` when it is a valid session name, else :class:`InvalidSessionName` (one line)."""
     if not _VALID.match(name) or ".." in name:
         raise InvalidSessionName(
-            f"invalid session name {name!r}: use 1-128 letters, digits, '-', '_', '.' or ':' "
+            f"invalid session name {quoted(name)}: use 1-128 letters, digits, '-', '_', '.' or ':' "
             "(no path separators, no '..', not starting with '.')"
         )
     return name

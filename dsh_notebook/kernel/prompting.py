@@ -11,6 +11,7 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -19,6 +20,7 @@ from ..runtime import ensure_dsh_home, sandbox_problem
 from .agent import NotebookAgent
 from .cell_options import RunOptions
 from .cell_record import CellRecord
+from .command_output import masked_output
 from .commands import run_line_command
 from .naming import validate_session_name
 from .prompt_context import current_execution_count, gather_facts, read_page_now
@@ -51,6 +53,12 @@ class Prompting:
         self.agent = NotebookAgent(shell, settings, record=record, kernel_loop=kernel_loop)
         self._sandbox_checked = False
         self._prompted: dict[str, int] = {}  # session -> execution count of its last prompt
+
+    def masked_output(self) -> AbstractContextManager[None]:
+        """The magic's call, its prints and its ``UsageError`` masked with this kernel's
+        secrets (:func:`~.command_output.masked_output`): the one place ``%dsh`` and ``%%dsh``
+        output is masked."""
+        return masked_output(self.agent.secrets)
 
     def run_line(self, line: str) -> object:
         """``%dsh …``: a line command."""

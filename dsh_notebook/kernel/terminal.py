@@ -4,6 +4,10 @@ Runs on the waiting cell's thread (the kernel's main thread), where ``input()`` 
 frontend. Anything but an explicit yes is ``rejected`` ("r"/"run": allowed, and the same tool
 for the rest of the run: :data:`ALLOW_FOR_RUN`); an empty or unreadable answer dismisses a
 question.
+
+What is asked shows the card's code or diff and the model's words: each prompt is masked with the
+kernel's secrets (:func:`~.command_output.shown`, the waiting magic's call's), as everything that
+call prints is.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any
 
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
 from .broker import ALLOW_FOR_RUN, MainThreadPrompt
+from .command_output import shown
 
 __all__ = ["ALLOW_FOR_RUN", "answer_on_stdin"]
 
@@ -19,7 +24,7 @@ __all__ = ["ALLOW_FOR_RUN", "answer_on_stdin"]
 def _ask_approval(request: ApprovalRequest) -> ApprovalOutcome | str:
     reason = f" — {request.reason}" if request.reason else ""
     try:
-        reply = input(f"dsh: allow {request.tool_name}{reason}? [y/N/r = for this run] ")
+        reply = input(shown(f"dsh: allow {request.tool_name}{reason}? [y/N/r = for this run] "))
     except (EOFError, RuntimeError, KeyboardInterrupt):
         return "rejected"
     word = reply.strip().lower()
@@ -36,7 +41,7 @@ def _ask_questions(request: UserQuestionAsk) -> list[dict[str, Any]] | None:
         lines += [f"  {i}. {label}" for i, label in enumerate(options, 1)]
         hint = "number(s), free text, or empty to dismiss"
         try:
-            reply = input("\n".join(lines) + f"\n[{hint}] ").strip()
+            reply = input(shown("\n".join(lines) + f"\n[{hint}] ")).strip()
         except (EOFError, RuntimeError, KeyboardInterrupt):
             return None
         if not reply:

@@ -7,7 +7,8 @@ plain key. Equality, hashing, ``len`` and encoding behave as for the plain strin
 :meth:`Secret.reveal` for the plain text where it is truly needed.
 
 :func:`redact` is the one way secrets are masked in what leaves the kernel (tool results for the
-model, agent cells, transcripts, the page, exports, stores, error texts): one policy, here.
+model, agent cells, transcripts, the page, exports, stores, error texts, what the magics print):
+one policy, here.
 """
 
 from __future__ import annotations
