@@ -4,15 +4,18 @@ The kernel knows *who* decided an approval (the broker's ``Decision(outcome, dec
 ``you``, ``policy``, ``runtime``, ``connection-lost``, …) and why a call reached no approval at
 all (no run owns it, the kernel could not tell which run made it). :func:`refusal_text` maps that
 to the sentence the model gets, so a headless notebook never tells the model "the user
-rejected it" and a person's rejection note reaches the model verbatim (bounded by
-:data:`NOTE_MAX`).
+rejected it" and a person's rejection note reaches the model as typed, cleaned by the one
+:func:`clean_note` (``transcript.notes``: no control characters but ``\\n`` and ``\\t``, no lone
+surrogates, at most :data:`NOTE_MAX` characters).
 
 Guarantees: every text says nothing ran and the notebook is unchanged, and what to do instead;
 only :data:`REJECTED_MESSAGE` (and its note) says the user decided. Pure text, no dependencies
-(the kernel and the server both import it without the MCP extra).
+but the note's cleaning (the kernel and the server both import it without the MCP extra).
 """
 
 from __future__ import annotations
+
+from ..transcript.notes import NOTE_MAX, clean_note
 
 __all__ = [
     "CANCELLED_MESSAGE",
@@ -27,9 +30,6 @@ __all__ = [
     "refusal_text",
 ]
 
-NOTE_MAX = 500
-"""The longest note a person may attach to a rejection (characters; the widget's bound is the
-same, ``widget.actions.NOTE_MAX``)."""
 
 REJECTED_MESSAGE = (
     "The user rejected running this code, so nothing was executed and the notebook is unchanged. "
@@ -63,15 +63,6 @@ NO_RUN_MESSAGE = (
     "This call arrived after the run that made it had ended (or was stopped), so it was not run "
     "and the notebook is unchanged. Nobody was asked."
 )
-
-
-def clean_note(note: object) -> str | None:
-    """The person's note as it may reach the model: stripped, ``None`` when empty or not text,
-    cut to :data:`NOTE_MAX` characters (callers refuse longer notes; this is the last bound)."""
-    if not isinstance(note, str):
-        return None
-    note = note.strip()
-    return note[:NOTE_MAX] or None
 
 
 def _cell_tool_text(tool: str, outcome: str, decided_by: str, note: str | None) -> str:

@@ -19,8 +19,11 @@ must be pending in the current snapshot, and its kind must match; ``scope`` and 
 ``allowed-once``, ``code`` a pending ``run_python`` card (or ``edit_cell``,
 ``replace_cell``, ``insert_cell``: the cell's whole new source) and non-empty text of at most
 :data:`~dsh_notebook.notebook_tools.edits.EDITED_CODE_MAX` characters (never cut: a cut edit
-would run code the person did not write); ``note`` needs ``rejected`` and non-empty text of at
-most :data:`NOTE_MAX` characters (refused, not cut: the agent gets the person's words as typed).
+would run code the person did not write); ``note`` needs ``rejected`` and text of at most
+:data:`NOTE_MAX` characters (refused, not cut: the agent gets the person's words as typed) that
+is not empty once cleaned: the action carries it cleaned by the one
+:func:`~dsh_notebook.transcript.notes.clean_note` (no control characters but ``\\n`` and
+``\\t``, no lone surrogates), so nothing else reaches the card or the model.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import ApprovalOutcome
+from ..transcript.notes import NOTE_MAX, clean_note
 from ..transcript.schema import Answer, ApprovalItem, QuestionItem, Snapshot, cards_in
 from ._messages import DECISIONS, ApprovalMessage, WidgetAction
 
@@ -48,9 +52,6 @@ ACTION_TYPES = ("approval", "answer", "dismiss", "stop")
 CUSTOM_MAX = 10_000
 EDIT_MAX = 100_000
 """The longest edited code a view may send (same as ``notebook_tools.edits.EDITED_CODE_MAX``)."""
-NOTE_MAX = 500
-"""The longest note a view may send with a rejection (same as
-``notebook_tools.refusals.NOTE_MAX``)."""
 EDITABLE_TOOLS = frozenset({"run_python", "edit_cell", "replace_cell", "insert_cell"})
 """Approvals whose code the person may edit before it runs or is applied (the notebook tools
 run it; a cell edit's ``code`` is the cell's whole new source; ``delete_cell`` has none)."""
@@ -154,11 +155,12 @@ def check_action(snapshot: Snapshot, message: object) -> WidgetAction | str:
         if note is not None:
             if outcome != "rejected" or scope is not None or code is not None:
                 return "only a rejection can carry a note"
-            if not isinstance(note, str) or not note.strip():
-                return "the note is empty: write why, or reject without a note"
-            if len(note) > NOTE_MAX:
+            if isinstance(note, str) and len(note) > NOTE_MAX:
                 return f"the note is too long (more than {NOTE_MAX:,} characters)"
-            action["note"] = note.strip()
+            cleaned = clean_note(note)
+            if cleaned is None:
+                return "the note is empty: write why, or reject without a note"
+            action["note"] = cleaned
             return action
         if scope is None and code is None:
             return action
