@@ -511,3 +511,29 @@ async def test_a_scope_never_answers_a_guessed_call_nor_comes_from_one() -> None
             assert broker.decide(key, "allowed-once", for_run=True)
         assert decisions["guess2"].outcome == "allowed-once"
         assert not run.policy.allowed_for_run  # no scope came from a guessed card
+
+
+def test_identical_reads_credit_every_candidate_only_when_they_all_showed_the_same_view() -> None:
+    """Two runs' identical reads at one moment: neither read alone credits anyone; once both
+    reported and the views are equal, both runs are credited (whichever read was whose); a
+    differing view credits no one."""
+    runs = Runs()
+    a, b = hold(runs, "a"), hold(runs, "b")
+    origins = CallOrigins()
+    origins.observe(tool_call("a", "1", "read"))
+    origins.observe(tool_call("b", "2", "read"))
+    first = origins.claim(RUN_PYTHON, {"code": "read"}, run_of=runs.run_of, timeout=0)
+    second = origins.claim(RUN_PYTHON, {"code": "read"}, run_of=runs.run_of, timeout=0)
+    assert first is not None and second is not None
+    assert first.peers is not None and first.peers is second.peers
+    assert first.peers.runs() == [a, b]
+    assert first.peers.report(first.call_id, ("cells", "v1")) == []
+    assert second.peers.report(second.call_id, ("cells", "v1")) == [a, b]
+    assert second.peers.report(second.call_id, ("cells", "v1")) == []  # credited once
+    origins.observe(tool_call("a", "3", "again"))
+    origins.observe(tool_call("b", "4", "again"))
+    third = origins.claim(RUN_PYTHON, {"code": "again"}, run_of=runs.run_of, timeout=0)
+    fourth = origins.claim(RUN_PYTHON, {"code": "again"}, run_of=runs.run_of, timeout=0)
+    assert third is not None and fourth is not None and third.peers is not None
+    assert third.peers.report(third.call_id, "before an edit") == []
+    assert third.peers.report(fourth.call_id, "after it") == []

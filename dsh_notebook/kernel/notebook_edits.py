@@ -79,6 +79,17 @@ class NotebookEdits:
     def can(self, capability: str) -> bool:
         return self._link.can(capability)
 
+    def candidates(self, caller: Caller) -> list[str]:
+        origin, run = _token(caller)
+        runs = [run] if origin.peers is None else origin.peers.runs()
+        return [r.session for r in runs]
+
+    def shared_read(self, caller: Caller, view: object) -> list[str]:
+        origin, _ = _token(caller)
+        if origin.peers is None:
+            return []
+        return [run.session for run in origin.peers.report(origin.call_id, view)]
+
     def answers_while_busy(self) -> bool:
         return self._link.replies_off_main
 

@@ -28,7 +28,9 @@ uncertain claim. When calls of two runs match (two sessions sent the very same c
 moment) the kernel cannot tell which server call is whose: the claim is uncertain, and every
 call that matched it is marked **ambiguous**, so the claims of the others are uncertain too (the
 first guess is never forgotten by the second). The caller lets only the person decide an
-uncertain call (never a run's ``allow`` or scope), and credits an uncertain read to no one.
+uncertain call (never a run's ``allow`` or scope). An uncertain read credits no conversation by
+itself; when every read of its group showed the same view, each candidate run saw that view
+whichever read was its own, and all of them are credited (:class:`Ambiguity`).
 
 Thread-safety: :meth:`observe` runs on the host loop; :meth:`claim` on any thread: with a
 ``timeout`` it waits on a condition (so never on a loop), with ``timeout=0`` it only takes the
@@ -41,13 +43,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from ..protocol import SESSION_EVENT, Notification
 
-__all__ = ["MCP_TOOL_PREFIX", "CallOrigins", "Origin"]
+__all__ = ["MCP_TOOL_PREFIX", "Ambiguity", "CallOrigins", "Origin"]
 
 MCP_TOOL_PREFIX = "mcp__"
 """Every MCP tool's public name starts so (the runtime's naming contract)."""
@@ -56,6 +58,51 @@ MAX_IN_FLIGHT = 256
 """Calls kept at the most (the oldest unclaimed ones go first): a bound, never reached in use."""
 
 R = TypeVar("R")
+
+
+class Ambiguity(Generic[R]):
+    """The calls that matched one uncertain claim (and the claims after it among them): the runs
+    they may belong to, and what each of their reads showed.
+
+    A read of one of them credits no conversation by itself. When every call of the group has
+    reported its view and all views are equal, each candidate run saw that view whichever call
+    was its own: :meth:`report` then names the runs to credit (once). Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: dict[str, R | None] = {}
+        self._views: dict[str, object] = {}
+        self._credited = False
+
+    def add(self, call_id: str, run: R | None) -> None:
+        with self._lock:
+            self._runs.setdefault(call_id, run)
+
+    def runs(self) -> list[R]:
+        """Every run a call of the group may belong to (each once)."""
+        with self._lock:
+            return _distinct(self._runs.values())
+
+    def report(self, call_id: str, view: object) -> list[R]:
+        """The read claimed as ``call_id`` showed ``view`` (anything comparable with ``==``):
+        the runs to credit with it now, or ``[]``."""
+        with self._lock:
+            self._views[call_id] = view
+            if self._credited or set(self._views) != set(self._runs):
+                return []
+            first = next(iter(self._views.values()))
+            if any(v != first for v in self._views.values()):
+                return []
+            self._credited = True
+            return _distinct(self._runs.values())
+
+
+def _distinct(runs: Iterable[R | None]) -> list[R]:
+    out: list[R] = []
+    for run in runs:
+        if run is not None and all(run is not r for r in out):
+            out.append(run)
+    return out
 
 
 @dataclass(frozen=True)
@@ -68,6 +115,8 @@ class Origin(Generic[R]):
     """False when calls of more than one run matched: the person must decide it."""
     run: R | None = None
     """The run the session belongs to at the claim (``run_of``), or None: no run owns it."""
+    peers: Ambiguity[R] | None = None
+    """An uncertain origin's group (its read credits through it); None when certain."""
 
 
 @dataclass
@@ -79,6 +128,8 @@ class _InFlight:
     claimed: bool = False
     ambiguous: bool = False
     """A candidate of an uncertain claim: whoever claims it cannot be sure whose it is."""
+    peers: Any = None
+    """Its :class:`Ambiguity` group, once ``ambiguous``."""
 
 
 def _parsed(raw: Any) -> Mapping[str, Any] | None:
@@ -193,7 +244,13 @@ class CallOrigins:
             run = runs[chosen.session_id]
             one_run = len({id(r) for r in runs.values()}) == 1 and run is not None
             certain = one_run and not waited and not any(c.ambiguous for c in matches)
+            peers: Ambiguity[R] | None = None
             if not one_run:
+                peers = next((c.peers for c in matches if c.peers is not None), None)
+                peers = peers or Ambiguity()
                 for call in matches:
-                    call.ambiguous = True
-        return Origin(chosen.session_id, chosen.call_id, certain=certain, run=run)
+                    call.ambiguous, call.peers = True, peers
+                    peers.add(call.call_id, runs[call.session_id])
+            elif not certain:
+                peers = chosen.peers
+        return Origin(chosen.session_id, chosen.call_id, certain=certain, run=run, peers=peers)

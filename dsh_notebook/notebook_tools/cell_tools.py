@@ -115,6 +115,15 @@ class EditsHost(Protocol):
         """The broker's decision on the call's card (server loop)."""
         ...
 
+    def candidates(self, caller: Caller) -> list[str]:
+        """The conversations an uncertain ``caller``'s call may be of (each once)."""
+        ...
+
+    def shared_read(self, caller: Caller, view: object) -> list[str]:
+        """An uncertain ``caller``'s read showed ``view``: the conversations to credit with it
+        now (every candidate's, once all identical reads showed the same view), else ``[]``."""
+        ...
+
     def answers_while_busy(self) -> bool:
         """The page's replies are handled while a cell holds the kernel (it sends on a subshell
         of its own); otherwise only between cells, on the main thread."""
@@ -251,16 +260,26 @@ class CellTools:
 
     def _stale(self, tool: str, caller: Caller, cell: Mapping[str, Any]) -> str | None:
         full_id, current = str(cell.get("id")), str(cell.get("source", ""))
-        seen = self.seen.seen(caller.conversation, full_id) if caller.conversation else None
-        if seen == current:
-            return None
-        if caller.conversation is not None:
-            self.seen.record(caller.conversation, [(full_id, current)])
-        why = (
-            "you have not read this cell in this conversation"
-            if seen is None
-            else "the cell changed since you last read it (the user typed, or another edit landed)"
-        )
+        if not caller.certain:  # whichever conversation it is, it must have read this source
+            peers = self.host.candidates(caller)
+            if peers and all(self.seen.seen(c, full_id) == current for c in peers):
+                return None  # the card is the person's only (the caller is uncertain)
+            why = (
+                "another run sent this very call at the same moment, and dsh cannot tell "
+                "whose it is or whether that conversation read this source"
+            )
+        else:
+            seen = self.seen.seen(caller.conversation, full_id) if caller.conversation else None
+            if seen == current:
+                return None
+            if caller.conversation is not None:
+                self.seen.record(caller.conversation, [(full_id, current)])
+            why = (
+                "you have not read this cell in this conversation"
+                if seen is None
+                else "the cell changed since you last read it (the user typed, or another edit "
+                "landed)"
+            )
         return (
             f"{tool} refused before asking the user: {why}. Nothing was changed. The current "
             f"source of {cell_label(cell)}:\n{fenced(current, self.max_chars // 2)}\n"

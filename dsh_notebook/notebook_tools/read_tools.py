@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 
 from ..context.time_limit import TimedOut, call_with_time_limit
-from .cell_tools import CellTools
+from .cell_tools import Caller, CellTools
 from .cells import FigureLookup, cells_query, fallback_cells, format_cells, shown_cells
 from .history import notebook_history
 from .ran_cells import RanLookup
@@ -127,13 +127,13 @@ class ReadTools:
         if isinstance(query, str):
             return query, True
         this_cell, conversation, cells = None, None, self._cells
-        uncertain = False
+        uncertain: Caller | None = None
         try:
             if cells is not None:  # one claim of the call: its prompt cell and conversation
                 caller = await cells.host.caller("notebook_cells", args, 2.0)
                 if not isinstance(caller, str):
                     this_cell, conversation = caller.prompt_cell, caller.conversation
-                    uncertain = not caller.certain
+                    uncertain = None if caller.certain else caller
             elif self._prompt_cell is not None:
                 this_cell = await self._prompt_cell("notebook_cells", args)
         except Exception as exc:  # a mark, never a reason to fail the read
@@ -149,12 +149,18 @@ class ReadTools:
                     shell, reason, errors=self._errors, max_chars=cap, query=query
                 )
             if cells is not None:  # what this conversation saw: the full sources it was shown
-                cells.saw(conversation, {"cells": shown_cells(reason, query)})
+                shown = shown_cells(reason, query)
+                if uncertain is None:
+                    cells.saw(conversation, {"cells": shown})
+                else:  # credited only once every identical read showed this same view
+                    view = tuple((str(c.get("id")), str(c.get("source", ""))) for c in shown)
+                    for peer in cells.host.shared_read(uncertain, view):
+                        cells.saw(peer, {"cells": shown})
             text = format_cells(
                 reason, max_chars=cap, figures=self._figures, this_cell=this_cell,
                 query=query, ran=self._ran,
             )  # fmt: skip
-            # an uncertain read counted for no conversation (``saw(None, …)``): say so
-            return f"{text}\n\n{UNCERTAIN_READ_NOTE}" if uncertain else text
+            # an uncertain read may count for no conversation: say so
+            return f"{text}\n\n{UNCERTAIN_READ_NOTE}" if uncertain is not None else text
 
         return await anyio.to_thread.run_sync(work), False

@@ -56,8 +56,9 @@ UNMATCHED_MESSAGE = (
     "notebook is unchanged. Nobody was asked. Do not retry it; tell the user what you wanted to run."
 )
 UNCERTAIN_READ_NOTE = (
-    "Note: another run sent this very call at the same moment, so this read does not count as "
-    "yours for editing; call notebook_cells again before you edit a cell it shows."
+    "Note: another run sent this very call at the same moment, so this read counts as yours "
+    "for editing only if both showed the same cells; if an edit is refused as unread, read the "
+    "cell again."
 )
 NO_RUN_MESSAGE = (
     "This call arrived after the run that made it had ended (or was stopped), so it was not run "

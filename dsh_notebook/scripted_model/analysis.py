@@ -45,12 +45,15 @@ __all__ = [
 
 #: Leading texts of text blocks that the runtime or the package adds to a user message (not
 #: human text): the runtime-context snapshot, the report-back instruction given to a subagent
-#: child, the text handle placed before an inline image, and the notebook context block that
+#: child, the text handle placed before an inline image, the runtime's two warnings beside the
+#: result of a call repeated with identical arguments, and the notebook context block that
 #: ``%%dsh`` sends after the person's text.
 NOTICE_PREFIXES: Final[tuple[str, ...]] = (
     "Current runtime context.",
     "Your parent agent id is ",
     "Image sha256:",
+    "You are repeating the exact same tool call",
+    "Repeated tool call detected:",
     CONTEXT_OPEN,
 )
 
