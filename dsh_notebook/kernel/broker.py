@@ -260,7 +260,8 @@ class Broker:
         when the person edited it (only then may a decision carry code). ``person_only``: the
         caller is not sure the request is this run's (see :mod:`.tool_calls`), so no scope and
         no ``--on-approval``/headless policy may grant it: the person decides, or, where nobody
-        can answer, it is rejected. ``proposed``: the whole text "Edit, then …" opens on (a
+        can answer, it is rejected; a for-run click on it allows this call only (no scope, and
+        a scope made elsewhere never answers it). ``proposed``: the whole text "Edit, then …" opens on (a
         ``run_python`` call's code, a cell edit's new source); ``target``: a cell edit's cell id;
         both carried on its :class:`~..transcript.facts.ApprovalRequested`. ``owner``: the run
         the caller matched the request to (the notebook tools' claim): its policy answers, and the
