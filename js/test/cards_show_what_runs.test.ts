@@ -1,6 +1,6 @@
-// Issue 43. Item 3: a run_cells card shows what will run: each code cell that changed since it ran
+// A card shows what a click allows. A run_cells card shows what will run: each code cell that changed since it ran
 // (or never ran) whole, its lines marked against the source that ran (+ added since), folded after
-// 40 lines with what the fold hides said above it; a cell as it ran is one line. Item 11: what a
+// 40 lines with what the fold hides said above it; a cell as it ran is one line. And what a
 // card asks to read (the diff, the cells to run, the code) is what "Go to the next waiting
 // request" (Alt+Shift+D) focuses, never a decision button, and the first decision button is the
 // next focusable element after it (one Tab); the focus survives the card's re-renders.
