@@ -25,6 +25,7 @@ from dsh_notebook.frontend.pages import (
 )
 from dsh_notebook.scripted_model import ScriptedModelServer
 
+from .helpers.real_kernel import link_messages
 from .kernels import Kernel, open_link, scripted_kernel
 
 pytestmark = pytest.mark.timeout(300)
@@ -55,17 +56,6 @@ def flood(k: Kernel, comm_id: str, messages: list[dict[str, Any]], sessions: boo
     return time.monotonic() - started
 
 
-def sent(k: Kernel, comm_id: str, kind: str, since: int) -> list[dict[str, Any]]:
-    k.drain_iopub(0.5)
-    return [
-        m["content"]["data"]
-        for m in k.iopub[since:]
-        if m["msg_type"] == "comm_msg"
-        and m["content"].get("comm_id") == comm_id
-        and m["content"]["data"].get("type") == kind
-    ]
-
-
 def test_what_a_page_can_make_the_kernel_do_or_keep_is_bounded(kernel: Kernel) -> None:
     comm_id = open_link(kernel, tuple(CAPABILITIES))
     kept = "; ".join(
@@ -78,7 +68,7 @@ def test_what_a_page_can_make_the_kernel_do_or_keep_is_bounded(kernel: Kernel) -
     # one page repeating hello_reply: its state is re-sent once, not once per message
     since = len(kernel.iopub)
     took = flood(kernel, comm_id, [HELLO] * 400)
-    replays = sent(kernel, comm_id, "run_output", since)
+    replays = link_messages(kernel, comm_id, "run_output", since)
     bytes_in = 400 * len(json.dumps(HELLO))
     bytes_out = sum(len(json.dumps(m)) for m in replays)
     rounds = 1 + int(took / HELLO_INTERVAL)  # one re-send per interval, whatever the flood
@@ -88,13 +78,13 @@ def test_what_a_page_can_make_the_kernel_do_or_keep_is_bounded(kernel: Kernel) -
     time.sleep(HELLO_INTERVAL)
     since = len(kernel.iopub)
     took = flood(kernel, comm_id, [HELLO] * 400, sessions=True)
-    replays = sent(kernel, comm_id, "run_output", since)
+    replays = link_messages(kernel, comm_id, "run_output", since)
     assert len(replays) <= 32 * int(HELLOS_PER_INTERVAL * (1 + took / HELLO_INTERVAL)), took
 
     # forged "Undo this run" clicks: a few answered a second, the rest dropped
     since = len(kernel.iopub)
     took = flood(kernel, comm_id, [{"v": 1, "type": "undo_request", "anchor": "nope"}] * 2002)
-    answered = sent(kernel, comm_id, "undo_changes", since)
+    answered = link_messages(kernel, comm_id, "undo_changes", since)
     assert 1 <= len(answered) <= int(UNDOS_PER_SECOND * (1 + took)), (len(answered), took)
 
     # a capability list of 200,000 entries is refused whole; the link keeps what it had
