@@ -11,7 +11,11 @@ from dsh_notebook.frontend.protocol.editing import (
     ApplyChange,
     RunCells,
     UndoChanges,
-    parse_editing_kernel_message,
+    apply_change,
+    checked_change,
+    checked_origin,
+    run_cells,
+    undo_changes,
 )
 from dsh_notebook.frontend.protocol.parsing import checked_insert_cell
 from dsh_notebook.frontend.protocol.shapes import (
@@ -28,6 +32,8 @@ from dsh_notebook.frontend.protocol.shapes import (
 
 _MAX_TEXT = 4096
 _MAX_CELLS = 1000
+_MAX_ID = 256
+"""Longest id of an editing message (the kernel's builders' bound)."""
 
 KernelMessage = (
     Hello | Waiting | RunOutput | InsertCell | ReadNotebook | ApplyChange | RunCells | UndoChanges
@@ -38,6 +44,10 @@ def _text(value: object, *, empty: bool = True) -> str | None:
     if isinstance(value, str) and len(value) <= _MAX_TEXT and (empty or value):
         return value
     return None
+
+
+def _id(value: object) -> str | None:
+    return value if isinstance(value, str) and 0 < len(value) <= _MAX_ID else None
 
 
 def _waiting_cell(raw: object) -> WaitingCell | None:
@@ -92,6 +102,35 @@ def _run_output(data: Mapping[str, object]) -> RunOutput | None:
     if data.get("replay") is True:
         message["replay"] = True
     return message
+
+
+def parse_editing_kernel_message(data: object) -> ApplyChange | RunCells | UndoChanges | None:
+    """An ``apply_change``, ``run_cells`` or ``undo_changes`` as the page must accept it (the
+    kernel's builders' rules, which check every change and origin again), or ``None``."""
+    if not isinstance(data, Mapping) or data.get("v") != PROTOCOL_VERSION:
+        return None
+    kind, request_id = data.get("type"), _id(data.get("request_id"))
+    if request_id is None:
+        return None
+    origin = checked_origin(data.get("origin"))
+    if kind == "apply_change":
+        change = checked_change(data.get("change"))
+        if origin is None or change is None:
+            return None
+        return apply_change(request_id, origin, change)
+    if kind == "run_cells":
+        ids, timeout = data.get("cell_ids"), data.get("timeout_s")
+        if origin is None or not isinstance(ids, list) or type(timeout) is not int:
+            return None
+        if not all(isinstance(i, str) for i in ids):
+            return None
+        return run_cells(request_id, [str(i) for i in ids], timeout, origin)
+    if kind == "undo_changes":
+        run, changes = data.get("run"), data.get("changes")
+        if not isinstance(run, str) or not isinstance(changes, list):
+            return None
+        return undo_changes(request_id, run, changes)  # each change checked there
+    return None
 
 
 def parse_kernel_message(data: object) -> KernelMessage | None:

@@ -17,17 +17,20 @@ A page's ``comm_close`` is ignored (:func:`~dsh_notebook.comm_routing.keep_open_
 every connected page gets the ``comm_open``, and one without the extension (Notebook 7's
 file-browser tab) answers with a close that would otherwise end the link for all of them.
 
-:meth:`read_notebook`, :meth:`apply_change` and :meth:`run_cells` are the blocking calls
-(same rules for all three): each asks the extension for the notebook's cells
-and waits, bounded, for ``read_notebook_reply``. Because replies are handled on the main thread,
-it must be called from another thread (the notebook tools' worker) and only gets an answer while
-the main thread is free to handle comm messages (the kernel idle between cells); from the main
-thread it returns at once without asking. Every open page gets each request; for a read or a
-run the first reply with the request's id wins, later ones and replies nobody waits for are
-dropped (unparsed). An ``apply_change`` counts only where every page that answers agrees
-(:meth:`apply_change`). :meth:`undo_changes` does not block: its ``undo_reply`` goes to a
-callback (``%dsh undo`` runs on the main thread). The page's ``undo_request`` calls
-:attr:`on_undo_request`.
+:meth:`read_notebook`, :meth:`apply_change` and :meth:`run_cells` are the blocking calls,
+and they share one request path (same rules for all three): each sends its request and waits,
+bounded, for the page's reply with the request's id. Because replies are handled on the main
+thread, they must be called from another thread (the notebook tools' worker) and only get an
+answer while the main thread is free to handle comm messages (the kernel idle between cells);
+from the main thread they return at once without asking. Every open page gets each request; for
+a read or a run the first reply with the request's id wins, later ones, replies of a type the
+request does not take and replies nobody waits for are dropped (unparsed). An ``apply_change``
+counts only where every page that answers agrees (:meth:`apply_change`). :meth:`undo_changes`
+does not block: its ``undo_reply`` goes to a callback (``%dsh undo`` runs on the main thread).
+The page's ``undo_request`` calls :attr:`on_undo_request`.
+
+A page's message is handed by its ``type`` to exactly one handler (one parser); a message of
+another type (``subshell_ready``, unknown ones) is ignored.
 
 What a page can make the kernel do or keep is bounded (:mod:`.pages`): the pages kept, the
 capabilities of each, how often a ``hello_reply`` re-sends the state and how many
@@ -41,6 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final, Literal, Protocol, TypedDict
 
 from ..comm_routing import keep_open_against_pages, unpin_reply_route
@@ -70,7 +74,8 @@ from .protocol import (
     waiting,
 )
 
-PageReply = ApplyChangeReply | RunCellsReply | UndoReply
+PageReply = ApplyChangeReply | RunCellsReply | ReadNotebookReply
+"""A reply handed to a request's waiter (``undo_reply`` goes to a callback instead)."""
 
 
 class PagesDisagree(TypedDict):
@@ -88,17 +93,47 @@ AGREE_WAIT: Final = 1.0
 """Seconds the other pages have, after the first page answered an ``apply_change``, to answer
 too (a page answers at once; one that does not is taken as closed and not waited for again until
 it sends something)."""
-_REPLY_TYPES: Final = frozenset(
-    {"apply_change_reply", "run_cells_reply", "undo_reply", "read_notebook_reply"}
-)
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """One kind of request the link sends and waits for (:meth:`FrontendLink._request`)."""
+
+    capability: str
+    """What a page must have announced to be asked."""
+    takes: frozenset[str]
+    """The reply types handed to the waiter; another type with the request's id is dropped."""
+    cannot: str
+    """Why not, when the connected page did not announce :attr:`capability`."""
+    unanswered: str = ""
+    """Added to the sentence saying that no page answered in time."""
+    agree: bool = False
+    """Wait for every page announcing :attr:`capability` (:data:`AGREE_WAIT`), not the first."""
+
+
+_EDITING_REPLIES: Final = frozenset({"apply_change_reply", "run_cells_reply"})
+_READ: Final = _Kind("read_notebook", frozenset({"read_notebook_reply"}),
+                     "is too old to read the notebook",
+                     " (the kernel is busy running a cell, or the page is closed)")  # fmt: skip
+_APPLY: Final = _Kind("edit_cells", _EDITING_REPLIES, "cannot edit cells", agree=True)
+_RUN: Final = _Kind("run_cells", _EDITING_REPLIES, "cannot run cells")
 
 
 @dataclass
 class _Slot:
-    """A request waiting for pages' replies: the first reply of each page, in order."""
+    """A request waiting for pages' replies: the first reply of each page, in order (without
+    :attr:`_Kind.agree`, only the first reply of any page)."""
 
+    kind: _Kind
     event: threading.Event = field(default_factory=threading.Event)
     replies: dict[str, PageReply] = field(default_factory=dict)
+
+    def take(self, page: str, reply: PageReply) -> None:
+        """Keep ``reply`` of ``page`` if it is one the waiter wants, and wake it (lock held)."""
+        if page in self.replies or (self.replies and not self.kind.agree):
+            return
+        self.replies[page] = reply
+        self.event.set()
 
 
 NO_PAGE = (
@@ -159,10 +194,9 @@ class FrontendLink:
         self._frontend_version: str | None = None
         self._waiting: list[WaitingCell] = []
         self._outputs: dict[str, RunOutput] = {}  # model id -> latest, oldest first
-        self._reads: dict[str, tuple[threading.Event, list[ReadNotebookReply]]] = {}
         self._replies_off_main = False
-        self._read_ids = itertools.count(1)
-        self._requests: dict[str, _Slot] = {}
+        self._ids = itertools.count(1)
+        self._requests: dict[str, _Slot] = {}  # request id -> its waiter
         self._pages = Pages()
         self._undo_callbacks: dict[str, Callable[[UndoReply], None]] = {}
         self.on_undo_request: Callable[[str], None] | None = None
@@ -173,6 +207,15 @@ class FrontendLink:
         """Called (on the thread that handles the reply: the kernel's main thread) after each
         ``hello_reply``, outside the lock; it must return quickly. A failing callback is
         ignored (the link stays usable)."""
+        self._handlers: Final[Mapping[str, Callable[[Mapping[str, Any], str], None]]] = {
+            "hello_reply": self._on_hello_reply,
+            "undo_request": self._on_undo_request,
+            "undo_reply": self._on_undo_reply,
+            "read_notebook_reply": partial(self._on_reply, parse_read_notebook_reply),
+            "apply_change_reply": partial(self._on_reply, parse_apply_change_reply),
+            "run_cells_reply": partial(self._on_reply, parse_run_cells_reply),
+        }
+        """A page's message type -> its one handler (built here, never changed)."""
 
     @property
     def present(self) -> bool:
@@ -255,31 +298,15 @@ class FrontendLink:
         sends nothing and only says why no answer can come — unless the page sends on a
         subshell of its own (:attr:`replies_off_main`), whose thread handles the reply while
         the cell runs. Never raises."""
-        if threading.current_thread() is threading.main_thread():
-            return "the request came from the kernel's main thread, which handles the reply"
-        with self._lock:
-            comm, capabilities = self._comm, self._capabilities
-            if comm is None or capabilities is None:
-                return NO_PAGE
-            if "read_notebook" not in capabilities:
-                return "the connected dsh-notebook extension is too old to read the notebook"
-            if timeout <= 0 or (main_thread_busy and not self._replies_off_main):
-                return "the kernel is busy running a cell, so the notebook page cannot answer"
-            request_id = f"n{next(self._read_ids)}"
-            slot: tuple[threading.Event, list[ReadNotebookReply]] = (threading.Event(), [])
-            self._reads[request_id] = slot
-        try:
-            if not _send(comm, read_notebook(request_id)):
-                return "the request to the notebook page could not be sent"
-            if not slot[0].wait(timeout):
-                return (
-                    f"the notebook page did not answer within {timeout:g} s (the kernel is busy "
-                    "running a cell, or the page is closed)"
-                )
-            return slot[1][0]
-        finally:
-            with self._lock:
-                self._reads.pop(request_id, None)
+        replies = self._request(
+            _READ, lambda: read_notebook(self.request_id("n")), timeout, main_thread_busy
+        )
+        if isinstance(replies, str):
+            return replies
+        reply = replies[0]
+        if reply["type"] == "read_notebook_reply":
+            return reply
+        return "the notebook page answered with another message"  # not taken: never comes
 
     def can(self, capability: str) -> bool:
         """Whether a page announcing ``capability`` (``edit_cells``, ``run_cells``) is connected."""
@@ -288,7 +315,7 @@ class FrontendLink:
 
     def request_id(self, prefix: str) -> str:
         """A fresh request id (``c1``, ``r2``, ``u3``): unique in this link's life."""
-        return f"{prefix}{next(self._read_ids)}"
+        return f"{prefix}{next(self._ids)}"
 
     def apply_change(
         self, message: ApplyChange, timeout: float, main_thread_busy: bool = False
@@ -302,7 +329,7 @@ class FrontendLink:
         pages that announced ``edit_cells`` have :data:`AGREE_WAIT` s to answer (one that does
         not is taken as closed). All that answered ``applied`` → the first reply; some applied
         and some did not → :class:`PagesDisagree`; none applied → the first reply."""
-        replies = self._request(dict(message), "edit_cells", timeout, main_thread_busy, agree=True)
+        replies = self._request(_APPLY, lambda: message, timeout, main_thread_busy)
         if isinstance(replies, str):
             return replies
         answers: list[ApplyChangeReply] = []
@@ -322,7 +349,7 @@ class FrontendLink:
     ) -> RunCellsReply | str:
         """Send ``run_cells`` and wait at most ``timeout`` s for its reply (see
         :meth:`apply_change`). Never raises, never interrupts anything."""
-        replies = self._request(dict(message), "run_cells", timeout, main_thread_busy)
+        replies = self._request(_RUN, lambda: message, timeout, main_thread_busy)
         if isinstance(replies, str):
             return replies
         if replies[0]["type"] == "run_cells_reply":
@@ -348,35 +375,37 @@ class FrontendLink:
 
     def _request(
         self,
-        message: dict[str, Any],
-        capability: str,
+        kind: _Kind,
+        build: Callable[[], Mapping[str, Any]],
         timeout: float,
         main_thread_busy: bool,
-        *,
-        agree: bool = False,
     ) -> list[PageReply] | str:
-        """The pages' replies to ``message`` (the first one's first; with ``agree``, also those
-        of the other pages announcing ``capability`` that came within :data:`AGREE_WAIT` s
-        after it), or why there is none."""
+        """The one request path to the pages: send the message ``build`` makes (called under
+        the lock once the request may go, so a refused one spends no request id) and wait at
+        most ``timeout`` s for the replies of a type ``kind`` takes with its ``request_id``:
+        the first one's first; with :attr:`_Kind.agree`, also those of the other pages
+        announcing the capability that came within :data:`AGREE_WAIT` s after it. Otherwise
+        why there is none. Never on the main thread (see the module doc); never raises."""
         if threading.current_thread() is threading.main_thread():
             return "the request came from the kernel's main thread, which handles the reply"
-        request_id = str(message.get("request_id"))
         with self._lock:
             comm, capabilities = self._comm, self._capabilities
             if comm is None or capabilities is None:
                 return NO_PAGE
-            if capability not in capabilities:
-                return f"the connected dsh-notebook extension cannot {capability.replace('_', ' ')}"
+            if kind.capability not in capabilities:
+                return f"the connected dsh-notebook extension {kind.cannot}"
             if timeout <= 0 or (main_thread_busy and not self._replies_off_main):
                 return "the kernel is busy running a cell, so the notebook page cannot answer"
-            slot = _Slot()
+            message = dict(build())
+            request_id = str(message.get("request_id"))
+            slot = _Slot(kind)
             self._requests[request_id] = slot
-            expected = self._pages.expected(capability) if agree else frozenset()
+            expected = self._pages.expected(kind.capability) if kind.agree else frozenset()
         try:
             if not _send(comm, message):
                 return "the request to the notebook page could not be sent"
             if not slot.event.wait(timeout):
-                return f"the notebook page did not answer within {timeout:g} s"
+                return f"the notebook page did not answer within {timeout:g} s{kind.unanswered}"
             deadline = time.monotonic() + AGREE_WAIT
             while True:
                 with self._lock:
@@ -392,41 +421,57 @@ class FrontendLink:
             with self._lock:
                 self._requests.pop(request_id, None)
 
-    def _awaited(self, data: Mapping[str, Any]) -> bool:
-        """Whether someone waits for the reply ``data`` claims to be (checked before parsing)."""
+    def _on_reply(
+        self, parse: Callable[[object], PageReply | None], data: Mapping[str, Any], page: str
+    ) -> None:
+        """A reply to one of :meth:`_request`'s requests: parsed only when its request waits
+        for a reply of this type, then handed to the waiter (:meth:`_Slot.take`)."""
         request_id = data.get("request_id")
         if not isinstance(request_id, str):
-            return False
+            return
         with self._lock:
-            if data.get("type") == "undo_reply":
-                return request_id in self._undo_callbacks
-            if data.get("type") == "read_notebook_reply":
-                return request_id in self._reads
-            return request_id in self._requests
+            slot = self._requests.get(request_id)
+            if slot is None or data.get("type") not in slot.kind.takes:
+                return  # nobody waits for it (late, a second page's read, forged): not parsed
+        reply = parse(data)
+        if reply is None:
+            return  # malformed or over the bounds: ignored
+        with self._lock:
+            slot = self._requests.get(reply["request_id"])
+            if slot is not None:
+                slot.take(page, reply)
 
-    def _take_reply(self, data: object, page: str) -> bool:
-        """A reply to one of :meth:`_request`'s or :meth:`undo_changes`' requests: handed to its
-        waiter (the first of each page). Whether ``data`` was one (else the caller goes on
-        parsing)."""
-        reply: PageReply | None = parse_apply_change_reply(data) or parse_run_cells_reply(data)
-        undo = parse_undo_reply(data)
-        if reply is None and undo is None:
-            return False
-        callback: Callable[[UndoReply], None] | None = None
+    def _on_undo_reply(self, data: Mapping[str, Any], page: str) -> None:
+        """An ``undo_reply``: its :meth:`undo_changes` callback, once, outside the lock."""
+        request_id = data.get("request_id")
         with self._lock:
-            if reply is not None:
-                slot = self._requests.get(reply["request_id"])
-                if slot is not None and page not in slot.replies:
-                    slot.replies[page] = reply
-                    slot.event.set()
-            if undo is not None:
-                callback = self._undo_callbacks.pop(undo["request_id"], None)
-        if callback is not None and undo is not None:
+            if not isinstance(request_id, str) or request_id not in self._undo_callbacks:
+                return  # nobody waits for it: not parsed
+        undo = parse_undo_reply(data)
+        if undo is None:
+            return
+        with self._lock:
+            callback = self._undo_callbacks.pop(undo["request_id"], None)
+        if callback is not None:
             try:
                 callback(undo)
             except Exception:
                 pass  # a report, never a reason to break the link
-        return True
+
+    def _on_undo_request(self, data: Mapping[str, Any], page: str) -> None:
+        """The page's "Undo this run": :attr:`on_undo_request`, at most
+        :data:`~.pages.UNDOS_PER_SECOND` a second."""
+        undo_request = parse_undo_request(data)
+        if undo_request is None:
+            return
+        with self._lock:
+            allowed = self._pages.undos.allow()
+        handler = self.on_undo_request
+        if handler is not None and allowed:
+            try:
+                handler(undo_request["anchor"])
+            except Exception:
+                pass  # the page's button must never break the link
 
     def _send_locked(self, capability: str, message: Mapping[str, Any]) -> bool:
         """Send ``message`` when a page that announced ``capability`` is connected (lock held)."""
@@ -459,35 +504,19 @@ class FrontendLink:
             return
         with self._lock:
             self._pages.heard(page)
-        if data.get("type") in _REPLY_TYPES and not self._awaited(data):
-            return  # nobody waits for it (late, a second page's read, forged): not even parsed
-        if self._take_reply(data, page):
-            return
-        undo_request = parse_undo_request(data)
-        if undo_request is not None:
-            with self._lock:
-                allowed = self._pages.undos.allow()
-            handler = self.on_undo_request
-            if handler is not None and allowed:
-                try:
-                    handler(undo_request["anchor"])
-                except Exception:
-                    pass  # the page's button must never break the link
-            return
-        cells = parse_read_notebook_reply(data)
-        if cells is not None:
-            with self._lock:
-                slot = self._reads.get(cells["request_id"])
-                if slot is not None and not slot[1]:
-                    slot[1].append(cells)
-                    slot[0].set()
-            return
+        kind = data.get("type")
+        handler = self._handlers.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(data, page)  # any other type: unknown, ignored
+
+    def _on_hello_reply(self, data: Mapping[str, Any], page: str) -> None:
+        """The page's ``hello_reply``: its capabilities, then the state re-sent (bounded,
+        :meth:`~.pages.Pages.hello`) and :attr:`on_hello` called."""
         reply = parse_frontend_message(data)
         if reply is None:
-            if data.get("type") == "hello_reply":
-                with self._lock:
-                    self._pages.malformed.refused()
-            return  # unknown or malformed: ignored
+            with self._lock:
+                self._pages.malformed.refused()
+            return  # malformed: ignored
         with self._lock:
             capabilities = frozenset(reply["capabilities"])
             self._capabilities = capabilities

@@ -245,7 +245,7 @@ def _count(value: object) -> bool:
     return value is None or (type(value) is int and value >= 0)
 
 
-# -- changes and origins (builders and the kernel-message parser share these) -----------------
+# -- changes and origins (the builders check with these) ---------------------------------------
 
 
 def checked_origin(raw: object) -> ChangeOrigin | None:
@@ -461,35 +461,3 @@ def parse_undo_reply(data: object) -> UndoReply | None:
         items.append({"cell_id": cell_id, "reason": reason})
     return {"v": 1, "type": "undo_reply", "request_id": str(raw["request_id"]),
             "reverted": reverted, "skipped": items}  # fmt: skip
-
-
-def parse_editing_kernel_message(data: object) -> ApplyChange | RunCells | UndoChanges | None:
-    """An ``apply_change``, ``run_cells`` or ``undo_changes`` as the page must accept it (the
-    builders' rules), or ``None``; serves the tests' reading of the page's side."""
-    if not isinstance(data, Mapping) or data.get("v") != PROTOCOL_VERSION:
-        return None
-    kind, request_id = data.get("type"), _id(data.get("request_id"))
-    if request_id is None:
-        return None
-    origin = checked_origin(data.get("origin"))
-    if kind == "apply_change":
-        change = checked_change(data.get("change"))
-        if origin is None or change is None:
-            return None
-        return apply_change(request_id, origin, change)
-    if kind == "run_cells":
-        ids, timeout = data.get("cell_ids"), data.get("timeout_s")
-        if origin is None or not isinstance(ids, list) or type(timeout) is not int:
-            return None
-        if not all(isinstance(i, str) for i in ids):
-            return None
-        return run_cells(request_id, [str(i) for i in ids], timeout, origin)
-    if kind == "undo_changes":
-        run, changes = data.get("run"), data.get("changes")
-        if not isinstance(run, str) or not isinstance(changes, list):
-            return None
-        checked = [_undo_change(c) for c in changes]
-        if any(c is None for c in checked):
-            return None
-        return undo_changes(request_id, run, [c for c in checked if c is not None])
-    return None
