@@ -37,6 +37,7 @@ from dsh_notebook.notebook_tools.run_python import run_python
 from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.notebook_tools.server import NotebookMcpServer, NotebookToolsSettings
 from dsh_notebook.notebook_tools.variables import describe_variable, notebook_variables
+from dsh_notebook.transcript.bounds import PROPOSED_MAX
 
 from .helpers.mcp_tools import (
     JSON_HEADERS,
@@ -412,6 +413,19 @@ def test_server_run_python_not_approved_runs_nothing(
     result = tool_call(server, "run_python", code="ran = True")
     assert result["isError"] and text_of(result) == REJECTED_MESSAGE
     assert executor.pending == 0 and executor.pump() == 0 and "ran" not in shell.user_ns
+
+
+def test_server_run_python_longer_than_a_card_shows_whole_is_refused_before_asking(
+    shell: InteractiveShell, make_server: Callable[..., NotebookMcpServer]
+) -> None:
+    """A card shows a run_python call's code whole up to PROPOSED_MAX: longer code would be
+    approved half read, so it is refused before any card."""
+    calls: list[str] = []
+    server = make_server(approve=allow(calls))
+    code = "ran = True\n" + "#" * PROPOSED_MAX
+    result = tool_call(server, "run_python", code=code)
+    assert result["isError"] and "refused before asking the user" in text_of(result)
+    assert calls == [] and "ran" not in shell.user_ns
 
 
 def test_server_run_python_switched_off(

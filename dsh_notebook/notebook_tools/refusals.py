@@ -27,6 +27,7 @@ __all__ = [
     "UNCERTAIN_READ_NOTE",
     "UNMATCHED_MESSAGE",
     "clean_note",
+    "code_too_long_text",
     "refusal_text",
 ]
 
@@ -60,6 +61,17 @@ UNCERTAIN_READ_NOTE = (
     "for editing only if both showed the same cells; if an edit is refused as unread, read the "
     "cell again."
 )
+
+
+def code_too_long_text(length: int, limit: int) -> str:
+    """Why a ``run_python`` call longer than a card can show whole was refused (nobody asked)."""
+    return (
+        f"run_python refused before asking the user: the code is {length:,} characters, more "
+        f"than an approval card shows whole ({limit:,}), and the user approves only what they "
+        "can read. Nothing ran. Split it into smaller steps."
+    )
+
+
 NO_RUN_MESSAGE = (
     "This call arrived after the run that made it had ended (or was stopped), so it was not run "
     "and the notebook is unchanged. Nobody was asked."

@@ -90,6 +90,7 @@ from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp
 
 from ..runtime.secret import redact
+from ..transcript.bounds import PROPOSED_MAX
 from .auth import BearerAuth
 from .cell_tools import EDIT_TOOL_NAMES, CellTools, EditsHost
 from .cells import FigureLookup
@@ -98,7 +99,7 @@ from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadE
 from .masking import mask_result
 from .ran_cells import RanLookup, shell_history, source_at_run
 from .read_tools import READ_TOOL_NAMES, NotebookReader, PromptCellLookup, ReadTools
-from .refusals import REJECTED_MESSAGE
+from .refusals import REJECTED_MESSAGE, code_too_long_text
 from .run_python import RunPythonResult, run_python
 from .schemas import MCP_SERVER_NAME, instructions, tool_definitions
 
@@ -389,6 +390,8 @@ class NotebookMcpServer:
             return _text("run_python is turned off for this notebook.", error=True)
         if not isinstance(code, str) or not code.strip():
             return _text("run_python needs `code`, a non-empty string of Python.", error=True)
+        if len(code) > PROPOSED_MAX:  # the card would show it cut: never approved blind
+            return _text(code_too_long_text(len(code), PROPOSED_MAX), error=True)
         if self.executor.pending >= self.executor.max_pending:
             return _text(self._busy_message(), error=True)
         grant: Grant | None = None
