@@ -62,6 +62,10 @@ def shown(text: str) -> str:
     return redact(text, secrets) if secrets else text
 
 
+def _no_secrets() -> tuple[str, ...]:
+    return ()
+
+
 class _MaskedStream:
     """A text stream that masks, line by line, what ``owner`` writes to ``target``."""
 
@@ -105,9 +109,12 @@ class _MaskedStream:
         self._target.flush()
 
     def close_filter(self) -> None:
-        """Write what is held (masked) and pass everything through from now on."""
+        """Write what is held (masked) and pass everything through from now on, holding
+        nothing of the call: whatever took this stream meanwhile (a logging handler made
+        during the call keeps ``sys.stderr``) keeps neither the agent nor its secrets."""
         self._release()
         self._open = False
+        self._secrets = _no_secrets
 
 
 @contextmanager
