@@ -128,7 +128,7 @@ class _InFlight:
     claimed: bool = False
     ambiguous: bool = False
     """A candidate of an uncertain claim: whoever claims it cannot be sure whose it is."""
-    peers: Any = None
+    peers: Ambiguity[Any] | None = None
     """Its :class:`Ambiguity` group, once ``ambiguous``."""
 
 
