@@ -441,8 +441,8 @@ class HarnessClient:
         :class:`RequestTimeout` after ``timeout`` seconds."""
         try:
             await self.request(BARRIER_METHOD, None, timeout=timeout)
-        except JsonRpcError:  # the expected answer (unknown method); the two above are not one
-            pass
+        except JsonRpcError:  # the expected answer: "unknown method"
+            pass  # (TransportClosed and RequestTimeout are no JsonRpcError: they propagate)
 
     async def shutdown(self) -> None:
         """The ``shutdown`` request alone (the runtime then exits); prefer :meth:`aclose`."""

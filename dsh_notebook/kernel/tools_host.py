@@ -256,8 +256,8 @@ class NotebookToolsHost:
         found = self._origins.claim(name, arguments, run_of=run_of, timeout=0)
         if found is not None or timeout <= 0:
             return found
-        log.warning("dsh: a %s call arrived before its tool/call event: the person decides it",
-                    tool_name)  # fmt: skip
+        log.warning("dsh: no tool/call seen for a %s call after the ordering barrier; a match "
+                    "found later is decided by the person only", tool_name)  # fmt: skip
         return await asyncio.to_thread(
             self._origins.claim, name, arguments, run_of=run_of, timeout=timeout
         )
