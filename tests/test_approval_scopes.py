@@ -15,10 +15,11 @@ import pytest
 from dsh_notebook.kernel.broker import Decision, RunPolicy
 from dsh_notebook.protocol import ApprovalRequest
 from dsh_notebook.transcript import Transcript
+from dsh_notebook.transcript.bounds import PROPOSED_MAX
 from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested
 from dsh_notebook.transcript.markdown import render_markdown
 from dsh_notebook.transcript.text import render_text
-from dsh_notebook.widget.actions import EDIT_MAX, check_action
+from dsh_notebook.widget.actions import check_action
 
 from .helpers.approvals import approve_with_click, ask
 from .run_registry import broker_with_runs, hold
@@ -218,7 +219,7 @@ def test_check_action_normalizes_scope_and_edit() -> None:
         ("run_python", {"scope": "run", "code": "x"}, "allowed once, not for the whole run"),
         ("run_python", {"code": "  \n"}, "empty"),
         ("run_python", {"code": 3}, "empty"),
-        ("run_python", {"code": "x" * (EDIT_MAX + 1)}, "too long"),
+        ("run_python", {"code": "x" * (PROPOSED_MAX + 1)}, "too long"),
         ("bash", {"code": "echo hi"}, "only run_python"),
     ],
 )

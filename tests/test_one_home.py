@@ -14,6 +14,7 @@ from dsh_notebook.kernel.cell_errors import MAX_ERROR_CHARS, cell_error_text
 from dsh_notebook.kernel.display import DisplayChoice, open_view
 from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.notebook_tools.cells import format_cells
+from dsh_notebook.notebook_tools.edits import edited_note
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import cap, clip, truncation_mark
 from dsh_notebook.transcript.facts import ApprovalRequested
@@ -24,7 +25,7 @@ from dsh_notebook.widget.actions import GONE, check_action
 ONE_MARKER = re.compile(r"\[… ([\d,]+) characters omitted …\]")
 
 
-OTHER_SPELLINGS = re.compile(r"more chars|truncated|\bcut\]|omitted|chars cut")
+OTHER_SPELLINGS = re.compile(r"more chars|truncated|\bcut\]|omitted|chars cut|cut for length")
 
 
 def test_every_python_exit_cuts_text_with_the_one_marker() -> None:
@@ -36,6 +37,7 @@ def test_every_python_exit_cuts_text_with_the_one_marker() -> None:
         "notebook_tools.cells": format_cells(
             {"cells": [{"index": 0, "cell_type": "code", "source": long_line}]}, max_chars=8000
         ),
+        "notebook_tools.edits.edited_note": edited_note(long_line, 300),
     }
     try:
         raise ValueError("v" * (MAX_ERROR_CHARS * 2))

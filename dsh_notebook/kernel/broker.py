@@ -65,11 +65,8 @@ import anyio
 from ..notebook_tools.refusals import NOTE_MAX, clean_note
 from ..protocol import ApprovalOutcome, ApprovalRequest, UserQuestionAsk
 from ..transcript import facts
+from ..transcript.tool_table import EDIT_TOOL_NAMES, EDITS_SCOPE
 from .choices import ApprovalMode
-
-EDIT_TOOLS = frozenset({"edit_cell", "replace_cell", "insert_cell", "delete_cell"})
-"""The notebook tools that change cells: one scope, :data:`EDITS_SCOPE`."""
-EDITS_SCOPE = "notebook-edits"
 
 ALLOW_FOR_RUN = "allowed-for-run"
 """A stdin answer meaning "allow, and the same tool for the rest of this run"."""
@@ -77,7 +74,6 @@ ALLOW_FOR_RUN = "allowed-for-run"
 __all__ = [
     "ALLOW_FOR_RUN",
     "EDITS_SCOPE",
-    "EDIT_TOOLS",
     "ApprovalMode",
     "Broker",
     "DecidedBy",
@@ -104,9 +100,9 @@ Answers = list[dict[str, Any]] | None
 
 def scope_key(tool_name: str) -> str:
     """What "Allow for this run" on a card of ``tool_name`` allows: the four cell-editing tools
-    share :data:`EDITS_SCOPE`; every other tool (``run_cells``, ``run_python``, ``bash``…) is its
-    own scope."""
-    return EDITS_SCOPE if tool_name in EDIT_TOOLS else tool_name
+    (``transcript.tool_table``: the rows that edit the notebook) share :data:`EDITS_SCOPE`; every
+    other tool (``run_cells``, ``run_python``, ``bash``…) is its own scope."""
+    return EDITS_SCOPE if tool_name in EDIT_TOOL_NAMES else tool_name
 
 
 class SessionTree(Protocol):

@@ -32,6 +32,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..notebook_tools.cell_tools import ORIGIN_TIMEOUT
 from ..notebook_tools.edits import Grant, Refusal
 from ..notebook_tools.refusals import (
     CONNECTION_LOST_MESSAGE,
@@ -51,10 +52,6 @@ log = logging.getLogger(__name__)
 
 PROMPT_CELL_TIMEOUT = 2.0
 """Seconds a read call waits at most to learn its prompt cell (a mark, not a decision)."""
-
-ORIGIN_TIMEOUT = 10.0
-"""Seconds a call waits for a ``tool/call`` event not seen by its ordering barrier (only when the
-runtime broke the carrier's order; such a call is decided by the person only)."""
 
 BARRIER_TIMEOUT = 10.0
 """Seconds the ordering barrier waits for the runtime's answer (normally a millisecond)."""

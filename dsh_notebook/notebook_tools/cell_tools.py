@@ -36,6 +36,7 @@ from typing import Any, Protocol
 import anyio
 
 from ..context.describe import truncate
+from ..transcript.tool_table import EDITABLE_TOOL_NAMES
 from .cell_edits import (
     RanSource,
     SeenSources,
@@ -50,14 +51,16 @@ from .cell_edits import (
 from .edits import Grant, Refusal
 from .refusals import refusal_text
 
-__all__ = ["APPLY_TIMEOUT", "Caller", "Card", "CellTools", "EDIT_TOOL_NAMES", "EditsHost"]
+__all__ = ["APPLY_TIMEOUT", "Caller", "Card", "CellTools", "EditsHost", "ORIGIN_TIMEOUT"]
 
 log = logging.getLogger(__name__)
 
 APPLY_TIMEOUT = 10.0
 """Seconds the page has to confirm a change after the click."""
 ORIGIN_TIMEOUT = 10.0
-EDIT_TOOL_NAMES = ("edit_cell", "replace_cell", "insert_cell", "delete_cell")
+"""Seconds a call waits for a ``tool/call`` event not seen by its ordering barrier (only when the
+runtime broke the carrier's order; such a call is decided by the person only). The one
+declaration: the kernel's ``NotebookToolsHost`` imports it."""
 BUSY_TEXT = "the kernel is busy running a cell; try again when it is idle"
 IDLE_WAIT = 5.0
 """Seconds an approved ``run_cells``, or an approved change whose reply the page sends to the
@@ -232,7 +235,8 @@ class CellTools:
         cell_type = str(args.get("cell_type", "code"))
         reason = change_diff(kind, cell, current, new, cell_type=cell_type)
         proposed = None if kind == "delete" else new
-        card = Card(tool, reason, editable=kind != "delete", proposed=proposed, target=full_id)
+        editable = tool in EDITABLE_TOOL_NAMES  # transcript.tool_table: not delete_cell
+        card = Card(tool, reason, editable=editable, proposed=proposed, target=full_id)
         verdict = await self.host.decide(caller, card)
         if isinstance(verdict, Refusal):
             return verdict.message, True

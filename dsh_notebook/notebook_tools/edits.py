@@ -8,17 +8,19 @@ build on the code that really changed the kernel. The grant's ``owner`` (the ker
 belongs to) is handed to the recorder as it is. Anything else refuses the call: a
 :class:`Refusal` with the one-line reason the model reads, or ``None`` (the person rejected it).
 
-No dependencies: the kernel builds these without importing the MCP server.
+The longest edited code accepted is the bound of what a card proposes,
+:data:`~dsh_notebook.transcript.bounds.PROPOSED_MAX` (the widget refuses a longer edit, never cuts
+it). Only the transcript's bounds as a dependency: the kernel builds these without importing the
+MCP server.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["EDITED_CODE_MAX", "Grant", "Refusal", "edited_note"]
+from ..transcript.bounds import truncation_mark
 
-EDITED_CODE_MAX = 100_000
-"""The longest edited code accepted (characters); longer edits are refused, never cut."""
+__all__ = ["Grant", "Refusal", "edited_note"]
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,11 @@ class Refusal:
 
 
 def edited_note(code: str, max_chars: int) -> str:
-    """The first part of the tool result of an edited call: what ran, within ``max_chars``."""
-    shown = code if len(code) <= max_chars else code[:max_chars] + "\n# … (cut for length)"
+    """The first part of the tool result of an edited call: what ran, within ``max_chars``
+    (longer code is cut with the one marker,
+    :func:`~dsh_notebook.transcript.bounds.truncation_mark`, as a Python comment)."""
+    omitted = len(code) - max_chars
+    shown = code if omitted <= 0 else f"{code[:max_chars]}\n# {truncation_mark(omitted)}"
     fence = "```"
     while fence in shown:
         fence += "`"

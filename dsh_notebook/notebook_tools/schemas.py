@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import mcp_types as mt
 
+from ..transcript.tool_table import CELL_TOOL_NAMES
+
 __all__ = [
     "CELL_TOOL_NAMES",
     "INSTRUCTIONS",
@@ -30,8 +32,8 @@ TOOL_NAMES = (
     "notebook_cells",
     "run_python",
 )
-CELL_TOOL_NAMES = ("edit_cell", "replace_cell", "insert_cell", "delete_cell", "run_cells")
-"""The cell tools (listed with an edits host: the kernel's, see :mod:`.cell_tools`)."""
+# CELL_TOOL_NAMES (declared in ``transcript.tool_table``): the cell tools, listed with an edits
+# host (the kernel's, see :mod:`.cell_tools`)
 
 
 def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:

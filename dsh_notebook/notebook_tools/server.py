@@ -91,8 +91,9 @@ from starlette.types import ASGIApp
 
 from ..runtime.secret import redact
 from ..transcript.bounds import PROPOSED_MAX
+from ..transcript.tool_table import CELL_TOOL_NAMES
 from .auth import BearerAuth
-from .cell_tools import EDIT_TOOL_NAMES, CellTools, EditsHost
+from .cell_tools import CellTools, EditsHost
 from .cells import FigureLookup
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
@@ -374,7 +375,7 @@ class NotebookMcpServer:
             if params.name in READ_TOOL_NAMES:
                 text, error = await self._reads.read(params.name, args)
                 return _text(text, error=error)
-            if self.cells is not None and params.name in (*EDIT_TOOL_NAMES, "run_cells"):
+            if self.cells is not None and params.name in CELL_TOOL_NAMES:
                 cells = self.cells
                 run = params.name == "run_cells"
                 text, error = await (cells.run(args) if run else cells.edit(params.name, args))

@@ -75,6 +75,9 @@ ASSISTANT_MAX = 1_000_000
 LINE_MAX = 2_000
 DIFF_MAX = 40_000
 PROPOSED_MAX = 100_000
+"""The longest proposal a card carries whole (``proposed``); also the longest ``run_python`` code
+the notebook server asks about and the longest edit a view may send back (both refused beyond,
+never cut)."""
 LABEL_MAX = 200
 MAX_ITEMS = 1_000
 MAX_UNKNOWN = 50

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .schema import ApprovalItem, Header, Item, ToolItem
+from .tool_table import EDIT_TOOL_NAMES, LONG_REASON_TOOL_NAMES
 
 __all__ = [
-    "CELL_EDIT_TOOLS",
     "DIFF_CHARS",
     "DIFF_LINES",
     "RESULT_LINES",
@@ -54,8 +54,6 @@ DIFF_CHARS = 6_000
 # (tool, argument holding the code, language of the code)
 _CODE_ARGUMENTS = (("run_python", "code", "python"), ("bash", "command", "bash"))
 _OPEN_TOOL_STATES = ("pending", "running")
-CELL_EDIT_TOOLS = ("edit_cell", "replace_cell", "insert_cell", "delete_cell")
-"""The tools that change a cell of the open notebook; their approval's reason is a diff."""
 
 
 @dataclass(frozen=True)
@@ -124,14 +122,16 @@ def approval_code(item: ApprovalItem) -> str | None:
 
 
 def is_cell_edit(tool_name: str) -> bool:
-    """``edit_cell`` & co. (also as ``mcp__notebook__edit_cell``): the approval shows a diff."""
-    return any(_is_tool(tool_name, tool) for tool in CELL_EDIT_TOOLS)
+    """``edit_cell`` & co. (also as ``mcp__notebook__edit_cell``; the tools that edit the
+    notebook, :data:`.tool_table.EDIT_TOOL_NAMES`): the approval shows a diff."""
+    return any(_is_tool(tool_name, tool) for tool in EDIT_TOOL_NAMES)
 
 
 def has_long_reason(tool_name: str) -> bool:
     """A cell edit or ``run_cells`` (also as ``mcp__notebook__run_cells``): the reason is what
-    the card shows of the cells (a diff; the sources to run), kept up to ``DIFF_MAX``."""
-    return is_cell_edit(tool_name) or _is_tool(tool_name, "run_cells")
+    the card shows of the cells (a diff; the sources to run), kept up to ``DIFF_MAX``
+    (:data:`.tool_table.LONG_REASON_TOOL_NAMES`)."""
+    return any(_is_tool(tool_name, tool) for tool in LONG_REASON_TOOL_NAMES)
 
 
 def approval_diff(item: ApprovalItem) -> str | None:

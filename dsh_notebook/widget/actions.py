@@ -16,13 +16,14 @@ A view sends one of (typed in :mod:`._messages`)::
 :data:`~dsh_notebook.protocol.ApprovalOutcome`, answers naming every question once with labels
 among the options), or into the error text the card shows. It never trusts the view: a request
 must be pending in the current snapshot, and its kind must match; ``scope`` and ``code`` need
-``allowed-once``, ``code`` a pending ``run_python`` card (or ``edit_cell``,
-``replace_cell``, ``insert_cell``: the cell's whole new source) and non-empty text of at most
-:data:`~dsh_notebook.notebook_tools.edits.EDITED_CODE_MAX` characters (never cut: a cut edit
-would run code the person did not write); ``note`` needs ``rejected`` and text of at most
-:data:`NOTE_MAX` characters (refused, not cut: the agent gets the person's words as typed) that
-is not empty once cleaned: the action carries it cleaned by the one
-:func:`~dsh_notebook.transcript.notes.clean_note` (no control characters but ``\\n`` and
+``allowed-once``, ``code`` a pending card of an editable tool
+(:data:`~dsh_notebook.transcript.tool_table.EDITABLE_TOOL_NAMES`: ``run_python``, or
+``edit_cell``, ``replace_cell``, ``insert_cell``: the cell's whole new source) and non-empty text
+of at most :data:`~dsh_notebook.transcript.bounds.PROPOSED_MAX` characters, the bound of what a
+card proposes (never cut: a cut edit would run code the person did not write); ``note`` needs
+``rejected`` and text of at most :data:`NOTE_MAX` characters (refused, not cut: the agent gets
+the person's words as typed) that is not empty once cleaned: the action carries it cleaned by the
+one :func:`~dsh_notebook.transcript.notes.clean_note` (no control characters but ``\\n`` and
 ``\\t``, no lone surrogates), so nothing else reaches the card or the model.
 """
 
@@ -31,15 +32,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import ApprovalOutcome
+from ..transcript.bounds import PROPOSED_MAX
 from ..transcript.notes import NOTE_MAX, clean_note
 from ..transcript.schema import Answer, ApprovalItem, QuestionItem, Snapshot, cards_in
+from ..transcript.tool_table import EDITABLE_TOOL_NAMES
 from ._messages import DECISIONS, ApprovalMessage, WidgetAction
 
 __all__ = [
     "ACTION_TYPES",
     "CUSTOM_MAX",
-    "EDITABLE_TOOLS",
-    "EDIT_MAX",
     "GONE",
     "NOTE_MAX",
     "check_action",
@@ -50,11 +51,6 @@ __all__ = [
 
 ACTION_TYPES = ("approval", "answer", "dismiss", "stop")
 CUSTOM_MAX = 10_000
-EDIT_MAX = 100_000
-"""The longest edited code a view may send (same as ``notebook_tools.edits.EDITED_CODE_MAX``)."""
-EDITABLE_TOOLS = frozenset({"run_python", "edit_cell", "replace_cell", "insert_cell"})
-"""Approvals whose code the person may edit before it runs or is applied (the notebook tools
-run it; a cell edit's ``code`` is the cell's whole new source; ``delete_cell`` has none)."""
 GONE = (
     "this request is no longer pending (run stopped, kernel restarted, notebook reopened, "
     "or already answered)"
@@ -174,12 +170,12 @@ def check_action(snapshot: Snapshot, message: object) -> WidgetAction | str:
             action["scope"] = "run"
             return action
         approval = find_approval(snapshot, request_id)
-        if approval is None or approval["tool_name"] not in EDITABLE_TOOLS:
+        if approval is None or approval["tool_name"] not in EDITABLE_TOOL_NAMES:
             return "only run_python code or a cell edit's new source can be edited first"
         if not isinstance(code, str) or not code.strip():
             return "the edited code is empty: write code, or Reject"
-        if len(code) > EDIT_MAX:
-            return f"the edited code is too long (more than {EDIT_MAX:,} characters)"
+        if len(code) > PROPOSED_MAX:
+            return f"the edited code is too long (more than {PROPOSED_MAX:,} characters)"
         action["code"] = code
         return action
     if kind in ("answer", "dismiss"):
