@@ -4,7 +4,7 @@ Every Python home of this vocabulary derives from :data:`CARD_TOOLS`: the notebo
 tools (``notebook_tools.schemas.CELL_TOOL_NAMES``, ``notebook_tools.cell_tools.EDIT_TOOL_NAMES``),
 the broker's scope rule (``kernel.broker.scope_key``: the tools that edit the notebook share
 :data:`EDITS_SCOPE`), the widget's check of an edited proposal
-(``widget.actions.EDITABLE_TOOLS``) and the renderings' diff cards
+(``widget.actions.check_action``) and the renderings' diff cards
 (:func:`.display.is_cell_edit`, :func:`.display.has_long_reason`). The widget's own list
 (``js/src/cards/celledit.ts`` ``CELL_EDIT_TOOLS``, and the editable rule in
 ``js/src/cards/approval.ts``) is pinned against this table by ``tests/test_tool_table.py``.
