@@ -266,6 +266,20 @@ def scripted_kernel(
         k.shutdown()
 
 
+TEXT_SETUP = "%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'"
+"""The extension loaded, runs shown as plain text (tests that read a run's streams)."""
+
+
+def page_kernel(
+    tmp_path: Path, base_url: str, *, setup: str = TEXT_SETUP
+) -> contextlib.AbstractContextManager[Kernel]:
+    """A :func:`scripted_kernel` as a page with the extension starts it: ``setup`` runs as the
+    cell ``setup`` of the notebook (its identity in the execute metadata), stdin offered."""
+    return scripted_kernel(
+        tmp_path, base_url, setup=setup, allow_stdin=True, metadata=identity("setup")
+    )
+
+
 NOTEBOOK_ID = "0123456789abcdef0123456789abcdef"
 """The notebook identity the page extension would send (tests that play the page)."""
 

@@ -17,7 +17,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
 
-from .kernels import Kernel, identity, open_link, scripted_kernel
+from .kernels import Kernel, identity, open_link, page_kernel
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -26,13 +26,7 @@ PROMPT = "%%dsh --on-approval allow\n[[scenario:notebook-two-calls]] make the ro
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    with scripted_kernel(
-        tmp_path,
-        scripted_model.base_url,
-        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
-        allow_stdin=True,
-        metadata=identity("setup"),
-    ) as k:
+    with page_kernel(tmp_path, scripted_model.base_url) as k:
         yield k
 
 

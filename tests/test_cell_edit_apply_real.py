@@ -26,20 +26,14 @@ from dsh_notebook.scripted_model.notebook_calls import tool_results
 
 from .fake_page import CAPABILITIES, FakePage
 from .helpers.played_page import PlayedPage
-from .kernels import Kernel, identity, open_link, scripted_kernel
+from .kernels import Kernel, identity, open_link, page_kernel
 
 pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    with scripted_kernel(
-        tmp_path,
-        scripted_model.base_url,
-        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
-        allow_stdin=True,
-        metadata=identity("setup"),
-    ) as k:
+    with page_kernel(tmp_path, scripted_model.base_url) as k:
         yield k
 
 
@@ -160,7 +154,9 @@ def test_two_pages_of_one_notebook_never_make_an_applied_out_of_one_pages_word(
     start(kernel, scripted_model, in_b, text)
     in_a.cells[-1]["id"] = "dsh-cell"
     settle(kernel, scripted_model, len(calls), b, a)  # B answers every message first
-    assert in_b.source(2) == "x = 2" and in_a.source(2).startswith("x = 1\nprint"), final_text(scripted_model)
+    assert in_b.source(2) == "x = 2" and in_a.source(2).startswith("x = 1\nprint"), final_text(
+        scripted_model
+    )
     final = final_text(scripted_model)
     assert "Applied" not in final, final[:3000]
     assert "2 pages" in final and "stale" in final, final[:3000]

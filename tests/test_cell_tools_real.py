@@ -17,7 +17,7 @@ from dsh_notebook.scripted_model import ScriptedModelServer
 
 from .fake_page import CAPABILITIES, FakePage
 from .helpers.real_kernel import play_page_until
-from .kernels import Kernel, identity, open_link, scripted_kernel
+from .kernels import Kernel, identity, open_link, page_kernel
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -28,13 +28,7 @@ CELL_TOOLS = ("edit_cell", "replace_cell", "insert_cell", "delete_cell", "run_ce
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    with scripted_kernel(
-        tmp_path,
-        scripted_model.base_url,
-        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
-        allow_stdin=True,
-        metadata=identity("setup"),
-    ) as k:
+    with page_kernel(tmp_path, scripted_model.base_url) as k:
         yield k
 
 

@@ -39,7 +39,7 @@ from dsh_notebook.notebook_tools.refusals import UNCERTAIN_READ_NOTE
 from dsh_notebook.scripted_model import Script, ScriptContext, ScriptedModelServer, Step, ToolCall
 
 from .fake_page import CAPABILITIES, FakePage, cell_id
-from .kernels import Kernel, identity, open_link, scripted_kernel
+from .kernels import Kernel, identity, open_link, page_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(900)]
 
@@ -141,12 +141,8 @@ def trials(tool: str, n: int) -> Trial:
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    with scripted_kernel(
-        tmp_path,
-        scripted_model.base_url,
-        setup="%load_ext dsh_notebook\ntwin_hits = []",
-        allow_stdin=True,
-        metadata=identity("setup"),
+    with page_kernel(
+        tmp_path, scripted_model.base_url, setup="%load_ext dsh_notebook\ntwin_hits = []"
     ) as k:
         yield k
 

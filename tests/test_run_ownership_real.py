@@ -24,7 +24,7 @@ import pytest
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
 from .helpers.real_kernel import link_messages, play_page_until
-from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, scripted_kernel
+from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, page_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
 
@@ -63,13 +63,7 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
     scripted_model.register(
         "own-child", Script(steps=(run_python(CHILD_CODE, 3.0), Step(text="child done")))
     )
-    with scripted_kernel(
-        tmp_path,
-        scripted_model.base_url,
-        setup="%load_ext dsh_notebook\n%config DshMagics.default_format = 'text'",
-        allow_stdin=True,
-        metadata=identity("setup"),
-    ) as k:
+    with page_kernel(tmp_path, scripted_model.base_url) as k:
         yield k
 
 
