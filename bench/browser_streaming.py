@@ -63,7 +63,7 @@ from tests.browser.labpage import open_notebook, run_all
 
 INSTRUMENT = """\
 import re as _re, time as _time
-from dsh_notebook.kernel import pump as _pump
+from dsh_notebook.kernel.showing import pump as _pump
 _SEQ = _re.compile(r"^(w|slow)(\\d+) ?$")
 _log = open({path!r}, "w", buffering=1 << 20)
 def _seqs(value):

@@ -4,8 +4,8 @@
 
 While a run is in progress the UI pump thread keeps its transcript at most every
 ``KEEP_EVERY`` seconds (and at once when a card starts waiting): render it (markdown + plain
-text, masked: :func:`~dsh_notebook.kernel.kept.keepable`, which holds the GIL) and write it as
-a ledger record (:meth:`~dsh_notebook.kernel.ledger.PromptLedger.keep_transcript`: read the
+text, masked: :func:`~dsh_notebook.kernel.persistence.kept.keepable`, which holds the GIL) and write it as
+a ledger record (:meth:`~dsh_notebook.kernel.persistence.ledger.PromptLedger.keep_transcript`: read the
 record it replaces, JSON, a temporary file, fsync, rename). This builds an answer of the given
 size from 20 000 stream chunks and prints the median of each step per keep, the gap the pump
 leaves before the next keep by its cadence (``max(KEEP_EVERY, KEEP_SHARE * cost)``) and the
@@ -30,14 +30,14 @@ from types import SimpleNamespace
 from typing import Any
 
 from dsh_notebook.client import RunResult
-from dsh_notebook.kernel.broker import RunPolicy
-from dsh_notebook.kernel.display import DisplayChoice, ViewPublisher
-from dsh_notebook.kernel.handle import RunHandle
-from dsh_notebook.kernel.kept import keepable
-from dsh_notebook.kernel.ledger import PromptLedger
-from dsh_notebook.kernel.pump import KEEP_EVERY, KEEP_SHARE, LiveView, UiPump
+from dsh_notebook.kernel.persistence.kept import keepable
+from dsh_notebook.kernel.persistence.ledger import PromptLedger
+from dsh_notebook.kernel.registry.broker import RunPolicy
+from dsh_notebook.kernel.registry.handle import RunHandle
+from dsh_notebook.kernel.registry.runs import ActiveRun, Runs
 from dsh_notebook.kernel.run import settle_run
-from dsh_notebook.kernel.runs import ActiveRun, Runs
+from dsh_notebook.kernel.showing.display import DisplayChoice, ViewPublisher
+from dsh_notebook.kernel.showing.pump import KEEP_EVERY, KEEP_SHARE, LiveView, UiPump
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import ApprovalRequested

@@ -27,7 +27,7 @@ from typing import Any
 
 import comm
 
-from dsh_notebook.kernel.pump import LiveView, UiPump
+from dsh_notebook.kernel.showing.pump import LiveView, UiPump
 from dsh_notebook.protocol import Notification
 from dsh_notebook.testing.comms import RecordingComm
 from dsh_notebook.transcript import Transcript

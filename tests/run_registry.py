@@ -1,4 +1,4 @@
-"""Runs for broker tests: a real :class:`~dsh_notebook.kernel.runs.Runs` registry holding runs
+"""Runs for broker tests: a real :class:`~dsh_notebook.kernel.registry.runs.Runs` registry holding runs
 that have a policy and a session and nothing else (no view, no runtime)."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import concurrent.futures
 import queue
 from typing import Any, cast
 
-from dsh_notebook.kernel.broker import Broker, RunPolicy, SessionTree
-from dsh_notebook.kernel.handle import RunHandle
-from dsh_notebook.kernel.pump import LiveView
-from dsh_notebook.kernel.runs import ActiveRun, Runs
+from dsh_notebook.kernel.registry.broker import Broker, RunPolicy, SessionTree
+from dsh_notebook.kernel.registry.handle import RunHandle
+from dsh_notebook.kernel.registry.runs import ActiveRun, Runs
+from dsh_notebook.kernel.showing.pump import LiveView
 
 
 def bare_run(

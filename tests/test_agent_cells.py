@@ -21,10 +21,10 @@ from dsh_notebook.frontend.protocol import (
     MAX_CELL_OUTPUTS,
     insert_cell,
 )
-from dsh_notebook.kernel.agent_cells import AgentCells, agent_cell_source, kept_note
-from dsh_notebook.kernel.kept import skipped_bundle
-from dsh_notebook.kernel.ledger import PromptLedger
-from dsh_notebook.kernel.runs import ApprovedCall
+from dsh_notebook.kernel.persistence.kept import skipped_bundle
+from dsh_notebook.kernel.persistence.ledger import PromptLedger
+from dsh_notebook.kernel.registry.runs import ApprovedCall
+from dsh_notebook.kernel.tools.agent_cells import AgentCells, agent_cell_source, kept_note
 from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.run_python import RunPythonResult, run_python

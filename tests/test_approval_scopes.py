@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from dsh_notebook.kernel.broker import Decision, RunPolicy
+from dsh_notebook.kernel.registry.broker import Decision, RunPolicy
 from dsh_notebook.protocol import ApprovalRequest
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import PROPOSED_MAX

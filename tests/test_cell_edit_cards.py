@@ -12,7 +12,7 @@ import difflib
 
 import pytest
 
-from dsh_notebook.kernel.broker import RunPolicy
+from dsh_notebook.kernel.registry.broker import RunPolicy
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.bounds import LINE_MAX, PROPOSED_MAX

@@ -1,11 +1,11 @@
-"""``{Err[n]}`` carries the traceback of the cell's code (kernel/cell_errors.py)."""
+"""``{Err[n]}`` carries the traceback of the cell's code (kernel/notebook/cell_errors.py)."""
 
 from __future__ import annotations
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_notebook.kernel.cell_errors import MAX_ERROR_CHARS, cell_error_text
+from dsh_notebook.kernel.notebook.cell_errors import MAX_ERROR_CHARS, cell_error_text
 
 
 def test_the_traceback_of_the_cell_without_ipython_frames() -> None:

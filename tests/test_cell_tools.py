@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.kernel.broker import Broker, RunPolicy
-from dsh_notebook.kernel.notebook_edits import NotebookEdits
-from dsh_notebook.kernel.runs import ActiveRun, Runs
-from dsh_notebook.kernel.tool_calls import CallOrigins
-from dsh_notebook.kernel.tools_host import NotebookToolsHost
-from dsh_notebook.kernel.undo import UndoLedger
+from dsh_notebook.kernel.registry.broker import Broker, RunPolicy
+from dsh_notebook.kernel.registry.runs import ActiveRun, Runs
+from dsh_notebook.kernel.tools.notebook_edits import NotebookEdits
+from dsh_notebook.kernel.tools.tool_calls import CallOrigins
+from dsh_notebook.kernel.tools.tools_host import NotebookToolsHost
+from dsh_notebook.kernel.tools.undo import UndoLedger
 from dsh_notebook.notebook_tools.cell_edits import DIFF_MAX_LINES, change_diff
 from dsh_notebook.notebook_tools.cell_tools import IDLE_WAIT
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor

@@ -184,7 +184,7 @@ def test_added_bytes_per_header() -> None:
 
 
 def test_the_conversation_keeps_the_figure_and_the_tokens_per_run(tmp_path: Any) -> None:
-    from dsh_notebook.kernel.conversations import ConversationIndex
+    from dsh_notebook.kernel.persistence.conversations import ConversationIndex
 
     index = ConversationIndex(tmp_path)
     index.record_run("nb", "s1", ContextUse(10, 100), 10)  # no prompt counted yet: nothing
@@ -208,7 +208,7 @@ def test_the_conversation_keeps_the_figure_and_the_tokens_per_run(tmp_path: Any)
 
 
 def test_a_starting_run_carries_what_the_run_before_it_reported() -> None:
-    from dsh_notebook.kernel.session_context import SessionContexts
+    from dsh_notebook.kernel.notebook.session_context import SessionContexts
 
     contexts = SessionContexts()
     reads: list[str] = []

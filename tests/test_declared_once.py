@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 from IPython.core.error import UsageError
 
-from dsh_notebook.kernel.cell_options import RunOptions, parse_cell_options
-from dsh_notebook.kernel.commands import COMMANDS, help_text
-from dsh_notebook.kernel.magics import DshMagics
-from dsh_notebook.kernel.settings import KernelSettings, setting_traits
+from dsh_notebook.kernel.entry.commands import COMMANDS, help_text
+from dsh_notebook.kernel.entry.magics import DshMagics
+from dsh_notebook.kernel.options.cell_options import RunOptions, parse_cell_options
+from dsh_notebook.kernel.options.settings import KernelSettings, setting_traits
 
 
 def test_every_setting_is_a_config_trait_with_the_declared_default_and_help() -> None:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.kernel import display
-from dsh_notebook.kernel.display import DisplayChoice, ViewPublisher
-from dsh_notebook.kernel.pump import LiveView
+from dsh_notebook.kernel.showing import display
+from dsh_notebook.kernel.showing.display import DisplayChoice, ViewPublisher
+from dsh_notebook.kernel.showing.pump import LiveView
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import Settled
 
@@ -34,8 +34,8 @@ class FakeTimer:
 def make(monkeypatch: pytest.MonkeyPatch) -> tuple[Recorder, LiveView, list[float]]:
     now = [100.0]
     FakeTimer.made = []
-    monkeypatch.setattr("dsh_notebook.kernel.display.threading.Timer", FakeTimer)
-    monkeypatch.setattr("dsh_notebook.kernel.display.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("dsh_notebook.kernel.showing.display.threading.Timer", FakeTimer)
+    monkeypatch.setattr("dsh_notebook.kernel.showing.display.time.monotonic", lambda: now[0])
     rec = Recorder()
 
     class Handle:

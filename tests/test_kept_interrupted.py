@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from dsh_notebook.kernel.kept import INTERRUPTED, keepable, skipped_bundle
-from dsh_notebook.kernel.ledger import PromptLedger
+from dsh_notebook.kernel.options.settings import KernelSettings
+from dsh_notebook.kernel.persistence.kept import INTERRUPTED, keepable, skipped_bundle
+from dsh_notebook.kernel.persistence.ledger import PromptLedger
 from dsh_notebook.kernel.run import Frontend, RunOptions, plan_run
-from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import ApprovalRequested
 

@@ -7,10 +7,10 @@ from dataclasses import asdict
 import anyio
 import pytest
 
-from dsh_notebook.kernel.broker import RunPolicy
-from dsh_notebook.kernel.naming import SessionNames, validate_session_name
+from dsh_notebook.kernel.notebook.naming import SessionNames, validate_session_name
+from dsh_notebook.kernel.options.settings import KernelSettings
+from dsh_notebook.kernel.registry.broker import RunPolicy
 from dsh_notebook.kernel.run import Frontend, PlanError, RunOptions, plan_run
-from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.protocol import ApprovalRequest, UserQuestionAsk
 
 from .run_registry import broker_with_runs, hold

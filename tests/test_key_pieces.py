@@ -18,8 +18,8 @@ import mcp_types as mt
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_notebook.kernel.display import DisplayChoice, ViewPublisher
-from dsh_notebook.kernel.pump import LiveView
+from dsh_notebook.kernel.showing.display import DisplayChoice, ViewPublisher
+from dsh_notebook.kernel.showing.pump import LiveView
 from dsh_notebook.notebook_tools.masking import mask_result
 from dsh_notebook.runtime import Secret, redact
 from dsh_notebook.runtime.process import StderrTail

@@ -21,6 +21,13 @@ RANK = {
     "scripted_model": 9, "analyst": 10, "frontend": 11, "kernel": 12, "testing": 13,
 }  # fmt: skip
 
+# the kernel's rooms and top-level modules -> rank (DESIGN.md §2, the kernel's rooms); a room or
+# module of the kernel imports only its own room and those of a lower rank
+KERNEL_RANK = {
+    "options": 0, "showing": 1, "persistence": 2, "notebook": 3, "registry": 4, "host": 5,
+    "demo": 5, "tools": 6, "run": 7, "agent": 8, "entry": 9,
+}  # fmt: skip
+
 # part -> third-party modules it must never import (anywhere in its files)
 FORBIDDEN = {
     "protocol": ("IPython", "ipywidgets", "anywidget", "anyio", "ipykernel"),
@@ -122,6 +129,30 @@ def test_parts_import_only_lower_ranks_and_no_product_code_imports_testing() -> 
     assert violations == []
 
 
+def _room(module: str) -> str | None:
+    """The kernel room (or top-level kernel module) a module belongs to; None outside the kernel."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "kernel" else None
+
+
+def test_every_kernel_room_has_a_rank() -> None:
+    rooms = {_room(m) for m in MODULES} - {None}
+    assert rooms == set(KERNEL_RANK), "add the new room to KERNEL_RANK (and to DESIGN.md §2)"
+
+
+def test_kernel_rooms_import_only_their_own_room_and_lower_ranks() -> None:
+    violations = []
+    for module, edges in _graph().items():
+        room = _room(module)
+        if room is None:
+            continue
+        for target in edges:
+            other = _room(target)
+            if other is not None and other != room and KERNEL_RANK[other] >= KERNEL_RANK[room]:
+                violations.append(f"{module} ({room}) imports {target} ({other})")
+    assert violations == []
+
+
 def test_parts_import_only_the_libraries_their_layer_allows() -> None:
     violations = []
     for module, path in MODULES.items():
@@ -180,3 +211,5 @@ def test_the_checks_see_a_violation() -> None:
     assert "dsh_notebook.client" in graph["dsh_notebook.kernel.agent"]
     assert any(t.startswith("dsh_notebook.scripted_model") for t in graph["dsh_notebook.testing"])
     assert RANK["kernel"] > RANK["client"] and RANK["testing"] > RANK["kernel"]
+    assert "dsh_notebook.kernel.tools.tools_host" in graph["dsh_notebook.kernel.run"]
+    assert KERNEL_RANK["run"] > KERNEL_RANK["tools"] > KERNEL_RANK["registry"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh_notebook.kernel.line_args import LINE_MAX, QUOTE_MAX
+from dsh_notebook.kernel.options.line_args import LINE_MAX, QUOTE_MAX
 from dsh_notebook.scripted_model import ScriptedModelServer
 
 from .kernels import Execution, Kernel, scripted_kernel

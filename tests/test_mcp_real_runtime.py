@@ -27,7 +27,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook import DeepSeekHarness
-from dsh_notebook.kernel.agent_cells import AgentCells, kept_note
+from dsh_notebook.kernel.tools.agent_cells import AgentCells, kept_note
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.patch import write_mcp_patch
@@ -435,7 +435,7 @@ LONG_CODE = (
 
 
 def integration_applied() -> bool:
-    from dsh_notebook.kernel.magics import DshMagics
+    from dsh_notebook.kernel.entry.magics import DshMagics
 
     return DshMagics.class_traits().get("notebook_tools") is not None
 

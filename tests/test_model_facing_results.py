@@ -17,10 +17,10 @@ import pytest
 from IPython.core.error import UsageError
 
 from dsh_notebook.client.config import takes_images
-from dsh_notebook.kernel.broker import Broker, RunPolicy
-from dsh_notebook.kernel.commands import COMMANDS
-from dsh_notebook.kernel.runs import Runs
-from dsh_notebook.kernel.tool_calls import CallOrigins
+from dsh_notebook.kernel.entry.commands import COMMANDS
+from dsh_notebook.kernel.registry.broker import Broker, RunPolicy
+from dsh_notebook.kernel.registry.runs import Runs
+from dsh_notebook.kernel.tools.tool_calls import CallOrigins
 from dsh_notebook.notebook_tools import refusals
 from dsh_notebook.notebook_tools.edits import Refusal
 from dsh_notebook.notebook_tools.refusals import (

@@ -15,9 +15,9 @@ from dsh_notebook.context.notebook_context import (
     NotebookFacts,
     notebook_context_block,
 )
-from dsh_notebook.kernel.prompt_context import imported_libraries
+from dsh_notebook.kernel.notebook.prompt_context import imported_libraries
+from dsh_notebook.kernel.options.settings import KernelSettings
 from dsh_notebook.kernel.run import Frontend, RunOptions, plan_run
-from dsh_notebook.kernel.settings import KernelSettings
 from dsh_notebook.scripted_model import analyze_request
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.markdown import render_markdown
@@ -186,7 +186,7 @@ def test_the_demo_model_reads_the_persons_text_not_the_block() -> None:
 def test_the_prompt_cell_count_comes_from_the_raw_history_ipython_9_counts_ahead() -> None:
     from types import SimpleNamespace
 
-    from dsh_notebook.kernel.prompt_context import current_execution_count
+    from dsh_notebook.kernel.notebook.prompt_context import current_execution_count
 
     raw = ["", "x = 1", "%%dsh -s a\nwhat is {x}"]  # the running %%dsh cell is In [2]
     shell = SimpleNamespace(history_manager=SimpleNamespace(input_hist_raw=raw), execution_count=3)

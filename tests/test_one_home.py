@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 from dsh_notebook.context.describe import truncate
 from dsh_notebook.frontend.identity import parent_message
-from dsh_notebook.kernel import display
 from dsh_notebook.kernel.agent import NotebookAgent
-from dsh_notebook.kernel.cell_errors import MAX_ERROR_CHARS, cell_error_text
-from dsh_notebook.kernel.display import DisplayChoice, open_view
-from dsh_notebook.kernel.settings import KernelSettings
+from dsh_notebook.kernel.notebook.cell_errors import MAX_ERROR_CHARS, cell_error_text
+from dsh_notebook.kernel.options.settings import KernelSettings
+from dsh_notebook.kernel.showing import display
+from dsh_notebook.kernel.showing.display import DisplayChoice, open_view
 from dsh_notebook.notebook_tools.cells import format_cells
 from dsh_notebook.notebook_tools.edits import edited_note
 from dsh_notebook.transcript import Transcript

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from dsh_notebook.context.notebook_context import EditedCell, notebook_context_block
-from dsh_notebook.kernel.prompt_context import UNREAD_NOTE, gather_facts, read_page_now
+from dsh_notebook.kernel.notebook.prompt_context import UNREAD_NOTE, gather_facts, read_page_now
 from dsh_notebook.notebook_tools.ran_cells import RanCells
 
 from .helpers.notebook_facts import FACTS

@@ -6,8 +6,8 @@ import itertools
 import time
 from typing import Any
 
-from dsh_notebook.kernel.pump import DRAIN_INTERVAL, KEEP_SHARE, LiveView, UiPump
-from dsh_notebook.kernel.rendering import published_bundle
+from dsh_notebook.kernel.showing.pump import DRAIN_INTERVAL, KEEP_SHARE, LiveView, UiPump
+from dsh_notebook.kernel.showing.rendering import published_bundle
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import ApprovalDecided, ApprovalRequested, Settled

@@ -206,8 +206,8 @@ def test_the_transcript_keeps_the_whole_card_and_shows_it_as_a_diff() -> None:
 def test_the_allow_warning_and_the_readme_name_what_allow_grants_for_the_cell_tools() -> None:
     from pathlib import Path
 
+    from dsh_notebook.kernel.options.settings import KernelSettings
     from dsh_notebook.kernel.run import Frontend, RunOptions, plan_run
-    from dsh_notebook.kernel.settings import KernelSettings
 
     plan = plan_run(
         "go", RunOptions(on_approval="allow"), session_id="nb-x", settings=KernelSettings(),

@@ -16,11 +16,11 @@ from typing import Any
 import anyio
 import pytest
 
-from dsh_notebook.kernel import tools_host as tools_host_module
-from dsh_notebook.kernel.broker import RunPolicy
-from dsh_notebook.kernel.runs import ApprovedCall, Runs
-from dsh_notebook.kernel.tool_calls import CallOrigins, Origin
-from dsh_notebook.kernel.waiting import WaitingSignal
+from dsh_notebook.kernel.registry.broker import RunPolicy
+from dsh_notebook.kernel.registry.runs import ApprovedCall, Runs
+from dsh_notebook.kernel.registry.waiting import WaitingSignal
+from dsh_notebook.kernel.tools import tools_host as tools_host_module
+from dsh_notebook.kernel.tools.tool_calls import CallOrigins, Origin
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.refusals import (
     NO_RUN_MESSAGE,

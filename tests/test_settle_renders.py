@@ -15,15 +15,15 @@ from typing import Any, TypeVar, cast
 import pytest
 
 from dsh_notebook.client import RunResult
-from dsh_notebook.kernel.broker import RunPolicy
-from dsh_notebook.kernel.conversations import ConversationIndex
-from dsh_notebook.kernel.display import DisplayChoice, ViewPublisher
-from dsh_notebook.kernel.handle import RunHandle
-from dsh_notebook.kernel.ledger import PromptLedger
-from dsh_notebook.kernel.pump import LiveView, UiPump
+from dsh_notebook.kernel.notebook.session_context import record_settled
+from dsh_notebook.kernel.persistence.conversations import ConversationIndex
+from dsh_notebook.kernel.persistence.ledger import PromptLedger
+from dsh_notebook.kernel.registry.broker import RunPolicy
+from dsh_notebook.kernel.registry.handle import RunHandle
+from dsh_notebook.kernel.registry.runs import ActiveRun, Runs
 from dsh_notebook.kernel.run import RunContext, settle_run
-from dsh_notebook.kernel.runs import ActiveRun, Runs
-from dsh_notebook.kernel.session_context import record_settled
+from dsh_notebook.kernel.showing.display import DisplayChoice, ViewPublisher
+from dsh_notebook.kernel.showing.pump import LiveView, UiPump
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript import markdown as markdown_module
 from dsh_notebook.transcript import text as text_module

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from dsh_notebook.errors import DshError
-from dsh_notebook.kernel import session_lock
-from dsh_notebook.kernel.conversations import ConversationIndex
-from dsh_notebook.kernel.kept import skipped_bundle
-from dsh_notebook.kernel.ledger import PromptLedger
-from dsh_notebook.kernel.session_lock import SessionInUse, SessionLocks
+from dsh_notebook.kernel.persistence import session_lock
+from dsh_notebook.kernel.persistence.conversations import ConversationIndex
+from dsh_notebook.kernel.persistence.kept import skipped_bundle
+from dsh_notebook.kernel.persistence.ledger import PromptLedger
+from dsh_notebook.kernel.persistence.session_lock import SessionInUse, SessionLocks
 
 # -- session locks -----------------------------------------------------------------------------
 
@@ -270,7 +270,9 @@ def test_the_ledger_index_of_todays_format_reads_and_keeps_its_keys(tmp_path: Pa
 
 
 def test_a_record_write_never_raises_and_never_leaves_a_part(tmp_path: Path) -> None:
-    from dsh_notebook.kernel import store  # here: the other tests also run on a tree without it
+    from dsh_notebook.kernel.persistence import (
+        store,  # here: the other tests also run on a tree without it
+    )
 
     path = tmp_path / "r.json"
     assert store.write(path, {"a": 1}, replacing=None)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import dsh_notebook
-from dsh_notebook.kernel.broker import EDITS_SCOPE, scope_key
+from dsh_notebook.kernel.registry.broker import EDITS_SCOPE, scope_key
 from dsh_notebook.notebook_tools.schemas import cell_tool_definitions
 from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.display import has_long_reason, is_cell_edit

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from dsh_notebook.context.notebook_context import NotebookFacts, notebook_context_block
-from dsh_notebook.kernel.agent_cells import AgentCells
-from dsh_notebook.kernel.commands import COMMANDS
-from dsh_notebook.kernel.undo import UndoLedger
+from dsh_notebook.kernel.entry.commands import COMMANDS
+from dsh_notebook.kernel.tools.agent_cells import AgentCells
+from dsh_notebook.kernel.tools.undo import UndoLedger
 from dsh_notebook.notebook_tools.run_python import RunPythonResult
 
 from .fake_page import FakePage

@@ -8,17 +8,19 @@ from typing import TYPE_CHECKING
 from ..lazy import install as install_lazy_exports
 
 if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use
-    from .extension import load_ipython_extension, unload_ipython_extension
-    from .handle import RunHandle
+    from .entry.extension import load_ipython_extension, unload_ipython_extension
+    from .entry.magics import DshMagics
     from .host import RuntimeHost
-    from .magics import DshMagics
+    from .registry.handle import RunHandle
 
 _SUBMODULE = install_lazy_exports(
     globals(),
-    extension=("load_ipython_extension", "unload_ipython_extension"),
-    handle=("RunHandle",),
-    host=("RuntimeHost",),
-    magics=("DshMagics",),
+    **{
+        "entry.extension": ("load_ipython_extension", "unload_ipython_extension"),
+        "registry.handle": ("RunHandle",),
+        "host": ("RuntimeHost",),
+        "entry.magics": ("DshMagics",),
+    },
 )
 
 

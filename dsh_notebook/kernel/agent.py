@@ -38,26 +38,26 @@ from ..frontend import current_identity
 from ..runtime import Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
 from ..transcript.facts import Stopped
-from .agent_cells import AgentCells
-from .broker import Broker
-from .cell_record import CellRecord
-from .conversations import ConversationIndex
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
 from .host import RuntimeHost
-from .kernel_facts import kernel_of, stdin_available
-from .ledger import PromptLedger
-from .naming import SessionNames, default_session_id
-from .notebook_edits import NotebookEdits
-from .pump import UiPump
+from .notebook.cell_record import CellRecord
+from .notebook.naming import SessionNames, default_session_id
+from .notebook.session_context import SessionContexts
+from .options.settings import KernelSettings
+from .persistence.conversations import ConversationIndex
+from .persistence.ledger import PromptLedger
+from .persistence.session_lock import SessionLocks
+from .registry.broker import Broker
+from .registry.runs import ActiveRun, Runs
+from .registry.waiting import WaitingSignal
 from .run import Frontend
-from .runs import ActiveRun, Runs
-from .session_context import SessionContexts
-from .session_lock import SessionLocks
-from .settings import KernelSettings
-from .tool_calls import CallOrigins
-from .tools_host import NotebookToolsHost
-from .undo import UndoLedger
-from .waiting import WaitingSignal
+from .showing.kernel_facts import kernel_of, stdin_available
+from .showing.pump import UiPump
+from .tools.agent_cells import AgentCells
+from .tools.notebook_edits import NotebookEdits
+from .tools.tool_calls import CallOrigins
+from .tools.tools_host import NotebookToolsHost
+from .tools.undo import UndoLedger
 
 if TYPE_CHECKING:  # the widget needs the jupyter extra; only its click type is used here
     from ..widget._messages import WidgetAction

@@ -20,7 +20,7 @@ import threading
 from typing import Any
 
 from ..protocol import SESSION_STATUS, Notification
-from .settings import KernelSettings
+from .options.settings import KernelSettings
 
 __all__ = ["DEMO_API_KEY", "DEMO_LABEL", "DemoModel", "demo_active"]
 

@@ -41,21 +41,21 @@ from ..protocol import Notification
 from ..runtime import redact
 from ..transcript import Transcript
 from ..transcript.facts import ContextCarried, Note, RunError, Status
-from .broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
-from .cell_options import RunOptions
-from .choices import Format
-from .conversations import ConversationIndex
-from .display import DisplayChoice, open_view, show_bundle
-from .handle import RunHandle
 from .host import RuntimeHost
-from .kept import NOT_KEPT, skipped_bundle
-from .ledger import PromptLedger
-from .pump import LiveView, UiPump
-from .runs import ActiveRun, Runs
-from .session_context import SessionContexts, record_settled
-from .settings import KernelSettings
-from .terminal import answer_on_stdin
-from .tools_host import NotebookToolsHost
+from .notebook.session_context import SessionContexts, record_settled
+from .options.cell_options import RunOptions
+from .options.choices import Format
+from .options.settings import KernelSettings
+from .persistence.conversations import ConversationIndex
+from .persistence.kept import NOT_KEPT, skipped_bundle
+from .persistence.ledger import PromptLedger
+from .registry.broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
+from .registry.handle import RunHandle
+from .registry.runs import ActiveRun, Runs
+from .registry.terminal import answer_on_stdin
+from .showing.display import DisplayChoice, open_view, show_bundle
+from .showing.pump import LiveView, UiPump
+from .tools.tools_host import NotebookToolsHost
 
 __all__ = [
     "ALLOW_WARNING",
@@ -284,7 +284,7 @@ def start_run(
 ) -> ActiveRun | None:
     """Show and send a planned cell; returns at once (None when the prompt is skipped).
 
-    Raises :class:`~dsh_notebook.kernel.session_lock.SessionInUse` (before anything is shown)
+    Raises :class:`~dsh_notebook.kernel.persistence.session_lock.SessionInUse` (before anything is shown)
     when another kernel writes the session."""
     shell = agent.shell
     if plan.skipped is not None:

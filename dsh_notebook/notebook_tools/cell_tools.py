@@ -84,7 +84,7 @@ class Caller:
     token: object = None
     certain: bool = True
     """False: another run sent the very same call at the same moment (see
-    :mod:`dsh_notebook.kernel.tool_calls`); only the person decides it, and a read credits no
+    :mod:`dsh_notebook.kernel.tools.tool_calls`); only the person decides it, and a read credits no
     one."""
 
 
@@ -102,7 +102,7 @@ class Card:
 
 
 class EditsHost(Protocol):
-    """The kernel's side of the cell tools (:mod:`dsh_notebook.kernel.notebook_edits`)."""
+    """The kernel's side of the cell tools (:mod:`dsh_notebook.kernel.tools.notebook_edits`)."""
 
     def can(self, capability: str) -> bool:
         """A page with ``capability`` (``edit_cells``, ``run_cells``) is connected now."""

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dsh_notebook.frontend.link import FrontendLink
-from dsh_notebook.kernel.runs import ActiveRun
+from dsh_notebook.kernel.registry.runs import ActiveRun
 
 from ..run_registry import bare_run
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from dsh_notebook.kernel.broker import Broker, Decision
+from dsh_notebook.kernel.registry.broker import Broker, Decision
 from dsh_notebook.protocol import ApprovalRequest
 
 

@@ -8,10 +8,10 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
-from dsh_notebook.kernel.broker import Broker
-from dsh_notebook.kernel.runs import Runs
-from dsh_notebook.kernel.tool_calls import CallOrigins
-from dsh_notebook.kernel.tools_host import NotebookToolsHost
+from dsh_notebook.kernel.registry.broker import Broker
+from dsh_notebook.kernel.registry.runs import Runs
+from dsh_notebook.kernel.tools.tool_calls import CallOrigins
+from dsh_notebook.kernel.tools.tools_host import NotebookToolsHost
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.protocol import SESSION_EVENT, Notification
 

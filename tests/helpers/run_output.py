@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_notebook.kernel.pump import LiveView
-from dsh_notebook.kernel.rendering import published_bundle
+from dsh_notebook.kernel.showing.pump import LiveView
+from dsh_notebook.kernel.showing.rendering import published_bundle
 from dsh_notebook.protocol import Notification
 from dsh_notebook.transcript import Transcript
 

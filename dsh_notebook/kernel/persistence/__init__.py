@@ -1,0 +1,1 @@
+"""What a kernel leaves for the next: versioned records, the Run All ledger, kept transcripts, conversations, the session lock."""

@@ -1,0 +1,169 @@
+"""The kernel's side of the cell tools (``edit_cell`` … ``run_cells``; ``docs/cell-editing.md``).
+
+:class:`NotebookEdits` is the :class:`~dsh_notebook.notebook_tools.cell_tools.EditsHost` of one
+kernel: it matches a call to its run (the ``tool/call`` origin, as ``run_python``:
+:meth:`NotebookToolsHost.match`), has the broker decide it on that run's card (scopes:
+:func:`~.broker.scope_key`), sends ``apply_change`` / ``run_cells`` over the frontend link and
+waits for the page's reply (bounded), and records every change the page confirmed in the undo
+ledger (:mod:`.undo`). It also answers the page's "Undo this run" (``undo_request``).
+
+The conversation (the cell tools' stale ledger key) is the session the run holds: the root of
+the calling session, so a subagent's reads and edits count for its conversation. An uncertain
+origin (two runs sent the same call) has no conversation: its edits count as unseen (refused,
+with the current source) and only the person may decide it.
+
+Threads: :meth:`caller` and :meth:`decide` run on the MCP server's loop; :meth:`apply` and
+:meth:`run` on its worker threads (they block on the link, never on the main thread); the undo
+request on the thread that handles the page's messages.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...frontend import FrontendLink
+from ...frontend.protocol import (
+    ChangeOrigin,
+    UndoChange,
+    apply_change,
+    checked_change,
+    run_cells,
+)
+from ...notebook_tools.cell_tools import APPLY_TIMEOUT, Caller, Card
+from ...notebook_tools.edits import Grant, Refusal
+from ..registry.runs import ActiveRun
+from .tool_calls import Origin
+from .tools_host import NotebookToolsHost
+from .undo import UndoLedger
+
+__all__ = ["NotebookEdits", "undo_entry"]
+
+log = logging.getLogger(__name__)
+
+
+def undo_entry(
+    change: Mapping[str, Any], reply: Mapping[str, Any], where: Mapping[str, Any]
+) -> UndoChange | None:
+    """The undo ledger's entry for a change the page answered ``applied`` to."""
+    cell_id = str(reply.get("cell_id") or change.get("cell_id") or "")
+    source = reply.get("source")
+    kind = change.get("kind")
+    if kind == "edit":
+        after = source if isinstance(source, str) else str(change.get("after", ""))
+        return {"kind": "edit", "cell_id": cell_id, "before": str(change.get("before", "")),
+                "after": after}  # fmt: skip
+    if kind == "insert":
+        text = source if isinstance(source, str) else str(change.get("source", ""))
+        return {"kind": "insert", "cell_id": cell_id, "source": text}
+    if kind == "delete":
+        above = where.get("above")
+        return {"kind": "delete",
+                "cell": {"cell_type": str(where.get("cell_type", "code")),
+                         "source": str(change.get("before", "")), "id": cell_id},
+                "after_cell_id": above if isinstance(above, str) else None,
+                "index": int(where.get("index", 0))}  # fmt: skip
+    return None
+
+
+class NotebookEdits:
+    """One per kernel (see the module doc)."""
+
+    def __init__(self, tools: NotebookToolsHost, link: FrontendLink, ledger: UndoLedger) -> None:
+        self._tools = tools
+        self._link = link
+        self.ledger = ledger
+        link.on_undo_request = self.undo_request
+
+    def can(self, capability: str) -> bool:
+        return self._link.can(capability)
+
+    def candidates(self, caller: Caller) -> list[str]:
+        origin, run = _token(caller)
+        runs = [run] if origin.peers is None else origin.peers.runs()
+        return [r.session for r in runs]
+
+    def shared_read(self, caller: Caller, view: object) -> list[str]:
+        origin, _ = _token(caller)
+        if origin.peers is None:
+            return []
+        return [run.session for run in origin.peers.report(origin.call_id, view)]
+
+    def answers_while_busy(self) -> bool:
+        return self._link.replies_off_main
+
+    async def caller(
+        self, tool_name: str, arguments: Mapping[str, Any], timeout: float
+    ) -> Caller | str:
+        matched = await self._tools.match(tool_name, arguments, timeout)
+        if isinstance(matched, Refusal):
+            return matched.message
+        origin, run = matched
+        if not origin.certain:
+            return Caller(None, None, (origin, run), certain=False)
+        return Caller(run.session, run.cell_id, (origin, run))
+
+    async def decide(self, caller: Caller, card: Card) -> Grant | Refusal | None:
+        origin, run = _token(caller)
+        return await self._tools.decide(
+            origin, run, tool_name=card.tool_name, reason=card.reason, editable=card.editable,
+            proposed=card.proposed, target=card.target,
+        )  # fmt: skip
+
+    def apply(
+        self, caller: Caller, change: Mapping[str, Any], where: Mapping[str, Any], busy: bool
+    ) -> Mapping[str, Any] | str:
+        origin, run = _token(caller)
+        checked = checked_change(change)
+        message = (
+            None
+            if checked is None
+            else apply_change(self._link.request_id("c"), _origin(origin, run), checked)
+        )
+        if message is None:
+            return "the change is too large to send to the notebook page"
+        reply = self._link.apply_change(message, APPLY_TIMEOUT, busy)
+        if isinstance(reply, str):
+            return reply
+        # pages that disagree: one of them did change its cell, which "Undo this run" reverts
+        landed = reply["replies"] if reply["status"] == "disagree" else [reply]
+        applied = next((r for r in landed if r["status"] == "applied"), None)
+        if applied is not None:
+            entry = undo_entry(change, applied, where)
+            if entry is not None:
+                self.ledger.record(run.run_id, run.cell_id, entry)
+        return reply
+
+    def run(
+        self, caller: Caller, cell_ids: Sequence[str], timeout_s: int, busy: bool
+    ) -> Mapping[str, Any] | str:
+        origin, run = _token(caller)
+        message = run_cells(self._link.request_id("r"), cell_ids, timeout_s, _origin(origin, run))
+        if message is None:
+            return "the run_cells request is not well-formed"
+        return self._link.run_cells(message, timeout_s + 5, busy)
+
+    def undo_request(self, anchor: str) -> None:
+        """The page's "Undo this run" on the ``%%dsh`` cell ``anchor``: the newest run of it
+        with changes is undone; nothing there → the page is told so (an empty
+        ``undo_changes``)."""
+        run_id = self.ledger.find(anchor=anchor)
+        if run_id is None or self.ledger.undo(run_id) <= 0:
+            self.ledger.nothing_to_undo()
+
+
+def _token(caller: Caller) -> tuple[Origin[ActiveRun], ActiveRun]:
+    token = caller.token
+    if not isinstance(token, tuple) or not isinstance(token[1], ActiveRun):
+        raise TypeError("a cell tool call not matched by this kernel")
+    origin, run = token
+    assert isinstance(origin, Origin)
+    return origin, run
+
+
+def _origin(origin: Origin[ActiveRun], run: ActiveRun) -> ChangeOrigin:
+    made: ChangeOrigin = {"session": origin.session_id, "run": run.run_id, "call": origin.call_id}
+    if run.cell_id:
+        made["anchor"] = run.cell_id  # the page's "Undo this run" goes on that %%dsh cell
+    return made
