@@ -6,7 +6,8 @@ column (``KeyError``, an ``AttributeError`` on a DataFrame), a missing variable 
 a missing module or file. It names similar columns or variables (from ``describe_variable`` and
 ``notebook_variables``, nothing guessed) and shows the failing line fixed when one name is
 clearly meant. Any other exception gets one honest line: it cannot explain it without a model.
-It never proposes code to run.
+It never proposes code to run; :func:`fixed_span` gives the lines a fix changes, which
+:mod:`.fix` proposes as an ``edit_cell`` (Fix with dsh).
 """
 
 from __future__ import annotations
@@ -22,13 +23,21 @@ from ..context.interpolate import VALUES_HEADING
 from .names import Frame, Variable
 from .results import error_line
 
-__all__ = ["Failure", "explain", "read_failure"]
+__all__ = [
+    "FILE_MISSING",
+    "MODULE_MISSING",
+    "Failure",
+    "explain",
+    "fixed_span",
+    "read_failure",
+    "similar",
+]
 
 _CODE_BLOCK: Final = re.compile(r"```(?:python|py)?\n(.*?)```", re.S)
 _NAME_ERROR: Final = re.compile(r"name '([^']+)' is not defined")
 _ATTRIBUTE: Final = re.compile(r"'(\w+)' object has no attribute '([^']+)'")
-_MODULE: Final = re.compile(r"No module named '([^']+)'")
-_FILE: Final = re.compile(r"No such file or directory: '([^']+)'")
+MODULE_MISSING: Final = re.compile(r"No module named '([^']+)'")
+FILE_MISSING: Final = re.compile(r"No such file or directory: '([^']+)'")
 
 
 @dataclass(frozen=True)
@@ -86,7 +95,9 @@ def read_failure(question: str) -> Failure | None:
     return Failure(line, kind, message, code.rstrip(), missing)
 
 
-def _similar(word: str, names: Sequence[str]) -> list[str]:
+def similar(word: str, names: Sequence[str]) -> list[str]:
+    """Up to three of ``names`` like ``word``: its case-insensitive equal first, then close
+    matches (difflib, cutoff 0.6), best first."""
     by_lower: dict[str, str] = {}
     for name in names:
         by_lower.setdefault(name.lower(), name)
@@ -95,21 +106,37 @@ def _similar(word: str, names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*exact, *(by_lower[c] for c in close)]))
 
 
-def _fixed_lines(code: str, missing: str, meant: str) -> str | None:
-    """The code's lines that use ``missing``, with ``meant`` in its place."""
+def _fixed_line(line: str, missing: str, meant: str) -> str:
+    """``line`` with ``missing`` as a quoted key, else an attribute, else a bare name, replaced
+    by ``meant`` (an attribute becomes ``["meant"]``); ``line`` when it does not use it."""
     quoted = re.compile(r"(['\"])" + re.escape(missing) + r"\1")
     bare = re.compile(r"(?<![\w.'\"])" + re.escape(missing) + r"(?![\w'\"])")
     attribute = re.compile(r"\." + re.escape(missing) + r"\b")
-    out = []
-    for line in code.splitlines():
-        fixed = quoted.sub(lambda m: m.group(1) + meant + m.group(1), line)
-        if fixed == line:
-            fixed = attribute.sub(f'["{meant}"]', line) if attribute.search(line) else line
-        if fixed == line:
-            fixed = bare.sub(meant, line)
-        if fixed != line:
-            out.append(fixed)
+    fixed = quoted.sub(lambda m: m.group(1) + meant + m.group(1), line)
+    if fixed == line:
+        fixed = attribute.sub(f'["{meant}"]', line) if attribute.search(line) else line
+    if fixed == line:
+        fixed = bare.sub(meant, line)
+    return fixed
+
+
+def _fixed_lines(code: str, missing: str, meant: str) -> str | None:
+    """The code's lines that use ``missing``, with ``meant`` in its place."""
+    out = [f for line in code.splitlines() if (f := _fixed_line(line, missing, meant)) != line]
     return "\n".join(out) or None
+
+
+def fixed_span(code: str, missing: str, meant: str) -> tuple[str, str] | None:
+    """``(old, new)``: the lines of ``code`` from the first to the last that use ``missing``,
+    as they are and with ``meant`` in its place; ``None`` when no line uses it. ``old`` is a
+    run of whole lines of ``code``, so it occurs in it at least once."""
+    lines = code.splitlines()
+    fixed = [_fixed_line(line, missing, meant) for line in lines]
+    changed = [i for i, (a, b) in enumerate(zip(lines, fixed, strict=True)) if a != b]
+    if not changed:
+        return None
+    first, last = changed[0], changed[-1] + 1
+    return "\n".join(lines[first:last]), "\n".join(fixed[first:last])
 
 
 def _frames_in(code: str, frames: Sequence[Frame]) -> list[Frame]:
@@ -134,16 +161,16 @@ def _column_answer(failure: Failure, frames: Sequence[Frame]) -> str:
             f"{head}: `{missing}` is a column of {where} now, so the code ran before it existed "
             "or on another object; run it again."
         )
-    similar = _similar(missing, [c.name for f in used for c in f.columns])
+    alike = similar(missing, [c.name for f in used for c in f.columns])
     lines = [
         f"{head}: there is no column `{missing}` in {where} (pandas raises `{failure.type}` "
         "for a column name it does not have; names are case-sensitive)."
     ]
-    if similar:
-        lines[0] += " Similar columns: " + ", ".join(f"`{s}`" for s in similar) + "."
-        fixed = _fixed_lines(failure.code, missing, similar[0]) if failure.code else None
+    if alike:
+        lines[0] += " Similar columns: " + ", ".join(f"`{s}`" for s in alike) + "."
+        fixed = _fixed_lines(failure.code, missing, alike[0]) if failure.code else None
         if fixed:
-            lines += ["", f"With `{similar[0]}` the line reads:", "", "```python", fixed, "```"]
+            lines += ["", f"With `{alike[0]}` the line reads:", "", "```python", fixed, "```"]
     else:
         shown = ", ".join(f"`{n}`" for n in names[:20]) + (", …" if len(names) > 20 else "")
         lines[0] += f" Its columns are: {shown}."
@@ -152,17 +179,17 @@ def _column_answer(failure: Failure, frames: Sequence[Frame]) -> str:
 
 def _name_answer(failure: Failure, variables: Sequence[Variable]) -> str:
     missing = failure.missing or ""
-    similar = _similar(missing, [v.name for v in variables])
+    alike = similar(missing, [v.name for v in variables])
     text = (
         f"`{failure.line}`: there is no variable `{missing}` in your kernel: it was never "
         "assigned, is misspelled, or the cell that defines it has not run since the kernel "
         "started."
     )
-    if similar:
-        text += " Similar names in the kernel: " + ", ".join(f"`{s}`" for s in similar) + "."
-        fixed = _fixed_lines(failure.code, missing, similar[0]) if failure.code else None
+    if alike:
+        text += " Similar names in the kernel: " + ", ".join(f"`{s}`" for s in alike) + "."
+        fixed = _fixed_lines(failure.code, missing, alike[0]) if failure.code else None
         if fixed:
-            text += f"\n\nWith `{similar[0]}` the line reads:\n\n```python\n{fixed}\n```"
+            text += f"\n\nWith `{alike[0]}` the line reads:\n\n```python\n{fixed}\n```"
     elif variables:
         text += " Run the cell that defines it first."
     return text
@@ -175,7 +202,7 @@ def explain(failure: Failure, variables: Sequence[Variable], frames: Sequence[Fr
     if failure.wants_frames:
         return _column_answer(failure, frames)
     if failure.type in ("ModuleNotFoundError", "ImportError") and (
-        m := _MODULE.search(failure.message)
+        m := MODULE_MISSING.search(failure.message)
     ):
         package = m.group(1).split(".")[0]
         return (
@@ -183,7 +210,7 @@ def explain(failure: Failure, variables: Sequence[Variable], frames: Sequence[Fr
             f"environment; install it with `%pip install {package}` and restart the kernel "
             "(the pip package name can differ from the module's)."
         )
-    if failure.type == "FileNotFoundError" and (m := _FILE.search(failure.message)):
+    if failure.type == "FileNotFoundError" and (m := FILE_MISSING.search(failure.message)):
         return (
             f"`{failure.line}`: there is no file `{m.group(1)}` relative to the kernel's "
             "working directory (`%pwd` shows it); check the name, or give the full path."

@@ -29,6 +29,7 @@ from .columns import (
 )
 from .delegate import delegate_step
 from .explain import Failure, explain, read_failure
+from .fix import fix_step, fix_target, kernel_names
 from .intents import Intent, question_text, recognize
 from .names import (
     Column,
@@ -368,32 +369,10 @@ def _doing(plan: _Plan) -> str:
     return f"I will {what} in your kernel with `run_python` (it asks for your approval)."
 
 
-def _explain_step(turn: Turn, question: str, failure: Failure) -> Step:
+def _explain_step(turn: Turn, failure: Failure) -> Step:
     """Ask dsh: read the kernel's names, then explain (never runs code)."""
-    variables: list[Variable] = []
-    if failure.wants_variables and turn.offers("notebook_variables"):
-        listed = turn.done("notebook_variables")
-        if not listed:
-            return turn.call("notebook_variables", {}, "Let me see what is in your kernel.")
-        variables = parse_variables(listed[-1].result or "")
-    frames: list[Frame] = []
-    if failure.wants_frames and turn.offers("describe_variable"):
-        used = [
-            v for v in variables
-            if v.is_frame and re.search(rf"(?<![\w.]){re.escape(v.name)}\b", failure.code)
-        ] or [v for v in variables if v.is_frame][:1]  # fmt: skip
-        for var in used[:3]:
-            described = [
-                e for e in turn.done("describe_variable") if e.input.get("name") == var.name
-            ]
-            if not described:
-                return turn.call(
-                    "describe_variable", {"name": var.name}, f"Let me look at `{var.name}`."
-                )
-            frame = parse_frame(var.name, described[-1].result or "")
-            if frame is not None:
-                frames.append(frame)
-    return _say(explain(failure, variables, frames))
+    names = kernel_names(turn, failure)
+    return names if isinstance(names, Step) else _say(explain(failure, *names))
 
 
 def next_step(turn: Turn, intent: Intent) -> Step:
@@ -411,6 +390,9 @@ def next_step(turn: Turn, intent: Intent) -> Step:
                 "The question was dismissed without an answer, so I computed nothing; name the "
                 "DataFrame and columns in your prompt and ask again."
             )
+    fix = fix_target(turn.prompt)
+    if fix is not None and (failure := read_failure(turn.prompt)) is not None:
+        return fix_step(turn, failure, fix)  # Fix with dsh: an edit_cell, then run_cells
     if intent.kind == "error":
         # the traceback and the failing code arrive as named values, after the person's text
         failure = read_failure(turn.prompt)
@@ -419,7 +401,7 @@ def next_step(turn: Turn, intent: Intent) -> Step:
                 "I can't explain this error without a language model (I found no exception "
                 "line in it); set `DEEPSEEK_API_KEY` and restart the kernel to ask DeepSeek."
             )
-        return _explain_step(turn, question_text(turn.prompt), failure)
+        return _explain_step(turn, failure)
     if intent.kind == "help":
         return _say(compose.cant(intent.unsupported) if intent.unsupported else compose.HELP)
     if intent.background and turn.offers("subagent") and turn.parent is None:

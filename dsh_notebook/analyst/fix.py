@@ -1,0 +1,294 @@
+"""Fix with dsh without a model: the one-line change as an ``edit_cell``, then ``run_cells``.
+
+The page's Fix with dsh button sends ``Fix the error in cell <short id> (edit it with
+edit_cell; …)`` with the cell's traceback (``js/labextension/src/insertions.ts``). For the errors
+:mod:`.explain` can explain and fix from the kernel's real names (a missing column or variable
+with a close match, a mistyped module with a close match among the standard library and the
+common data libraries, a missing file with a close match in its folder), the analyst proposes
+the change through the real notebook cell tools (``docs/cell-editing.md``), one call per step:
+
+1. ``notebook_cells`` of that cell: its current source (and, for the cell tools' stale check,
+   the conversation has now read it);
+2. the names the fix needs: ``notebook_variables`` and ``describe_variable`` of the frames the
+   cell uses (:func:`kernel_names`, shared with Ask dsh), or ``glob`` of the file's folder;
+3. ``edit_cell`` of the lines that use the missing name (a diff card the person applies);
+4. once the page confirmed it (``Applied:``), ``run_cells`` of that cell (a card too);
+5. the answer: what ran, and that "Undo this run" takes the edit back.
+
+Where it cannot fix (no close match, the tools off, no page that can apply edits, a subagent,
+a rejected card) the answer says so in one line. Stateless like the rest of the analyst: the
+step follows from the prompt and this turn's tool results alone; pure, never raises on
+malformed results.
+"""
+
+from __future__ import annotations
+
+import builtins
+import posixpath
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from ..scripted_model import Step
+from .explain import FILE_MISSING, MODULE_MISSING, Failure, explain, fixed_span, similar
+from .names import Frame, Variable, parse_frame, parse_variables
+from .turn import Exchange, Turn
+
+__all__ = ["Change", "fix_step", "fix_target", "kernel_names", "proposed_change"]
+
+_FIX_REQUEST: Final = re.compile(r"\bfix\b[^\n]*?\bcell\s+`?([A-Za-z0-9][\w-]{3,})`?", re.I)
+_NO_PAGE: Final = "The notebook itself could not be read"
+_DATA_MODULES: Final = (
+    "pandas", "numpy", "matplotlib", "seaborn", "scipy", "sklearn", "statsmodels", "plotly",
+    "polars", "pyarrow", "requests", "IPython",
+)  # fmt: skip
+_LINE_MAX: Final = 300
+
+
+def fix_target(prompt: str) -> str | None:
+    """The cell id a Fix with dsh prompt names (``Fix the error in cell 1a2b3c4d``), else None."""
+    match = _FIX_REQUEST.search(prompt)
+    return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One proposed edit: ``old`` (whole lines of the cell) becomes ``new``.
+
+    Attributes:
+        old: the cell's lines that use the missing name, as they are.
+        new: those lines fixed.
+        missing: the name the error says is missing.
+        meant: the name put in its place.
+        why: one sentence saying what is wrong (``there is no column `staton` in `trips```).
+    """
+
+    old: str
+    new: str
+    missing: str
+    meant: str
+    why: str
+
+
+def _say(text: str) -> Step:
+    return Step(text=text, output_tokens=max(1, len(text) // 4))
+
+
+def _code(text: str) -> str:
+    """``text`` as one bounded inline code span."""
+    flat = " ".join(text.split())
+    flat = flat if len(flat) <= _LINE_MAX else flat[: _LINE_MAX - 1] + "…"
+    fence = "``" if "`" in flat else "`"
+    return f"{fence}{flat}{fence}" if fence == "`" else f"{fence} {flat} {fence}"
+
+
+def kernel_names(turn: Turn, failure: Failure) -> Step | tuple[list[Variable], list[Frame]]:
+    """The kernel's variables and the frames ``failure.code`` uses (up to three), or the tool
+    call that reads the next of them (``notebook_variables``, then ``describe_variable``)."""
+    variables: list[Variable] = []
+    if failure.wants_variables and turn.offers("notebook_variables"):
+        listed = turn.done("notebook_variables")
+        if not listed:
+            return turn.call("notebook_variables", {}, "Let me see what is in your kernel.")
+        variables = parse_variables(listed[-1].result or "")
+    frames: list[Frame] = []
+    if failure.wants_frames and turn.offers("describe_variable"):
+        used = [
+            v for v in variables
+            if v.is_frame and re.search(rf"(?<![\w.]){re.escape(v.name)}\b", failure.code)
+        ] or [v for v in variables if v.is_frame][:1]  # fmt: skip
+        for var in used[:3]:
+            described = [
+                e for e in turn.done("describe_variable") if e.input.get("name") == var.name
+            ]
+            if not described:
+                return turn.call(
+                    "describe_variable", {"name": var.name}, f"Let me look at `{var.name}`."
+                )
+            frame = parse_frame(var.name, described[-1].result or "")
+            if frame is not None:
+                frames.append(frame)
+    return variables, frames
+
+
+def _frames_used(code: str, frames: Sequence[Frame]) -> list[Frame]:
+    used = [f for f in frames if re.search(rf"(?<![\w.]){re.escape(f.name)}\b", code)]
+    return used or list(frames)
+
+
+def proposed_change(
+    failure: Failure,
+    source: str,
+    variables: Sequence[Variable],
+    frames: Sequence[Frame],
+    files: Sequence[str] = (),
+) -> Change | str:
+    """The edit of ``source`` that fixes ``failure``, or one sentence saying why there is none.
+
+    Names come from the kernel (``variables``, ``frames``; Python's builtins for a variable),
+    module names from the standard library and the common data libraries, file names from
+    ``files`` (the names in the missing file's folder); a fix is proposed only for a close
+    match (:func:`~.explain.similar`) that the cell's code really uses in a line."""
+    missing, candidates, what = failure.missing, [], ""
+    if failure.type == "NameError" and missing:
+        candidates = similar(missing, [v.name for v in variables] + dir(builtins))
+        what = f"there is no variable `{missing}` in your kernel"
+    elif failure.wants_frames and missing:
+        used = _frames_used(source, frames)
+        if not used:
+            return f"I can't fix this with an edit: the code indexes no DataFrame I can see, so I cannot tell what `{missing}` should be."
+        if any(missing == c.name for f in used for c in f.columns):
+            return f"I can't fix this with an edit: `{missing}` is a column of `{used[0].name}` now, so the cell only needs to run again."
+        candidates = similar(missing, [c.name for f in used for c in f.columns])
+        what = f"there is no column `{missing}` in `{used[0].name}`"
+        if not candidates:
+            shown = ", ".join(f"`{c.name}`" for c in used[0].columns[:12])
+            return f"I can't fix this with an edit: `{used[0].name}` has no column like `{missing}` (its columns: {shown})."
+    elif (module := MODULE_MISSING.search(failure.message)) is not None:
+        missing = module.group(1)
+        top = missing.split(".")[0]
+        known = sorted(set(sys.stdlib_module_names) | set(_DATA_MODULES))
+        candidates = [] if "." in missing else [c for c in similar(missing, known) if c != missing]
+        what = f"there is no module `{missing}`"
+        if not candidates:
+            return f"I can't fix this with an edit: the module `{top}` is not installed in the kernel's environment; install it with `%pip install {top}` in a cell of its own and restart the kernel."
+    elif (path := FILE_MISSING.search(failure.message)) is not None:
+        missing = path.group(1)
+        name = posixpath.basename(missing)
+        candidates = [c for c in similar(name, files) if c != name]
+        what = f"there is no file `{missing}`"
+        if not candidates:
+            return f"I can't fix this with an edit: there is no file `{missing}` and none with a similar name in its folder; check the path (`%pwd` shows the kernel's working directory)."
+        meant = posixpath.join(posixpath.dirname(missing), candidates[0])
+        span = fixed_span(source, missing, meant)
+        if span is None:
+            return f"I can't fix this with an edit: cell's code does not spell the path `{missing}` out, so I cannot point it to `{meant}`."
+        return Change(span[0], span[1], missing, meant, what)
+    else:
+        return f"I can't fix {_code(failure.line)} with an edit without a language model (the demo analyst fixes missing columns, variables, modules and files with a close match only)."
+    if not missing or not candidates or candidates[0] == missing:
+        return f"I can't fix this with an edit: {what} and nothing in it has a similar name."
+    span = fixed_span(source, missing, candidates[0])
+    if span is None:
+        return (
+            f"I can't fix this with an edit: {what}, and no line of the cell uses it by that name."
+        )
+    return Change(span[0], span[1], missing, candidates[0], what)  # fmt: skip
+
+
+def cell_source(result: str, cell_id: str) -> str | None:
+    """The source of cell ``cell_id`` in a ``notebook_cells`` result that lists it whole, or
+    ``None`` when it does not list it (the page was not read, no such cell)."""
+    lines = result.splitlines()
+    short = cell_id[:8]
+    start = next(
+        (i for i, ln in enumerate(lines) if ln.startswith("## cell ") and f" · id {short}" in ln),
+        None,
+    )
+    if start is None:
+        return None
+    body: list[str] = []
+    for line in lines[start + 1 :]:
+        if line.startswith(("→ ", "## cell ")):
+            break
+        body.append(line)
+    source = "\n".join(body).rstrip()
+    return "" if source == "(empty)" else source
+
+
+def _first_line(text: str | None) -> str:
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    return lines[0] if lines else "no answer"
+
+
+def _cannot(turn: Turn, failure: Failure, why: str) -> Step:
+    """One line saying why there is no edit, then the explanation from the kernel's names."""
+    names = kernel_names(turn, failure)
+    if isinstance(names, Step):
+        return names
+    return _say(f"{why}\n\n{explain(failure, *names)}")
+
+
+def _read(turn: Turn, cell_id: str) -> Exchange | None:
+    for exchange in reversed(turn.done("notebook_cells")):
+        if exchange.input.get("cell_ids") == [cell_id]:
+            return exchange
+    return None
+
+
+def _files_step(turn: Turn, failure: Failure) -> Step | list[str]:
+    """The names in the missing file's folder (a ``glob`` of it), or the call that lists them."""
+    path = FILE_MISSING.search(failure.message)
+    if path is None or not turn.offers("glob"):
+        return []
+    folder = posixpath.dirname(path.group(1)) or "."
+    listed = [e for e in turn.done("glob") if e.input.get("path") == folder]
+    if not listed:
+        return turn.call(
+            "glob", {"pattern": "*", "path": folder}, f"Let me list the files in `{folder}`."
+        )
+    if listed[-1].is_error:
+        return []
+    return [posixpath.basename(ln.strip().rstrip("/")) for ln in (listed[-1].result or "").splitlines() if ln.strip()]  # fmt: skip
+
+
+def fix_step(turn: Turn, failure: Failure, cell_id: str) -> Step:
+    """The next step of Fix with dsh for ``failure`` in cell ``cell_id`` (module docstring)."""
+    where = f"cell {cell_id}"
+    if turn.parent is not None:
+        return _cannot(turn, failure, f"I can't edit {where}: I am a subagent, and only the run you started can ask you to apply an edit.")  # fmt: skip
+    if not (turn.offers("edit_cell") and turn.offers("notebook_cells")):
+        return _cannot(turn, failure, f"I can't edit {where}: the notebook's cell tools are off in this kernel (they are on and off with `run_python`).")  # fmt: skip
+    read = _read(turn, cell_id)
+    if read is None:
+        return turn.call("notebook_cells", {"cell_ids": [cell_id]}, f"Let me read {where}.")
+    if read.is_error or (read.result or "").startswith(_NO_PAGE):
+        return _cannot(turn, failure, f"I can't edit {where}: no notebook page that can apply edits answered (open the notebook in JupyterLab 4 or Notebook 7 with the dsh-notebook extension).")  # fmt: skip
+    source = cell_source(read.result or "", cell_id)
+    if source is None:
+        return _say(f"I can't fix {where}: the notebook has no such cell now ({_first_line(read.result)}).")  # fmt: skip
+    failure = replace(failure, code=source)
+    names = kernel_names(turn, failure)
+    if isinstance(names, Step):
+        return names
+    files = _files_step(turn, failure)
+    if isinstance(files, Step):
+        return files
+    change = proposed_change(failure, source, *names, files)
+    if isinstance(change, str):
+        return _say(change)
+    return _edit_and_run(turn, cell_id, change)
+
+
+def _edit_and_run(turn: Turn, cell_id: str, change: Change) -> Step:
+    where = f"cell {cell_id}"
+    edits = turn.done("edit_cell")
+    if not edits:
+        text = (
+            f"In {where} {change.why}; `{change.meant}` is the close match. I propose this "
+            "change (review the diff, then Apply or Reject):"
+        )
+        args = {"cell_id": cell_id, "old_text": change.old, "new_text": change.new}
+        return turn.call("edit_cell", args, text)
+    edit = edits[-1]
+    if edit.is_error or not (edit.result or "").startswith("Applied:"):
+        return _say(f"{where} is unchanged: {_first_line(edit.result)}")
+    runs = turn.done("run_cells")
+    if not runs:
+        return turn.call(
+            "run_cells",
+            {"cell_ids": [cell_id]},
+            f"Applied: `{change.missing}` is now `{change.meant}`. I will run {where} to check "
+            "the fix (approve the run).",
+        )
+    run = runs[-1]
+    result = run.result or ""
+    undo = '"Undo this run" on this prompt cell takes the edit back.'
+    if "(ok)" in _first_line(result):
+        return _say(f"{where} ran without an error with `{change.meant}`. {undo}")
+    error = next((ln for ln in result.splitlines() if ln.startswith("error: ")), None)
+    if error is not None:
+        return _say(f"{where} ran and still fails ({_code(error[7:])}). {undo}")
+    return _say(f"The fix is in {where}, but it was not run: {_first_line(result)} {undo}")
