@@ -1,5 +1,5 @@
 """The page's reading of the kernel's messages, in Python, for tests only: what the page
-extension's ``parseKernelMessage`` (``js/labextension/src/protocol.ts``) accepts. The shared
+extension's ``parseKernelMessage`` (``js/labextension/src/protocol/parse.ts``) accepts. The shared
 fixture ``js/labextension/test/fixtures/page-protocol.json`` checks both readers against the
 same examples."""
 

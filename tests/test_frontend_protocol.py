@@ -168,8 +168,8 @@ def test_hello_and_unknown_types() -> None:
 
 
 def test_both_sides_name_the_same_protocol() -> None:
-    """protocol.ts mirrors protocol.py: same version, metadata key, comm target, reserved types."""
-    ts = (REPO / "js" / "labextension" / "src" / "protocol.ts").read_text()
+    """protocol/constants.ts mirrors protocol/: same version, metadata key, comm target, reserved types."""
+    ts = (REPO / "js" / "labextension" / "src" / "protocol" / "constants.ts").read_text()
 
     def constant(name: str) -> Any:
         found = re.search(rf"export const {name}(?:: [^=]+)? = (.+);", ts)

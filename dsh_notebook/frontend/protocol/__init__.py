@@ -1,4 +1,4 @@
-"""The kernel <-> frontend-extension protocol, version 1 (mirror: ``js/labextension/src/protocol.ts``).
+"""The kernel <-> frontend-extension protocol, version 1 (mirror: ``js/labextension/src/protocol/``).
 
 Every message between the kernel and the ``dsh-notebook`` JupyterLab extension is named here.
 Two carriers:

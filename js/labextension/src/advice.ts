@@ -4,7 +4,7 @@
  * `%dsh` command can answer. Pure text (no DOM), shown with `textContent`.
  */
 
-import type { IWaitingCell } from './protocol';
+import type { IWaitingCell } from './protocol/kernel';
 
 /** The cells of `waiting` that `present` does not hold (by cell id). */
 export function missingCells(waiting: readonly IWaitingCell[], present: (cellId: string) => boolean): IWaitingCell[] {

@@ -11,7 +11,8 @@
  * notebook already is not inserted again; one whose anchor is gone is not inserted at all.
  */
 
-import { AGENT_TAG, IInsertCell } from './protocol';
+import { AGENT_TAG } from './protocol/constants';
+import type { IInsertCell } from './protocol/kernel';
 
 export const AGENT_METADATA_KEY = 'dsh_notebook';
 

@@ -21,7 +21,8 @@ import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 
 import { AGENT_METADATA_KEY, ICellInfo, agentCellJSON, agentOrigin, insertionIndex, newestRunCells } from './agentcell';
 import { editMark, undoSummary } from './celledit';
-import type { IInsertCell, IUndoReply } from './protocol';
+import type { IInsertCell } from './protocol/kernel';
+import type { IUndoReply } from './protocol/page';
 import { oneUndoStep } from './undostep';
 
 export const REMOVE_BAR_CLASS = 'dsh-agent-cells-bar';

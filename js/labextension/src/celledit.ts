@@ -18,17 +18,9 @@
  * becomes `failed`.
  */
 
-import type {
-  Change,
-  IApplyChange,
-  IApplyChangeReply,
-  IChangeOrigin,
-  IUndoChanges,
-  IUndoReply,
-  IUndoSkipped,
-  UndoEntry
-} from './protocol';
-import { MAX_MESSAGE } from './protocol';
+import { MAX_MESSAGE } from './protocol/constants';
+import type { Change, IApplyChange, IChangeOrigin, IUndoChanges, UndoEntry } from './protocol/kernel';
+import type { IApplyChangeReply, IUndoReply, IUndoSkipped } from './protocol/page';
 
 /** The `edited` mark in a cell's `metadata.dsh_notebook`. */
 export type EditMark = IChangeOrigin;

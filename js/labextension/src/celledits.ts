@@ -17,14 +17,8 @@ import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 
 import { AGENT_METADATA_KEY, agentOrigin } from './agentcell';
 import { EditMark, ICellStore, INewCell, IStoreCell, applyChange, editMark, findCell, undoChanges } from './celledit';
-import type {
-  IApplyChange,
-  IApplyChangeReply,
-  IRunCells,
-  IRunCellsReply,
-  IUndoChanges,
-  IUndoReply
-} from './protocol';
+import type { IApplyChange, IRunCells, IUndoChanges } from './protocol/kernel';
+import type { IApplyChangeReply, IRunCellsReply, IUndoReply } from './protocol/page';
 import { ExecutionEnd, IRunTarget, collectRun } from './runcells';
 import { oneUndoStep } from './undostep';
 

@@ -14,18 +14,8 @@
 import type { INotebookModel } from '@jupyterlab/notebook';
 import type { ICellModel, ICodeCellModel } from '@jupyterlab/cells';
 
-import {
-  ICellOutput,
-  INotebookCell,
-  IReadNotebookReply,
-  IRunCellOutput,
-  MAX_READ_OUTPUTS,
-  MAX_READ_SOURCE,
-  MAX_OUTPUT_TEXT,
-  MAX_READ_CELLS
-} from './protocol';
-
-export const AGENT_TAG = 'dsh-agent';
+import { AGENT_TAG, MAX_OUTPUT_TEXT, MAX_READ_CELLS, MAX_READ_OUTPUTS, MAX_READ_SOURCE } from './protocol/constants';
+import type { ICellOutput, INotebookCell, IReadNotebookReply, IRunCellOutput } from './protocol/page';
 
 // CSI sequences (colours, cursor), OSC sequences, and lone escapes
 // eslint-disable-next-line no-control-regex

@@ -13,7 +13,8 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { JSONObject } from '@lumino/coreutils';
 
-import { IIdentityMetadata, METADATA_KEY } from './protocol';
+import { METADATA_KEY } from './protocol/constants';
+import type { IIdentityMetadata } from './protocol/identity';
 
 /** The identity for a request of cell `cellId`, or `null` to send none (not resolved yet). */
 export type IdentitySource = (cellId: string | null) => IIdentityMetadata | null;

@@ -21,7 +21,7 @@
  * save (or an autosave after their next change).
  */
 
-import { IStoredIdentity, isId, newId, parseStoredIdentity } from './protocol';
+import { IStoredIdentity, isId, newId, parseStoredIdentity } from './protocol/identity';
 
 /** What is at a path: `missing`, or a notebook with the id it carries (`null`: none). */
 export type Lookup = (path: string) => Promise<{ found: false } | { found: true; id: string | null }>;

@@ -4,98 +4,103 @@
  * Registers the comm target (the registry lives on the connection object, so it survives kernel
  * restarts) and answers the kernel's `hello` with `hello_reply`. After a page reload the kernel's
  * comm is still open but unknown to this page: `comm_info_request` finds it and the link adopts
- * it and answers `hello_reply` again, so the kernel re-sends its state. `waiting` messages go to
- * `onWaiting`, `run_output` messages to `onRunOutput`, `insert_cell` to `onInsertCell`,
- * `apply_change` / `run_cells` / `undo_changes` to `edits` (answered on the same comm); a closed comm, a restart or a dead kernel
- * report `null` to `onWaiting` (nothing waits).
- * Unknown and malformed messages are ignored, never thrown.
+ * it and answers `hello_reply` again, so the kernel re-sends its state.
+ *
+ * Each kernel message goes by its type to exactly one handler (`handlers`, one entry per message
+ * of `protocol/kernel.ts`): the notices to `ILinkOptions`' listeners; the requests
+ * (`read_notebook`, `apply_change`, `run_cells`, `undo_changes`) all take one path, `answer`: the
+ * page's answer for that type (`ILinkOptions.answers`) makes the reply, sent on the same comm
+ * (a `null` reply, or no answer for that type, sends nothing). A closed comm, a restart or a dead
+ * kernel report `null` to `onWaiting` (nothing waits) and to `onComm`.
+ * Unknown and malformed messages are ignored; a failing listener or answer is logged, never thrown.
  */
 
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { JSONObject } from '@lumino/coreutils';
 
-import {
-  COMM_TARGET,
-  IApplyChange,
-  IApplyChangeReply,
+import { COMM_TARGET } from './protocol/constants';
+import type {
   IInsertCell,
-  IRunCells,
-  IRunCellsReply,
-  IUndoChanges,
-  IUndoReply,
-  IReadNotebookReply,
   IRunOutput,
   IWaiting,
-  helloReply,
-  parseKernelMessage,
-  subshellReady
-} from './protocol';
+  KernelMessage as ProtocolMessage,
+  KernelMessageOf,
+  KernelRequest
+} from './protocol/kernel';
+import { helloReply, IReplies, PageMessage, subshellReady } from './protocol/page';
+import { parseKernelMessage } from './protocol/parse';
 import { preloadWidgetBundle } from './preload';
 
-export type WaitingListener = (waiting: IWaiting | null) => void;
-export type RunOutputListener = (output: IRunOutput) => void;
-export type InsertCellListener = (message: IInsertCell) => void;
-/** Answers `read_notebook`: the reply for that request id (see `cells.ts`). */
-export type NotebookReader = (requestId: string) => IReadNotebookReply | null;
+/** The page's answer to each kernel request, by its type: the reply, or `null` to send none. */
+export type RequestAnswers = {
+  readonly [T in KernelRequest['type']]: (
+    message: KernelMessageOf<T>
+  ) => IReplies[T] | null | Promise<IReplies[T] | null>;
+};
 
-/**
- * The editing side of the link (`docs/cell-editing.md`): each handler answers its request (a
- * `null` answer sends nothing); `onComm` gets the comm the page may send on (`undo_request`),
- * and `null` when it closed or the kernel restarted or died.
- */
-export interface IEditHandlers {
-  applyChange(message: IApplyChange): IApplyChangeReply | null;
-  runCells(message: IRunCells): Promise<IRunCellsReply | null>;
-  undoChanges(message: IUndoChanges): IUndoReply | null;
-  onComm(comm: Kernel.IComm | null): void;
+/** What one link needs: the version it announces, its listeners and the page's answers. */
+export interface ILinkOptions {
+  /** Sent in `hello_reply`. */
+  readonly version: string;
+  /** Each `waiting`; `null` when nothing waits (the comm closed, the kernel restarts or died). */
+  readonly onWaiting: (waiting: IWaiting | null) => void;
+  readonly onRunOutput?: (output: IRunOutput) => void;
+  readonly onInsertCell?: (message: IInsertCell) => void;
+  /** The page's answers to the kernel's requests; a request without one is not answered. */
+  readonly answers?: Partial<RequestAnswers>;
+  /**
+   * The comm the page may send on (`undo_request`), and `null` when it closed or the kernel
+   * restarted or died.
+   */
+  readonly onComm?: (comm: Kernel.IComm | null) => void;
 }
+
+type Handlers = {
+  readonly [T in ProtocolMessage['type']]: (message: KernelMessageOf<T>, comm: Kernel.IComm) => void;
+};
 
 const linked = new WeakSet<Kernel.IKernelConnection>();
 
-export function linkKernel(
-  kernel: Kernel.IKernelConnection,
-  version: string,
-  onWaiting: WaitingListener,
-  onRunOutput: RunOutputListener = () => undefined,
-  onInsertCell: InsertCellListener = () => undefined,
-  onReadNotebook: NotebookReader = () => null,
-  edits: IEditHandlers | null = null
-): void {
+/** Link `kernel` (once per connection object; a second call does nothing). */
+export function linkKernel(kernel: Kernel.IKernelConnection, options: ILinkOptions): void {
   if (linked.has(kernel)) {
     return;
   }
   linked.add(kernel);
-  const reply = helloReply(version) as unknown as JSONObject;
+  const reply = helloReply(options.version) as unknown as JSONObject;
+  const { answers = {} } = options;
+  const request =
+    <T extends KernelRequest['type']>(type: T) =>
+    (message: KernelMessageOf<T>, comm: Kernel.IComm): void => {
+      const made = answers[type];
+      if (made !== undefined) {
+        answer(comm, type, () => made(message));
+      }
+    };
+  const handlers: Handlers = {
+    hello: (_, comm) => comm.send(reply),
+    waiting: message => options.onWaiting(message),
+    run_output: message => options.onRunOutput?.(message),
+    insert_cell: message => options.onInsertCell?.(message),
+    read_notebook: request('read_notebook'),
+    apply_change: request('apply_change'),
+    run_cells: request('run_cells'),
+    undo_changes: request('undo_changes')
+  };
+  const closed = (): void => {
+    options.onWaiting(null);
+    options.onComm?.(null);
+  };
 
   const wire = (comm: Kernel.IComm): void => {
     comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => {
       const message = parseKernelMessage(msg.content.data);
-      if (message?.type === 'waiting') {
-        onWaiting(message);
-      } else if (message?.type === 'run_output') {
-        onRunOutput(message);
-      } else if (message?.type === 'insert_cell') {
-        onInsertCell(message);
-      } else if (message?.type === 'read_notebook') {
-        answerRead(comm, message.request_id, onReadNotebook);
-      } else if (message?.type === 'apply_change') {
-        answer(comm, () => edits?.applyChange(message) ?? null);
-      } else if (message?.type === 'undo_changes') {
-        answer(comm, () => edits?.undoChanges(message) ?? null);
-      } else if (message?.type === 'run_cells' && edits !== null) {
-        edits
-          .runCells(message)
-          .then(done => answer(comm, () => done))
-          .catch(error => console.error('dsh-notebook: could not run the cells', error));
-      } else if (message?.type === 'hello') {
-        comm.send(reply);
+      if (message !== null) {
+        dispatch(handlers, message, comm);
       }
     };
-    comm.onClose = () => {
-      onWaiting(null);
-      edits?.onComm(null);
-    };
-    edits?.onComm(comm);
+    comm.onClose = closed;
+    options.onComm?.(comm);
     announceSubshell(comm);
     preloadWidgetBundle(); // this kernel loaded dsh_notebook: its run widgets will need it
   };
@@ -109,12 +114,20 @@ export function linkKernel(
 
   kernel.statusChanged.connect((_, status) => {
     if (status === 'restarting' || status === 'autorestarting' || status === 'dead') {
-      onWaiting(null);
-      edits?.onComm(null);
+      closed();
     }
   });
 
   void adoptOpenComms(kernel, wire, reply);
+}
+
+/** Hand `message` to the one handler of its type (the table is keyed by type, so they match). */
+function dispatch(handlers: Handlers, message: ProtocolMessage, comm: Kernel.IComm): void {
+  try {
+    (handlers[message.type] as (message: ProtocolMessage, comm: Kernel.IComm) => void)(message, comm);
+  } catch (error) {
+    console.error(`dsh-notebook: could not handle the kernel's ${message.type}`, error);
+  }
 }
 
 /**
@@ -136,25 +149,34 @@ export function announceSubshell(comm: Kernel.IComm): void {
     .catch(() => undefined); // no subshell (creation failed): the main shell, as before
 }
 
-function answer(comm: Kernel.IComm, make: () => object | null): void {
+/**
+ * The one path of a reply to a kernel request of `type`: what `make` returns (or resolves to) is
+ * sent on `comm` unless it is `null` or the comm is gone; a failure is logged, never thrown.
+ */
+function answer(
+  comm: Kernel.IComm,
+  type: KernelRequest['type'],
+  make: () => PageMessage | null | Promise<PageMessage | null>
+): void {
+  const failed = (error: unknown): void => console.error(`dsh-notebook: could not answer the kernel's ${type}`, error);
+  const send = (reply: PageMessage | null): void => {
+    try {
+      if (reply !== null && !comm.isDisposed) {
+        comm.send(reply as unknown as JSONObject);
+      }
+    } catch (error) {
+      failed(error);
+    }
+  };
   try {
-    const message = make();
-    if (message !== null && !comm.isDisposed) {
-      comm.send(message as unknown as JSONObject);
+    const made = make();
+    if (made instanceof Promise) {
+      made.then(send, failed);
+    } else {
+      send(made); // at once, as the kernel's message is handled
     }
   } catch (error) {
-    console.error('dsh-notebook: could not answer the kernel', error);
-  }
-}
-
-function answerRead(comm: Kernel.IComm, requestId: string, read: NotebookReader): void {
-  try {
-    const cells = read(requestId);
-    if (cells !== null) {
-      comm.send(cells as unknown as JSONObject);
-    }
-  } catch (error) {
-    console.error('dsh-notebook: could not read the notebook for the kernel', error);
+    failed(error);
   }
 }
 

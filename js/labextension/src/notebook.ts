@@ -21,18 +21,11 @@ import { CellEdits } from './celledits';
 import { addIdentityToExecutes } from './executehook';
 import { Lookup, resolveIdentity } from './identity';
 import { readCells } from './cells';
-import { IEditHandlers, linkKernel } from './link';
-import {
-  IIdentityMetadata,
-  IUndoReply,
-  IReadNotebookReply,
-  IStoredIdentity,
-  IWaiting,
-  METADATA_KEY,
-  identityMetadata,
-  parseStoredIdentity,
-  undoRequest
-} from './protocol';
+import { linkKernel, RequestAnswers } from './link';
+import { METADATA_KEY } from './protocol/constants';
+import { identityMetadata, IIdentityMetadata, IStoredIdentity, parseStoredIdentity } from './protocol/identity';
+import type { IWaiting } from './protocol/kernel';
+import { IReadNotebookReply, IUndoReply, undoRequest } from './protocol/page';
 import { RunOutputs } from './runoutputs';
 import { WaitingState } from './waiting';
 
@@ -102,28 +95,28 @@ export class NotebookBinding {
     }
     addIdentityToExecutes(kernel, cellId => this.identityFor(cellId));
     this._watchRestarts(kernel);
-    linkKernel(
-      kernel,
-      this._version,
-      waiting => this._setWaiting(waiting),
-      output => void this._runs.onMessage(output),
-      cell => void this._agentCells.onMessage(cell),
-      requestId => this._readCells(requestId),
-      this._editHandlers
-    );
+    linkKernel(kernel, {
+      version: this._version,
+      onWaiting: waiting => this._setWaiting(waiting),
+      onRunOutput: output => void this._runs.onMessage(output),
+      onInsertCell: cell => void this._agentCells.onMessage(cell),
+      answers: this._answers,
+      onComm: comm => {
+        this._comm = comm;
+      }
+    });
   }
 
-  private readonly _editHandlers: IEditHandlers = {
-    applyChange: message => this._edits.applyChange(message),
-    runCells: message => this._edits.runCells(message),
-    undoChanges: message => {
+  /** This notebook's answers to the kernel's requests (`docs/cell-editing.md` for the edits). */
+  private readonly _answers: RequestAnswers = {
+    read_notebook: message => this._readCells(message.request_id),
+    apply_change: message => this._edits.applyChange(message),
+    run_cells: message => this._edits.runCells(message),
+    undo_changes: message => {
       const reply = this._edits.undoChanges(message);
       const waiter = this._undoWaiters.shift();
       waiter?.(reply);
       return reply;
-    },
-    onComm: comm => {
-      this._comm = comm;
     }
   };
 

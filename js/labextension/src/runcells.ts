@@ -11,7 +11,8 @@
  */
 
 import { summarizeOutputs } from './cells';
-import type { IRunCellResult, IRunCells, IRunCellsReply, RunCellStatus } from './protocol';
+import type { IRunCells } from './protocol/kernel';
+import type { IRunCellResult, IRunCellsReply, RunCellStatus } from './protocol/page';
 
 /** How one execution ended: its reply's status (`aborted`: not run after an earlier error). */
 export type ExecutionEnd = 'ok' | 'error' | 'aborted';

@@ -13,7 +13,7 @@
  *   saved transcript (or a note when none was saved) instead of "model not found".
  */
 
-import type { IRunBundle } from './protocol';
+import type { IRunBundle } from './protocol/kernel';
 
 export const WIDGET_MIME = 'application/vnd.jupyter.widget-view+json';
 export const RUN_METADATA_KEY = 'dsh_notebook';

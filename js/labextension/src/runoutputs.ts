@@ -25,7 +25,7 @@ import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import type { INotebookModel } from '@jupyterlab/notebook';
 import type { Kernel } from '@jupyterlab/services';
 
-import type { IRunBundle, IRunOutput } from './protocol';
+import type { IRunBundle, IRunOutput } from './protocol/kernel';
 import {
   IOutputJSON,
   interruptedOutput,

@@ -17,7 +17,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
 import { missingCells, orphanAdvice } from './advice';
-import type { IWaiting, IWaitingCell } from './protocol';
+import type { IWaiting, IWaitingCell } from './protocol/kernel';
 
 export function describe(count: number): string {
   return `dsh: ${count} waiting`;

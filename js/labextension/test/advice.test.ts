@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'vitest';
 
 import { missingCells, orphanAdvice } from '../src/advice';
-import type { IWaitingCell } from '../src/protocol';
+import type { IWaitingCell } from '../src/protocol/kernel';
 
 const approval: IWaitingCell = { cell_id: 'gone', kind: 'approval', label: 'bash', request_id: 'a1' };
 const question: IWaitingCell = { cell_id: 'here', kind: 'question', label: 'Which?', request_id: 'q2' };

@@ -1,8 +1,10 @@
-// Agent cells: the insert_cell message (protocol.ts) and placement/removal (agentcell.ts).
+// Agent cells: the insert_cell message (protocol/agentoutput.ts) and placement/removal (agentcell.ts).
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 
-import { AGENT_TAG, CAPABILITIES, IInsertCell, parseKernelMessage } from '../src/protocol';
+import { AGENT_TAG, CAPABILITIES } from '../src/protocol/constants';
+import type { IInsertCell } from '../src/protocol/kernel';
+import { parseKernelMessage } from '../src/protocol/parse';
 import { ICellInfo, agentCellJSON, agentOrigin, insertionIndex, newestRunCells } from '../src/agentcell';
 
 const message = {

@@ -1,4 +1,4 @@
-// Editing the person's cells: the messages (protocol.ts) and the rules (celledit.ts, runcells.ts).
+// Editing the person's cells: the messages (protocol/) and the rules (celledit.ts, runcells.ts).
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 
@@ -13,15 +13,10 @@ import {
   undoChanges,
   undoSummary
 } from '../src/celledit';
-import {
-  CAPABILITIES,
-  IApplyChange,
-  IRunCells,
-  IUndoChanges,
-  helloReply,
-  parseKernelMessage,
-  undoRequest
-} from '../src/protocol';
+import { CAPABILITIES } from '../src/protocol/constants';
+import type { IApplyChange, IRunCells, IUndoChanges } from '../src/protocol/kernel';
+import { helloReply, undoRequest } from '../src/protocol/page';
+import { parseKernelMessage } from '../src/protocol/parse';
 import { stripAnsi, summarizeOutput, truncationMark } from '../src/cells';
 import { IRunTarget, collectRun } from '../src/runcells';
 

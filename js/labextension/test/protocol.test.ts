@@ -1,22 +1,14 @@
-// The TypeScript side of protocol v1: same rules as dsh_notebook/frontend/protocol.py.
+// The TypeScript side of protocol v1 (src/protocol/): same rules as dsh_notebook/frontend/protocol/.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 
 import { summarizeOutput, truncationMark } from '../src/cells';
 import { withIdentity } from '../src/executehook';
-import * as protocol from '../src/protocol';
+import * as constants from '../src/protocol/constants';
+import { identityMetadata, isId, newId, parseStoredIdentity } from '../src/protocol/identity';
+import { helloReply, undoRequest, WIDGET_BUNDLE_CAPABILITY } from '../src/protocol/page';
+import { parseKernelMessage } from '../src/protocol/parse';
 import fixtureJson from './fixtures/page-protocol.json';
-import {
-  helloReply,
-  identityMetadata,
-  isId,
-  newId,
-  parseKernelMessage,
-  parseStoredIdentity,
-  RESERVED_TYPES,
-  undoRequest,
-  WIDGET_BUNDLE_CAPABILITY
-} from '../src/protocol';
 
 const ID = '0123456789abcdef0123456789abcdef';
 const waiting = { v: 1, type: 'waiting', count: 1, cells: [{ cell_id: 'c1', kind: 'approval', label: 'bash' }] };
@@ -62,7 +54,7 @@ test('unknown, other versions and malformed messages are null, never thrown', ()
     { ...waiting, cells: [null] },
     { v: 1, type: 'hello' },
     { v: 1, type: 'hello_reply', version: '0', capabilities: [] },
-    ...RESERVED_TYPES.map(type => ({ v: 1, type }))
+    ...constants.RESERVED_TYPES.map(type => ({ v: 1, type }))
   ];
   for (const message of bad) {
     assert.equal(parseKernelMessage(message), null, JSON.stringify(message));
@@ -160,7 +152,7 @@ interface IFixture {
 const fixture = expand(fixtureJson) as IFixture;
 
 test('shared examples: every limit is the kernel\'s', () => {
-  const ours = protocol as unknown as Record<string, unknown>;
+  const ours = constants as unknown as Record<string, unknown>;
   for (const [name, value] of Object.entries(fixture.limits)) {
     assert.deepEqual(ours[name], value, name);
   }

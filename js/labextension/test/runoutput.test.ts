@@ -1,8 +1,9 @@
-// The dsh run outputs in notebook JSON (runoutput.ts) and the run_output message (protocol.ts).
+// The dsh run outputs in notebook JSON (runoutput.ts) and the run_output message (protocol/parse.ts).
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 
-import { CAPABILITIES, MAX_BUNDLE_TEXT, parseKernelMessage } from '../src/protocol';
+import { CAPABILITIES, MAX_BUNDLE_TEXT } from '../src/protocol/constants';
+import { parseKernelMessage } from '../src/protocol/parse';
 import {
   IOutputJSON,
   NOTHING_SAVED,
