@@ -897,7 +897,7 @@ def test_retry_notes_merge_and_compaction_marker() -> None:
 
 def test_unknown_and_malformed_input_is_counted_never_raised() -> None:
     t = Transcript("s")
-    assert t.apply(event("s", "todo/write", {"todos": []}))
+    assert t.apply(event("s", "feedback/record", {"note": "x"}))
     assert t.apply(Notification("session.brand_new", {"sessionId": "s"}))
     assert t.apply(
         Notification(
@@ -921,13 +921,13 @@ def test_unknown_and_malformed_input_is_counted_never_raised() -> None:
     )
     assert (
         t.apply(
-            Notification("session.event", {"sessionId": "other", "event": {"type": "todo/write"}})
+            Notification("session.event", {"sessionId": "other", "event": {"type": "feedback/record"}})
         )
         is False
     )
     assert t.apply(Notification("dsh_notebook/bridge.ready", {"version": 1})) is False
     unknown = t.snapshot()["unknown"]
-    assert unknown["todo/write"] == 1 and unknown["notification session.brand_new"] == 1
+    assert unknown["feedback/record"] == 1 and unknown["notification session.brand_new"] == 1
     assert unknown["malformed session.event"] == 1
     assert "1 unrecognized event" not in t.to_markdown()  # several were counted
     assert json.dumps(t.snapshot())

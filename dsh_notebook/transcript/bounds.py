@@ -24,6 +24,8 @@ names, labels, titles          :data:`LABEL_MAX` characters
 items per list                 :data:`MAX_ITEMS` (the oldest are dropped and counted in
                                ``items_omitted``)
 unknown event types counted    :data:`MAX_UNKNOWN` distinct keys
+a plan (``todo_write``)        :data:`PLAN_TODOS_MAX` steps of :data:`LINE_MAX` characters;
+                               :data:`PLAN_EARLIER_MAX` earlier states per session
 =============================  ==========================================================
 
 Truncated text carries a visible marker, never silently cut: :func:`truncation_mark` is the only
@@ -53,6 +55,8 @@ __all__ = [
     "LINE_MAX",
     "MAX_ITEMS",
     "MAX_UNKNOWN",
+    "PLAN_EARLIER_MAX",
+    "PLAN_TODOS_MAX",
     "PROMPT_MAX",
     "PROPOSED_MAX",
     "RESULT_MAX",
@@ -81,6 +85,10 @@ never cut)."""
 LABEL_MAX = 200
 MAX_ITEMS = 1_000
 MAX_UNKNOWN = 50
+PLAN_TODOS_MAX = 50
+"""Steps kept of one plan state (each cut at :data:`LINE_MAX`); more are counted, not kept."""
+PLAN_EARLIER_MAX = 10
+"""Earlier plan states kept per session (the newest of them); older ones are counted."""
 FIGURES_MAX = 4
 """Figures kept per tool call (the ``run_python`` tool returns at most as many)."""
 FIGURE_MAX = 2_000_000

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from . import schema
 from .bounds import LABEL_MAX, MAX_UNKNOWN, cap
 from .context_use import ContextUse
 from .nodes import (
@@ -23,6 +24,7 @@ from .nodes import (
     ToolNode,
     UsageTotals,
 )
+from .plan import PlanState
 from .schema import RunState
 
 __all__ = ["Changes", "Core", "Header", "LiveAttempt", "SessionCtx"]
@@ -69,6 +71,10 @@ class Header:
     """The person stopped the run (the ``stopped`` local fact)."""
     context_use: ContextUse = field(default_factory=ContextUse)
     """The root session's context use (reported in this run, or carried from the last one)."""
+    goal: schema.Goal | None = None
+    """The root session's goal (its latest ``goal/change``)."""
+    read_only: bool = False
+    """The run was started read-only (given by the caller)."""
 
 
 @dataclass(eq=False)
@@ -113,6 +119,7 @@ class Core:
         self.questions_by_request: dict[str, QuestionNode] = {}
         self.questions: list[QuestionNode] = []
         self.unknown: dict[str, int] = {}
+        self.plan: PlanState | None = None  # the root session's plan (todo/write)
         self._next_id = 0
 
     # ids and changes -------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from .interactions import (
     question_from_tool,
 )
 from .nodes import ErrorNode, NoteNode, ToolNode, UserNode
+from .plan import PlanState, goal_of, todos_of
 from .stream import commit_message, drop_live
 
 __all__ = ["SILENT", "handle_event", "text_of_blocks"]
@@ -306,6 +307,29 @@ def _compaction(core: Core, ctx: SessionCtx) -> None:
     core.add_item(ctx, NoteNode(id=core.new_id(), note="compaction", text="Context compacted."))
 
 
+def _todo_write(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
+    """A session's plan: the root's goes to the snapshot's ``plan``, a child's to its card."""
+    parsed = todos_of(data)
+    if parsed is None:
+        core.count_unknown("malformed todo/write")
+        return
+    owner = ctx.owner
+    plan = core.plan if owner is None else owner.plan
+    if plan is None:
+        plan = PlanState()
+        if owner is None:
+            core.plan = plan
+        else:
+            owner.plan = plan
+    plan.write(*parsed)
+    core.touch(owner)
+
+
+def _goal_change(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
+    if ctx.owner is None:
+        core.set_header("goal", goal_of(data))
+
+
 _HANDLERS = {
     "turn/start": _turn_start,
     "turn/end": _turn_end,
@@ -323,4 +347,6 @@ _HANDLERS = {
     "session/title": _session_title,
     "request/context": _request_context,
     "llm/retry": _llm_retry,
+    "todo/write": _todo_write,
+    "goal/change": _goal_change,
 }

@@ -47,6 +47,7 @@ from .display import (
 )
 from .markdown_cards import approval_markdown, details, question_markdown, tool_name
 from .names import with_names
+from .plan_render import cost_words, goal_words, plan_markdown
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
 from .schema import (
     ErrorItem,
@@ -123,6 +124,11 @@ def _render(snapshot: Snapshot) -> str:
             name, detail = chip_parts(chip)
             label = name + (f" ({detail})" if detail else "")
             blocks.append(details(label, fence(text, "text")))
+    goal = goal_words(h)
+    if goal:
+        blocks.append("**Goal** " + escape_inline(goal))
+    if snapshot["plan"]:
+        blocks.append(plan_markdown(snapshot["plan"], details))
     if snapshot["items_omitted"]:
         blocks.append(f"_{snapshot['items_omitted']} earlier items omitted._")
     blocks.extend(_items(snapshot["items"], 0))
@@ -160,6 +166,8 @@ def _headline(snapshot: Snapshot) -> str:
     parts.append("session " + code_span(h["session_id"]))
     if h["model"]:
         parts.append("model " + code_span(h["model"]))
+    if h["read_only"]:
+        parts.append("**read-only**")
     return " · ".join(parts)
 
 
@@ -182,6 +190,9 @@ def _footer(h: Header, unknown: dict[str, int]) -> str:
     usage = usage_words(h["usage"])
     if usage:
         parts.append(usage)
+    cost = cost_words(h)
+    if cost:
+        parts.append(escape_inline(cost))
     use = footer_use(h)
     if use is not None:
         fresh = f" — nearly full: {code_span('%%dsh --new')} starts a fresh conversation"
@@ -398,6 +409,8 @@ def _subagent(item: SubagentItem, depth: int, *, standalone: bool) -> str:
     inner: list[str] = []
     if standalone and item["prompt"]:
         inner.append("_Task_\n\n" + sanitize_markdown(item["prompt"]))
+    if item["plan"]:
+        inner.append(plan_markdown(item["plan"], details, label="Its plan"))
     folded = False
     if depth + 1 > _MAX_DEPTH:
         inner.append("_(nested output omitted)_")

@@ -26,6 +26,7 @@ from .bounds import (
     jsonable,
     truncation_mark,
 )
+from .plan import PlanState
 
 __all__ = [
     "ApprovalNode",
@@ -75,7 +76,7 @@ _LEAVES = (str, int, float, bool, type(None))
 def _snapshot_value(value: Any) -> Any:
     if type(value) in _LEAVES:
         return value
-    if isinstance(value, (Node, UsageTotals)):
+    if isinstance(value, (Node, UsageTotals, PlanState)):
         return value.to_dict()
     if isinstance(value, ItemList):
         return value.to_list()
@@ -265,6 +266,7 @@ class SubagentNode(Node):
     result: str | None = None
     turns: int = 0
     usage: UsageTotals = field(default_factory=UsageTotals)
+    plan: PlanState | None = None  # its todo_write plan, nested under the subagent
     items: ItemList = field(default_factory=lambda: ItemList(None))
 
     def __post_init__(self) -> None:

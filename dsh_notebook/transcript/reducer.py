@@ -19,6 +19,7 @@ Guarantees:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -80,6 +81,7 @@ from .nodes import (
     TextNode,
     ToolNode,
 )
+from .pricing import Price, estimate_cost
 from .stream import handle_frame
 from .text import markdown_companion, render_text, summary_line
 
@@ -96,6 +98,8 @@ class Transcript:
     longer than ``PROMPT_MAX`` is shown as its head and tail around the omission marker, which
     names ``full_prompt_at`` (an expression the user can evaluate, e.g. ``_dsh.prompt``) when
     given. ``title`` and ``model``, when given, win over what the runtime reports.
+    ``read_only`` marks a run started read-only (shown in the header); ``prices``, when given, is the
+    price table of the header's cost estimate (:mod:`.pricing`; ``None``: no estimate).
     """
 
     def __init__(
@@ -107,8 +111,12 @@ class Transcript:
         title: str | None = None,
         model: str | None = None,
         full_prompt_at: str | None = None,
+        read_only: bool = False,
+        prices: Mapping[str, Price] | None = None,
     ) -> None:
+        self._prices = prices
         header = Header(
+            read_only=read_only,
             session_id=session_id,
             title=cap(title, LABEL_MAX) if title is not None else None,
             model=cap(model, LABEL_MAX) if model is not None else None,
@@ -219,9 +227,17 @@ class Transcript:
                 "ended_at": h.ended_at,
                 "stopped": h.stopped,
                 "context_use": h.context_use.to_dict(),
+                "goal": dict(h.goal) if h.goal is not None else None,  # type: ignore[typeddict-item]
+                "read_only": h.read_only,
+                "cost": (
+                    estimate_cost(h.usage.to_dict(), h.model, self._prices)
+                    if self._prices is not None
+                    else None
+                ),
             },
             "prompt": core.prompt,
             "context": json_copy(core.context),
+            "plan": core.plan.to_dict() if core.plan is not None else None,
             "items": core.items.to_list(),
             "items_omitted": core.items.omitted,
             "pending": pending,

@@ -30,14 +30,17 @@ __all__ = [
     "ApprovalState",
     "ContextChip",
     "ContextUse",
+    "Cost",
     "DecidedBy",
     "ErrorItem",
+    "Goal",
     "Header",
     "Item",
     "ItemKind",
     "Job",
     "NoteItem",
     "Pending",
+    "Plan",
     "Question",
     "QuestionItem",
     "QuestionOption",
@@ -47,6 +50,8 @@ __all__ = [
     "SubagentItem",
     "SubagentState",
     "TextItem",
+    "Todo",
+    "TodoStatus",
     "ToolItem",
     "ToolState",
     "Usage",
@@ -81,6 +86,9 @@ DecidedBy = Literal[
     "cancelled-by-agent",
 ]
 """Who decided an approval (``ApprovalItem.decided_by``, ``None`` when unknown)."""
+TodoStatus = Literal["pending", "in_progress", "completed"]
+"""A plan step's status as the runtime's ``todo_write`` names it (another value reads as
+``pending``)."""
 
 
 class Usage(TypedDict):
@@ -104,6 +112,44 @@ class ContextUse(TypedDict):
     fraction: float | None
 
 
+class Todo(TypedDict):
+    """One step of a plan (``todo_write``)."""
+
+    content: str
+    status: TodoStatus
+
+
+class Plan(TypedDict):
+    """A session's plan as its latest ``todo/write`` left it (see :mod:`.plan`): the steps, how
+    many were cut (:data:`~.bounds.PLAN_TODOS_MAX`), how many times the agent wrote it, and the
+    states before the latest, oldest first (at most :data:`~.bounds.PLAN_EARLIER_MAX`; the ones
+    before them are counted in ``earlier_omitted``)."""
+
+    todos: list[Todo]
+    todos_omitted: int
+    writes: int
+    earlier: list[list[Todo]]
+    earlier_omitted: int
+
+
+class Goal(TypedDict):
+    """The root session's goal as its latest ``goal/change`` left it (``phase``: the runtime's
+    word, e.g. ``active``)."""
+
+    objective: str
+    phase: str | None
+
+
+class Cost(TypedDict):
+    """The run's estimated cost (see :mod:`.pricing`): US dollars from the token counts and the
+    price table of ``model``, whose rates were taken on ``as_of`` (an ISO date). An estimate,
+    never a bill."""
+
+    usd: float
+    model: str
+    as_of: str
+
+
 class Header(TypedDict):
     """The run at a glance. ``tool_calls``, ``subagents`` and ``errors`` count the whole tree."""
 
@@ -121,6 +167,9 @@ class Header(TypedDict):
     ended_at: float | None  # epoch ms of its latest such event
     stopped: bool  # the person stopped the run (state settled, a "stopped" note, no error)
     context_use: ContextUse | None  # None until the runtime reported tokens or a window
+    goal: Goal | None  # the root session's goal (goal/change), None when it has none
+    read_only: bool  # the run was started read-only (%%dsh --read-only)
+    cost: Cost | None  # None when no price is known for the model
 
 
 class Pending(TypedDict):
@@ -242,6 +291,7 @@ class SubagentItem(TypedDict):
     result: str | None
     turns: int
     usage: Usage
+    plan: Plan | None
     items: list[Item]
     items_omitted: int
 
@@ -325,6 +375,7 @@ class Snapshot(TypedDict):
     header: Header
     prompt: str
     context: list[ContextChip]
+    plan: Plan | None  # the root session's plan (todo_write), None until it wrote one
     items: list[Item]
     items_omitted: int
     pending: list[Pending]

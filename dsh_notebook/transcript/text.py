@@ -26,6 +26,7 @@ from .display import (
     tool_label,
 )
 from .names import with_names
+from .plan_render import cost_words, goal_words, plan_text
 from .schema import (
     ApprovalItem,
     ErrorItem,
@@ -184,6 +185,13 @@ def render_text(snapshot: Snapshot) -> str:
     chips = [_chip(c) for c in snapshot["context"]]
     if chips:
         lines.append("Context: " + ", ".join(chips))
+    if h["read_only"]:
+        lines.append("Mode: read-only")
+    goal = goal_words(h)
+    if goal:
+        lines.append(f"Goal: {goal}")
+    if snapshot["plan"]:
+        lines += ["", plan_text(snapshot["plan"])]
     if snapshot["items_omitted"]:
         lines += ["", f"({snapshot['items_omitted']} earlier items omitted)"]
     for block in _items(snapshot["items"]):
@@ -197,6 +205,9 @@ def render_text(snapshot: Snapshot) -> str:
     usage = usage_words(h["usage"])
     if usage:
         end.append(usage)
+    cost = cost_words(h)
+    if cost:
+        end.append(cost)
     use = footer_use(h)
     if use is not None:
         fresh = " — nearly full: %%dsh --new starts a fresh conversation"
@@ -365,6 +376,8 @@ def _subagent(item: SubagentItem) -> str:
     if item["stop_reason"] and item["stop_reason"] != "completed":
         head += f" ({item['stop_reason']})"
     lines = [head]
+    if item["plan"]:
+        lines.append(_indent(plan_text(item["plan"], label="Its plan"), "  | "))
     for block in _items(item["items"]):
         lines.append(_indent(block, "  | "))
     result = item["result"]

@@ -22,7 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .schema import ToolItem
+from .plan import todos_of
+from .plan_render import plan_words
+from .schema import Plan, ToolItem
 
 __all__ = ["ToolView", "describe_tool", "language_of"]
 
@@ -176,4 +178,18 @@ def _grep(args: dict[str, Any], result: str | None) -> ToolView | None:
     return ToolView(heading, outcome=outcome, detail=result)
 
 
-_DESCRIBERS = {"write": _write, "edit": _edit, "read": _read, "glob": _glob, "grep": _grep}
+def _todo_write(args: dict[str, Any], result: str | None) -> ToolView | None:
+    """One line: the plan itself is shown once, pinned (``plan_render``), not per call."""
+    parsed = todos_of(args)
+    if parsed is None:
+        return None
+    todos, omitted = parsed
+    plan: Plan = {"todos": todos, "todos_omitted": omitted, "writes": 1, "earlier": [],
+                  "earlier_omitted": 0}  # fmt: skip
+    return ToolView(f"update the plan: {plan_words(plan)}")
+
+
+_DESCRIBERS = {
+    "write": _write, "edit": _edit, "read": _read, "glob": _glob, "grep": _grep,
+    "todo_write": _todo_write,
+}  # fmt: skip

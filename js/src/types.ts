@@ -24,6 +24,37 @@ export type DecidedBy =
   | "runtime"
   | "cancelled-by-agent";
 
+/** A plan step's status as the runtime's todo_write names it. */
+export type TodoStatus = "pending" | "in_progress" | "completed";
+
+/** One step of a plan (todo_write). */
+export interface Todo {
+  content: string;
+  status: TodoStatus;
+}
+
+/** A session's plan as its latest todo/write left it (dsh_notebook/transcript/plan.py). */
+export interface Plan {
+  todos: Todo[];
+  todos_omitted: number;
+  writes: number;
+  earlier: Todo[][];
+  earlier_omitted: number;
+}
+
+/** The root session's goal (goal/change). */
+export interface Goal {
+  objective: string;
+  phase: string | null;
+}
+
+/** The run's estimated cost (dsh_notebook/transcript/pricing.py): an estimate, never a bill. */
+export interface Cost {
+  usd: number;
+  model: string;
+  as_of: string;
+}
+
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
@@ -58,6 +89,12 @@ export interface Header {
   stopped?: boolean;
   /** Tokens in the session's context after its latest step, against the model's window. */
   context_use?: ContextUse | null;
+  /** The root session's goal; absent in older snapshots. */
+  goal?: Goal | null;
+  /** The run was started read-only (%%dsh --read-only). */
+  read_only?: boolean;
+  /** The estimated cost; null when no price is known for the model. */
+  cost?: Cost | null;
 }
 
 export interface Pending {
@@ -73,6 +110,8 @@ export interface Snapshot {
   header: Header;
   prompt: string;
   context: ContextChip[];
+  /** The root session's plan (todo_write); absent in older snapshots. */
+  plan?: Plan | null;
   items: Item[];
   items_omitted: number;
   pending: Pending[];
@@ -166,6 +205,8 @@ export interface SubagentItem extends NodeBase {
   result: string | null;
   turns: number;
   usage: Usage;
+  /** Its own plan (todo_write), nested under the subagent. */
+  plan?: Plan | null;
   items: Item[];
   items_omitted: number;
 }
