@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dsh_notebook.frontend.link import FrontendLink
-from dsh_notebook.frontend.protocol import MAX_READ_SOURCE
+from dsh_notebook.page_protocol import MAX_READ_SOURCE
 
 from .page_parser import parse_kernel_message
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dsh_notebook.frontend.protocol.editing import (
+from dsh_notebook.page_protocol.editing import (
     ApplyChange,
     RunCells,
     UndoChanges,
@@ -17,8 +17,8 @@ from dsh_notebook.frontend.protocol.editing import (
     run_cells,
     undo_changes,
 )
-from dsh_notebook.frontend.protocol.parsing import checked_insert_cell
-from dsh_notebook.frontend.protocol.shapes import (
+from dsh_notebook.page_protocol.parsing import checked_insert_cell
+from dsh_notebook.page_protocol.shapes import (
     MAX_BUNDLE_TEXT,
     PROTOCOL_VERSION,
     Hello,

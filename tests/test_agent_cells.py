@@ -17,10 +17,6 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook.frontend.link import FrontendLink
-from dsh_notebook.frontend.protocol import (
-    MAX_CELL_OUTPUTS,
-    insert_cell,
-)
 from dsh_notebook.kernel.persistence.kept import skipped_bundle
 from dsh_notebook.kernel.persistence.ledger import PromptLedger
 from dsh_notebook.kernel.registry.runs import ApprovedCall
@@ -29,6 +25,10 @@ from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.run_python import RunPythonResult, run_python
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
+from dsh_notebook.page_protocol import (
+    MAX_CELL_OUTPUTS,
+    insert_cell,
+)
 from dsh_notebook.transcript import markdown_companion
 from dsh_notebook.transcript.facts import Figures
 

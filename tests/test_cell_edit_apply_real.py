@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.frontend.protocol import MAX_READ_SOURCE
 from dsh_notebook.notebook_tools.cell_tools import PAGE_READ_SOURCE
+from dsh_notebook.page_protocol import MAX_READ_SOURCE
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.notebook_calls import tool_results
 

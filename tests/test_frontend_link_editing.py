@@ -11,7 +11,7 @@ import pytest
 
 from dsh_notebook.frontend.link import NO_PAGE, FrontendLink
 from dsh_notebook.frontend.pages import UNDOS_PER_SECOND
-from dsh_notebook.frontend.protocol import apply_change, run_cells, undo_changes
+from dsh_notebook.page_protocol import apply_change, run_cells, undo_changes
 
 from .helpers.frontend_link import FakeComm, make
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.frontend import protocol
+from dsh_notebook import page_protocol as protocol
 from dsh_notebook.frontend.identity import identity_from_metadata
 from dsh_notebook.transcript.bounds import truncation_mark
 

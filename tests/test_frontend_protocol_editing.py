@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.frontend import protocol
-from dsh_notebook.frontend.protocol import (
+from dsh_notebook import page_protocol as protocol
+from dsh_notebook.page_protocol import (
     MAX_CELL_SOURCE,
     MAX_OUTPUT_TEXT,
     ChangeOrigin,

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from dsh_notebook.frontend import protocol
-from dsh_notebook.frontend.protocol import editing
-from dsh_notebook.frontend.protocol.parsing import checked_output
+from dsh_notebook import page_protocol as protocol
+from dsh_notebook.page_protocol import editing
+from dsh_notebook.page_protocol.parsing import checked_output
 from dsh_notebook.transcript.bounds import truncation_mark
 
 from .page_parser import parse_kernel_message

@@ -17,8 +17,8 @@ PACKAGE = Path(dsh_notebook.__file__).resolve().parent
 # part -> rank (DESIGN.md §2, top to bottom); a part imports only parts of a lower rank
 RANK = {
     "errors": 0, "lazy": 0, "bridge": 0, "comm_routing": 0, "protocol": 1, "transport": 2, "runtime": 3,
-    "client": 4, "transcript": 5, "widget": 6, "context": 7, "notebook_tools": 8,
-    "scripted_model": 9, "analyst": 10, "frontend": 11, "kernel": 12, "testing": 13,
+    "client": 4, "transcript": 5, "widget": 6, "context": 7, "page_protocol": 8, "notebook_tools": 9,
+    "scripted_model": 10, "analyst": 11, "frontend": 12, "kernel": 13, "testing": 14,
 }  # fmt: skip
 
 # the kernel's rooms and top-level modules -> rank (DESIGN.md §2, the kernel's rooms); a room or
@@ -40,6 +40,7 @@ FORBIDDEN = {
     "scripted_model": ("IPython", "anyio", "pydantic", "anywidget", "ipykernel"),
     "analyst": ("IPython", "anyio", "pydantic", "anywidget", "ipykernel", "pandas", "numpy"),
     "frontend": ("anyio", "anywidget"),
+    "page_protocol": ("IPython", "ipywidgets", "anywidget", "anyio", "ipykernel", "comm", "pydantic"),
 }  # fmt: skip
 
 # third-party modules a part may import only inside functions (lazily), never at module level

@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-from dsh_notebook.frontend import protocol
+from dsh_notebook import page_protocol as protocol
 from dsh_notebook.notebook_tools.cells import format_cells
 
 from .helpers.frontend_link import REPLY, make

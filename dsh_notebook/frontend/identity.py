@@ -1,7 +1,7 @@
 """Which notebook (and which cell) the current execute request came from.
 
 The ``dsh-notebook`` extension stores a stable id in the notebook's own metadata and sends it
-with every execute request (see :mod:`dsh_notebook.frontend.protocol`). The id survives rename,
+with every execute request (see :mod:`dsh_notebook.page_protocol`). The id survives rename,
 move, kernel restart and reopening; a copy of the file gets a fresh id (``forked_from`` names
 the original). Without the extension (VS Code, nbclient, Colab, a terminal) there is no
 identity and :func:`current_identity` returns ``None``: the caller keeps its own fallback.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .protocol import parse_identity
+from ..page_protocol import parse_identity
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from typing import Any, Final, Literal, Protocol, TypedDict
 
 from ..comm_routing import keep_open_against_pages, unpin_reply_route
 from .pages import Pages, page_of
-from .protocol import (
+from ..page_protocol import (
     COMM_TARGET,
     ApplyChange,
     ApplyChangeReply,

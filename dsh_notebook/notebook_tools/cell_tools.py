@@ -68,7 +68,7 @@ main thread, waits for a cell that holds the kernel at the decision to end (the 
 cell that decided it, a cell finishing just then) before it is refused as busy; nothing is run
 or sent meanwhile."""
 PAGE_READ_SOURCE = 20000
-"""The page's read bound (``frontend.protocol.MAX_READ_SOURCE``; this layer cannot import it, a
+"""The page's read bound (``page_protocol.MAX_READ_SOURCE``; this layer cannot import it, a
 test holds them equal): a longer cell's source reaches the kernel cut, with the page's mark."""
 _CUT_TAIL = re.compile(r"\n\[… ([\d,]+) characters omitted …\]\Z")
 """The page's mark at the end of a source it cut (``cells.ts`` ``cut``)."""

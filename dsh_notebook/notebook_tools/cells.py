@@ -1,7 +1,7 @@
 """``notebook_cells``: the notebook as the person sees it, as bounded text for the model.
 
 :func:`format_cells` renders the cells the frontend extension read from the notebook model (a
-``read_notebook_reply``, see :mod:`dsh_notebook.frontend.protocol`; taken here as a plain mapping,
+``read_notebook_reply``, see :mod:`dsh_notebook.page_protocol`; taken here as a plain mapping,
 this layer does not import the frontend one): each cell's number, its short stable id (the first
 8 characters of the notebook's cell id: positions shift, ids do not), type, execution count (or
 "not run"), whether it is the ``%%dsh`` cell of the run that asked (``THIS PROMPT``), whether

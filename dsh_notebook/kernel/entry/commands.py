@@ -22,7 +22,7 @@ from IPython.core.error import UsageError
 
 from ...context.sanitize import replace_lone_surrogates
 from ...errors import DshError, UnsupportedByRuntime
-from ...frontend.protocol import UndoReply
+from ...page_protocol import UndoReply
 from ...notebook_tools.refusals import NOTE_MAX, clean_note
 from ...runtime import Secret, redact
 from ...transcript import Transcript

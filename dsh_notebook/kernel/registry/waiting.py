@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...frontend import FrontendLink
-from ...frontend.protocol import WaitingCell
+from ...page_protocol import WaitingCell
 from .broker import Pending
 from .runs import Runs
 

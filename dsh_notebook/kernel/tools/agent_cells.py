@@ -42,7 +42,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...frontend import FrontendLink
-from ...frontend.protocol import insert_cell
+from ...page_protocol import insert_cell
 from ...runtime.secret import redact
 from ...transcript.bounds import FIGURES_MAX
 from ...transcript.facts import Figures

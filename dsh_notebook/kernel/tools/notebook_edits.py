@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...frontend import FrontendLink
-from ...frontend.protocol import (
+from ...page_protocol import (
     ChangeOrigin,
     UndoChange,
     apply_change,

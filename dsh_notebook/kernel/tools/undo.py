@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...frontend import FrontendLink
-from ...frontend.protocol import UndoChange, UndoReply, undo_changes
+from ...page_protocol import UndoChange, UndoReply, undo_changes
 
 __all__ = ["MAX_CHANGES", "MAX_RUNS", "RunChanges", "UndoLedger", "undone_line"]
 

@@ -1,4 +1,4 @@
-// The TypeScript side of protocol v1 (src/protocol/): same rules as dsh_notebook/frontend/protocol/.
+// The TypeScript side of protocol v1 (src/protocol/): same rules as dsh_notebook/page_protocol/.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 

@@ -1,12 +1,12 @@
 """Building the frontend protocol's kernel -> frontend messages
-(:mod:`dsh_notebook.frontend.protocol`): each builder returns a well-formed message, or ``None``
+(:mod:`dsh_notebook.page_protocol`): each builder returns a well-formed message, or ``None``
 where one could not be (then nothing is sent)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ...transcript.bounds import truncation_mark
+from ..transcript.bounds import truncation_mark
 from .parsing import (
     checked_insert_cell,
     normalized_output,

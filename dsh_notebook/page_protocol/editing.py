@@ -3,7 +3,7 @@ the builders of what the kernel sends and the parsers of what the page answers.
 
 ``apply_change`` / ``apply_change_reply`` (capability ``edit_cells``), ``run_cells`` /
 ``run_cells_reply`` (capability ``run_cells``), ``undo_request`` (page -> kernel), ``undo_changes``
-/ ``undo_reply``; described in :mod:`dsh_notebook.frontend.protocol` and
+/ ``undo_reply``; described in :mod:`dsh_notebook.page_protocol` and
 ``docs/cell-editing.md``.
 
 Guarantees: builders return a well-formed message or ``None`` (a source past

@@ -1,4 +1,4 @@
-"""Reading the frontend protocol's messages (:mod:`dsh_notebook.frontend.protocol`).
+"""Reading the frontend protocol's messages (:mod:`dsh_notebook.page_protocol`).
 
 Guarantee: the ``parse_*`` functions never raise. They return ``None`` for anything that is not
 a well-formed message of this version (unknown ``type``, other ``v``, wrong field types), and

@@ -1,5 +1,5 @@
 """The protocol's constants and message shapes (``TypedDict``s), version 1; the protocol itself
-is described in :mod:`dsh_notebook.frontend.protocol`."""
+is described in :mod:`dsh_notebook.page_protocol`."""
 
 from __future__ import annotations
 
