@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
         describe_environment,
         is_secret_name,
     )
+    from .mask_policy import Masking
     from .process import LaunchSpec, RuntimeProcess, StderrTail, argv_for
     from .resolve import (
         RUNTIME_WHEEL,
@@ -37,6 +38,7 @@ _SUBMODULE = install_lazy_exports(
         "resolve_dsh_home", "unwritable_home_message"
     ),
     sandbox=("sandbox_problem",),
+    mask_policy=("Masking",),
     secret=("Secret", "redact"),
 )  # fmt: skip
 
@@ -47,6 +49,7 @@ __all__ = [
     "REMOVED_NAMES",
     "RUNTIME_WHEEL",
     "LaunchSpec",
+    "Masking",
     "RuntimeProcess",
     "Secret",
     "StderrTail",
