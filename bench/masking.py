@@ -41,11 +41,34 @@ ENVIRON = {
 
 
 def prose(size: int, rng: random.Random) -> str:
-    words = (
-        "the revenue region fell behind in March compared with last year see "
-        "https://example.com/report?id=42 commit {h} df.groupby('region').sum() "
-        "user@example.com AKIA is not a key 3.14159 2026-12-04 ASIA sales"
-    ).split(" ")
+    words = [
+        "the",
+        "revenue",
+        "region",
+        "fell",
+        "behind",
+        "in",
+        "March",
+        "compared",
+        "with",
+        "last",
+        "year",
+        "see",
+        "https://example.com/report?id=42",
+        "commit",
+        "{h}",
+        "df.groupby('region').sum()",
+        "user@example.com",
+        "AKIA",
+        "is",
+        "not",
+        "a",
+        "key",
+        "3.14159",
+        "2026-12-04",
+        "ASIA",
+        "sales",
+    ]
     out: list[str] = []
     n = 0
     while n < size:
