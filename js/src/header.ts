@@ -20,6 +20,14 @@ export function shortSession(name: string): string {
   return name.length <= 24 ? name : `${name.slice(0, 14)}…${name.slice(-8)}`;
 }
 
+/** `~$0.0012`: the estimated cost (dsh_notebook/transcript/pricing.py format_usd). */
+export function formatUsd(usd: number): string {
+  if (usd >= 1) return `~$${usd.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  if (usd >= 0.01) return `~$${usd.toFixed(3)}`;
+  if (usd >= 0.0001) return `~$${usd.toFixed(4)}`;
+  return usd === 0 ? "~$0" : "<$0.0001";
+}
+
 export class HeaderView {
   readonly title = h("span", { class: "dsh-title" });
   readonly session = h("span", { class: "dsh-session" });
@@ -28,6 +36,9 @@ export class HeaderView {
   readonly elapsed = h("span", { class: "dsh-elapsed", "aria-label": "Elapsed time" });
   readonly turns = h("span", { class: "dsh-turns" });
   readonly tokens = h("span", { class: "dsh-tokens" });
+  readonly cost = h("span", { class: "dsh-cost" });
+  readonly mode = h("span", { class: "dsh-mode" });
+  readonly goal = h("div", { class: "dsh-goal" });
   readonly gauge = new ContextGauge();
   readonly stopNote = h("span", { class: "dsh-stop-note" });
   readonly stop: HTMLButtonElement;
@@ -38,8 +49,8 @@ export class HeaderView {
     this.stop = button("Stop", "Stop the run", () => this.ctx.store.stop() && this.ctx.schedule(), "dsh-btn dsh-stop");
     this.el = h("div", { class: "dsh-header" },
       h("span", { class: "dsh-brand", "aria-hidden": "true" }, "dsh"),
-      this.title, this.session, this.model, this.state, this.elapsed, this.turns, this.tokens,
-      this.gauge.el, h("span", { class: "dsh-spacer" }), this.stopNote, this.stop);
+      this.title, this.session, this.model, this.mode, this.state, this.elapsed, this.turns, this.tokens,
+      this.cost, this.gauge.el, h("span", { class: "dsh-spacer" }), this.stopNote, this.stop, this.goal);
   }
 
   update(): void {
@@ -71,6 +82,16 @@ export class HeaderView {
     this.tokens.title = usage
       ? `${usage.input_tokens} input · ${usage.output_tokens} output · ${usage.cache_read_tokens} cache read · ${usage.cache_write_tokens} cache write · ${usage.reasoning_tokens} reasoning`
       : "";
+    const cost = header.cost;
+    this.cost.hidden = !cost || !usage?.total_tokens;
+    this.cost.textContent = cost ? `${formatUsd(cost.usd)} est.` : "";
+    this.cost.title = cost ? `An estimate: ${cost.model} prices of ${cost.as_of} (%config DshMagics.prices overrides them)` : "";
+    this.mode.hidden = !header.read_only;
+    this.mode.textContent = header.read_only ? "read-only" : "";
+    this.mode.title = header.read_only ? "Read-only run: no tool may change the notebook, the kernel or files" : "";
+    const goal = header.goal;
+    this.goal.hidden = !goal;
+    this.goal.textContent = goal ? `Goal: ${goal.objective}${goal.phase ? ` (${goal.phase})` : ""}` : "";
     this.gauge.update(header.context_use);
     const over = isOver(state);
     this.stop.hidden = over || !store.interactive;

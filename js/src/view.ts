@@ -5,6 +5,7 @@ import { answersACard, returnFocusToNotebook } from "./focus";
 import { HeaderView } from "./header";
 import { FallbackNotice } from "./insert";
 import { ItemList } from "./list";
+import { PlanView } from "./plan";
 import { PromptView } from "./prompt";
 import { storeFor, type Store } from "./store";
 import type { WidgetModel } from "./types";
@@ -33,6 +34,7 @@ export class RunView {
   private readonly header: HeaderView;
   private readonly prompt: PromptView;
   private readonly items: ItemList;
+  private readonly plan = new PlanView();
   private readonly footer = h("div", { class: "dsh-footer" });
   private readonly notice = new FallbackNotice();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
@@ -73,7 +75,7 @@ export class RunView {
     this.prompt = new PromptView(this.ctx);
     this.items = new ItemList();
     this.el = h("div", { class: "dsh-root", role: "region", "aria-label": "DeepSeek Harness run" },
-      this.header.el, this.prompt.el, this.items.el, this.notice.el, this.footer);
+      this.header.el, this.prompt.el, this.plan.el, this.items.el, this.notice.el, this.footer);
     host.appendChild(this.el);
     // capture: the buttons stop their clicks from bubbling
     for (const type of ["click", "keydown"]) {
@@ -108,6 +110,7 @@ export class RunView {
     const snap = this.store.snapshot;
     this.header.update();
     this.prompt.update();
+    this.plan.update(snap.plan, !isOver(snap.header.state));
     this.items.update(snap.items || [], snap.items_omitted || 0, this.ctx);
     const unknown = Object.entries(snap.unknown || {});
     this.footer.textContent = unknown.length

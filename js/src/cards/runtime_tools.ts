@@ -4,7 +4,8 @@
 // range; glob/grep → pattern and matches; each result summarized in words. Any other tool,
 // unexpected arguments or a failed call: null (the generic card). The raw arguments and result
 // stay in the snapshot (Arguments button, exports).
-import type { ToolItem } from "../types";
+import { planWords } from "../plan";
+import type { Todo, ToolItem } from "../types";
 
 export interface ToolView {
   heading: string;
@@ -120,7 +121,20 @@ const grep: Describer = (args, result) => {
   return view(heading, { outcome: result.trim().toLowerCase().startsWith("no ") ? "no matches" : null, detail: result });
 };
 
-const DESCRIBERS = new Map<string, Describer>([["write", write], ["edit", edit], ["read", read], ["glob", glob], ["grep", grep]]);
+// One line: the plan itself is shown once, pinned (plan.ts), not per call (tool_cards._todo_write).
+const todoWrite: Describer = (args) => {
+  if (!Array.isArray(args.todos)) return null;
+  const statuses = ["pending", "in_progress", "completed"];
+  const todos: Todo[] = args.todos
+    .filter((t): t is Record<string, unknown> => !!t && typeof t === "object" && str((t as Args).content) && !!String((t as Args).content).trim())
+    .map((t) => ({ content: String(t.content), status: (statuses.includes(String(t.status)) ? t.status : "pending") as Todo["status"] }));
+  const kept = todos.slice(0, 50);
+  return view(`update the plan: ${planWords(kept, todos.length - kept.length)}`);
+};
+
+const DESCRIBERS = new Map<string, Describer>([
+  ["write", write], ["edit", edit], ["read", read], ["glob", glob], ["grep", grep], ["todo_write", todoWrite],
+]);
 
 /** The view of a ``write``/``edit``/``read``/``glob``/``grep`` call, else null. */
 export function describeTool(node: ToolItem): ToolView | null {

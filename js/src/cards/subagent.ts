@@ -2,11 +2,13 @@
 import { button, formatTokens, h, plural } from "../dom";
 import { Keyed, type Ctx, type ListComponent } from "../context";
 import { foldedText } from "../fold";
+import { PlanView } from "../plan";
 import type { SubagentItem } from "../types";
 
 export class SubagentCard extends Keyed<SubagentItem> {
   readonly el = h("div", { class: "dsh-card dsh-subagent" });
   private list: ListComponent | null = null;
+  private readonly plan = new PlanView("Its plan");
 
   protected render(node: SubagentItem, ctx: Ctx): void {
     const el = this.el;
@@ -27,6 +29,8 @@ export class SubagentCard extends Keyed<SubagentItem> {
       node.stop_reason ? `stopped: ${node.stop_reason}` : "",
     ].filter(Boolean);
     if (facts.length) el.appendChild(h("div", { class: "dsh-muted" }, facts.join(" · ")));
+    this.plan.update(node.plan, node.state === "running");
+    if (node.plan) el.appendChild(this.plan.el);
     if (node.result) {
       el.appendChild(h("div", { class: "dsh-result-label" }, "Last message"));
       el.appendChild(foldedText(node.result, `${node.id}:last`, node.id, ctx, { lines: 4, label: "the last message" }));
