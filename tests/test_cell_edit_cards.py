@@ -21,7 +21,7 @@ from dsh_notebook.transcript.schema import ApprovalItem
 from dsh_notebook.widget.actions import check_action
 
 from .helpers.approvals import approve_with_click, ask
-from .helpers.transcripts import assert_safe_markdown, tool_call
+from .helpers.transcripts import assert_safe_markdown, tool_call, tool_result
 from .run_registry import broker_with_runs, hold
 
 CELL_ID = "1a2b3c4d-0000-4000-8000-000000000007"
@@ -132,8 +132,9 @@ def test_a_rejection_keeps_the_persons_note_on_the_card_and_in_the_transcript() 
     )
     card = approval_of(t)
     assert (card["outcome"], card["note"]) == ("rejected", "use the 2024 data")
-    assert "**rejected** (by you) — note: use the 2024 data" in t.to_markdown()
-    assert "rejected (by you) — note: use the 2024 data" in t.to_text()
+    # one line in words (issue 48): what was asked, who decided, the note
+    assert "**Edit cell 7** (`y`) — rejected by you — note: use the 2024 data" in t.to_markdown()
+    assert "Edit cell 7 (y) — rejected by you — note: use the 2024 data" in t.to_text()
 
 
 @pytest.fixture
@@ -193,14 +194,16 @@ def test_the_static_transcript_shows_the_diff_as_a_diff_block_with_who_decided()
     before, after = two_hundred_lines()
     t = edit_asked(before, after)
     t.apply_local(ApprovalDecided(request_id="a1", outcome="allowed-once", decided_by="you"))
+    t.apply(tool_result("s", "c1", "Applied: Edited cell 7 · id 1a2b3c4d (approved; …)."))
     md = t.to_markdown()
-    approval = md[md.index("**Approval**") :]
-    assert approval.startswith(
-        "**Approval** for `edit_cell`: **allowed once** (by you)\n\n```diff\n"
+    approval = md[md.index("**Edited cell 7**") :]
+    assert approval.startswith(  # one line in words, the diff folded under it (issue 48)
+        "**Edited cell 7** (`y`) — applied by you\n\n"
+        "<details><summary>The change (11 lines)</summary>\n\n```diff\n"
     )
     assert "\n-x100 = 100 * 2  # step 100 of the cleaning\n+x100 = 100 * 3" in approval
     assert "--- cell 7 · id 1a2b3c4d · In [12]" in approval
-    assert "<details>" not in approval  # a one-line change is short: nothing folded
+    assert "Applied:" not in md  # the result written for the model is not repeated
     assert_safe_markdown(md)
 
 
@@ -208,11 +211,11 @@ def test_a_long_diff_is_folded_in_the_static_transcript() -> None:
     before = "\n".join(f"a{i} = {i}" for i in range(60))
     t = edit_asked(before, "", tool="delete_cell")
     md = t.to_markdown()
-    approval = md[md.index("**Approval**") :]
+    approval = md[md.index("**Edit cell 7**") :]  # waiting: the verb is what is asked
     start = approval.index("```diff\n") + 8
     shown = approval[start : approval.index("\n```", start)]
-    assert len(shown.splitlines()) == 40
-    assert "<details><summary>23 more lines</summary>" in approval  # 2 headers + @@ + 60 - 40
+    assert len(shown.splitlines()) == 63  # 2 headers + @@ + 60, all behind one fold
+    assert "<details><summary>The change (63 lines)</summary>" in approval
     assert "\n-a59 = 59\n" in approval[approval.index("<details>") :]
     assert_safe_markdown(md)
 
@@ -230,6 +233,6 @@ def test_size_of_the_static_transcript_for_a_one_line_change_in_a_200_line_cell(
     t = edit_asked(before, after)
     t.apply_local(ApprovalDecided(request_id="a1", outcome="allowed-once", decided_by="you"))
     md = t.to_markdown()
-    approval = md[md.index("**Approval**") :]
+    approval = md[md.index("**Edit cell 7**") :]
     print(f"static markdown: {len(md)} chars (approval part {len(approval)})")
     assert len(approval) < 1_000  # 3 lines of context around one change, not 200 lines

@@ -34,6 +34,14 @@ import re
 from contextvars import ContextVar
 
 from .bounds import FIGURES_SAVED_MAX
+from .cell_lines import (
+    UNDO_WORDS,
+    CellLine,
+    agent_cell_of,
+    cell_line,
+    result_for_reader,
+    run_summary,
+)
 from .context_use import footer_use
 from .display import (
     RESULT_LINES,
@@ -115,10 +123,11 @@ def _render(snapshot: Snapshot) -> str:
     blocks: list[str] = [_headline(snapshot)]
     if snapshot["prompt"]:
         blocks.append(_prompt(snapshot["prompt"]))
-    chips = [_chip(c) for c in snapshot["context"]]
+    chips = [_chip(c) for c in snapshot["context"] if not _has_text(c)]
     if chips:
         blocks.append("Context: " + " · ".join(chips))
-    for chip in snapshot["context"]:  # a chip with a text (the notebook context block): folded
+    for chip in snapshot["context"]:  # a chip with a text (the notebook context block): folded,
+        # and only there (its name once)
         text = chip.get("text")
         if isinstance(text, str) and text:
             name, detail = chip_parts(chip)
@@ -132,6 +141,7 @@ def _render(snapshot: Snapshot) -> str:
     if snapshot["items_omitted"]:
         blocks.append(f"_{snapshot['items_omitted']} earlier items omitted._")
     blocks.extend(_items(snapshot["items"], 0))
+    blocks.append(_changes(snapshot["items"]))
     blocks.append("---")
     blocks.append(_footer(h, snapshot["unknown"]))
     blocks.append(STYLE)
@@ -169,6 +179,22 @@ def _headline(snapshot: Snapshot) -> str:
     if h["read_only"]:
         parts.append("**read-only**")
     return " · ".join(parts)
+
+
+def _has_text(chip: object) -> bool:
+    return isinstance(chip, dict) and isinstance(chip.get("text"), str) and bool(chip["text"])
+
+
+def _changes(items: list[Item]) -> str:
+    """The run's one-line summary of what it changed in the notebook (``""`` when nothing)."""
+    changes = run_summary(items)
+    words = changes.words()
+    if words is None:
+        return ""
+    if not changes.undoable:
+        return f"_{escape_inline(words)}._"
+    button, command = UNDO_WORDS
+    return f"_{escape_inline(words)}_ — **{button}** (on the prompt cell) or {code_span(command)}"
 
 
 def _chip(chip: object) -> str:
@@ -246,7 +272,23 @@ def _item(item: Item, depth: int) -> str:
     return ""
 
 
+def _cell_tool(line: CellLine) -> str:
+    """A cell tool call as one line in words, the diff (or what ran) folded under it."""
+    head = f"**{escape_inline(line.action)}**"
+    if line.snippet:
+        head += f" ({code_span(line.snippet)})"
+    if line.output:
+        head += f": {code_span(line.output)}"
+    if line.outcome:
+        head += " — " + escape_inline(line.outcome)
+    folds = [details(f.label, fence(f.body, f.language)) for f in line.folds]
+    return "\n\n".join([head, *folds])
+
+
 def _tool(item: ToolItem, depth: int) -> str:
+    words = cell_line(item) if not item["question"] else None
+    if words is not None:
+        return _cell_tool(words)
     view = describe_tool(item) if not item["question"] else None
     if view is not None:
         return _described_tool(item, view)
@@ -254,6 +296,9 @@ def _tool(item: ToolItem, depth: int) -> str:
     head = f"**Tool** {tool_name(item['name'] or '?')} · {state}"
     if item["summary"]:
         head += " — " + escape_inline(item["summary"])
+    kept = agent_cell_of(item)
+    if kept is not None:
+        head += f" — kept as agent cell {kept}, below the prompt"
     blocks = [head]
     question = item["question"]
     if question:
@@ -271,8 +316,8 @@ def _tool(item: ToolItem, depth: int) -> str:
         if job["detail"]:
             line += " — " + escape_inline(job["detail"])
         blocks.append(line)
-    result = item["result"]
-    if result is not None and not question:
+    result = result_for_reader(item)
+    if result is not None and not question and (result.strip() or item["result"] == result):
         label = "Result"
         if item["is_error"]:
             code = f" {code_span(item['error_code'])}" if item["error_code"] else ""

@@ -14,6 +14,7 @@ import json
 from typing import NamedTuple
 
 from . import context_use
+from .cell_lines import UNDO_WORDS, agent_cell_of, cell_line, result_for_reader, run_summary
 from .context_use import footer_use
 from .display import (
     ToolCode,
@@ -196,6 +197,11 @@ def render_text(snapshot: Snapshot) -> str:
         lines += ["", f"({snapshot['items_omitted']} earlier items omitted)"]
     for block in _items(snapshot["items"]):
         lines += ["", block]
+    changes = run_summary(snapshot["items"])
+    words = changes.words()
+    if words is not None:
+        undo = " — {} (on the prompt cell) or {}".format(*UNDO_WORDS) if changes.undoable else ""
+        lines += ["", words + undo]
     end = [f"State: {run_state_word(h)}"]
     elapsed = elapsed_words(h)
     if elapsed:
@@ -289,10 +295,34 @@ def _note(item: NoteItem) -> str:
     return f"-- {item['text']}{count}"
 
 
+def _cell_tool(item: ToolItem) -> str | None:
+    """A cell tool call as one line in words, the diff (or what ran) indented under it."""
+    line = cell_line(item)
+    if line is None:
+        return None
+    head = line.action
+    if line.snippet:
+        head += f" ({line.snippet})"
+    if line.output:
+        head += f": {line.output}"
+    if line.outcome:
+        head += f" — {line.outcome}"
+    lines = [head]
+    for fold in line.folds:
+        lines += [f"{_INDENT}{fold.label}:", _indent(fold.body.rstrip("\n"), _INDENT * 2)]
+    return "\n".join(lines)
+
+
 def _tool(item: ToolItem) -> str:
+    described = _cell_tool(item) if not item["question"] else None
+    if described is not None:
+        return described
     head = f"[tool] {tool_label(item['name'] or '?')} · {item['state']}"
     if item["summary"]:
         head += f" — {item['summary']}"
+    kept = agent_cell_of(item)
+    if kept is not None:
+        head += f" — kept as agent cell {kept}, below the prompt"
     lines = [head]
     question = item["question"]
     if question:
@@ -314,8 +344,8 @@ def _tool(item: ToolItem) -> str:
     if job:
         detail = f" — {job['detail']}" if job["detail"] else ""
         lines.append(f"{_INDENT}job: {job['status']}{detail}")
-    result = item["result"]
-    if result is not None and not question:
+    result = result_for_reader(item)
+    if result is not None and not question and (result.strip() or result == item["result"]):
         label = "result (error)" if item["is_error"] else "result"
         lines += [f"{_INDENT}{label}:", _indent(result.rstrip("\n"), _INDENT * 2)]
     figures = len(item["figures"])
