@@ -58,7 +58,9 @@ def run_fix(
     prompt: str, source: str, ns: dict[str, Any], *, tools: list[dict[str, str]] = TOOLS,
     serve: Serve | None = None, page: bool = True,
 ) -> Fixing:  # fmt: skip
-    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": prompt}]}
+    ]
     out = Fixing()
     for index in range(10):
         ctx = ScriptContext(
@@ -116,7 +118,7 @@ def trips() -> dict[str, Any]:
 KEY_ERROR = (
     "---------------------------------------------------------------------------\n"
     "KeyError                                  Traceback (most recent call last)\n"
-    "Cell In[3], line 1\n----> 1 trips.groupby(\"staton\")[\"minutes\"].mean()\n"
+    'Cell In[3], line 1\n----> 1 trips.groupby("staton")["minutes"].mean()\n'
     "File ~/pandas/core/frame.py:9183, in DataFrame.groupby(self, by, axis)\n"
     "KeyError: 'staton'"
 )
@@ -156,7 +158,8 @@ def test_a_misspelled_variable_and_a_builtin() -> None:
     error = "NameError: name 'trip' is not defined"
     done = run_fix(fix_prompt(error), "x = 1\ntrip.head()", trips())
     assert done.calls[2] == (
-        "edit_cell", {"cell_id": "1a2b3c4d", "old_text": "trip.head()", "new_text": "trips.head()"}
+        "edit_cell",
+        {"cell_id": "1a2b3c4d", "old_text": "trip.head()", "new_text": "trips.head()"},
     )
     done = run_fix(fix_prompt("NameError: name 'pritn' is not defined"), "pritn(1)", trips())
     assert done.calls[2][1]["new_text"] == "print(1)"

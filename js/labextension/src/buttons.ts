@@ -12,7 +12,8 @@
  * - Ask dsh and Fix with dsh on every error output of a code cell that is not a `%%dsh` cell and
  *   has an execution count: Ask inserts the `%%dsh` prompt of `askSource` below (the cell's code
  *   and traceback, named by short id), selected, not run; Fix inserts `fixSource`'s prompt below
- *   and runs it (the agent is expected to propose an `edit_cell`, shown as a diff card).
+ *   and runs it (the agent is expected to propose an `edit_cell`, shown as a diff card). Fix
+ *   is hidden while the panel is not marked `EDITS_LINKED` (`markEditsLinked`).
  *
  * Decorations follow the DOM: a MutationObserver (child lists only) marks the cells that changed
  * and one pass per animation frame at most decorates those; a button is added once per rendered
@@ -25,6 +26,7 @@ import type { Cell } from '@jupyterlab/cells';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
 import {
+  EDITS_LINKED,
   INSERT_CELL_EVENT,
   askSource,
   cellSource,
@@ -55,6 +57,19 @@ function button(label: string, title: string, onClick: () => void, cls: string):
     onClick();
   });
   return el;
+}
+
+/**
+ * Mark `panel` as linked to a kernel that loaded dsh_notebook (its comm is open), or not: Fix
+ * with dsh shows only on a linked panel (`style/index.css`), since only then can this page apply
+ * the edit the agent proposes.
+ */
+export function markEditsLinked(panel: NotebookPanel, linked: boolean): void {
+  if (linked) {
+    panel.node.dataset[EDITS_LINKED] = 'true';
+  } else {
+    delete panel.node.dataset[EDITS_LINKED];
+  }
 }
 
 function flash(el: HTMLElement, text: string): void {

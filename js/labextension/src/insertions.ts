@@ -11,12 +11,20 @@
  * - **Ask dsh** on a code cell whose execution raised: a `%%dsh` cell whose prompt names the cell
  *   by its short id and carries its code and traceback as fenced blocks (not `{In[n]}` /
  *   `{Err[n]}`: execution counts point at another cell after a restart). **Fix with dsh** next to
- *   it: a `%%dsh` prompt asking for an `edit_cell` on that cell, with the traceback. Text that
+ *   it: a `%%dsh` prompt asking for an `edit_cell` on that cell, with the traceback, shown only
+ *   while the notebook's kernel has linked to this page (`EDITS_LINKED`: the kernel loaded
+ *   dsh_notebook, so this page can apply the edit it proposes). Text that
  *   would read as a reference to the kernel's interpolation (`{name}`) is escaped (`{{name}}`),
  *   and each fence outgrows every backtick run inside it. A `%%dsh` cell's own errors get neither.
  */
 
 export const INSERT_CELL_EVENT = 'dsh-notebook:insert-cell';
+/**
+ * A notebook panel's `dataset` key (attribute `data-dsh-edits-linked`), set while its kernel's
+ * dsh_notebook link is open: where it is not, no page can apply an edit of that kernel, and
+ * Fix with dsh is hidden (the stylesheet).
+ */
+export const EDITS_LINKED = 'dshEditsLinked';
 /** `document.body.dataset` key (attribute `data-dsh-notebook-extension`). */
 export const EXTENSION_MARKER = 'dshNotebookExtension';
 /** The longest code an Insert below event may carry (a larger one is ignored). */

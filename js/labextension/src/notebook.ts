@@ -17,6 +17,7 @@ import type { Kernel } from '@jupyterlab/services';
 import type { JSONObject } from '@lumino/coreutils';
 
 import { AgentCells, UNDO_WAIT_MS, UndoRunButtons } from './agentcells';
+import { markEditsLinked } from './buttons';
 import { CellEdits } from './celledits';
 import { addIdentityToExecutes } from './executehook';
 import { Lookup, resolveIdentity } from './identity';
@@ -58,6 +59,7 @@ export class NotebookBinding {
     state.update(this._waiting);
     this._views.add(state);
     this._panels.add(panel);
+    markEditsLinked(panel, this._comm !== null && !this._comm.isDisposed);
     panel.disposed.connect(() => {
       this._views.delete(state);
       this._panels.delete(panel);
@@ -89,6 +91,7 @@ export class NotebookBinding {
 
   private _attach(kernel: Kernel.IKernelConnection | null): void {
     this._setWaiting(null);
+    this._setComm(null); // the new kernel's link, if it loads us, opens its own
     void this._restoreInterrupted();
     if (kernel === null) {
       return;
@@ -101,10 +104,16 @@ export class NotebookBinding {
       onRunOutput: output => void this._runs.onMessage(output),
       onInsertCell: cell => void this._agentCells.onMessage(cell),
       answers: this._answers,
-      onComm: comm => {
-        this._comm = comm;
-      }
+      onComm: comm => this._setComm(comm)
     });
+  }
+
+  /** The comm of the kernel's link (`null`: none); Fix with dsh shows only while there is one. */
+  private _setComm(comm: Kernel.IComm | null): void {
+    this._comm = comm;
+    for (const panel of this._panels) {
+      markEditsLinked(panel, comm !== null); // only a linked page can apply the agent's edit
+    }
   }
 
   /** This notebook's answers to the kernel's requests (`docs/cell-editing.md` for the edits). */
