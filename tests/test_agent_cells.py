@@ -19,7 +19,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from dsh_notebook.frontend.link import FrontendLink
 from dsh_notebook.kernel.persistence.kept import skipped_bundle
 from dsh_notebook.kernel.persistence.ledger import PromptLedger
-from dsh_notebook.kernel.registry.runs import ApprovedCall
+from dsh_notebook.kernel.registry.runs import ActiveRun, ApprovedCall
 from dsh_notebook.kernel.tools.agent_cells import AgentCells, agent_cell_source, kept_note
 from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
@@ -169,11 +169,16 @@ def result_with(outputs: list[dict[str, Any]]) -> RunPythonResult:
     return RunPythonResult(cell_outputs=outputs)
 
 
+def call(run: ActiveRun, call_id: str = "toolu_1") -> ApprovedCall:
+    """The grant's owner of one approved call of ``run`` (in its own session)."""
+    return ApprovedCall(run, run.handle.session, call_id)
+
+
 def test_recorder_numbers_calls_and_sends_them_in_order() -> None:
     link, comm = linked(["insert_cell"])
     run = Run()
     cells = AgentCells(link, enabled=lambda: True)
-    first, second = cells("a = 1", run), cells("b = 2", run)
+    first, second = cells("a = 1", call(run, "1")), cells("b = 2", call(run, "2"))
     assert first is not None and second is not None
     first(result_with([{"output_type": "stream", "name": "stdout", "text": "one\n"}]))
     second(result_with([]))
@@ -196,7 +201,7 @@ def test_no_piece_of_the_key_reaches_an_agent_cell() -> None:
         enabled=lambda: True,
         secrets=lambda: (KEY,),
     )
-    sink = cells(f"{CANARY_CODE}\nassert key[:12] == '{KEY[:12]}'", Run())
+    sink = cells(f"{CANARY_CODE}\nassert key[:12] == '{KEY[:12]}'", call(Run()))
     assert sink is not None
     png = {"image/png": "aGVsbG8=", "text/plain": f"<Figure {KEY[:12]}>"}
     sink(
@@ -224,13 +229,14 @@ def test_recorder_records_nothing_without_everything_it_needs(case: str) -> None
         link,
         enabled=lambda: case != "off",
     )
-    assert cells("x = 1", None if case == "no-run" else run) is None
+    assert cells("x = 1", None if case == "no-run" else call(run)) is None
     assert comm.sent == [] and run.agent_calls == 0
 
 
 def test_one_sink_shows_the_calls_figures_and_sends_its_cell() -> None:
     """The one recorder: the call's result arrives once and both happen, figures first; a call
-    that is not kept as a cell still shows its figures, and a bare run (no call id) shows none."""
+    that is not kept as a cell still shows its figures, and a grant that names no call shows
+    none."""
     link, comm = linked(["insert_cell"])
     run = Run()
     posted: list[tuple[Any, Figures]] = []
@@ -244,13 +250,13 @@ def test_one_sink_shows_the_calls_figures_and_sends_its_cell() -> None:
     only_figures = off("plot()", ApprovedCall(run, "nb-session", "toolu_2"))
     assert only_figures is not None and only_figures(RunPythonResult(figures=[b"png"])) is None
     assert len(posted) == 2 and len(comm.sent) == 1
-    assert off("plot()", run) is None
+    assert off("plot()", None) is None
 
 
 def test_no_page_connected_is_a_quiet_no_op() -> None:
     link = FrontendLink(create_comm=lambda target, data: FakeComm(target, data))
     cells = AgentCells(link, enabled=lambda: True)
-    assert cells("x = 1", Run()) is None
+    assert cells("x = 1", call(Run())) is None
 
 
 # -- the server calls the recorder on the pumping thread ------------------------------------------

@@ -382,13 +382,16 @@ async def test_the_model_reads_why_a_call_was_refused_and_the_persons_note(
 async def test_the_result_says_the_code_became_a_cell_below_the_prompt(
     tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell
 ) -> None:
+    from dsh_notebook.kernel.registry.runs import ApprovedCall
+
     from .helpers.agent_cells import Run, linked
 
     link, comm = linked(["insert_cell"])
     nb, mount = await open_notebook(
         tmp_path, scripted_model, shell, record=AgentCells(link, enabled=lambda: True)
     )
-    nb.owner = Run()
+    run = Run()
+    nb.owner = ApprovedCall(run, run.handle.session, "toolu_kept")
     try:
         async with nb.harness:
             result = await nb.prompt("run-kept")

@@ -67,7 +67,7 @@ class Host:
     async def caller(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float
     ) -> Caller | str:
-        return Caller("conversation")
+        return Caller("conversation", None)
 
     async def decide(self, caller: Caller, card: Card) -> Grant | Refusal | None:
         self.cards.append(card)

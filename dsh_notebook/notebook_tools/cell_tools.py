@@ -31,11 +31,12 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 
 from ..context.describe import truncate
+from ..page_protocol import Change
 from ..transcript.tool_table import EDITABLE_TOOL_NAMES
 from .cell_edits import (
     RanSource,
@@ -51,7 +52,15 @@ from .cell_edits import (
 from .edits import Grant, Refusal
 from .refusals import refusal_text
 
-__all__ = ["APPLY_TIMEOUT", "Caller", "Card", "CellTools", "EditsHost", "ORIGIN_TIMEOUT"]
+__all__ = [
+    "APPLY_TIMEOUT",
+    "Caller",
+    "Card",
+    "CellPlace",
+    "CellTools",
+    "EditsHost",
+    "ORIGIN_TIMEOUT",
+]
 
 log = logging.getLogger(__name__)
 
@@ -74,14 +83,19 @@ _CUT_TAIL = re.compile(r"\n\[… ([\d,]+) characters omitted …\]\Z")
 """The page's mark at the end of a source it cut (``cells.ts`` ``cut``)."""
 
 
+Token = TypeVar("Token")
+"""What the host matched a call to (the kernel's origin and run), handed back to it typed."""
+
+
 @dataclass(frozen=True)
-class Caller:
-    """Who made a call: the conversation (stale ledger key; ``None``: not known for sure), the
-    ``%%dsh`` cell of its run (``None``: not known) and an opaque token the host reads back."""
+class Caller(Generic[Token]):
+    """Who made a call: the conversation (stale ledger key; ``None``: not known for sure), what
+    the host matched it to (``token``, read back by the host only) and the ``%%dsh`` cell of its
+    run (``None``: not known)."""
 
     conversation: str | None
+    token: Token
     prompt_cell: str | None = None
-    token: object = None
     certain: bool = True
     """False: another run sent the very same call at the same moment (see
     :mod:`dsh_notebook.kernel.tools.tool_calls`); only the person decides it, and a read credits no
@@ -92,16 +106,29 @@ class Caller:
 class Card:
     """What a call's approval card asks: ``reason`` (the diff, or the cells to run), whether the
     person may edit the proposal (``proposed``: the text the editor opens on) and the ``target``
-    cell's full id."""
+    cell's full id; ``runs``: the code cells a ``run_cells`` call runs, as ``(label, source)``
+    (the card's Changes section reads what each will change)."""
 
     tool_name: str
     reason: str
     editable: bool
     proposed: str | None
     target: str | None
+    runs: tuple[tuple[str, str], ...] = ()
 
 
-class EditsHost(Protocol):
+@dataclass(frozen=True)
+class CellPlace:
+    """Where a changed cell was when the change was approved: its index, its type and the id of
+    the cell above it (``None``: the first cell); the undo ledger puts a deleted cell back
+    there."""
+
+    index: int
+    cell_type: str
+    above: str | None
+
+
+class EditsHost(Protocol[Token]):
     """The kernel's side of the cell tools (:mod:`dsh_notebook.kernel.tools.notebook_edits`)."""
 
     def can(self, capability: str) -> bool:
@@ -110,19 +137,19 @@ class EditsHost(Protocol):
 
     async def caller(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float
-    ) -> Caller | str:
+    ) -> Caller[Token] | str:
         """The call's run (server loop), or the sentence saying why it is refused."""
         ...
 
-    async def decide(self, caller: Caller, card: Card) -> Grant | Refusal | None:
+    async def decide(self, caller: Caller[Token], card: Card) -> Grant[object] | Refusal | None:
         """The broker's decision on the call's card (server loop)."""
         ...
 
-    def candidates(self, caller: Caller) -> list[str]:
+    def candidates(self, caller: Caller[Token]) -> list[str]:
         """The conversations an uncertain ``caller``'s call may be of (each once)."""
         ...
 
-    def shared_read(self, caller: Caller, view: object) -> list[str]:
+    def shared_read(self, caller: Caller[Token], view: object) -> list[str]:
         """An uncertain ``caller``'s read showed ``view``: the conversations to credit with it
         now (every candidate's, once all identical reads showed the same view), else ``[]``."""
         ...
@@ -133,15 +160,15 @@ class EditsHost(Protocol):
         ...
 
     def apply(
-        self, caller: Caller, change: Mapping[str, Any], where: Mapping[str, Any], busy: bool
+        self, caller: Caller[Token], change: Change, where: CellPlace, busy: bool
     ) -> Mapping[str, Any] | str:
         """Send ``apply_change`` and wait for the reply (worker thread); ``where``: the target's
-        index, type and the id of the cell above (the undo ledger's). The reply may be a
+        place (the undo ledger's). The reply may be a
         ``status: "disagree"`` mapping with one ``replies`` entry per page that answered."""
         ...
 
     def run(
-        self, caller: Caller, cell_ids: Sequence[str], timeout_s: int, busy: bool
+        self, caller: Caller[Token], cell_ids: Sequence[str], timeout_s: int, busy: bool
     ) -> Mapping[str, Any] | str:
         """Send ``run_cells`` and wait ``timeout_s + 5`` s at most (worker thread)."""
         ...
@@ -157,12 +184,12 @@ def _source_of(reply: Mapping[str, Any], fallback: str) -> str:
     return source if isinstance(source, str) else fallback
 
 
-class CellTools:
+class CellTools(Generic[Token]):
     """The handlers (server loop). ``cell_running`` says a cell holds the kernel now."""
 
     def __init__(
         self,
-        host: EditsHost,
+        host: EditsHost[Token],
         read: Reader | None,
         *,
         cell_running: Callable[[], bool],
@@ -245,7 +272,7 @@ class CellTools:
         edited = verdict.code is not None
         if verdict.code is not None:
             new = verdict.code  # the person's text is the new whole source
-        change: dict[str, Any]
+        change: Change
         if kind == "edit":
             change = {"kind": "edit", "cell_id": full_id, "before": current, "after": new}
         elif kind == "insert":
@@ -255,14 +282,14 @@ class CellTools:
             change = {"kind": "delete", "cell_id": full_id, "before": current}
         index = int(cell.get("index", 0))
         above = next((str(c.get("id")) for c in cells if c.get("index") == index - 1), None)
-        where = {"index": index, "cell_type": str(cell.get("cell_type", "code")), "above": above}
+        where = CellPlace(index, str(cell.get("cell_type", "code")), above)
         if not self.host.answers_while_busy() and not await self._idle_within(IDLE_WAIT):
             return f"{tool}: approved, but {BUSY_TEXT}. Nothing was changed.", True
         busy = self.cell_running()
         reply = await anyio.to_thread.run_sync(lambda: self.host.apply(caller, change, where, busy))
         return self._applied(tool, caller, cell, change, reply, edited)
 
-    def _stale(self, tool: str, caller: Caller, cell: Mapping[str, Any]) -> str | None:
+    def _stale(self, tool: str, caller: Caller[Token], cell: Mapping[str, Any]) -> str | None:
         full_id, current = str(cell.get("id")), str(cell.get("source", ""))
         if not caller.certain:  # whichever conversation it is, it must have read this source
             peers = self.host.candidates(caller)
@@ -293,9 +320,9 @@ class CellTools:
     def _applied(
         self,
         tool: str,
-        caller: Caller,
+        caller: Caller[Token],
         cell: Mapping[str, Any],
-        change: Mapping[str, Any],
+        change: Change,
         reply: Mapping[str, Any] | str,
         edited: bool,
     ) -> Result:
@@ -374,7 +401,12 @@ class CellTools:
         except ValueError as exc:
             return f"run_cells refused before asking the user: {exc}. Nothing was run.", True
         target = str(targets[0].get("id"))
-        card = Card("run_cells", reason, editable=False, proposed=None, target=target)
+        runs = tuple(
+            (cell_label(c), str(c.get("source", "")))
+            for c in targets
+            if c.get("cell_type", "code") == "code"
+        )
+        card = Card("run_cells", reason, editable=False, proposed=None, target=target, runs=runs)
         verdict = await self.host.decide(caller, card)
         if isinstance(verdict, Refusal):
             return verdict.message, True

@@ -17,20 +17,26 @@ MCP server.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from ..transcript.bounds import truncation_mark
 
-__all__ = ["Grant", "Refusal", "edited_note"]
+__all__ = ["Grant", "Owner", "Refusal", "edited_note"]
+
+Owner = TypeVar("Owner", covariant=True)
+"""Who makes calls, as the approver names it (the kernel's ``ApprovedCall``); the server hands
+it on unread, typed end to end."""
 
 
 @dataclass(frozen=True)
-class Grant:
+class Grant(Generic[Owner]):
     """An explicit allow of one call."""
 
     code: str | None = None
     """The person's edited code, run instead of the agent's (this call only); None: as sent."""
-    owner: object = None
-    """Who made the call (the kernel's run), handed to the recorder; opaque to the server."""
+    owner: Owner | None = None
+    """Who made the call (the kernel's approved call), handed to the recorder as it is; None:
+    an approver that knows no owner (nothing is kept of the call)."""
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ class ReadTools:
         cells_timeout: float,
         cell_running: Callable[[], bool],
         reader: NotebookReader | None = None,
-        cells: CellTools | None = None,
+        cells: CellTools[Any] | None = None,
         prompt_cell: PromptCellLookup | None = None,
         figures: FigureLookup | None = None,
         ran: RanLookup | None = None,
@@ -127,7 +127,7 @@ class ReadTools:
         if isinstance(query, str):
             return query, True
         this_cell, conversation, cells = None, None, self._cells
-        uncertain: Caller | None = None
+        uncertain: Caller[Any] | None = None
         try:
             if cells is not None:  # one claim of the call: its prompt cell and conversation
                 caller = await cells.host.caller("notebook_cells", args, 2.0)

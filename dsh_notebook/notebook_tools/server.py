@@ -1,6 +1,6 @@
 """The in-kernel MCP server: the agent's window onto the live notebook.
 
-:class:`NotebookMcpServer` serves four tools over MCP **streamable HTTP** (official ``mcp``
+:class:`NotebookMcpServer` serves the notebook tools over MCP **streamable HTTP** (official ``mcp``
 Python SDK, low-level ``Server``, stateless JSON responses) on ``127.0.0.1`` at a free port:
 
 ============================ =================================================================
@@ -78,18 +78,19 @@ import socket
 import threading
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from secrets import token_urlsafe
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import mcp_types as mt
 import uvicorn
 from mcp.server.lowlevel import Server
 from starlette.types import ASGIApp
 
-from ..runtime.secret import redact
+from ..runtime.mask_policy import Masking
+from ..runtime.secret import Secrets, redact
 from ..transcript.bounds import PROPOSED_MAX
 from ..transcript.tool_table import CELL_TOOL_NAMES
 from .auth import BearerAuth
@@ -119,13 +120,20 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-class Approver(Protocol):
+_Owned = TypeVar("_Owned", covariant=True)
+_Recorded = TypeVar("_Recorded", contravariant=True)
+CallOwner = TypeVar("CallOwner")
+"""Who makes the calls a server's approver grants and its recorder gets (the kernel's
+``ApprovedCall``): passed from one to the other unread."""
+
+
+class Approver(Protocol[_Owned]):
     """Decides one call; a :class:`~.edits.Grant` only for an explicit allow. Awaited on the
     server's loop. ``arguments`` are the call's, as the server received them."""
 
     def __call__(
         self, *, tool_name: str, reason: str, arguments: Mapping[str, Any]
-    ) -> Awaitable[Grant | Refusal | None]: ...
+    ) -> Awaitable[Grant[_Owned] | Refusal | None]: ...
 
 
 RanSink = Callable[[RunPythonResult], "str | None"]
@@ -133,12 +141,12 @@ RanSink = Callable[[RunPythonResult], "str | None"]
 where the code was kept (e.g. the agent cell below the prompt), or ``None`` (not kept)."""
 
 
-class CallRecorder(Protocol):
+class CallRecorder(Protocol[_Recorded]):
     """Asked on the server loop once a ``run_python`` call is approved: a sink that gets the
     call's result on the kernel's main thread right after the code ran (and says where the code
     was kept), or ``None`` (do not record this call)."""
 
-    def __call__(self, code: str, owner: object) -> RanSink | None: ...
+    def __call__(self, code: str, owner: _Recorded | None) -> RanSink | None: ...
 
 
 @dataclass(frozen=True)
@@ -164,15 +172,18 @@ class NotebookToolsSettings:
     :func:`dsh_notebook.client.config.takes_images`."""
 
 
-SecretsLookup = Callable[[], Iterable[str]]
-"""The secrets to mask right now (called on the server loop for every tool result): the key in
-the environment, the configured one, one typed with ``%dsh key``."""
+SecretsLookup = Callable[[], Secrets]
+"""The secrets to mask right now (called on the server loop for every tool result): the kernel's
+``NotebookAgent.secrets()`` (the key in the environment, the configured one, one typed with
+``%dsh key``, the environment's secret-looking variables, the credential shapes, the person's
+patterns)."""
 
 
-def environment_secrets() -> tuple[str, ...]:
-    """The default :data:`SecretsLookup`: ``DEEPSEEK_API_KEY`` of the kernel's environment."""
+def environment_secrets() -> Masking:
+    """The default :data:`SecretsLookup`: ``DEEPSEEK_API_KEY`` and the secret-looking variables
+    of the kernel's environment, and the credential shapes."""
     key = os.environ.get("DEEPSEEK_API_KEY")
-    return (key,) if key else ()
+    return Masking.build([(key, "DEEPSEEK_API_KEY")] if key else [])
 
 
 # -- tool results ----------------------------------------------------------------------------------
@@ -191,7 +202,7 @@ WITHHELD_MESSAGE = (
 # -- the server ----------------------------------------------------------------------------------
 
 
-class NotebookMcpServer:
+class NotebookMcpServer(Generic[CallOwner]):
     """One per kernel. Construct, :meth:`start`, hand :attr:`url` and :attr:`token` to the
     runtime (see :mod:`.patch`), :meth:`stop` with the runtime host."""
 
@@ -199,18 +210,18 @@ class NotebookMcpServer:
         self,
         shell: Any,
         *,
-        approve: Approver | None,
+        approve: Approver[CallOwner] | None,
         executor: MainThreadExecutor,
         errors: Mapping[int, str] | None = None,
         settings: NotebookToolsSettings | None = None,
         token: str | None = None,
-        record: CallRecorder | None = None,
+        record: CallRecorder[CallOwner] | None = None,
         read_notebook: NotebookReader | None = None,
         figure_notes: FigureLookup | None = None,
         secrets: SecretsLookup = environment_secrets,
         prompt_cell: PromptCellLookup | None = None,
         ran_cells: RanLookup | None = None,
-        edits: EditsHost | None = None,
+        edits: EditsHost[Any] | None = None,
     ) -> None:
         self.shell = shell
         self.secrets = secrets
@@ -224,7 +235,7 @@ class NotebookMcpServer:
         self._thread: threading.Thread | None = None
         self._uvicorn: uvicorn.Server | None = None
         self._port: int | None = None
-        self.cells: CellTools | None = None
+        self.cells: CellTools[Any] | None = None
         """The cell tools' handlers (and their stale ledger), with an ``edits`` host."""
         if edits is not None and self.settings.cell_tools:
             self.cells = CellTools(
@@ -265,7 +276,7 @@ class NotebookMcpServer:
     def tool_names(self) -> list[str]:
         return [tool.name for tool in self._tools]
 
-    def start(self, timeout: float = 10.0) -> NotebookMcpServer:
+    def start(self, timeout: float = 10.0) -> NotebookMcpServer[CallOwner]:
         """Bind 127.0.0.1 on a free port and serve on a daemon thread; returns when serving."""
         with self._lock:
             if self.running:
@@ -350,7 +361,9 @@ class NotebookMcpServer:
         """Every tool's result, masked: the one exit of tool results towards the model."""
         result = await self._dispatch(params)
         try:
-            return mask_result(result, tuple(self.secrets()))  # the secrets of this moment
+            return mask_result(
+                result, self.secrets(), self.settings.max_chars
+            )  # the secrets of this moment
         except Exception as exc:  # fail closed: an unchecked result never leaves
             # the exception's text could repeat what it failed to mask: its type only
             log.error("masking the result of notebook tool %s failed: %s", params.name, type(exc))
@@ -360,7 +373,7 @@ class NotebookMcpServer:
         """The exception being handled, formatted, with the secrets masked (the log too must not
         hold the key); only a note when the secrets cannot be looked up."""
         try:
-            return redact(traceback.format_exc(), tuple(self.secrets()))
+            return redact(traceback.format_exc(), self.secrets())
         except Exception as exc:
             return f"(traceback withheld: the secrets to mask could not be read: {type(exc)})"
 
@@ -395,7 +408,7 @@ class NotebookMcpServer:
             return _text(code_too_long_text(len(code), PROPOSED_MAX), error=True)
         if self.executor.pending >= self.executor.max_pending:
             return _text(self._busy_message(), error=True)
-        grant: Grant | None = None
+        grant: Grant[CallOwner] | None = None
         if self.approve is not None:
             try:
                 verdict = await self.approve(

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from ...frontend import FrontendLink
 from ...page_protocol import insert_cell
-from ...runtime.secret import redact
+from ...runtime.secret import Secrets, redact
 from ...transcript.bounds import FIGURES_MAX
 from ...transcript.facts import Figures
 from ..registry.runs import ActiveRun, ApprovedCall
@@ -85,7 +85,7 @@ class AgentCells:
         link: FrontendLink,
         *,
         enabled: Callable[[], bool],
-        secrets: Callable[[], tuple[str, ...]] = tuple,
+        secrets: Callable[[], Secrets] = tuple,
         undo: UndoLedger | None = None,
         figures: Callable[[LiveView, Figures], None] | None = None,
     ) -> None:
@@ -98,21 +98,20 @@ class AgentCells:
         self._figures = figures
         self._lock = threading.Lock()
 
-    def __call__(self, code: str, owner: object) -> Sink | None:
-        """A just-approved call of the run ``owner`` (server loop; an :class:`ApprovedCall`, or
-        the run alone): the sink that shows its figures and sends its cell, or ``None``
+    def __call__(self, code: str, owner: ApprovedCall | None) -> Sink | None:
+        """A just-approved call (server loop; ``owner``: the call and its run, ``None`` when the
+        approver named none): the sink that shows its figures and sends its cell, or ``None``
         (nothing to do: its outputs are not captured)."""
-        call = owner if isinstance(owner, ApprovedCall) else None
-        run = call.run if call is not None else owner
-        if not isinstance(run, ActiveRun):
+        if owner is None:
             return None
-        cell = self._cell(code, run)
-        show = self._figures if call is not None else None
+        call = owner
+        cell = self._cell(code, call.run)
+        show = self._figures
         if cell is None and show is None:
             return None
 
         def sink(result: RunPythonResult) -> str | None:  # kernel main thread, after the code
-            if show is not None and call is not None and result.figures:
+            if show is not None and result.figures:
                 _post_figures(show, call, result)
             return cell(result) if cell is not None else None
 

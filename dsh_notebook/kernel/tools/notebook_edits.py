@@ -24,18 +24,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...frontend import FrontendLink
+from ...notebook_tools.cell_tools import APPLY_TIMEOUT, Caller, Card, CellPlace
+from ...notebook_tools.edits import Grant, Refusal
+from ...notebook_tools.refusals import READ_ONLY_MESSAGE
 from ...page_protocol import (
+    Change,
     ChangeOrigin,
     UndoChange,
     apply_change,
     checked_change,
     run_cells,
 )
-from ...notebook_tools.cell_tools import APPLY_TIMEOUT, Caller, Card
-from ...notebook_tools.edits import Grant, Refusal
-from ..registry.runs import ActiveRun
+from ..registry.runs import ActiveRun, ApprovedCall
 from .tool_calls import Origin
-from .tools_host import NotebookToolsHost
+from .tools_host import Matched, NotebookToolsHost
 from .undo import UndoLedger
 
 __all__ = ["NotebookEdits", "undo_entry"]
@@ -43,32 +45,25 @@ __all__ = ["NotebookEdits", "undo_entry"]
 log = logging.getLogger(__name__)
 
 
-def undo_entry(
-    change: Mapping[str, Any], reply: Mapping[str, Any], where: Mapping[str, Any]
-) -> UndoChange | None:
-    """The undo ledger's entry for a change the page answered ``applied`` to."""
-    cell_id = str(reply.get("cell_id") or change.get("cell_id") or "")
+def undo_entry(change: Change, reply: Mapping[str, Any], where: CellPlace) -> UndoChange:
+    """The undo ledger's entry for a change the page answered ``applied`` to (the reply's id and
+    source, where it gives them, are what the page holds now)."""
     source = reply.get("source")
-    kind = change.get("kind")
-    if kind == "edit":
-        after = source if isinstance(source, str) else str(change.get("after", ""))
-        return {"kind": "edit", "cell_id": cell_id, "before": str(change.get("before", "")),
-                "after": after}  # fmt: skip
-    if kind == "insert":
-        text = source if isinstance(source, str) else str(change.get("source", ""))
-        return {"kind": "insert", "cell_id": cell_id, "source": text}
-    if kind == "delete":
-        above = where.get("above")
-        return {"kind": "delete",
-                "cell": {"cell_type": str(where.get("cell_type", "code")),
-                         "source": str(change.get("before", "")), "id": cell_id},
-                "after_cell_id": above if isinstance(above, str) else None,
-                "index": int(where.get("index", 0))}  # fmt: skip
-    return None
+    if change["kind"] == "edit":
+        cell_id = str(reply.get("cell_id") or change["cell_id"])
+        after = source if isinstance(source, str) else change["after"]
+        return {"kind": "edit", "cell_id": cell_id, "before": change["before"], "after": after}
+    if change["kind"] == "insert":
+        text = source if isinstance(source, str) else change["source"]
+        return {"kind": "insert", "cell_id": str(reply.get("cell_id") or ""), "source": text}
+    cell_id = str(reply.get("cell_id") or change["cell_id"])
+    return {"kind": "delete",
+            "cell": {"cell_type": where.cell_type, "source": change["before"], "id": cell_id},
+            "after_cell_id": where.above, "index": where.index}  # fmt: skip
 
 
 class NotebookEdits:
-    """One per kernel (see the module doc)."""
+    """One per kernel (see the module doc); the :class:`EditsHost` of matched calls."""
 
     def __init__(self, tools: NotebookToolsHost, link: FrontendLink, ledger: UndoLedger) -> None:
         self._tools = tools
@@ -79,13 +74,13 @@ class NotebookEdits:
     def can(self, capability: str) -> bool:
         return self._link.can(capability)
 
-    def candidates(self, caller: Caller) -> list[str]:
-        origin, run = _token(caller)
+    def candidates(self, caller: Caller[Matched]) -> list[str]:
+        origin, run = caller.token
         runs = [run] if origin.peers is None else origin.peers.runs()
         return [r.session for r in runs]
 
-    def shared_read(self, caller: Caller, view: object) -> list[str]:
-        origin, _ = _token(caller)
+    def shared_read(self, caller: Caller[Matched], view: object) -> list[str]:
+        origin, _ = caller.token
         if origin.peers is None:
             return []
         return [run.session for run in origin.peers.report(origin.call_id, view)]
@@ -95,26 +90,30 @@ class NotebookEdits:
 
     async def caller(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float
-    ) -> Caller | str:
+    ) -> Caller[Matched] | str:
         matched = await self._tools.match(tool_name, arguments, timeout)
         if isinstance(matched, Refusal):
             return matched.message
         origin, run = matched
+        if run.policy.read_only:  # before the cells are read: nothing to check, nobody asked
+            return READ_ONLY_MESSAGE
         if not origin.certain:
-            return Caller(None, None, (origin, run), certain=False)
-        return Caller(run.session, run.cell_id, (origin, run))
+            return Caller(None, matched, certain=False)
+        return Caller(run.session, matched, prompt_cell=run.cell_id)
 
-    async def decide(self, caller: Caller, card: Card) -> Grant | Refusal | None:
-        origin, run = _token(caller)
+    async def decide(
+        self, caller: Caller[Matched], card: Card
+    ) -> Grant[ApprovedCall] | Refusal | None:
+        origin, run = caller.token
         return await self._tools.decide(
             origin, run, tool_name=card.tool_name, reason=card.reason, editable=card.editable,
-            proposed=card.proposed, target=card.target,
+            proposed=card.proposed, target=card.target, runs=card.runs,
         )  # fmt: skip
 
     def apply(
-        self, caller: Caller, change: Mapping[str, Any], where: Mapping[str, Any], busy: bool
+        self, caller: Caller[Matched], change: Change, where: CellPlace, busy: bool
     ) -> Mapping[str, Any] | str:
-        origin, run = _token(caller)
+        origin, run = caller.token
         checked = checked_change(change)
         message = (
             None
@@ -130,15 +129,13 @@ class NotebookEdits:
         landed = reply["replies"] if reply["status"] == "disagree" else [reply]
         applied = next((r for r in landed if r["status"] == "applied"), None)
         if applied is not None:
-            entry = undo_entry(change, applied, where)
-            if entry is not None:
-                self.ledger.record(run.run_id, run.cell_id, entry)
+            self.ledger.record(run.run_id, run.cell_id, undo_entry(change, applied, where))
         return reply
 
     def run(
-        self, caller: Caller, cell_ids: Sequence[str], timeout_s: int, busy: bool
+        self, caller: Caller[Matched], cell_ids: Sequence[str], timeout_s: int, busy: bool
     ) -> Mapping[str, Any] | str:
-        origin, run = _token(caller)
+        origin, run = caller.token
         message = run_cells(self._link.request_id("r"), cell_ids, timeout_s, _origin(origin, run))
         if message is None:
             return "the run_cells request is not well-formed"
@@ -151,15 +148,6 @@ class NotebookEdits:
         run_id = self.ledger.find(anchor=anchor)
         if run_id is None or self.ledger.undo(run_id) <= 0:
             self.ledger.nothing_to_undo()
-
-
-def _token(caller: Caller) -> tuple[Origin[ActiveRun], ActiveRun]:
-    token = caller.token
-    if not isinstance(token, tuple) or not isinstance(token[1], ActiveRun):
-        raise TypeError("a cell tool call not matched by this kernel")
-    origin, run = token
-    assert isinstance(origin, Origin)
-    return origin, run
 
 
 def _origin(origin: Origin[ActiveRun], run: ActiveRun) -> ChangeOrigin:

@@ -29,14 +29,16 @@ import asyncio
 import atexit
 import logging
 import threading
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from ...context.changes_text import changes_of
 from ...notebook_tools.cell_tools import ORIGIN_TIMEOUT
 from ...notebook_tools.edits import Grant, Refusal
 from ...notebook_tools.refusals import (
     CONNECTION_LOST_MESSAGE,
     NO_RUN_MESSAGE,
+    READ_ONLY_MESSAGE,
     UNMATCHED_MESSAGE,
     refusal_text,
 )
@@ -46,12 +48,23 @@ from ..registry.broker import Broker, Decision
 from ..registry.runs import ActiveRun, ApprovedCall, Runs
 from .tool_calls import CallOrigins, Origin
 
-__all__ = ["BARRIER_TIMEOUT", "ORIGIN_TIMEOUT", "NotebookToolsHost"]
+Matched = tuple[Origin[ActiveRun], ActiveRun]
+"""A notebook tool call matched to its ``tool/call`` origin and the run holding its session."""
+
+if TYPE_CHECKING:
+    from ...notebook_tools.cell_tools import EditsHost
+    from ...notebook_tools.server import CallRecorder
+    from ...runtime.secret import Secrets
+
+__all__ = ["BARRIER_TIMEOUT", "ORIGIN_TIMEOUT", "Matched", "NotebookToolsHost"]
 
 log = logging.getLogger(__name__)
 
 PROMPT_CELL_TIMEOUT = 2.0
 """Seconds a read call waits at most to learn its prompt cell (a mark, not a decision)."""
+
+CHANGES_SECONDS = 0.5
+"""Seconds describing the values one card's Changes name may take in all (then type names)."""
 
 BARRIER_TIMEOUT = 10.0
 """Seconds the ordering barrier waits for the runtime's answer (normally a millisecond)."""
@@ -70,12 +83,12 @@ class NotebookToolsHost:
         runs: Runs,
         origins: CallOrigins,
         kernel_loop: asyncio.AbstractEventLoop | None,
-        record: Any = None,
+        record: CallRecorder[ApprovedCall] | None = None,
         read_notebook: Callable[[float, bool], Any] | None = None,
         figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
         ran_cells: Callable[[int], tuple[str | None, str] | None] | None = None,
-        secrets: Callable[[], tuple[str, ...]] | None = None,
-        edits: Any = None,
+        secrets: Callable[[], Secrets] | None = None,
+        edits: EditsHost[Matched] | None = None,
     ) -> None:
         self._shell = shell
         self._host = host
@@ -84,12 +97,12 @@ class NotebookToolsHost:
         self._runs = runs
         self._origins = origins
         self._kernel_loop = kernel_loop
-        self._record = record  # a notebook_tools.server.CallRecorder (agent cells), or None
+        self._record = record  # the agent cells, or None
         self._read_notebook = read_notebook  # FrontendLink.read_notebook: notebook_cells
         self._figure_notes = figure_notes  # FigureNotes.lookup: figures of the person's cells
         self._ran_cells = ran_cells  # RanCells.lookup: what ran as In [k]
         self._secrets = secrets  # NotebookAgent.secrets: masked in every tool result, per call
-        self.edits = edits  # a notebook_tools.cell_tools.EditsHost (the cell tools), or None
+        self.edits = edits  # the cell tools' kernel side, or None
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
@@ -156,7 +169,7 @@ class NotebookToolsHost:
 
     async def _approve(
         self, *, tool_name: str, reason: str, arguments: Mapping[str, Any]
-    ) -> Grant | Refusal | None:
+    ) -> Grant[ApprovedCall] | Refusal | None:
         """A tool call asks (MCP server loop): matched to the run whose agent made it, decided by
         the broker on the host loop; a :class:`Grant` owned by that run, or a :class:`Refusal`
         whose text says who refused and why (:func:`~..notebook_tools.refusals.refusal_text`)."""
@@ -166,12 +179,13 @@ class NotebookToolsHost:
         origin, run = matched
         # the code is the reason (capped on the card) and, whole, what "Edit, then run" opens on
         return await self.decide(
-            origin, run, tool_name=tool_name, reason=reason, editable=True, proposed=reason
-        )
+            origin, run, tool_name=tool_name, reason=reason, editable=True, proposed=reason,
+            runs=((None, reason),),
+        )  # fmt: skip
 
     async def match(
         self, tool_name: str, arguments: Mapping[str, Any], timeout: float | None = None
-    ) -> tuple[Origin[ActiveRun], ActiveRun] | Refusal:
+    ) -> Matched | Refusal:
         """The call's ``tool/call`` origin and the run holding its session (server loop; found
         by the claim), or the refusal the model reads (no such event, or its run has ended)."""
         try:
@@ -197,10 +211,18 @@ class NotebookToolsHost:
         editable: bool,
         proposed: str | None = None,
         target: str | None = None,
-    ) -> Grant | Refusal:
+        runs: Sequence[tuple[str | None, str]] = (),
+    ) -> Grant[ApprovedCall] | Refusal:
         """The broker's decision on a matched call (server loop -> host loop): a :class:`Grant`
         owned by ``run`` (with the person's edit, if any), or a :class:`Refusal`. An uncertain
-        origin is decided by the person only."""
+        origin is decided by the person only. A read-only run's call is refused here, before
+        any card: nobody is asked, whatever ``--on-approval`` or a scope says.
+
+        ``runs``: the code the call runs, as ``(label, source)`` (``run_python``: one piece
+        without a label; ``run_cells``: each code cell, labelled): the card says what it will
+        change (:meth:`changes_of`), and for an editable call, what the person's edit will."""
+        if run.policy.read_only:
+            return Refusal(READ_ONLY_MESSAGE)
         request = ApprovalRequest(
             session_id=origin.session_id,
             tool_name=tool_name,
@@ -208,10 +230,16 @@ class NotebookToolsHost:
             reason=reason,
         )
 
+        changes = await asyncio.to_thread(self.changes_of, runs) if runs else None
+
+        def analyse(code: str) -> tuple[tuple[str, str], ...] | None:
+            return self.changes_of(((None, code),))
+
         async def ask() -> Decision:
             return await self._broker.approve_call(
                 request, editable=editable, person_only=not origin.certain,
-                proposed=proposed, target=target, owner=run,
+                proposed=proposed, target=target, owner=run, changes=changes,
+                analyse=analyse if editable and runs else None,
             )  # fmt: skip
 
         try:
@@ -227,6 +255,23 @@ class NotebookToolsHost:
             code=decision.code,
             owner=ApprovedCall(run, session_id=origin.session_id, call_id=origin.call_id),
         )
+
+    def changes_of(
+        self, runs: Sequence[tuple[str | None, str]]
+    ) -> tuple[tuple[str, str], ...] | None:
+        """What the code of a card will change, as its Changes lines (a worker thread: it reads
+        ``user_ns`` by key, as the read tools do, and describes the values it names within
+        :data:`CHANGES_SECONDS` in all; the code is never run). ``None`` without a shell."""
+        namespace = getattr(self._shell, "user_ns", None)
+        if namespace is None:
+            return None
+        seconds = CHANGES_SECONDS / max(1, len(runs))
+        lines: list[tuple[str, str]] = []
+        for label, code in runs:
+            if label is not None:
+                lines.append(("cell", label))
+            lines.extend(changes_of(code, namespace, describe_seconds=seconds))
+        return tuple(lines)
 
     async def _prompt_cell(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:
         """The ``%%dsh`` cell of the run that made a read call (MCP server loop), when the
