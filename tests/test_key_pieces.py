@@ -28,6 +28,9 @@ from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import Note, RunError
 
 from .canary import HALF, KEY, PRINTED, key_pieces
+
+LABEL = "[masked: DEEPSEEK_API_KEY]"
+"""What the key reads as in a kernel (the kernel's policy names it)."""
 from .helpers.kernel import run_cell
 from .helpers.run_output import Recorder, Shell, bundle_of, text
 
@@ -181,7 +184,7 @@ def test_export_kept_transcript_and_index_in_a_kernel(
     monkeypatch.setenv("DEEPSEEK_API_KEY", KEY)
     run_cell(ip, "-s canary", f"[[reply:{PRINTED}]] mine starts {KEY[:12]}, go")
     shown = capsys.readouterr()
-    assert "I printed" not in shown.out and MASK in shown.out  # the static transcript (text)
+    assert "I printed" not in shown.out and LABEL in shown.out  # the static transcript (text)
     assert key_pieces(shown.out + shown.err) == 0
     target = tmp_path / "t.md"
     ip.run_line_magic("dsh", f"export canary --to {target}")
@@ -189,8 +192,8 @@ def test_export_kept_transcript_and_index_in_a_kernel(
     exported = capsys.readouterr().out
     ip.run_line_magic("dsh", "export canary --format text")
     plain = capsys.readouterr().out
-    assert MASK in plain and key_pieces(plain) == 0 and not plain.startswith("**dsh**")
-    assert MASK in target.read_text() and '"final_response": "***\\n***' in exported
+    assert LABEL in plain and key_pieces(plain) == 0 and not plain.startswith("**dsh**")
+    assert LABEL in target.read_text() and f'"final_response": "{LABEL}\\n{LABEL}' in exported
     assert key_pieces(target.read_text()) == 0 and key_pieces(exported) == 0
     stored = {
         str(path.relative_to(tmp_path)): path.read_text()
@@ -200,5 +203,5 @@ def test_export_kept_transcript_and_index_in_a_kernel(
     kinds = {name.split("/")[2] for name in stored}
     assert {"ledger", "conversations"} <= kinds, sorted(stored)
     assert {name: key_pieces(body) for name, body in stored.items()} == dict.fromkeys(stored, 0)
-    assert any(MASK in json.loads(body).get("bundle", {}).get("text/plain", "")
+    assert any(LABEL in json.loads(body).get("bundle", {}).get("text/plain", "")
                for body in stored.values() if '"bundle"' in body)  # fmt: skip

@@ -84,7 +84,7 @@ def test_the_api_key_never_lands_in_the_index(
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test-not-a-real-key-1234")
     run_cell(ip, "", "[[reply:ok]] my key is sk-test-not-a-real-key-1234, keep it")
     out = sessions(ip, capsys)
-    assert "my key is ***" in out and "sk-test" not in out
+    assert "my key is [masked: DEEPSEEK_API_KEY]" in out and "sk-test" not in out
     home = ip._dsh_notebook_magics.agent.resolved_home()  # type: ignore[attr-defined]
     for path in (home / "dsh_notebook" / "conversations").iterdir():
         assert "sk-test" not in path.read_text()

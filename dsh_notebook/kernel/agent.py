@@ -35,7 +35,7 @@ from ..client import HarnessConfig, RunResult
 from ..client.config import takes_images
 from ..context.sanitize import encodable
 from ..frontend import current_identity
-from ..runtime import Secret, redact, resolve_dsh_home
+from ..runtime import Masking, Secret, redact, resolve_dsh_home
 from ..transcript import Transcript
 from ..transcript.facts import Stopped
 from .demo import DEMO_API_KEY, DEMO_LABEL, DemoModel, demo_active
@@ -101,6 +101,9 @@ class NotebookAgent:
         self._settings = settings
         self.typed_key: Secret | None = None
         """A key typed with ``%dsh key``: in memory only, for this kernel's life."""
+        self.runtime_read_only = False
+        """The runtime runs (or will start) with its ``read-only`` permission mode: the last run
+        was read-only (``%%dsh --read-only``). Wins over the ``permission_mode`` setting."""
         self.runs = Runs()
         self.broker = Broker(self.runs)
         self.demo = DemoModel()
@@ -159,10 +162,18 @@ class NotebookAgent:
         current = self._settings()
         return replace(current, api_key=self.typed_key) if self.typed_key else current
 
-    def secrets(self) -> tuple[str, ...]:
-        """The keys that must never be shown: configured, typed, or in the environment."""
-        found = [self.settings().api_key, os.environ.get("DEEPSEEK_API_KEY")]
-        return tuple(k for k in found if k and k != DEMO_API_KEY)
+    def secrets(self) -> Masking:
+        """What must never be shown, at this moment (one policy,
+        :mod:`~dsh_notebook.runtime.mask_policy`): the key (configured, typed, or in the
+        environment), the values of the environment's secret-looking variables
+        (``secret_env_names``), the credential shapes and the person's ``mask_patterns``."""
+        s = self.settings()
+        keys = [s.api_key, os.environ.get("DEEPSEEK_API_KEY")]
+        named = [(k, "DEEPSEEK_API_KEY") for k in keys if k and k != DEMO_API_KEY]
+        env = {k: v for k, v in os.environ.items() if v != DEMO_API_KEY}
+        return Masking.build(
+            named, env_names=s.secret_env_names, environ=env, patterns=s.mask_patterns
+        )
 
     def demo_active(self) -> bool:
         """Whether runs go to the scripted demo model instead of DeepSeek."""
@@ -196,7 +207,7 @@ class NotebookAgent:
             model=model,
             reasoning_effort=s.reasoning_effort,
             max_tokens=s.max_tokens,
-            permission_mode=s.permission_mode,
+            permission_mode="read-only" if self.runtime_read_only else s.permission_mode,
             base_url=self.demo.endpoint() if demo else (s.base_url or None),
             api_key=DEMO_API_KEY if demo else (s.api_key or None),
             bridge=s.bridge,

@@ -39,6 +39,7 @@ from ..errors import DshError, TransportClosed
 from ..frontend import FrontendLink
 from ..protocol import Notification
 from ..runtime import redact
+from ..runtime.secret import Secrets
 from ..transcript import Transcript
 from ..transcript.facts import ContextCarried, Note, RunError, Status
 from .host import RuntimeHost
@@ -137,7 +138,7 @@ def plan_run(
     execution_count: int | None,
     answered_before: Callable[[str, str], bool],
     notebook: NotebookFacts | None = None,
-    secrets: tuple[str, ...] = (),
+    secrets: Secrets = (),
 ) -> RunPlan:
     """Decide what one cell sends and how it is shown. Raises :class:`PlanError` or
     :class:`~dsh_notebook.errors.PromptError` (one line each) when it cannot be sent.
@@ -267,7 +268,7 @@ class RunContext(Protocol):
 
     def make_widget(self, transcript: Transcript, interactive: bool) -> Any: ...
 
-    def secrets(self) -> tuple[str, ...]: ...
+    def secrets(self) -> Secrets: ...
 
     @property
     def ending(self) -> bool:

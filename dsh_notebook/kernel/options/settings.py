@@ -17,12 +17,14 @@ Two faces come from that one declaration:
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from traitlets import Bool, Enum, HasTraits, Int, TraitType, Unicode
+from traitlets import Bool, Enum, HasTraits, Int, List, TraitError, TraitType, Unicode
 
 from ...runtime import Secret
+from ...runtime.mask_policy import SECRET_ENV_NAMES, compile_patterns
 
 __all__ = [
     "DemoChoice",
@@ -45,9 +47,13 @@ DemoChoice = Literal["auto", "on", "off"]
 PermissionMode = Literal["read-only", "workspace-write", "danger-full-access"]
 
 
-def _about(help: str, *, secret: bool = False) -> dict[str, Any]:
-    """A setting's metadata: its help (the trait's too), and whether its value is a secret."""
-    return {"help": help, "secret": secret}
+def _about(
+    help: str, *, secret: bool = False, check: Callable[[Any], object] | None = None
+) -> dict[str, Any]:
+    """A setting's metadata: its help (the trait's too), whether its value is a secret, and a
+    check a value must pass when it is set (its ``ValueError`` becomes the trait's one-line
+    error)."""
+    return {"help": help, "secret": secret, "check": check}
 
 
 @dataclass(frozen=True)
@@ -154,6 +160,22 @@ class KernelSettings:
         ),
     )
 
+    secret_env_names: tuple[str, ...] = field(
+        default=SECRET_ENV_NAMES,
+        metadata=_about(
+            "Environment variables whose values are masked wherever the notebook shows or sends "
+            "text (fnmatch patterns, case-insensitive; values under 8 characters are left alone)."
+        ),
+    )
+    mask_patterns: tuple[str, ...] = field(
+        default=(),
+        metadata=_about(
+            "Your own regular expressions: each match is masked like a secret "
+            "(`[masked: mask_patterns[0]]`), beside the environment's and the credential shapes.",
+            check=compile_patterns,
+        ),
+    )
+
     def __repr__(self) -> str:  # the key never shows, not even in a traceback's locals
         return f"KernelSettings(model={self.model!r}, api_key={'<set>' if self.api_key else None})"
 
@@ -167,7 +189,26 @@ class SecretUnicode(Unicode):  # type: ignore[type-arg]
         return Secret(value) if isinstance(value, str) and value else value
 
 
-def _trait(kind: Any, default: Any, help: str, secret: bool) -> TraitType[Any, Any]:
+class _CheckedList(List):  # type: ignore[type-arg]
+    """A list-of-strings trait whose value must pass its setting's check."""
+
+    def __init__(self, check: Callable[[Any], object] | None, **kw: Any) -> None:
+        super().__init__(Unicode(), **kw)
+        self._check = check
+
+    def validate(self, obj: Any, value: Any) -> Any:
+        value = super().validate(obj, value)
+        if self._check is not None:
+            try:
+                self._check(value)
+            except ValueError as exc:
+                raise TraitError(f"DshMagics.{self.name}: {exc}") from None
+        return value
+
+
+def _trait(
+    kind: Any, default: Any, help: str, secret: bool, check: Callable[[Any], object] | None = None
+) -> TraitType[Any, Any]:
     """The traitlet for a field of type ``kind`` (see the module docstring)."""
     optional = False
     if get_origin(kind) in (Union, types.UnionType):
@@ -177,7 +218,9 @@ def _trait(kind: Any, default: Any, help: str, secret: bool) -> TraitType[Any, A
     # the trait classes' overloads want a literal allow_none; ``optional`` is computed
     constructors: dict[Any, Any] = {bool: Bool, int: Int, str: SecretUnicode if secret else Unicode}
     trait: TraitType[Any, Any]
-    if get_origin(kind) is Literal:
+    if get_origin(kind) is tuple:  # tuple[str, ...]: a list trait, read back as a tuple
+        trait = _CheckedList(check, default_value=list(default), help=help)
+    elif get_origin(kind) is Literal:
         enum: Any = Enum
         trait = enum(list(get_args(kind)), default, allow_none=optional, help=help)
     elif kind in constructors:
@@ -193,10 +236,17 @@ def setting_traits() -> dict[str, TraitType[Any, Any]]:
     traits = {}
     for f in fields(KernelSettings):
         assert f.default is not MISSING
-        traits[f.name] = _trait(hints[f.name], f.default, f.metadata["help"], f.metadata["secret"])
+        about = f.metadata
+        traits[f.name] = _trait(
+            hints[f.name], f.default, about["help"], about["secret"], about["check"]
+        )
     return traits
 
 
 def settings_of(configurable: HasTraits) -> KernelSettings:
     """The snapshot of ``configurable``'s setting traits (declared from :func:`setting_traits`)."""
-    return KernelSettings(**{f.name: getattr(configurable, f.name) for f in fields(KernelSettings)})
+    values: dict[str, Any] = {}
+    for f in fields(KernelSettings):
+        value = getattr(configurable, f.name)
+        values[f.name] = tuple(value) if isinstance(value, list) else value  # a list trait
+    return KernelSettings(**values)

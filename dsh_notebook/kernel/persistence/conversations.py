@@ -37,11 +37,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...runtime import redact
 from ...transcript.context_use import ContextUse
 from . import store
+
+if TYPE_CHECKING:
+    from ...runtime.secret import Secrets
 
 __all__ = ["PROMPT_CHARS", "Conversation", "ConversationIndex"]
 
@@ -104,7 +107,7 @@ class ConversationIndex:
         return self._dir / f"{store.safe_name(notebook)}.json"
 
     def note(
-        self, notebook: str, session_id: str, prompt: str, secrets: tuple[str, ...] = ()
+        self, notebook: str, session_id: str, prompt: str, secrets: Secrets = ()
     ) -> None:
         """Count an accepted ``prompt`` in ``session_id``; the first one is kept (never raises)."""
         now = time.time()

@@ -23,12 +23,14 @@ from __future__ import annotations
 import ast
 import json
 import time
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...transcript import Transcript, markdown_companion
 from ...transcript.schema import Item, Snapshot
 from ..showing.rendering import Rendering, rendering_of
+
+if TYPE_CHECKING:
+    from ...runtime.secret import Secrets
 
 __all__ = [
     "INTERRUPTED",
@@ -121,9 +123,9 @@ def kept_record(rendering: Rendering) -> tuple[dict[str, str], list[str]]:
     return bundle, made_variables(rendering.snapshot)
 
 
-def keepable(transcript: Transcript, secrets: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+def keepable(transcript: Transcript, secrets: Secrets) -> tuple[dict[str, str], list[str]]:
     """:func:`kept_record` of ``transcript``'s state now (one snapshot serves all three)."""
-    return kept_record(rendering_of(transcript, tuple(secrets)))
+    return kept_record(rendering_of(transcript, secrets))
 
 
 def skipped_bundle(

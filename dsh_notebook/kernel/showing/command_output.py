@@ -39,20 +39,21 @@ from typing import Any, TextIO
 from IPython.core.error import UsageError
 
 from ...runtime import redact
+from ...runtime.secret import Secrets as Masked
 
 __all__ = ["ERROR_MAX", "masked_output", "shown"]
 
 ERROR_MAX = 400
 """The longest ``UsageError`` message a magic's call lets out (characters)."""
 
-Secrets = Callable[[], Iterable[str]]
+Secrets = Callable[[], Masked]
 
 _active = threading.local()  # .secrets: a list, the innermost call's last
 
 
-def _current() -> tuple[str, ...]:
+def _current() -> Masked:
     stack: list[Secrets] = getattr(_active, "secrets", [])
-    return tuple(stack[-1]()) if stack else ()
+    return stack[-1]() if stack else ()
 
 
 def shown(text: str) -> str:
@@ -91,7 +92,7 @@ class _MaskedStream:
             return len(text)
         lines = "".join([*self._held, text[: end + 1]])
         self._held = [text[end + 1 :]] if end + 1 < len(text) else []
-        self._target.write(redact(lines, tuple(self._secrets())))
+        self._target.write(redact(lines, self._secrets()))
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
@@ -101,7 +102,7 @@ class _MaskedStream:
     def _release(self) -> None:
         if self._held:
             held, self._held = "".join(self._held), []
-            self._target.write(redact(held, tuple(self._secrets())))
+            self._target.write(redact(held, self._secrets()))
 
     def flush(self) -> None:  # a prompt without a newline (``input()``) is shown now
         if self._mine():
@@ -132,7 +133,7 @@ def masked_output(secrets: Secrets) -> Iterator[None]:
     try:
         yield
     except UsageError as exc:
-        message = redact(str(exc), tuple(secrets()))
+        message = redact(str(exc), secrets())
         if len(message) > ERROR_MAX:
             message = message[: ERROR_MAX - 1] + "…"
         raise UsageError(message) from None

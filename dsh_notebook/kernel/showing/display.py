@@ -28,7 +28,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...frontend import FrontendLink
 from ...frontend.identity import parent_message
@@ -37,6 +37,9 @@ from ..options.choices import Format
 from .kernel_facts import kernel_of, stdin_available
 from .pump import LiveView
 from .rendering import published_bundle
+
+if TYPE_CHECKING:
+    from ...runtime.secret import Secrets
 
 __all__ = [
     "DisplayChoice",
@@ -230,7 +233,7 @@ def open_view(
     transcript: Transcript,
     choice: DisplayChoice,
     widget: Any,
-    secrets: tuple[str, ...] = (),
+    secrets: Secrets = (),
     *,
     link: FrontendLink | None = None,
     cell_id: str | None = None,

@@ -55,11 +55,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...protocol import ASSISTANT_STREAM, Notification
 from ...transcript import Transcript, facts
 from .rendering import Rendering, published_bundle, rendering_of
+
+if TYPE_CHECKING:
+    from ...runtime.secret import Secrets
 
 __all__ = ["KEEP_EVERY", "KEEP_SHARE", "LiveView", "UiPump"]
 
@@ -85,7 +88,7 @@ class LiveView:
     """A stream notification (text, reasoning, tool input) changed the transcript already."""
     hurry: bool = False
     """Publish at the next drain, whatever the rate (the run's first streamed output)."""
-    secrets: tuple[str, ...] = ()
+    secrets: Secrets = ()
     """Texts never shown (the API key): it and each piece of it of 8 or more characters become
     ``***`` wherever agent output repeats them (:func:`~dsh_notebook.runtime.redact`)."""
     keep: Callable[[LiveView], bool] | None = None

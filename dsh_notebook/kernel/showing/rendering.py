@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...context.sanitize import encodable
 from ...runtime import redact
@@ -26,6 +26,9 @@ from ...transcript import Transcript, markdown_companion
 from ...transcript.markdown import render_markdown
 from ...transcript.schema import Snapshot
 from ...transcript.text import render_text, summary_line
+
+if TYPE_CHECKING:
+    from ...runtime.secret import Secrets
 
 __all__ = ["Rendering", "published_bundle", "rendering_of"]
 
@@ -38,7 +41,7 @@ class Rendering:
     """The transcript's ``seq`` the snapshot was taken at."""
     snapshot: Snapshot
     """Unmasked; read-only."""
-    secrets: tuple[str, ...] = ()
+    secrets: Secrets = ()
 
     @cached_property
     def masked_snapshot(self) -> Snapshot:
@@ -61,7 +64,7 @@ class Rendering:
         return encodable(redact(render_text(self.snapshot), self.secrets))
 
 
-def rendering_of(transcript: Transcript, secrets: tuple[str, ...] = ()) -> Rendering:
+def rendering_of(transcript: Transcript, secrets: Secrets = ()) -> Rendering:
     """A rendering of ``transcript``'s state now (one snapshot; nothing rendered yet)."""
     return Rendering(transcript.seq, transcript.snapshot(), secrets)
 
