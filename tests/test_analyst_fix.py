@@ -137,7 +137,7 @@ def test_a_typo_in_a_column_is_proposed_as_an_edit_cell_then_run_cells() -> None
         "new_text": 'by_station = trips.groupby("station")["minutes"].mean()',
     }
     assert done.calls[4][1] == {"cell_ids": ["1a2b3c4d"]}
-    assert done.answer.startswith("cell 1a2b3c4d ran without an error with `station`.")
+    assert done.answer.startswith("Cell 1a2b3c4d ran without an error with `station`.")
     assert "Undo this run" in done.answer
 
 
@@ -150,7 +150,7 @@ def test_a_rejected_edit_is_not_run_and_says_so_in_one_line() -> None:
     source = 'trips.groupby("staton")["minutes"].mean()'
     done = run_fix(fix_prompt(KEY_ERROR), source, trips(), serve=reject)
     assert [c[0] for c in done.calls][-1] == "edit_cell"
-    assert done.answer.startswith("cell 1a2b3c4d is unchanged: Rejected")
+    assert done.answer.startswith("Cell 1a2b3c4d is unchanged: Rejected")
     assert "\n" not in done.answer
 
 

@@ -148,4 +148,4 @@ def test_fix_with_dsh_edits_the_typod_column_and_runs_the_cell(
     assert "{'A': 12.5, 'B': 20.0}" in results
     assert len(allowed) == 2  # two cards: the edit, then the run
     shown = json.dumps([m["content"] for m in kernel.iopub], ensure_ascii=False)
-    assert f"cell {target[:8]} ran without an error with `station`." in shown
+    assert f"Cell {target[:8]} ran without an error with `station`." in shown

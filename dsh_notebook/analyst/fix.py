@@ -274,7 +274,7 @@ def _edit_and_run(turn: Turn, cell_id: str, change: Change) -> Step:
         return turn.call("edit_cell", args, text)
     edit = edits[-1]
     if edit.is_error or not (edit.result or "").startswith("Applied:"):
-        return _say(f"{where} is unchanged: {_first_line(edit.result)}")
+        return _say(f"Cell {cell_id} is unchanged: {_first_line(edit.result)}")
     runs = turn.done("run_cells")
     if not runs:
         return turn.call(
@@ -287,8 +287,8 @@ def _edit_and_run(turn: Turn, cell_id: str, change: Change) -> Step:
     result = run.result or ""
     undo = '"Undo this run" on this prompt cell takes the edit back.'
     if "(ok)" in _first_line(result):
-        return _say(f"{where} ran without an error with `{change.meant}`. {undo}")
+        return _say(f"Cell {cell_id} ran without an error with `{change.meant}`. {undo}")
     error = next((ln for ln in result.splitlines() if ln.startswith("error: ")), None)
     if error is not None:
-        return _say(f"{where} ran and still fails ({_code(error[7:])}). {undo}")
+        return _say(f"Cell {cell_id} ran and still fails ({_code(error[7:])}). {undo}")
     return _say(f"The fix is in {where}, but it was not run: {_first_line(result)} {undo}")
