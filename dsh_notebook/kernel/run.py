@@ -29,34 +29,28 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from ..client import RunResult
 from ..client.prompt import normalize_input
 from ..context import interpolate, to_image_block
 from ..context.notebook_context import NotebookFacts, notebook_context_block
 from ..errors import DshError, TransportClosed
-from ..frontend import FrontendLink
-from ..protocol import Notification
 from ..runtime import redact
 from ..runtime.secret import Secrets
 from ..transcript import Transcript
-from ..transcript.facts import ContextCarried, Note, RunError, Status
-from .host import RuntimeHost
-from .notebook.session_context import SessionContexts, record_settled
+from ..transcript.facts import Note, RunError, Status
+from .lifecycle import Frontend, RunContext, RunLifecycle
 from .options.cell_options import RunOptions
 from .options.choices import Format
 from .options.settings import KernelSettings
-from .persistence.conversations import ConversationIndex
 from .persistence.kept import NOT_KEPT, skipped_bundle
-from .persistence.ledger import PromptLedger
-from .registry.broker import ApprovalMode, Broker, MainThreadPrompt, RunPolicy
+from .registry.broker import ApprovalMode, MainThreadPrompt, RunPolicy
 from .registry.handle import RunHandle
-from .registry.runs import ActiveRun, Runs
+from .registry.runs import ActiveRun
 from .registry.terminal import answer_on_stdin
 from .showing.display import DisplayChoice, open_view, show_bundle
-from .showing.pump import LiveView, UiPump
-from .tools.tools_host import NotebookToolsHost
+from .showing.pump import LiveView
 
 __all__ = [
     "ALLOW_WARNING",
@@ -94,16 +88,6 @@ class PlanError(DshError):
 
 
 @dataclass(frozen=True)
-class Frontend:
-    """What the kernel knows about who is watching."""
-
-    terminal: bool
-    """No kernel (terminal IPython)."""
-    stdin: bool
-    """The current request allows stdin: a live frontend that can click and type."""
-
-
-@dataclass(frozen=True)
 class RunPlan:
     """Everything decided about a cell before anything is shown or sent."""
 
@@ -114,6 +98,9 @@ class RunPlan:
     wait: bool
     display: DisplayChoice
     on_approval: ApprovalMode
+    read_only: bool = False
+    """``--read-only`` (or the ``read_only`` setting): no tool may change the notebook, the
+    kernel or files; wins over ``on_approval`` and every scope (:class:`RunPolicy`)."""
     skipped: str | None = None
     """Why the prompt is not sent (answered before), or None."""
     warnings: list[str] = field(default_factory=list)
@@ -219,7 +206,8 @@ def plan_run(
         deferred=wait and not frontend.stdin and options.format is None,
     )
     warnings = list(interpolation.warnings)
-    if options.on_approval == "allow":
+    read_only = options.read_only or settings.read_only
+    if options.on_approval == "allow" and not read_only:
         warnings.append(ALLOW_WARNING)
     return RunPlan(
         session_id=session_id,
@@ -229,55 +217,12 @@ def plan_run(
         wait=wait,
         display=display,
         on_approval=options.on_approval,
+        read_only=read_only,
         skipped=skipped,
         warnings=warnings,
         context_block=context_block,
         cwd=options.cwd or None,
     )
-
-
-class RunContext(Protocol):
-    """What a run needs of the kernel's agent (:class:`~dsh_notebook.kernel.agent.NotebookAgent`)."""
-
-    shell: Any
-    broker: Broker
-    host: RuntimeHost
-    pump: UiPump
-    tools: NotebookToolsHost
-    results: dict[str, RunResult]
-    runs: Runs
-    contexts: SessionContexts
-    frontend_link: FrontendLink
-
-    @property
-    def ledger(self) -> PromptLedger: ...
-
-    @property
-    def conversations(self) -> ConversationIndex: ...
-
-    @property
-    def notebook_session(self) -> str:
-        """The notebook's default session name: the key of its conversation index."""
-        ...
-
-    def settings(self) -> KernelSettings: ...
-
-    def frontend(self) -> Frontend: ...
-
-    def model_label(self) -> str: ...
-
-    def make_widget(self, transcript: Transcript, interactive: bool) -> Any: ...
-
-    def secrets(self) -> Secrets: ...
-
-    @property
-    def ending(self) -> bool:
-        """The kernel or the extension is shutting down (runs ending now were cut off)."""
-        ...
-
-    def stop(self) -> list[str]: ...
-
-    def claim(self, session_id: str) -> None: ...
 
 
 def start_run(
@@ -303,6 +248,7 @@ def start_run(
         context=plan.context,
         model=agent.model_label(),
         full_prompt_at=f"{out or '_dsh'}.prompt",
+        read_only=plan.read_only,
     )
     widget = None
     if plan.display.fmt == "widget":
@@ -321,6 +267,7 @@ def start_run(
     settings = agent.settings()
     policy = RunPolicy(
         on_approval=plan.on_approval,
+        read_only=plan.read_only,
         wait_mode=plan.wait,
         stdin=agent.frontend().stdin,
         headless_approval=settings.headless_approval,
@@ -343,44 +290,15 @@ def start_run(
     if ahead:  # say what it waits for: "running · 0 turns" alone reads as a hang
         agent.pump.local(view, Note(_queued_note(plan.session_id)))
 
-    def keep_live(view: LiveView) -> bool:  # pump thread (see pump.py: when it is called)
-        if not run.accepted:
-            return False  # not answered yet: nothing to keep for a restart
-        if not agent.ending:  # what a shutdown does to the run is not its last live state
-            agent.ledger.keep_rendering(plan.session_id, plan.prompt, view.rendering(),
-                                        agent_cells=run.agent_cells, interrupted=True)  # fmt: skip
-        return True
-
-    view.keep = keep_live
-    # read here, on the main thread: the notebook, the keys to mask, the conversation index
-    notebook, secrets, conversations = agent.notebook_session, agent.secrets(), agent.conversations
-    run.record = lambda view: record_settled(conversations, notebook, view.rendering().snapshot)
-
-    def on_start() -> None:  # host loop, when this run's turn on the session comes
-        agent.runs.hold(run)
-        carried = agent.contexts.carried(
-            plan.session_id, lambda: conversations.context_of(notebook, plan.session_id)
-        )
-        if carried is not None:  # a window is reported once per session (session_context.py)
-            agent.pump.local(view, ContextCarried(carried.tokens, carried.window))
-
-    def on_notification(notification: Notification) -> None:  # host loop, in order
-        if not run.accepted:  # the runtime took the prompt: from now on it counts as answered
-            agent.ledger.record(plan.session_id, plan.prompt)
-            run.accepted = True  # before the notification is posted: the pump may keep it
-            conversations.note(notebook, plan.session_id, plan.prompt, secrets)
-        agent.contexts.observe(plan.session_id, notification)
-        agent.pump.notification(view, notification)
-
-    def on_note(text: str) -> None:
-        agent.pump.local(view, Note(text))
-
+    life = RunLifecycle(agent, run, view, session_id=plan.session_id, prompt=plan.prompt)
+    view.keep = life.keep_live
+    run.record = life.record
     agent.host.run(
         plan.session_id,
         plan.blocks,
-        on_notification,
-        on_start=on_start,
-        on_note=on_note,
+        life.on_notification,
+        on_start=life.on_start,
+        on_note=life.on_note,
         outcome=future,
         cwd=plan.cwd,
     )

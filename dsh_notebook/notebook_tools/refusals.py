@@ -23,6 +23,7 @@ __all__ = [
     "NOTE_MAX",
     "NO_APPROVER_MESSAGE",
     "NO_RUN_MESSAGE",
+    "READ_ONLY_MESSAGE",
     "REJECTED_MESSAGE",
     "UNCERTAIN_READ_NOTE",
     "UNMATCHED_MESSAGE",
@@ -55,6 +56,11 @@ CONNECTION_LOST_MESSAGE = (
 UNMATCHED_MESSAGE = (
     "dsh could not tell which run of this notebook made this call, so it was not run and the "
     "notebook is unchanged. Nobody was asked. Do not retry it; tell the user what you wanted to run."
+)
+READ_ONLY_MESSAGE = (
+    "Refused: this run is read-only, so no tool may change the notebook, the kernel or files. "
+    "Nothing ran and nobody was asked. Do not call this or any changing tool again in this run; "
+    "use the read tools, and answer with the code or edits for the user to apply."
 )
 UNCERTAIN_READ_NOTE = (
     "Note: another run sent this very call at the same moment, so this read counts as yours "

@@ -83,6 +83,7 @@ class Prompting:
         agent.discard_stale_prewarm()  # a %config after %load_ext applies to the first run
         if not options.show_context:  # printing the block changes nothing
             self.apply_route_overrides(options)
+            self.apply_read_only(options.read_only or self.settings().read_only)
         if options.new and not options.show_context:
             agent.sessions.fresh()
         session_id = validate_session_name(options.session) if options.session else agent.session_id
@@ -150,6 +151,24 @@ class Prompting:
                 f"{before[0] or 'default'} and effort {before[1] or 'default'}: `%dsh restart` "
                 "to start again"
             ) from None
+
+    def apply_read_only(self, read_only: bool) -> None:
+        """A read-only run needs the runtime in its ``read-only`` permission mode (its sandbox
+        denies every file write and ``bash`` change), fixed per process: a change of mode
+        restarts a running runtime (sessions resume). Never under runs in progress: the restart
+        would stop them, so that is a one-line usage error."""
+        agent = self.agent
+        if agent.runtime_read_only == read_only:
+            return
+        if agent.runs.in_progress():
+            mode = "read-only" if read_only else "writable"
+            raise UsageError(
+                f"a {mode} run needs the runtime restarted in that mode, and runs are in "
+                "progress: `%dsh wait` (or `%dsh stop`) first"
+            )
+        agent.runtime_read_only = read_only
+        if agent.host.running:
+            agent.host.restart()
 
     def _set_route(self, model: str | None, effort: str | None) -> None:
         self._set_trait("model", model)

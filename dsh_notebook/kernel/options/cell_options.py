@@ -76,6 +76,14 @@ class RunOptions:
             "--on-approval", help="Who decides approvals for this run (allow prints a warning)."
         ),
     )
+    read_only: bool = field(
+        default=False,
+        metadata=_flags(
+            "--read-only",
+            help="Ask only: no tool may change the notebook, the kernel or files (wins over "
+            "--on-approval allow).",
+        ),
+    )
     format: Format | None = field(
         default=None, metadata=_flags("--format", help="How the live run is shown.")
     )

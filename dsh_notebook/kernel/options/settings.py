@@ -110,6 +110,13 @@ class KernelSettings:
     headless_approval: HeadlessAnswer = field(
         default="reject", metadata=_about("Answer to approvals when nobody can click or type.")
     )
+    read_only: bool = field(
+        default=False,
+        metadata=_about(
+            "Start every run read-only (as %%dsh --read-only): no tool may change the notebook, "
+            "the kernel or files."
+        ),
+    )
     rerun: Rerun = field(
         default="skip-answered",
         metadata=_about(

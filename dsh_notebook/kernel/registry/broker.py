@@ -140,6 +140,9 @@ class RunPolicy:
     """How one run's requests are answered."""
 
     on_approval: ApprovalMode = "ask"
+    read_only: bool = False
+    """A read-only run: every approval is rejected by policy, before ``on_approval``, the
+    headless answer and every scope (the notebook tools refuse their calls before any card)."""
     wait_mode: bool = False
     stdin: bool = False
     headless_approval: Literal["reject", "allow"] = "reject"
@@ -161,6 +164,7 @@ class RunPolicy:
         """Whether a scope of this run allows ``tool_name`` now."""
         return (
             not self.ended
+            and not self.read_only
             and self.on_approval == "ask"
             and scope_key(tool_name) in self.allowed_for_run
         )
@@ -278,7 +282,9 @@ class Broker:
         by: DecidedBy
         code: str | None = None
         note: str | None = None
-        if person_only and policy.wait_mode and not (policy.stdin and policy.prompts is not None):
+        if policy.read_only:
+            outcome, by = "rejected", "policy"  # read-only wins over every grant
+        elif person_only and policy.wait_mode and not (policy.stdin and policy.prompts is not None):
             outcome, by = "rejected", "policy"  # nobody to ask, and no policy may grant it
         elif policy.covers(request.tool_name) and not person_only:
             outcome, by = "allowed-once", "scope"
