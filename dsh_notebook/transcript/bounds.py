@@ -17,6 +17,8 @@ reasons, messages, questions   :data:`LINE_MAX` characters (at most 20 questions
                                options each); every string in the context chips too
 a cell edit's diff (reason),   :data:`DIFF_MAX` characters (the kernel sends at most 400
 ``run_cells``' cells (reason)  lines of a diff, and refuses a longer ``run_cells`` card)
+an approval's ``changes``      :data:`CHANGE_LINES_MAX` lines of :data:`CHANGE_LINE_MAX`
+                               characters (lines past it are dropped, and counted in one)
 an approval's ``proposed``     at most :data:`PROPOSED_MAX` characters, else none (never
 (a cell edit's new source, a   cut: it fills an editor whose text becomes the cell or the
 ``run_python`` call's code)    code that runs; a ``run_python`` reason is cut at LINE_MAX)
@@ -40,12 +42,16 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from .schema import DecidedBy, RunState
+from .schema import ChangeKind, DecidedBy, RunState
 
 __all__ = [
     "ARGS_MAX",
     "ARGS_PARSED_MAX",
     "ASSISTANT_MAX",
+    "CHANGE_ITEMS",
+    "CHANGE_KINDS",
+    "CHANGE_LINES_MAX",
+    "CHANGE_LINE_MAX",
     "DECIDED_BY",
     "DIFF_MAX",
     "FIGURES_MAX",
@@ -83,6 +89,12 @@ PROPOSED_MAX = 100_000
 the notebook server asks about and the longest edit a view may send back (both refused beyond,
 never cut)."""
 LABEL_MAX = 200
+CHANGE_ITEMS = 8
+"""Items one line of a card's Changes section names (more are counted: "and 3 more")."""
+CHANGE_LINE_MAX = 600
+"""Characters of one line of a card's Changes section."""
+CHANGE_LINES_MAX = 120
+"""Lines of one card's Changes section (a ``run_cells`` card: up to 20 cells' lines)."""
 MAX_ITEMS = 1_000
 MAX_UNKNOWN = 50
 PLAN_TODOS_MAX = 50
@@ -101,6 +113,8 @@ TRUNCATION_MARK = "[… {omitted} characters omitted{rest} …]"
 
 STATES: tuple[RunState, ...] = get_args(RunState)
 """Every ``Header.state`` (:data:`.schema.RunState`)."""
+CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)
+"""Every ``ChangeLine.kind`` (:data:`.schema.ChangeKind`)."""
 DECIDED_BY: tuple[DecidedBy, ...] = get_args(DecidedBy)
 """Every ``ApprovalItem.decided_by`` but ``None`` (:data:`.schema.DecidedBy`)."""
 

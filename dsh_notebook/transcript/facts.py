@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from .bounds import DECIDED_BY, STATES
+from .bounds import CHANGE_KINDS, DECIDED_BY, STATES
 from .context_use import ContextUse
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
@@ -38,6 +38,15 @@ __all__ = [
 ]
 
 
+def _check_changes(changes: tuple[tuple[str, str], ...] | None) -> None:
+    for line in changes or ():
+        if not (isinstance(line, tuple) and len(line) == 2 and isinstance(line[1], str)):
+            raise TypeError("a Changes line is a (kind, text) tuple")
+        if line[0] not in CHANGE_KINDS:
+            raise ValueError(f"a Changes line's kind is one of {', '.join(CHANGE_KINDS)}, "
+                             f"not {line[0]!r}")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class ApprovalRequested:
     """A tool call waits for a decision: its card appears (pending)."""
@@ -54,6 +63,12 @@ class ApprovalRequested:
     apply"). Kept whole or not at all (:data:`~.bounds.PROPOSED_MAX`)."""
     target: str | None = None
     """The full notebook cell id a cell-editing call targets ("show in notebook")."""
+    changes: tuple[tuple[str, str], ...] | None = None
+    """What the code will change, ``(kind, text)`` lines (``context.changes_text``): on every
+    card that runs code; ``None`` on the others."""
+
+    def __post_init__(self) -> None:
+        _check_changes(self.changes)
 
 
 @dataclass(frozen=True)
@@ -68,8 +83,11 @@ class ApprovalDecided:
     """The code that ran instead of the request's (the person edited it)."""
     note: str | None = None
     """The person's note with a rejection (told to the agent verbatim; the card shows it)."""
+    changes: tuple[tuple[str, str], ...] | None = None
+    """What the person's edited ``code`` will change (replaces the request's lines)."""
 
     def __post_init__(self) -> None:
+        _check_changes(self.changes)
         if self.decided_by not in DECIDED_BY:
             raise ValueError(
                 f"decided_by must be one of {', '.join(DECIDED_BY)}, not {self.decided_by!r}"

@@ -20,6 +20,7 @@ from typing import Any
 
 from . import schema
 from .bounds import DIFF_MAX, LABEL_MAX, LINE_MAX, PROPOSED_MAX, cap
+from .changes import bounded_changes
 from .core import Core, SessionCtx
 from .display import has_long_reason, is_cell_edit
 from .nodes import ApprovalNode, QuestionNode, ToolNode
@@ -140,8 +141,10 @@ def local_approval_requested(
     reason: str | None,
     proposed: str | None = None,
     target: str | None = None,
+    changes: tuple[tuple[str, str], ...] | None = None,
 ) -> None:
-    """A cell-editing tool's reason (a diff) and ``run_cells``' (the cells it runs) are kept up
+    """``changes``: the card's Changes lines (bounded by :func:`.changes.bounded_changes`).
+    A cell-editing tool's reason (a diff) and ``run_cells``' (the cells it runs) are kept up
     to :data:`DIFF_MAX` characters, others up to ``LINE_MAX``; ``proposed`` (what the card's
     editor opens on: a ``run_python`` call's code, a cell edit's new source) whole or not at all
     (see :mod:`.bounds`)."""
@@ -163,6 +166,8 @@ def local_approval_requested(
         core.set(node, "proposed", proposed)
     if target is not None:
         core.set(node, "target", _str(target, LABEL_MAX))
+    if changes is not None:
+        core.set(node, "changes", bounded_changes(changes))
     core.approvals_by_request[request_id] = node
 
 
@@ -174,8 +179,10 @@ def local_approval_decided(
     decided_by: str,
     code: str | None = None,
     note: str | None = None,
+    changes: tuple[tuple[str, str], ...] | None = None,
 ) -> None:
-    """``code``: the person edited the proposal and this ran instead: ``proposed`` becomes it
+    """``changes``: what the edited ``code`` will change (replaces the request's lines).
+    ``code``: the person edited the proposal and this ran instead: ``proposed`` becomes it
     (whole or none), and for ``run_python`` the card's reason (the code itself) too, capped; a
     cell edit's reason keeps the agent's diff. The call's arguments keep the agent's. ``note``:
     the person's words with a rejection, kept on the card."""
@@ -187,6 +194,8 @@ def local_approval_decided(
         core.set(node, "decided_by", "runtime")
         return
     if code is not None and outcome == "allowed-once":
+        if changes is not None:
+            core.set(node, "changes", bounded_changes(changes))
         core.set(node, "proposed", code if len(code) <= PROPOSED_MAX else None)
         if not is_cell_edit(node.tool_name):
             core.set(node, "reason", _str(code))

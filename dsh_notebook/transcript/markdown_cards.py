@@ -16,6 +16,7 @@ fold (:func:`details`).
 
 from __future__ import annotations
 
+from .changes import changes_markdown
 from .display import DIFF_CHARS, DIFF_LINES, approval_code, approval_diff, fold_text, tool_label
 from .sanitize import code_span, escape_inline, fence
 from .schema import ApprovalItem, QuestionItem
@@ -58,6 +59,9 @@ def approval_markdown(item: ApprovalItem, *, shown: str | None = None) -> str:
     note = item.get("note")
     if note:
         line += f" — note: {escape_inline(note)}"
+    changes = changes_markdown(item.get("changes"))
+    if changes is not None:  # next to the decision: what the code will change (or changed)
+        line += "\n\n" + changes
     code = approval_code(item)
     if code is not None and code == shown:
         return line

@@ -231,6 +231,7 @@ class ApprovalNode(Node):
     proposed: str | None = None
     target: str | None = None
     note: str | None = None  # the person's note with a rejection
+    changes: list[schema.ChangeLine] | None = None  # what the code will change (code cards)
 
     def to_dict(self) -> schema.ApprovalItem:
         return cast(schema.ApprovalItem, self._snapshot("approval"))

@@ -163,12 +163,12 @@ class Transcript:
             inter.local_approval_requested(
                 self._core, self._session(fact.session_id), request_id=fact.request_id,
                 tool_name=fact.tool_name, call_id=fact.call_id, reason=fact.reason,
-                proposed=fact.proposed, target=fact.target,
+                proposed=fact.proposed, target=fact.target, changes=fact.changes,
             )  # fmt: skip
         elif isinstance(fact, ApprovalDecided):
             inter.local_approval_decided(
                 self._core, request_id=fact.request_id, outcome=fact.outcome,
-                decided_by=fact.decided_by, code=fact.code, note=fact.note,
+                decided_by=fact.decided_by, code=fact.code, note=fact.note, changes=fact.changes,
             )  # fmt: skip
         elif isinstance(fact, ContextCarried):
             self._context_carried(fact)

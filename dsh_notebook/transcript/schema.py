@@ -28,6 +28,8 @@ __all__ = [
     "Answer",
     "ApprovalItem",
     "ApprovalState",
+    "ChangeKind",
+    "ChangeLine",
     "ContextChip",
     "ContextUse",
     "Cost",
@@ -86,6 +88,22 @@ DecidedBy = Literal[
     "cancelled-by-agent",
 ]
 """Who decided an approval (``ApprovalItem.decided_by``, ``None`` when unknown)."""
+ChangeKind = Literal[
+    "unparsed",
+    "rebinds",
+    "mutates",
+    "deletes",
+    "creates",
+    "files",
+    "installs",
+    "processes",
+    "network",
+    "unknown",
+    "none",
+    "cell",
+]
+"""A line of a card's Changes section (``ApprovalItem.changes``); ``cell`` heads one cell's
+lines on a ``run_cells`` card."""
 TodoStatus = Literal["pending", "in_progress", "completed"]
 """A plan step's status as the runtime's ``todo_write`` names it (another value reads as
 ``pending``)."""
@@ -211,6 +229,14 @@ class UserItem(TypedDict):
     text: str
 
 
+class ChangeLine(TypedDict):
+    """One line of a card's Changes section: what the code will change, read from its text by
+    the kernel (``context.consequences``); never sent to the model."""
+
+    kind: ChangeKind
+    text: str
+
+
 class ApprovalItem(TypedDict):
     """An approval card, nested in its tool call when known."""
 
@@ -229,6 +255,7 @@ class ApprovalItem(TypedDict):
     proposed: str | None  # the editor's text: a cell edit's source, run_python's code (whole/None)
     target: str | None  # the full id of the cell a cell edit targets
     note: str | None  # the person's note with a rejection
+    changes: list[ChangeLine] | None  # what the code will change (code-running cards), or None
 
 
 class QuestionOption(TypedDict):

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from . import context_use
 from .cell_lines import UNDO_WORDS, agent_cell_of, cell_line, result_for_reader, run_summary
+from .changes import changes_plain
 from .context_use import footer_use
 from .display import (
     ToolCode,
@@ -376,6 +377,9 @@ def _approval(item: ApprovalItem) -> str:
         out += f" ({words.who})"
     if item.get("note"):
         out += f" — note: {item.get('note')}"
+    changes = changes_plain(item.get("changes"), _INDENT)
+    if changes:
+        out += "\n" + "\n".join(changes)
     code = approval_code(item) or approval_diff(item)
     if code is not None:
         out += "\n" + _indent(code.rstrip("\n"))

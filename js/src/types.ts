@@ -24,6 +24,28 @@ export type DecidedBy =
   | "runtime"
   | "cancelled-by-agent";
 
+/** A line of a card's Changes section; `cell` heads one cell's lines on a run_cells card. */
+export type ChangeKind =
+  | "unparsed"
+  | "rebinds"
+  | "mutates"
+  | "deletes"
+  | "creates"
+  | "files"
+  | "installs"
+  | "processes"
+  | "network"
+  | "unknown"
+  | "none"
+  | "cell";
+
+/** One line of a card's Changes section: what the code will change, read from its text by the
+ * kernel (never sent to the model). */
+export interface ChangeLine {
+  kind: ChangeKind;
+  text: string;
+}
+
 /** A plan step's status as the runtime's todo_write names it. */
 export type TodoStatus = "pending" | "in_progress" | "completed";
 
@@ -165,6 +187,8 @@ export interface ApprovalItem extends NodeBase {
   target?: string | null;
   /** The person's note with a rejection. */
   note?: string | null;
+  /** What the code will change (cards that run code); absent in older snapshots. */
+  changes?: ChangeLine[] | null;
 }
 
 export interface Question {

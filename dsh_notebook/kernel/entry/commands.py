@@ -26,6 +26,7 @@ from ...page_protocol import UndoReply
 from ...notebook_tools.refusals import NOTE_MAX, clean_note
 from ...runtime import Secret, redact
 from ...transcript import Transcript
+from ...transcript.changes import bounded_changes, changes_plain
 from ...transcript.facts import Settled
 from ..agent import NotebookAgent
 from ..notebook.naming import validate_session_name
@@ -339,6 +340,9 @@ def _pending(m: NotebookAgent, args: NoArgs) -> None:
             print(
                 f"{key}: approve {item.request.tool_name}? {item.request.reason or ''}  (%dsh allow {key} [--run] / %dsh reject {key})"
             )
+            lines = bounded_changes(item.changes or ())
+            for line in changes_plain(lines, "    "):  # what the code will change
+                print(line)
         else:
             texts = "; ".join(q.question for q in item.request.questions)
             print(f"{key}: {texts}  (%dsh answer {key} ... / %dsh dismiss {key})")

@@ -205,6 +205,8 @@ class Pending:
     """The person's note on a rejection (told to the agent verbatim)."""
     person_only: bool = False
     """Its caller is not sure whose request it is: no scope may answer it, only the person."""
+    changes: tuple[tuple[str, str], ...] | None = None
+    """What the request's code will change (its card's Changes lines; ``%dsh pending``)."""
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,8 @@ class Broker:
         proposed: str | None = None,
         target: str | None = None,
         owner: PolicyOwner | None = None,
+        changes: tuple[tuple[str, str], ...] | None = None,
+        analyse: Callable[[str], tuple[tuple[str, str], ...] | None] | None = None,
     ) -> Decision:
         """Decide an approval: a scope of its run, its run's policy, or the person.
 
@@ -266,7 +270,9 @@ class Broker:
         both carried on its :class:`~..transcript.facts.ApprovalRequested`. ``owner``: the run
         the caller matched the request to (the notebook tools' claim): its policy answers, and the
         registry is not asked again; a settled owner answers nothing (rejected, as a request no
-        run holds)."""
+        run holds). ``changes``: what the code will change (the card's Changes lines);
+        ``analyse``: what edited code will (called on a worker thread when the person edited
+        the code, its lines carried on the :class:`~..transcript.facts.ApprovalDecided`)."""
         if owner is None:
             policy = self.runs.policy_for(request.session_id)
         else:
@@ -276,7 +282,7 @@ class Broker:
         key = f"a{next(self._ids)}"
         policy.notify(
             facts.ApprovalRequested(key, request.session_id, request.tool_name, request.call_id,
-                                    request.reason, proposed, target)
+                                    request.reason, proposed, target, changes)
         )  # fmt: skip
         outcome: ApprovalOutcome
         by: DecidedBy
@@ -306,16 +312,23 @@ class Broker:
                 by = "policy"
         else:
             pending = await self._wait_for_person(
-                key, "approval", request, policy, editable, person_only=person_only
-            )
+                key, "approval", request, policy, editable, person_only=person_only,
+                changes=changes,
+            )  # fmt: skip
             outcome, by, note = pending.outcome, pending.decided_by, pending.note
             if outcome == "allowed-once":
                 code = pending.code if editable else None
                 # a click on a card whose run is a guess allows that call, never a run's scope
                 if pending.for_run and not policy.ended and not person_only:
                     self._scope(policy, request.tool_name)
+        edited: tuple[tuple[str, str], ...] | None = None
+        if code is not None and analyse is not None:
+            try:  # the card then says what the person's code will change
+                edited = await anyio.to_thread.run_sync(analyse, code)
+            except Exception:  # a card without Changes, never a lost decision
+                log.exception("dsh: reading what the edited code changes failed")
         policy.notify(
-            facts.ApprovalDecided(key, outcome, by, code, note)
+            facts.ApprovalDecided(key, outcome, by, code, note, edited)
         )  # the card shows the code that ran, or the person's note
         return Decision(outcome, by, code, note)
 
@@ -361,10 +374,11 @@ class Broker:
         editable: bool = False,
         *,
         person_only: bool = False,
+        changes: tuple[tuple[str, str], ...] | None = None,
     ) -> Pending:
         pending = Pending(key, kind, request, anyio.Event(), asyncio.get_running_loop())
         pending.policy, pending.editable = policy, editable
-        pending.person_only = person_only
+        pending.person_only, pending.changes = person_only, changes
         self._pending[key] = pending
         self._changed()
         try:

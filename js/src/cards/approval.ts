@@ -22,6 +22,7 @@ import type { ApprovalMessage } from "../messages";
 import { foldedText } from "../fold";
 import { READ_FIRST, cellEditTool, cellHeader, diffView, isRunCells, parseDiff, readFirst, runCellsList, showInNotebook } from "./celledit";
 import { DECIDED_BY_WORDS, OUTCOME_WORDS, isOver } from "./words";
+import { changesBlock, describeWith } from "./changes";
 
 export const INERT_MS = 500;
 /** Said instead of offering "Edit, then run" when the code is too long to come whole. */
@@ -201,9 +202,13 @@ export class ApprovalCard extends Keyed<ApprovalItem> {
       h("div", { class: "dsh-card-title" }, "Approval needed: ", h("code", { class: "dsh-tool-name" }, node.tool_name || "tool")),
     );
     const title = el.lastElementChild as HTMLElement;
+    // what the code will change, above the code (cards that run code; the kernel's analysis)
+    const changes = changesBlock(node.changes, `dsh-changes-${node.id}`);
+    if (changes) el.appendChild(changes);
     const parts = subjectOf(el, node, this.host, ctx);
     for (const part of parts) el.appendChild(part);
     markReadFirst(title, parts);
+    describeWith(el, changes);
     if (refocus !== null) ctx.later(0, () => restoreFocus(el, refocus));
     const tool = node.tool_name || "tool";
     const words = wordingOf(tool);
