@@ -49,7 +49,7 @@ def wait_kept_pending(home: Path, session: str, timeout: float = 10) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for record in kept_records(home, session):
-            if record.get("interrupted") and "awaiting a decision" in str(record.get("bundle")):
+            if record.get("interrupted") and "Approval" in str(record.get("bundle")):
                 return
         time.sleep(0.1)
 
@@ -110,7 +110,10 @@ def test_restart_while_an_approval_waits_then_run_all_shows_the_interrupted_tran
         shown = shown_markdown(again)
         assert "interrupted — the kernel stopped before this run ended" in shown, shown
         assert "Count the rows, please." in shown  # the prompt
-        assert "**Approval** for `run_python`: awaiting a decision" in shown  # the card as it was
+        # the card as it was, honest (issue 48): nobody can decide it any more
+        assert "**Approval** for `run_python`: not decided — the run was interrupted" in shown
+        assert "awaiting a decision" not in shown and "waiting for you" not in shown, shown
+        assert "\n**interrupted** · " in shown, shown  # the footer, not "waiting · 0 s"
         assert "rows = 41 + 1" in shown  # with the code it asked to run
         assert "saved notebook" not in shown + again.stderr
         assert "There are 42 rows." not in shown  # nothing after the restart is made up

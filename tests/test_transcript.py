@@ -31,6 +31,8 @@ from dsh_notebook.transcript.facts import (
     Status,
     local_fact,
 )
+from dsh_notebook.transcript.markdown import render_markdown
+from dsh_notebook.transcript.text import render_text, summary_line
 
 from .helpers.transcripts import (
     _render,
@@ -769,8 +771,32 @@ def test_cards_left_pending_read_undecided_once_settled() -> None:
     assert (
         t.snapshot()["pending"] == [] and t.snapshot()["items"][0]["approval"]["state"] == "pending"
     )
-    assert "no decision recorded" in t.to_markdown() and "no answer recorded" in t.to_markdown()
-    assert "no decision recorded" in t.to_text()
+    # nobody can decide them any more (issue 48 item 4): the one phrase, cards and questions
+    assert t.to_markdown().count("not decided — the run was interrupted") == 2
+    assert t.to_text().count("not decided — the run was interrupted") == 2
+
+
+def test_a_copy_of_a_run_in_progress_made_to_outlive_it_reads_nothing_as_waiting() -> None:
+    """The copy kept for the next kernel and the one a save keeps (issue 48 item 4): its
+    pending cards, its waiting calls and its state read interrupted; the live rendering of the
+    same snapshot still says the card waits."""
+    t = Transcript("s")
+    _escalation(t)
+    t.apply_local(
+        QuestionAsked(request_id="q", session_id="s", questions=[{"id": "a", "question": "Why?"}])
+    )
+    snapshot = t.snapshot()
+    assert "awaiting a decision" in render_markdown(snapshot)  # live: it does wait
+    for rendered in (
+        render_markdown(snapshot, interrupted=True),
+        render_text(snapshot, interrupted=True),
+    ):
+        assert rendered.count("not decided — the run was interrupted") == 2, rendered
+        for waiting in ("awaiting", "waiting for you", "waiting ·", "· waiting", "running"):
+            assert waiting not in rendered, (waiting, rendered)
+    assert "\n**interrupted** · " in render_markdown(snapshot, interrupted=True)
+    assert "· interrupted ·" in summary_line(snapshot, interrupted=True)
+    assert snapshot == t.snapshot()  # the snapshot itself is not changed
 
 
 def test_questions_from_local_facts() -> None:

@@ -18,7 +18,7 @@ Everything here is a pure function of the snapshot: the renderings stay determin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .schema import ApprovalItem, Header, Item, ToolItem
 from .tool_table import EDIT_TOOL_NAMES, LONG_REASON_TOOL_NAMES
@@ -36,6 +36,8 @@ __all__ = [
     "Fold",
     "fold_text",
     "mark_waiting_tools",
+    "is_interrupted",
+    "mark_interrupted",
     "run_state_word",
     "tool_code",
     "tool_label",
@@ -143,9 +145,27 @@ def approval_diff(item: ApprovalItem) -> str | None:
     return None
 
 
+_INTERRUPTED = "_interrupted"
+"""A rendering-only mark on a view's header (:func:`mark_interrupted`); never in a snapshot."""
+
+
+def mark_interrupted(header: Header) -> None:
+    """Mark the header of a rendering's own copy: its run was in progress when this copy was
+    made and is shown where it can no longer go on (kept for the next kernel, saved with the
+    notebook). :func:`run_state_word` then reads ``interrupted``."""
+    cast("dict[str, object]", header)[_INTERRUPTED] = True
+
+
+def is_interrupted(header: Header) -> bool:
+    return cast("dict[str, object]", header).get(_INTERRUPTED) is True
+
+
 def run_state_word(header: Header) -> str:
-    """``stopped`` for a run the person stopped, else the header's state."""
-    return "stopped" if header.get("stopped") else header["state"]
+    """``stopped`` for a run the person stopped, ``interrupted`` for a copy marked so
+    (:func:`mark_interrupted`), else the header's state."""
+    if header.get("stopped"):
+        return "stopped"
+    return "interrupted" if is_interrupted(header) else header["state"]
 
 
 def elapsed_words(header: Header) -> str:

@@ -100,6 +100,7 @@ _TOOL_STATES = {
     "failed": "failed",
     "rejected": "rejected",
     "waiting": "waiting for you",
+    "interrupted": "interrupted",
 }
 _HINT_CODE = re.compile(r"`([^`\n]+)`")
 _INSERTED = re.compile(r"\n+---\n(?=[^\n]*\(inserted by dsh_notebook\):\n)")
@@ -108,9 +109,12 @@ _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
-def render_markdown(snapshot: Snapshot) -> str:
-    """The markdown transcript of ``snapshot`` (sanitized; safe as trusted ``text/markdown``)."""
-    snapshot = with_names(closed_view(snapshot))
+def render_markdown(snapshot: Snapshot, *, interrupted: bool = False) -> str:
+    """The markdown transcript of ``snapshot`` (sanitized; safe as trusted ``text/markdown``).
+    ``interrupted``: a copy of a run in progress shown where it cannot go on (kept for the
+    next kernel, saved with the notebook): nothing in it reads as waiting
+    (:func:`~.text.closed_view`)."""
+    snapshot = with_names(closed_view(snapshot, interrupted=interrupted))
     token = _BUDGET.set(_figure_budget(snapshot["items"]))
     try:
         return _render(snapshot)

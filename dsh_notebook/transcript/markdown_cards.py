@@ -16,6 +16,7 @@ fold (:func:`details`).
 
 from __future__ import annotations
 
+from .cell_lines import INTERRUPTED_DECISION
 from .changes import changes_markdown
 from .display import DIFF_CHARS, DIFF_LINES, approval_code, approval_diff, fold_text, tool_label
 from .sanitize import code_span, escape_inline, fence
@@ -94,7 +95,7 @@ _QUESTION_STATES = {
     "dismissed": "dismissed",
     "cancelled": "withdrawn without an answer",
     "failed": "failed",
-    "undecided": "no answer recorded",
+    "undecided": INTERRUPTED_DECISION,
 }
 
 

@@ -11,10 +11,17 @@ JSON export.
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from . import context_use
-from .cell_lines import UNDO_WORDS, agent_cell_of, cell_line, result_for_reader, run_summary
+from .cell_lines import (
+    INTERRUPTED_DECISION,
+    UNDO_WORDS,
+    agent_cell_of,
+    cell_line,
+    result_for_reader,
+    run_summary,
+)
 from .changes import changes_plain
 from .context_use import footer_use
 from .display import (
@@ -22,6 +29,7 @@ from .display import (
     approval_code,
     approval_diff,
     elapsed_words,
+    mark_interrupted,
     mark_waiting_tools,
     run_state_word,
     tool_code,
@@ -38,6 +46,7 @@ from .schema import (
     Snapshot,
     SubagentItem,
     ToolItem,
+    ToolState,
     Usage,
     cards_in,
 )
@@ -78,18 +87,42 @@ _DECIDED_BY = {
 _INDENT = "    "
 
 
-def closed_view(snapshot: Snapshot) -> Snapshot:
-    """The snapshot to render: once the run is over, cards still pending read "undecided".
+def closed_view(snapshot: Snapshot, *, interrupted: bool = False) -> Snapshot:
+    """The snapshot to render: once the run is over, cards still pending read "undecided"
+    (:data:`~.cell_lines.INTERRUPTED_DECISION`: nobody can decide them any more).
+
+    ``interrupted``: a copy of a run in progress made to be shown where the run cannot go on
+    (kept for the next kernel, saved with the notebook, issue 48): its pending cards read the
+    same, its open tool calls ``interrupted`` and its state ``interrupted``
+    (:func:`~.display.mark_interrupted`), never "waiting for you".
 
     ``snapshot`` itself is never modified (a copy is returned when anything must change).
     """
-    if snapshot["header"]["state"] not in ("settled", "error"):
+    over = snapshot["header"]["state"] in ("settled", "error")
+    if not over and not interrupted:
         return snapshot
     view: Snapshot = json.loads(json.dumps(snapshot))
     for card in cards_in(view["items"]):
         if card["state"] == "pending":
             card["state"] = "undecided"
+    if interrupted and not over:
+        mark_interrupted(view["header"])
+        for tool in _open_tools(view["items"]):
+            tool["state"] = cast(ToolState, "interrupted")  # a rendering's word, not a state
     return view
+
+
+def _open_tools(items: list[Item]) -> list[ToolItem]:
+    found: list[ToolItem] = []
+    for item in items:
+        if item["kind"] == "tool":
+            if item["state"] in ("streaming", "pending", "running", "waiting"):
+                found.append(item)
+            if item["subagent"]:
+                found += _open_tools(item["subagent"]["items"])
+        elif item["kind"] == "subagent":
+            found += _open_tools(item["items"])
+    return found
 
 
 def decided_by_words(decided_by: str | None) -> str:
@@ -100,7 +133,8 @@ class ApprovalWords(NamedTuple):
     """An approval card's state in words, as the markdown and the plain text both say it."""
 
     state: str
-    """``awaiting a decision`` / ``no decision recorded``, or the outcome once decided."""
+    """``awaiting a decision`` / ``not decided — the run was interrupted``, or the outcome
+    once decided."""
     decided: bool
     who: str
     """Who decided (``by you``, ``for this run`` …); ``""`` while undecided or when unknown."""
@@ -110,7 +144,7 @@ def approval_words(item: ApprovalItem) -> ApprovalWords:
     """The words of ``item``'s state: a scope's ``allowed-once`` reads ``allowed (for this
     run)``, since nobody clicked."""
     if item["state"] in ("pending", "undecided"):
-        wait = "awaiting a decision" if item["state"] == "pending" else "no decision recorded"
+        wait = "awaiting a decision" if item["state"] == "pending" else INTERRUPTED_DECISION
         return ApprovalWords(wait, False, "")
     outcome = OUTCOME_WORDS.get(item["outcome"] or "", item["outcome"] or "decided")
     if item["decided_by"] == "scope" and item["outcome"] == "allowed-once":
@@ -140,10 +174,14 @@ def usage_words(usage: Usage) -> str:
     return " · ".join(parts)
 
 
-def summary_line(snapshot: Snapshot) -> str:
-    """``dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens``."""
+def summary_line(snapshot: Snapshot, *, interrupted: bool = False) -> str:
+    """``dsh · session abc · settled · 2 turns · 3 tool calls · 1.2k tokens`` (``interrupted``
+    for a copy of a run in progress, :func:`closed_view`)."""
     h = snapshot["header"]
-    parts = ["dsh", f"session {h['session_id']}", run_state_word(h)]
+    state = run_state_word(h)
+    if interrupted and state not in ("settled", "error", "stopped"):
+        state = "interrupted"
+    parts = ["dsh", f"session {h['session_id']}", state]
     parts.append(plural(h.get("turns", 0), "turn"))
     parts.append(plural(h.get("tool_calls", 0), "tool call"))
     if h.get("subagents"):
@@ -172,9 +210,10 @@ def markdown_companion(summary: str) -> str:
     return f"{summary}\n{MARKDOWN_COMPANION_NOTE}"
 
 
-def render_text(snapshot: Snapshot) -> str:
-    """The plain-text transcript; its first line is :func:`summary_line`."""
-    snapshot = with_names(closed_view(snapshot))
+def render_text(snapshot: Snapshot, *, interrupted: bool = False) -> str:
+    """The plain-text transcript; its first line is :func:`summary_line`. ``interrupted``: as
+    for :func:`closed_view`."""
+    snapshot = with_names(closed_view(snapshot, interrupted=interrupted))
     h = snapshot["header"]
     lines = [summary_line(snapshot)]
     title, prompt = h["title"], snapshot["prompt"]
@@ -389,7 +428,8 @@ def _approval(item: ApprovalItem) -> str:
 
 
 def _question(item: QuestionItem) -> str:
-    lines = [f"question · {item['state']}"]
+    state = INTERRUPTED_DECISION if item["state"] == "undecided" else item["state"]
+    lines = [f"question · {state}"]
     answers = {a["id"]: a for a in item["answers"] or []}
     for q in item["questions"]:
         options = ", ".join(o["label"] for o in q["options"])

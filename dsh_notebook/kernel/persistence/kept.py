@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...transcript import Transcript, markdown_companion
 from ...transcript.schema import Item, Snapshot
-from ..showing.rendering import Rendering, rendering_of
+from ..showing.rendering import PLAIN_KEY, Rendering, rendering_of
 
 if TYPE_CHECKING:
     from ...runtime.secret import Secrets
@@ -114,12 +114,20 @@ def made_variables(snapshot: Snapshot) -> list[str]:
     return names
 
 
-def kept_record(rendering: Rendering) -> tuple[dict[str, str], list[str]]:
+def kept_record(
+    rendering: Rendering, *, interrupted: bool = False
+) -> tuple[dict[str, str], list[str]]:
     """What the ledger keeps of a transcript's state: ``text/markdown`` and the whole plain-text
     transcript, both masked and UTF-8 encodable (as ``rendering`` hands them out, so a settle
     reuses the markdown it published), and the variables its approved ``run_python`` calls
-    made. Call it from the thread that owns the transcript (the pump's)."""
-    bundle = {"text/markdown": rendering.markdown, "text/plain": rendering.text}
+    made. ``interrupted`` (a run in progress, shown only once its kernel stopped): its
+    interrupted copy, where no card reads as waiting (:attr:`Rendering.interrupted`). Call it
+    from the thread that owns the transcript (the pump's)."""
+    if interrupted:
+        copy = rendering.interrupted
+        bundle = {"text/markdown": copy["text/markdown"], "text/plain": copy[PLAIN_KEY]}
+    else:
+        bundle = {"text/markdown": rendering.markdown, "text/plain": rendering.text}
     return bundle, made_variables(rendering.snapshot)
 
 

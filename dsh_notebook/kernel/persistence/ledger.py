@@ -102,7 +102,7 @@ class PromptLedger:
         """:meth:`keep_transcript` of a run's rendered state (:func:`~.kept.kept_record`: what
         it had rendered already, e.g. the settled markdown it published, is not rendered
         again). Pump thread (it owns the rendering)."""
-        bundle, variables = kept_record(rendering)
+        bundle, variables = kept_record(rendering, interrupted=interrupted)
         return self.keep_transcript(
             session_id,
             prompt,

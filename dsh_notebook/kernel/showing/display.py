@@ -190,12 +190,14 @@ class ViewPublisher:
             if settled is not None:
                 self._link.send_run_output(model_id, self._cell_id, "settled", settled)
                 return
-            rendering = view.rendering()
+            # a live copy is only ever shown where the run cannot go on (a save reopened
+            # without it, a restarted kernel): its interrupted copy, nothing reads as waiting
+            copy = view.rendering().interrupted
             self._live_at = now
-            if rendering.markdown == self._live_sent:
+            if copy["text/markdown"] == self._live_sent:
                 return
-            self._live_sent = rendering.markdown
-            bundle = {"text/markdown": rendering.markdown, "text/plain": rendering.companion}
+            self._live_sent = copy["text/markdown"]
+            bundle = {"text/markdown": copy["text/markdown"], "text/plain": copy["text/plain"]}
             self._link.send_run_output(model_id, self._cell_id, "live", bundle)
         except Exception:
             log.exception("dsh: could not send the run output to the page")

@@ -30,7 +30,11 @@ from ...transcript.text import render_text, summary_line
 if TYPE_CHECKING:
     from ...runtime.secret import Secrets
 
-__all__ = ["Rendering", "published_bundle", "rendering_of"]
+__all__ = ["PLAIN_KEY", "Rendering", "published_bundle", "rendering_of"]
+
+PLAIN_KEY = "text/x-dsh-plain"
+"""The key of the whole plain-text transcript in :attr:`Rendering.interrupted` (never a MIME
+type anything is shown as)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,22 @@ class Rendering:
     def text(self) -> str:
         """The whole plain-text transcript, masked (its first line is the summary line)."""
         return encodable(redact(render_text(self.snapshot), self.secrets))
+
+    @cached_property
+    def interrupted(self) -> dict[str, str]:
+        """The copy of a run in progress for where it cannot go on (the ledger's live keep,
+        shown after a restart; the page's ``live`` run output, what a save keeps and a
+        restarted page shows): ``text/markdown``, its one-line ``text/plain`` companion and
+        the whole plain text (``text/x-dsh-plain``), masked; nothing in them reads as waiting
+        (``closed_view(interrupted=True)``, issue 48)."""
+        markdown = render_markdown(self.snapshot, interrupted=True)
+        companion = markdown_companion(summary_line(self.snapshot, interrupted=True))
+        text = render_text(self.snapshot, interrupted=True)
+        return {
+            "text/markdown": encodable(redact(markdown, self.secrets)),
+            "text/plain": encodable(redact(companion, self.secrets)),
+            PLAIN_KEY: encodable(redact(text, self.secrets)),
+        }
 
 
 def rendering_of(transcript: Transcript, secrets: Secrets = ()) -> Rendering:
