@@ -116,6 +116,9 @@ class NotebookFacts:
     """Why the edited cells are not known, when a page is connected but could not be read."""
     undone: str | None = None
     """What "Undo this run" / ``%dsh undo`` reverted since the previous prompt (one line)."""
+    instructions: str | None = None
+    """The instruction files and skills the runtime loads, with their sizes (one line,
+    :func:`~dsh_notebook.context.instructions.instructions_line`)."""
 
 
 def short_id(cell_id: str) -> str:
@@ -159,6 +162,8 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
         lines.append("Values in the prompt: " + ", ".join(values))
     if facts.undone:
         lines.append(_line(facts.undone, 300))
+    if facts.instructions:
+        lines.append(_line(facts.instructions, 1000))
     body = replace_lone_surrogates("\n".join(lines))
     room = max_chars - len(CONTEXT_OPEN) - len(CONTEXT_CLOSE) - 2
     body = truncate(body, max(room, 0))[0]

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..client import HarnessConfig, RunResult
 from ..client.config import takes_images
+from ..context.instructions import InstructionFile, agents_home, instruction_files
 from ..context.sanitize import encodable
 from ..frontend import current_identity
 from ..runtime import Masking, Secret, redact, resolve_dsh_home
@@ -184,6 +185,11 @@ class NotebookAgent:
         if self.demo_active():
             return DEMO_LABEL
         return self.settings().model or os.environ.get("DSH_MODEL") or "deepseek-flash"
+
+    def instruction_files(self) -> list[InstructionFile]:
+        """The instruction files and skills the runtime loads (its workspace: the ``cwd``
+        setting, else the kernel's working directory; the user's: ``DSH_AGENTS_HOME``)."""
+        return instruction_files(Path(self.settings().cwd or os.getcwd()), agents_home())
 
     def resolved_home(self) -> Path:
         return resolve_dsh_home(self.settings().dsh_home or None)

@@ -16,6 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ...context.instructions import instructions_line
 from ...runtime import ensure_dsh_home, sandbox_problem
 from ..agent import NotebookAgent
 from ..notebook.cell_record import CellRecord
@@ -99,6 +100,8 @@ class Prompting:
         )  # fmt: skip
         if not options.show_context:  # what was undone since: told once, to the next prompt
             facts = dataclasses.replace(facts, undone=agent.undo.take_note())
+        rules = instructions_line(agent.instruction_files())
+        facts = dataclasses.replace(facts, instructions=rules)
         # without a confirmed count (no history), interpolation counts from the shell's
         execution_count = prompt_count or getattr(shell, "execution_count", None)
         plan = plan_run(
@@ -115,7 +118,7 @@ class Prompting:
             secrets=agent.secrets(),
         )
         if options.show_context:
-            print(plan.context_block or "dsh: no notebook context block is sent "
+            print(plan.context_block or f"{rules}\ndsh: no notebook context block is sent "
                   "(%config DshMagics.context_block = True turns it on)")  # fmt: skip
             return
         run = start_run(agent, plan, options.out, cell_id)
