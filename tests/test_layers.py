@@ -25,7 +25,7 @@ RANK = {
 # module of the kernel imports only its own room and those of a lower rank
 KERNEL_RANK = {
     "options": 0, "showing": 1, "persistence": 2, "notebook": 3, "registry": 4, "host": 5,
-    "demo": 5, "tools": 6, "run": 7, "agent": 8, "entry": 9,
+    "demo": 5, "tools": 6, "lifecycle": 7, "run": 8, "agent": 9, "entry": 10,
 }  # fmt: skip
 
 # part -> third-party modules it must never import (anywhere in its files)
@@ -212,5 +212,5 @@ def test_the_checks_see_a_violation() -> None:
     assert "dsh_notebook.client" in graph["dsh_notebook.kernel.agent"]
     assert any(t.startswith("dsh_notebook.scripted_model") for t in graph["dsh_notebook.testing"])
     assert RANK["kernel"] > RANK["client"] and RANK["testing"] > RANK["kernel"]
-    assert "dsh_notebook.kernel.tools.tools_host" in graph["dsh_notebook.kernel.run"]
-    assert KERNEL_RANK["run"] > KERNEL_RANK["tools"] > KERNEL_RANK["registry"]
+    assert "dsh_notebook.kernel.tools.tools_host" in graph["dsh_notebook.kernel.lifecycle"]
+    assert KERNEL_RANK["lifecycle"] > KERNEL_RANK["tools"] > KERNEL_RANK["registry"]
