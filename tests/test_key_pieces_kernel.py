@@ -98,7 +98,7 @@ def test_no_piece_of_the_key_reaches_any_exit(
 
     # the model's requests: the tool result it read
     bodies = [r.body for r in scripted_model.requests if r.scenario == "key-canary"]
-    assert len(bodies) == 2 and "***" in json.dumps(bodies[1])
+    assert len(bodies) == 2 and "[masked: DEEPSEEK_API_KEY]" in json.dumps(bodies[1])
     counts["model requests"] = key_pieces(bodies)
 
     # the static transcript that replaced the widget (what the notebook saves)
@@ -137,12 +137,12 @@ def test_no_piece_of_the_key_reaches_any_exit(
     (request,) = [r.body for r in scripted_model.requests if r.scenario == "canary-context"]
     blocks = request["messages"][-1]["content"]
     block = next(b["text"] for b in blocks if b["text"].startswith("<notebook-context>"))
-    assert "pasted = '***'" in block, block  # the cell is listed, masked
+    assert "pasted = '[masked: DEEPSEEK_API_KEY]'" in block, block  # the cell is listed, masked
     # (the history before it holds the scripted model's own reply, which repeats the key)
     counts["context block"] = key_pieces(blocks)
 
     assert counts == dict.fromkeys(counts, 0), counts  # every exit's count, then the details
-    assert cells[0]["outputs"][0]["text"] == "***\n" * 4, cells[0]["outputs"]
+    assert cells[0]["outputs"][0]["text"] == "[masked: DEEPSEEK_API_KEY]\n" * 4, cells[0]["outputs"]
 
 
 def shown(run: Execution) -> dict[str, Any]:
@@ -167,7 +167,7 @@ def test_no_piece_of_the_key_in_any_dsh_command_output(kernel: Kernel) -> None:
         time.sleep(0.2)
     counts: dict[str, int] = {}
     pending = kernel.execute("%dsh pending")
-    assert "pasted = '***'" in pending.stdout, pending.stdout  # the card's code, masked
+    assert "pasted = '[masked: DEEPSEEK_API_KEY]'" in pending.stdout, pending.stdout  # the card's code, masked
     counts["%dsh pending"] = key_pieces(shown(pending))
     commands = [
         "status", "sessions", "sessions --all", "config", "help", "cwd", f"allow {KEY}",
@@ -188,6 +188,6 @@ def test_no_piece_of_the_key_in_any_dsh_command_output(kernel: Kernel) -> None:
         allow_stdin=True, stdin_answers=["n"], metadata=identity("wait-cell"),
     )  # fmt: skip
     assert waited.error is None, waited.error
-    assert waited.stdin_prompts and "pasted = '***'" in waited.stdin_prompts[0], waited
+    assert waited.stdin_prompts and "pasted = '[masked: DEEPSEEK_API_KEY]'" in waited.stdin_prompts[0], waited
     counts["%%dsh --wait (stdin)"] = key_pieces(shown(waited))
     assert counts == dict.fromkeys(counts, 0), counts

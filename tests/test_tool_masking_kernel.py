@@ -114,17 +114,17 @@ def test_no_notebook_tool_result_carries_the_key_to_the_model(
         results,
         strict=True,
     ):
-        assert "***" in text, (name, text)
+        assert "[masked: DEEPSEEK_API_KEY]" in text, (name, text)
         assert_no_key(text, KEY)
-    assert "Out [2]: ***" in history and "ValueError: the provider refused ***" in history
-    assert "token | str | len 18 |" in variables and "| ***\n" in variables
-    assert "x" * 70 + "***…" in variables  # the preview's cut left a piece of the key: masked
-    assert token == "token: str: 18 chars\n***" and "'api_key': '***'" in settings
+    assert "Out [2]: [masked: DEEPSEEK_API_KEY]" in history and "ValueError: the provider refused [masked: DEEPSEEK_API_KEY]" in history
+    assert "token | str | len 18 |" in variables and "| [masked: DEEPSEEK_API_KEY]\n" in variables
+    assert "x" * 70 + "[masked: DEEPSEEK_API_KEY]…" in variables  # the preview's cut left a piece of the key: masked
+    assert token == "token: str: 18 chars\n[masked: DEEPSEEK_API_KEY]" and "'api_key': '[masked: DEEPSEEK_API_KEY]'" in settings
     assert "the kernel's execution history instead" in cells
-    assert printed.count("***") >= 3  # stdout, stderr and the value
-    assert "KeyError: '***'" in raised
+    assert printed.count("[masked: DEEPSEEK_API_KEY]") >= 3  # stdout, stderr and the value
+    assert "KeyError: '[masked: DEEPSEEK_API_KEY]'" in raised
     received = model_received(scripted_model, "mask-all")
-    assert received.count("***") >= 10
+    assert received.count("[masked: DEEPSEEK_API_KEY]") >= 10
     assert_no_key(received, KEY)
 
 
@@ -144,8 +144,8 @@ def test_a_key_typed_later_is_masked_too(
     after = kernel.execute("%%dsh --wait -s after\n[[scenario:typed-key]] go")
     assert after.error is None, after.error
     variables, history = tool_results(kernel)
-    assert "mine | str | len 17 | 66 B | ***" in variables
-    assert "mine = '***'" in history
+    assert "mine | str | len 17 | 66 B | [masked: DEEPSEEK_API_KEY]" in variables
+    assert "mine = '[masked: DEEPSEEK_API_KEY]'" in history
     for text in (variables, history):
         assert_no_key(text, TYPED)
     assert_no_key(model_received(scripted_model, "typed-key"), TYPED)
