@@ -28,6 +28,9 @@ __all__ = [
     "cant",
     "code_answer",
     "reading",
+    "reading_declined",
+    "reading_groups",
+    "reading_value",
     "refused",
     "strength",
     "correlation_answer",
@@ -172,6 +175,47 @@ def reading(*, agg: str, value: str | None, group: str | None, why: str = "") ->
     return what + (f" ({why})." if why else ".")
 
 
+def reading_declined(read: str, unread: Sequence[str]) -> str:
+    """The honest decline of a question with a part the analyst could not read: what it read,
+    what it could not use, and that it computed nothing."""
+    parts = ", ".join(f"'{u}'" for u in unread)
+    return (
+        f"I read {read}, but I could not use {parts}, so I computed nothing (a different "
+        "question's number would be worse than none). Name the column or value as it appears "
+        "in the data and ask again."
+    )
+
+
+def reading_value(value: float, *, read: str, why: str = "", unit: str = "") -> str:
+    """One computed number, after the reading it answers."""
+    because = f" ({why})" if why else ""
+    return f"I read {read}{because}: **{fmt(value)}{unit}**."
+
+
+def reading_groups(
+    items: Sequence[tuple[str, float]], *, read: str, by: str, label: str,
+    best: str | None = None, time_order: bool = False, why: str = "", drew: str = "",
+) -> str:  # fmt: skip
+    """A value per group after the reading; ``best`` ("max"/"min"): the winner and the
+    runner-up open the answer."""
+    because = f" ({why})" if why else ""
+    head = f"I read {read}{because}."
+    if drew:
+        head += f" {drew}"
+    if not items:
+        return f"{head} No rows matched, so there is nothing per {by}."
+    if best is not None:
+        ranked = sorted(items, key=lambda item: item[1], reverse=best == "max")
+        word = "largest" if best == "max" else "smallest"
+        head += f" The {word} is **{ranked[0][0]}** with {fmt(ranked[0][1])}."
+        if len(ranked) > 1:
+            head += f" Next: **{ranked[1][0]}** with {fmt(ranked[1][1])}."
+    order = ", in time order" if time_order else ""
+    lines = [head, "", f"{label[:1].upper() + label[1:]} per {by}{order}:", ""]
+    lines += [f"- {name}: {fmt(number)}" for name, number in items]
+    return "\n".join(lines)
+
+
 def aggregate_answer(
     items: Sequence[tuple[str, float]], *, group: str | None, value: str | None, agg: str,
     largest: bool, n: int | None, time_order: bool, lead: str, shown_of: int | None = None,
@@ -193,6 +237,9 @@ def aggregate_answer(
         headline = f"{lead} The result has {shown_of} rows{filters}; the cell shows them all."
     else:
         headline = f"{lead} The {pick} is **{best[0]}** with {fmt(best[1])}{unit}{filters}."
+        rest = sorted((i for i in items if i is not best), key=lambda i: i[1], reverse=largest)
+        if rest:
+            headline += f" Next: **{rest[0][0]}** with {fmt(rest[0][1])}{unit}."
     lines = [headline, ""]
     if time_order:
         heading = f"{what.capitalize()} per `{group}`, in time order"

@@ -63,6 +63,8 @@ _PATTERNS: Final[dict[Kind, re.Pattern[str]]] = {
         r"\btotals?\b|\bsum\b|\bmeans?\b|\baverages?\b|\bavg\b|\bcount\b|\bhow many\b"
         r"|\bmedian\b|\bper\b|\bby\b|\beach\b|\bmax\b|\bmin\b|\bdistinct\b|\bunique\b"
         r"|\bshare\b|\bpercent\w*|\bproportion\b|\bnumber of\b|\bstandard deviation\b|\bstd\b"
+        r"|\blongest\b|\bshortest\b|\btypical\b|\bbusiest\b|\bquietest\b|\bdaily\b|\bweekly\b"
+        r"|\bmonthly\b|\byearly\b"
     ),
     "describe": re.compile(
         r"\bdescribe\b|\bcolumns?\b|\bdtypes?\b|\bshape\b|\bsize\b|\blook at\b|\boverview\b"

@@ -41,7 +41,17 @@ from .names import (
     parse_variables,
 )
 from .plans import Selection, agg_label, program
-from .results import error_line, read_number, read_series, read_table, value_text
+from .reading import Reading, read
+from .reading_code import reading_program, y_label
+from .results import (
+    error_line,
+    printed_text,
+    read_number,
+    read_printed,
+    read_series,
+    read_table,
+    value_text,
+)
 from .turn import Turn, read_turn
 
 __all__ = ["next_step", "respond"]
@@ -250,6 +260,103 @@ def _select(turn: Turn, intent: Intent, frame: Frame, question: str) -> _Plan | 
     return _Plan(intent, sel, why)
 
 
+#: The question kinds read by the reading contract (:mod:`.reading`).
+_READ_KINDS = ("aggregate", "rank", "trend", "plot")
+
+
+def _frame_by_reading(
+    turn: Turn, variables: list[Variable], question: str, ask: _Need
+) -> Variable | _Need:
+    """No frame named and several in the kernel: describe them (reading tools, no approval) and
+    take the one the question reads fully against; several: ask; none: the closest, whose
+    reading then says what it could not use."""
+    frames = [v for v in variables if v.is_frame][:4]
+    readings: list[tuple[int, Variable]] = []
+    for var in frames:
+        described = [e for e in turn.done("describe_variable") if e.input.get("name") == var.name]
+        if not described:
+            return _Need(turn.call("describe_variable", {"name": var.name}, f"Let me look at `{var.name}`."))  # fmt: skip
+        frame = parse_frame(var.name, described[-1].result or "")
+        if frame is not None:
+            readings.append((len(read(question, frame).unread), var))
+    fits = [v for n, v in readings if n == 0]
+    if len(fits) == 1:
+        return fits[0]
+    if not fits and readings:
+        return min(readings, key=lambda r: r[0])[1]
+    return ask
+
+
+def _older_reads(reading: Reading, selected: _Plan | _Need) -> bool:
+    """Whether the older selection computes exactly this reading (then its wording is kept):
+    the same measure, grouping, equality filters and statistic, and nothing it cannot do."""
+    if not isinstance(selected, _Plan) or reading.grain or reading.time or reading.trend:
+        return False
+    if any(c.op != "==" for c in reading.conditions) or reading.plot == "line":
+        return False
+    sel = selected.sel
+    wanted = {(c.column, c.value) for c in reading.conditions}
+    agg = selected.intent.agg
+    return (
+        sel.value == reading.measure
+        and sel.group == reading.group
+        and set(sel.filters) == wanted
+        and (agg == reading.agg or (agg == "count" and reading.measure is None))
+        and selected.intent.kind in ("aggregate", "plot")
+        and (reading.best is None or selected.intent.largest == (reading.best == "max"))
+    )
+
+
+def _reading_step(turn: Turn, reading: Reading) -> Step:
+    """Compute a reading in the kernel (approved ``run_python``), then answer from its output."""
+    code = reading_program(reading)
+    if not turn.offers("run_python"):
+        return _say("`run_python` is turned off in this kernel, so I cannot compute in it.")
+    ran = turn.done("run_python")
+    if not ran and turn.parent is not None:
+        return _say(
+            "I am a subagent and cannot ask for approval, so I did not run code in your kernel; "
+            'ask without "in the background" to compute this.'
+        )
+    if not ran:
+        return turn.call(
+            "run_python",
+            {"code": code},
+            f"I will compute {reading.describe()} in your kernel with `run_python` (it asks for "
+            "your approval).",
+        )
+    result = ran[-1].result or ""
+    if ran[-1].is_error or error_line(result):
+        return _say(_unread(result or "no output"))
+    return _say(_reading_answer(reading, result))
+
+
+def _reading_answer(reading: Reading, result: str) -> str:
+    said = reading.describe()
+    if reading.by is None or (reading.trend and reading.group is None):
+        number = read_number(value_text(result) or "")
+        if number is None:
+            return _unread(result)
+        unit = f" per {reading.grain}" if reading.trend else ""
+        return compose.reading_value(number, read=said, why=reading.why, unit=unit)
+    items = read_printed(printed_text(result) or "")
+    if items is None:
+        return _unread(result)
+    if reading.trend:
+        slopes = compose.trend_answer(items, value=reading.measure, unit=f"per {reading.grain}")
+        return f"I read {said}.\n\n{slopes}"
+    drew = ""
+    if reading.plot is not None:
+        drew = (
+            f"I drew it as a {reading.plot} chart ({reading.by} across, {y_label(reading)} up); "
+            "the figure is under the `run_python` call above."
+        )
+    return compose.reading_groups(
+        items, read=said, by=str(reading.by), label=y_label(reading), best=reading.best,
+        time_order=reading.grain is not None and reading.best is None, why=reading.why, drew=drew,
+    )  # fmt: skip
+
+
 def _is_int(column: Column) -> bool:
     return column.dtype.lower().startswith(("int", "uint"))
 
@@ -423,6 +530,9 @@ def next_step(turn: Turn, intent: Intent) -> Step:
         return _say(compose.variables_answer(variables))
     question = question_text(turn.prompt)
     chosen = _choose_frame(turn, variables, question)
+    reads = intent.kind in _READ_KINDS and not intent.code_only
+    if isinstance(chosen, _Need) and reads and "frame" not in _answers(turn):
+        chosen = _frame_by_reading(turn, variables, question, chosen)
     if isinstance(chosen, _Need):
         return chosen.step
     described = [e for e in turn.done("describe_variable") if e.input.get("name") == chosen.name]
@@ -444,7 +554,12 @@ def next_step(turn: Turn, intent: Intent) -> Step:
             else f"{frame.name}.isna().sum()"
         )
         return _say(compose.code_answer(code, what=f"this on `{frame.name}`"))
+    reading = read(question, frame) if reads else None
+    if reading is not None and reading.unread:
+        return _say(compose.reading_declined(reading.describe(), reading.unread))
     selected = _select(turn, intent, frame, question)
+    if reading is not None and not reading.legacy and not _older_reads(reading, selected):
+        return _reading_step(turn, reading)
     if isinstance(selected, _Need):
         return selected.step
     plan = selected

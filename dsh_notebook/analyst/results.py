@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Listing", "error_line", "read_number", "read_series", "read_table", "value_text"]
+__all__ = [
+    "Listing",
+    "error_line",
+    "printed_text",
+    "read_number",
+    "read_printed",
+    "read_series",
+    "read_table",
+    "value_text",
+]
 
 _VALUE: Final = "value of the last expression:\n"
 _SECTION_END: Final = re.compile(r"\n\n(?:error:\n|\d+ figure\(s\) attached|displayed:\n)")
@@ -49,6 +58,41 @@ def value_text(result: str) -> str | None:
     text = result[start + len(_VALUE) :]
     end = _SECTION_END.search(text)
     return text[: end.start()] if end else text
+
+
+_STDOUT: Final = "stdout:\n"
+_AFTER_STDOUT: Final = re.compile(
+    r"\n\n(?:stderr:\n|figure \d+ \(described|displayed:\n|value of the last expression:\n"
+    r"|error:\n|\d+ figure\(s\) attached)"
+)
+
+
+def printed_text(result: str) -> str | None:
+    """What the program printed (the ``stdout:`` section of a tool result), or ``None``."""
+    if not result.startswith(_STDOUT) and "\n\n" + _STDOUT not in result:
+        return None
+    start = result.find(_STDOUT) + len(_STDOUT)
+    text = result[start:]
+    end = _AFTER_STDOUT.search(text)
+    return text[: end.start()] if end else text
+
+
+def read_printed(text: str) -> list[tuple[str, float]] | None:
+    """A Series printed with ``to_string()`` as ``(label, number)`` rows: the index name's line
+    (first) and a ``Freq:`` line are skipped; any other line that does not end in a number makes
+    it ``None`` (never a guess)."""
+    items: list[tuple[str, float]] = []
+    lines = [line for line in text.strip("\n").splitlines() if line.strip()]
+    for i, line in enumerate(lines):
+        parts = line.rstrip().rsplit(None, 1)
+        number = read_number(parts[1]) if len(parts) == 2 else None
+        if number is not None:
+            items.append((parts[0].strip(), number))
+        elif (i == 0 and len(parts) == 1) or (line.startswith("Freq:") and i == len(lines) - 1):
+            continue
+        else:
+            return None
+    return items
 
 
 def error_line(result: str) -> str | None:
