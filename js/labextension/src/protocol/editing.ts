@@ -9,7 +9,7 @@
 
 import { isInteger, isRecord, isSource, isText } from './checks';
 import { MAX_RUN_CELLS, MAX_RUN_TIMEOUT, MAX_UNDO_CHANGES } from './constants';
-import type { Change, IApplyChange, IChangeOrigin, IRunCells, IUndoChanges, UndoEntry } from './kernel';
+import type { Change, IApplyChange, ICellEdit, IChangeOrigin, IRunCells, IUndoChanges, UndoEntry } from './kernel';
 
 function parseOrigin(raw: unknown): IChangeOrigin | null {
   if (!isRecord(raw) || !isText(raw.session, false) || !isText(raw.run, false) || !isText(raw.call, false)) {
@@ -22,15 +22,17 @@ function parseOrigin(raw: unknown): IChangeOrigin | null {
   return origin;
 }
 
+function parseCellEdit(raw: Record<string, unknown>): ICellEdit | null {
+  const { cell_id, before, after } = raw;
+  return isText(cell_id, false) && isSource(before) && isSource(after) ? { kind: 'edit', cell_id, before, after } : null;
+}
+
 function parseChange(raw: unknown): Change | null {
   if (!isRecord(raw)) {
     return null;
   }
   if (raw.kind === 'edit') {
-    const { cell_id, before, after } = raw;
-    return isText(cell_id, false) && isSource(before) && isSource(after)
-      ? { kind: 'edit', cell_id, before, after }
-      : null;
+    return parseCellEdit(raw);
   }
   if (raw.kind === 'insert') {
     const { after_cell_id, cell_type, source } = raw;
@@ -77,10 +79,7 @@ function parseUndoEntry(raw: unknown): UndoEntry | null {
     return null;
   }
   if (raw.kind === 'edit') {
-    const { cell_id, before, after } = raw;
-    return isText(cell_id, false) && isSource(before) && isSource(after)
-      ? { kind: 'edit', cell_id, before, after }
-      : null;
+    return parseCellEdit(raw);
   }
   if (raw.kind === 'insert') {
     const { cell_id, source } = raw;

@@ -99,8 +99,16 @@ export interface IChangeOrigin {
   anchor?: string;
 }
 
+/** A cell's source replaced (`before` as the kernel last read it): a change, and its undo entry. */
+export interface ICellEdit {
+  kind: 'edit';
+  cell_id: string;
+  before: string;
+  after: string;
+}
+
 export type Change =
-  | { kind: 'edit'; cell_id: string; before: string; after: string }
+  | ICellEdit
   | { kind: 'insert'; after_cell_id: string; cell_type: 'code' | 'markdown'; source: string }
   | { kind: 'delete'; cell_id: string; before: string };
 
@@ -124,7 +132,7 @@ export interface IRunCells {
 }
 
 export type UndoEntry =
-  | { kind: 'edit'; cell_id: string; before: string; after: string }
+  | ICellEdit
   | { kind: 'insert'; cell_id: string; source: string }
   | {
       kind: 'delete';
