@@ -167,3 +167,56 @@ def test_after_edit_then_run_the_card_says_what_the_persons_code_changed(
         ("creates", "Creates made_by_person"),
     ]
     assert "Changes in place items" not in model_texts(scripted_model, "edit-kind")
+
+
+RUN_CELLS_PAGE = ["%load_ext dsh_notebook", "items.append(3)\nsales['c'] = 0", "total = len(items)"]
+
+
+def test_a_run_cells_card_says_what_each_cell_will_change(
+    tmp_path: Path, scripted_model: ScriptedModelServer
+) -> None:
+    from .fake_page import CAPABILITIES, FakePage
+    from .helpers.played_page import PlayedPage
+    from .kernels import identity, open_link, page_kernel
+
+    setup = "%load_ext dsh_notebook\n%config DshMagics.default_format = 'markdown'\n" + SETUP
+    with page_kernel(tmp_path, scripted_model.base_url, setup=setup) as k:
+        comm_id = open_link(k, (*CAPABILITIES, "identity"))
+        calls = [{"tool": "run_cells", "args": {"cell_ids": ["@2", "@3"]}}]
+        text = "%%dsh\n[[scenario:notebook-calls]] " + json.dumps(calls)
+        page = FakePage([*RUN_CELLS_PAGE, text])
+        page.cells[-1]["id"] = "dsh-cell"
+        played = PlayedPage(k, comm_id, page)
+        run = k.execute(text, allow_stdin=True, metadata=identity("dsh-cell"))
+        assert run.error is None, run.error
+        deadline = time.monotonic() + 120
+        while not played.waiting_ids():
+            assert time.monotonic() < deadline, "the run_cells card never waited"
+            played.answer()
+            time.sleep(0.1)
+        (key,) = played.waiting_ids()
+        pending = k.execute("%dsh pending").stdout
+        ids = [c["id"][:8] for c in page.cells[1:3]]
+        want = [
+            f"      cell 2 · id {ids[0]} · not run:",
+            "      - Changes in place items (now list: 2 items) by .append(); sales (now "
+            "DataFrame: 3 rows x 2 columns) by sales[…] = …",
+            f"      cell 3 · id {ids[1]} · not run:",
+            "      - Creates total",
+        ]
+        shown = pending.splitlines()
+        assert shown[shown.index("    Changes:") + 1 :] == want, pending
+        assert [line["kind"] for line in card(k)["changes"]] == [
+            "cell",
+            "mutates",
+            "cell",
+            "creates",
+        ]
+        assert "rejected" in k.execute(f"%dsh reject {key}").stdout
+        while k.value("_dsh.done()") != "True":
+            assert time.monotonic() < deadline, "the run did not settle"
+            played.answer()
+            time.sleep(0.2)
+        markdown = k.value(f"{TRANSCRIPT}.to_markdown()")
+        assert f"**Changes**\\n\\n- **cell 2 · id {ids[0]} · not run**" in markdown, markdown
+        assert k.value("len(items)") == "2"  # rejected: nothing ran

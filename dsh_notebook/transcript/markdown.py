@@ -42,6 +42,7 @@ from .cell_lines import (
     result_for_reader,
     run_summary,
 )
+from .changes import changes_markdown
 from .context_use import footer_use
 from .display import (
     RESULT_LINES,
@@ -291,8 +292,9 @@ def _cell_tool(line: CellLine) -> str:
 
 def _tool(item: ToolItem, depth: int) -> str:
     words = cell_line(item) if not item["question"] else None
-    if words is not None:
-        return _cell_tool(words)
+    if words is not None:  # a run_cells card's Changes follow its line (what its cells change)
+        changes = changes_markdown(item["approval"].get("changes")) if item["approval"] else None
+        return _cell_tool(words) + (f"\n\n{changes}" if changes else "")
     view = describe_tool(item) if not item["question"] else None
     if view is not None:
         return _described_tool(item, view)

@@ -348,6 +348,8 @@ def _cell_tool(item: ToolItem) -> str | None:
     if line.outcome:
         head += f" — {line.outcome}"
     lines = [head]
+    if item["approval"]:  # a run_cells card's Changes (what its cells change)
+        lines += changes_plain(item["approval"].get("changes"), _INDENT)
     for fold in line.folds:
         lines += [f"{_INDENT}{fold.label}:", _indent(fold.body.rstrip("\n"), _INDENT * 2)]
     return "\n".join(lines)
