@@ -18,7 +18,7 @@ import pytest
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from dsh_notebook.notebook_tools.cell_edits import no_page_text
+from dsh_notebook.notebook_tools.cell_texts import no_page_text
 from dsh_notebook.scripted_model import ScriptedModelServer
 
 from .kernels import _spec_manager, ipc_channels, scripted_model_env

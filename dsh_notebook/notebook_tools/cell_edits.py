@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from ..context.describe import truncate
 from ..transcript.bounds import DIFF_MAX
+from . import cell_texts as texts
 from .ran_cells import is_cut
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
     "change_diff",
     "fenced",
     "find_cell",
-    "no_page_text",
     "replace_once",
     "run_cells_reason",
 ]
@@ -87,14 +87,6 @@ class SeenSources:
             return seen.get(cell_id) if seen is not None else None
 
 
-def no_page_text(tool: str) -> str:
-    """The one line a tool answers where no page with its capability is connected."""
-    return (
-        f"{tool} needs the notebook open in JupyterLab 4 or Notebook 7 with the dsh-notebook "
-        "extension; none is connected to this kernel."
-    )
-
-
 def find_cell(cells: Sequence[Mapping[str, Any]], cell_id: str) -> Mapping[str, Any] | str:
     """The cell whose id is ``cell_id`` (full) or starts with it (a short id, 8+ characters),
     or the reason there is not exactly one."""
@@ -110,11 +102,8 @@ def find_cell(cells: Sequence[Mapping[str, Any]], cell_id: str) -> Mapping[str, 
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        return (
-            f"no cell of the notebook has the id {wanted!r} (use the short id notebook_cells "
-            "shows, e.g. `id 1a2b3c4d`)"
-        )
-    return f"{len(matches)} cells have ids starting with {wanted!r}; give the full id"
+        return texts.no_such_id_text(wanted)
+    return texts.ambiguous_id_text(len(matches), wanted)
 
 
 def cell_label(cell: Mapping[str, Any]) -> str:
@@ -130,17 +119,12 @@ def replace_once(source: str, old_text: str, new_text: str) -> str:
     """``source`` with the one occurrence of ``old_text`` replaced; raises ``ValueError`` with
     the reason the model reads when it occurs 0 or several times (or is empty)."""
     if not old_text:
-        raise ValueError("old_text is empty; give the exact text to replace (or use replace_cell)")
+        raise ValueError(texts.OLD_TEXT_EMPTY)
     count = source.count(old_text)
     if count == 0:
-        raise ValueError(
-            "old_text does not occur in the cell (it must match exactly, whitespace included)"
-        )
+        raise ValueError(texts.OLD_TEXT_MISSING)
     if count > 1:
-        raise ValueError(
-            f"old_text occurs {count} times in the cell; include more surrounding text so it "
-            "occurs exactly once"
-        )
+        raise ValueError(texts.old_text_count_text(count))
     return source.replace(old_text, new_text, 1)
 
 
@@ -190,10 +174,7 @@ def run_cells_reason(
     head = f"Run {len(cells)} cell(s) in the notebook, in this order (up to {timeout_s} s):"
     for cell in cells:
         if cell.get("cell_type", "code") == "code" and is_cut(str(cell.get("source", ""))):
-            raise ValueError(
-                f"{cell_label(cell)} is longer than the notebook page sends, so its card could "
-                "not show what would run; ask the user to run it"
-            )
+            raise ValueError(texts.cut_cell_text(cell_label(cell)))
     shapes = [_run_shape(cell, ran_source) for cell in cells]
     for removed in (True, False):
         lines = [head]
@@ -203,10 +184,7 @@ def run_cells_reason(
         if len(text) <= RUN_REASON_MAX:
             return text
     changed = sum(len(shape.body) for shape in shapes)
-    raise ValueError(
-        f"the cells to run hold {changed} lines that changed since they last ran (or never ran), "
-        "more than one card can show; run fewer cells per call"
-    )
+    raise ValueError(texts.too_many_changed_lines_text(changed))
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ import anyio
 from ..context.describe import truncate
 from ..page_protocol import Change
 from ..transcript.tool_table import EDITABLE_TOOL_NAMES
+from . import cell_texts as texts
 from .cell_edits import (
     RanSource,
     SeenSources,
@@ -45,7 +46,6 @@ from .cell_edits import (
     change_diff,
     fenced,
     find_cell,
-    no_page_text,
     replace_once,
     run_cells_reason,
 )
@@ -70,7 +70,6 @@ ORIGIN_TIMEOUT = 10.0
 """Seconds a call waits for a ``tool/call`` event not seen by its ordering barrier (only when the
 runtime broke the carrier's order; such a call is decided by the person only). The one
 declaration: the kernel's ``NotebookToolsHost`` imports it."""
-BUSY_TEXT = "the kernel is busy running a cell; try again when it is idle"
 IDLE_WAIT = 5.0
 """Seconds an approved ``run_cells``, or an approved change whose reply the page sends to the
 main thread, waits for a cell that holds the kernel at the decision to end (the ``%dsh allow``
@@ -220,7 +219,7 @@ class CellTools(Generic[Token]):
     async def _cells(self) -> list[Mapping[str, Any]] | str:
         read = self.read
         if read is None:
-            return "this kernel has no notebook page to ask"
+            return texts.NO_PAGE_TO_ASK
         busy = self.cell_running()
         reply = await anyio.to_thread.run_sync(lambda: read(self.read_timeout, busy))
         if isinstance(reply, str):
@@ -234,17 +233,17 @@ class CellTools(Generic[Token]):
         if problem:
             return problem, True
         if not self.host.can("edit_cells"):
-            return no_page_text(tool), True
+            return texts.no_page_text(tool), True
         caller = await self.host.caller(tool, args, ORIGIN_TIMEOUT)
         if isinstance(caller, str):
             return caller, True
         cells = await self._cells()
         if isinstance(cells, str):
-            return f"{tool}: the notebook could not be read ({cells}); nothing was changed.", True
+            return texts.not_read_text(tool, cells), True
         target_id = str(args["after_cell_id"] if tool == "insert_cell" else args["cell_id"])
         found = find_cell(cells, target_id)
         if isinstance(found, str):
-            return f"{tool} refused: {found}. Nothing was changed.", True
+            return texts.refused_text(tool, found), True
         cell, full_id = found, str(found.get("id"))
         current = str(cell.get("source", ""))
         if tool != "insert_cell":
@@ -257,7 +256,7 @@ class CellTools(Generic[Token]):
         try:
             new = _new_source(tool, args, current)
         except ValueError as exc:
-            return f"{tool} refused: {exc}. Nothing was changed.", True
+            return texts.refused_text(tool, str(exc)), True
         kind = {"insert_cell": "insert", "delete_cell": "delete"}.get(tool, "edit")
         cell_type = str(args.get("cell_type", "code"))
         reason = change_diff(kind, cell, current, new, cell_type=cell_type)
@@ -284,7 +283,7 @@ class CellTools(Generic[Token]):
         above = next((str(c.get("id")) for c in cells if c.get("index") == index - 1), None)
         where = CellPlace(index, str(cell.get("cell_type", "code")), above)
         if not self.host.answers_while_busy() and not await self._idle_within(IDLE_WAIT):
-            return f"{tool}: approved, but {BUSY_TEXT}. Nothing was changed.", True
+            return texts.approved_but_busy(tool), True
         busy = self.cell_running()
         reply = await anyio.to_thread.run_sync(lambda: self.host.apply(caller, change, where, busy))
         return self._applied(tool, caller, cell, change, reply, edited)
@@ -295,27 +294,16 @@ class CellTools(Generic[Token]):
             peers = self.host.candidates(caller)
             if peers and all(self.seen.seen(c, full_id) == current for c in peers):
                 return None  # the card is the person's only (the caller is uncertain)
-            why = (
-                "another run sent this very call at the same moment, and dsh cannot tell "
-                "whose it is or whether that conversation read this source"
-            )
+            why = texts.STALE_UNCERTAIN
         else:
             seen = self.seen.seen(caller.conversation, full_id) if caller.conversation else None
             if seen == current:
                 return None
             if caller.conversation is not None:
                 self.seen.record(caller.conversation, [(full_id, current)])
-            why = (
-                "you have not read this cell in this conversation"
-                if seen is None
-                else "the cell changed since you last read it (the user typed, or another edit "
-                "landed)"
-            )
-        return (
-            f"{tool} refused before asking the user: {why}. Nothing was changed. The current "
-            f"source of {cell_label(cell)}:\n{fenced(current, self.max_chars // 2)}\n"
-            "Base your change on this source and call the tool again."
-        )
+            why = texts.STALE_UNREAD if seen is None else texts.STALE_CHANGED
+        source = fenced(current, self.max_chars // 2)
+        return texts.stale_text(tool, why, cell_label(cell), source)
 
     def _applied(
         self,
@@ -328,14 +316,11 @@ class CellTools(Generic[Token]):
     ) -> Result:
         half = self.max_chars // 2
         if isinstance(reply, str):
-            return (
-                f"{tool}: approved, but the notebook page did not confirm the change ({reply}). "
-                "It may not have been applied: read the notebook (notebook_cells) before going "
-                "on.", True,
-            )  # fmt: skip
+            return texts.not_confirmed_text(tool, reply), True
         status = reply.get("status")
         if status == "disagree":
-            return _disagree_text(tool, reply), True
+            replies = [r for r in reply.get("replies", []) if isinstance(r, Mapping)]
+            return texts.disagree_text(tool, [str(r.get("status")) for r in replies]), True
         new_id = str(reply.get("cell_id") or cell.get("id"))
         if status == "applied":
             kind = change["kind"]
@@ -346,27 +331,21 @@ class CellTools(Generic[Token]):
             index = reply.get("index")
             where = f"cell {index + 1} · id {new_id[:8]}" if isinstance(index, int) else new_id[:8]
             verb = {"edit": "Edited", "insert": "Inserted", "delete": "Deleted"}[kind]
-            text = f"Applied: {verb} {where} (approved; the page confirmed it; not run)."
+            text = texts.applied_text(verb, where)
             if kind == "delete":
-                text = f"Applied: deleted {cell_label(cell)} (approved; the page confirmed it)."
+                text = texts.deleted_text(cell_label(cell))
             if edited:
-                text += (
-                    "\nThe user edited your change before applying it; the cell now holds "
-                    f"exactly:\n{fenced(source, half)}"
-                )
+                text += texts.edited_by_user_text(fenced(source, half))
             return text, False
         if status == "stale":
             current = _source_of(reply, "")
             if caller.conversation is not None:
                 self.seen.record(caller.conversation, [(str(cell.get("id")), current)])
-            return (
-                f"{tool}: not applied: the cell changed between your call and the user's click. "
-                f"Nothing was changed. Its current source:\n{fenced(current, half)}", True,
-            )  # fmt: skip
+            return texts.changed_before_click(tool, fenced(current, half)), True
         if status == "missing":
-            return f"{tool}: not applied: the cell is not in the notebook any more.", True
+            return texts.gone_text(tool), True
         message = truncate(str(reply.get("message", "no reason given")), 500)[0]
-        return f"{tool}: not applied: the notebook page failed ({message}).", True
+        return texts.failed_text(tool, message), True
 
     # -- run_cells -------------------------------------------------------------------------------
 
@@ -377,29 +356,29 @@ class CellTools(Generic[Token]):
             or not 1 <= len(ids) <= 20
             or not all(isinstance(i, str) and i.strip() for i in ids)
         ):
-            return "run_cells needs `cell_ids`, a list of 1 to 20 cell ids.", True
+            return texts.RUN_CELLS_IDS_TEXT, True
         if type(timeout) is not int or not 1 <= timeout <= 600:
-            return "run_cells: `timeout_s` must be an integer from 1 to 600.", True
+            return texts.RUN_CELLS_TIMEOUT_TEXT, True
         if not self.host.can("run_cells"):
-            return no_page_text("run_cells"), True
+            return texts.no_page_text("run_cells"), True
         if self.cell_running():
-            return f"run_cells refused: {BUSY_TEXT}. Nothing was run.", True
+            return texts.refused_text("run_cells", texts.BUSY_TEXT, "run"), True
         caller = await self.host.caller("run_cells", args, ORIGIN_TIMEOUT)
         if isinstance(caller, str):
             return caller, True
         cells = await self._cells()
         if isinstance(cells, str):
-            return f"run_cells: the notebook could not be read ({cells}); nothing was run.", True
+            return texts.not_read_text("run_cells", cells, "run"), True
         targets: list[Mapping[str, Any]] = []
         for cell_id in ids:
             found = find_cell(cells, cell_id)
             if isinstance(found, str):
-                return f"run_cells refused: {found}. Nothing was run.", True
+                return texts.refused_text("run_cells", found, "run"), True
             targets.append(found)
         try:  # the card shows what will run: each changed cell whole, the lines added marked
             reason = run_cells_reason(targets, timeout, self.ran_source)
         except ValueError as exc:
-            return f"run_cells refused before asking the user: {exc}. Nothing was run.", True
+            return texts.refused_before_asking("run_cells", str(exc), "run"), True
         target = str(targets[0].get("id"))
         runs = tuple(
             (cell_label(c), str(c.get("source", "")))
@@ -413,15 +392,11 @@ class CellTools(Generic[Token]):
         if not isinstance(verdict, Grant):
             return _rejected("run_cells"), True
         if not await self._idle_within(IDLE_WAIT):
-            return f"run_cells: approved, but {BUSY_TEXT}. Nothing was run.", True
+            return texts.approved_but_busy("run_cells", "run"), True
         full = [str(c.get("id")) for c in targets]
         reply = await anyio.to_thread.run_sync(lambda: self.host.run(caller, full, timeout, False))
         if isinstance(reply, str):
-            return (
-                f"run_cells: still running after {timeout + 5} s, or the page did not answer "
-                f"({reply}). The cells were not interrupted; read them later with "
-                "notebook_cells.", True,
-            )  # fmt: skip
+            return texts.run_cells_no_answer(timeout + 5, reply), True
         return self._ran(reply, timeout)
 
     async def _idle_within(self, seconds: float) -> bool:
@@ -442,7 +417,7 @@ class CellTools(Generic[Token]):
             blocks.append(self._cell_result(result, per_cell, timeout))
             failed = failed or result.get("status") in ("error", "missing")
         states = ", ".join(str(r.get("status")) for r in results)
-        head = f"Ran {len(results)} cell(s) in the notebook ({states})."
+        head = texts.ran_head(len(results), states)
         text = head + "\n\n" + "\n\n".join(blocks)
         return truncate(text, self.max_chars)[0], failed
 
@@ -454,10 +429,8 @@ class CellTools(Generic[Token]):
         )  # fmt: skip
         if isinstance(count, int):
             head += f" · In [{count}]"
-        head += {"ok": " · ok", "error": " · error", "missing": " · no such cell",
-                 "not_run": " · not run (an earlier cell failed)",
-                 "running": f" · still running after {timeout} s (not interrupted)"}.get(
-            status, f" · {status}")  # fmt: skip
+        said = texts.still_running_text(timeout) if status == "running" else None
+        head += f" · {said or texts.RUN_STATUS_TEXTS.get(status, status)}"
         outputs = [o for o in result.get("outputs", []) if isinstance(o, Mapping)]
         errors = [o for o in outputs if o.get("output_type") == "error"]
         parts = [head]
@@ -492,33 +465,7 @@ def _too_long(tool: str, cell: Mapping[str, Any]) -> str | None:
     if mark is None or len(source) < PAGE_READ_SOURCE - 64:
         return None
     length = mark.start() + int(mark.group(1).replace(",", ""))
-    return (
-        f"{tool} refused before asking the user: {cell_label(cell)} is too long to edit through "
-        f"this tool ({length:,} characters; the notebook page sends at most "
-        f"{PAGE_READ_SOURCE:,} characters of a cell, so its whole source cannot be checked and "
-        "the change could never apply). Nothing was changed. Ask the user to make this change "
-        f"by hand, or to split the cell into cells under {PAGE_READ_SOURCE:,} characters, which "
-        "you can then edit."
-    )
-
-
-def _disagree_text(tool: str, reply: Mapping[str, Any]) -> str:
-    """The model's text when the pages of the notebook answered one change differently."""
-    replies = [r for r in reply.get("replies", []) if isinstance(r, Mapping)]
-    words = {"applied": "applied it", "stale": "answered stale (its copy of the cell differs)",
-             "missing": "answered missing (it has no such cell)", "failed": "failed"}  # fmt: skip
-    counts: dict[str, int] = {}
-    for one in replies:
-        status = str(one.get("status"))
-        counts[status] = counts.get(status, 0) + 1
-    said = "; ".join(f"{n} {words.get(s, s)}" for s, n in counts.items())
-    return (
-        f"{tool}: not confirmed: the notebook is open in {len(replies)} pages that do not share "
-        f"edits, and they answered differently ({said}). The cell now differs between those "
-        "pages, and whichever the user saves last wins. Read the notebook (notebook_cells) "
-        "before going on, and tell the user to close the other pages of this notebook or to "
-        "turn on collaboration."
-    )
+    return texts.too_long_text(tool, cell_label(cell), length, PAGE_READ_SOURCE)
 
 
 def _rejected(tool: str) -> str:
@@ -533,16 +480,16 @@ def _check_args(tool: str, args: Mapping[str, Any]) -> str | None:
     if tool == "edit_cell" and not (
         text("cell_id", empty=False) and text("old_text", empty=False) and text("new_text")
     ):
-        return "edit_cell needs `cell_id`, `old_text` (non-empty) and `new_text` (strings)."
+        return texts.ARGUMENT_TEXTS[tool]
     if tool == "replace_cell" and not (text("cell_id", empty=False) and text("source")):
-        return "replace_cell needs `cell_id` and `source` (strings)."
+        return texts.ARGUMENT_TEXTS[tool]
     if tool == "insert_cell":
         if not (text("after_cell_id", empty=False) and text("source")):
-            return "insert_cell needs `after_cell_id` and `source` (strings)."
+            return texts.ARGUMENT_TEXTS[tool]
         if args.get("cell_type", "code") not in ("code", "markdown"):
-            return 'insert_cell: `cell_type` is "code" or "markdown".'
+            return texts.CELL_TYPE_TEXT
     if tool == "delete_cell" and not text("cell_id", empty=False):
-        return "delete_cell needs `cell_id` (a string)."
+        return texts.ARGUMENT_TEXTS[tool]
     return None
 
 
