@@ -40,6 +40,7 @@ from ..runtime import redact
 from ..runtime.secret import Secrets
 from ..transcript import Transcript
 from ..transcript.facts import Note, RunError, Status
+from ..transcript.pricing import DEFAULT_PRICES, Price, prices_setting
 from .lifecycle import Frontend, RunContext, RunLifecycle
 from .options.cell_options import RunOptions
 from .options.choices import Format
@@ -101,6 +102,8 @@ class RunPlan:
     read_only: bool = False
     """``--read-only`` (or the ``read_only`` setting): no tool may change the notebook, the
     kernel or files; wins over ``on_approval`` and every scope (:class:`RunPolicy`)."""
+    prices: Mapping[str, Price] = field(default_factory=lambda: DEFAULT_PRICES)
+    """The cost estimate's price table (the ``prices`` setting over the default one)."""
     skipped: str | None = None
     """Why the prompt is not sent (answered before), or None."""
     warnings: list[str] = field(default_factory=list)
@@ -207,6 +210,10 @@ def plan_run(
     )
     warnings = list(interpolation.warnings)
     read_only = options.read_only or settings.read_only
+    try:
+        prices = prices_setting(settings.prices)
+    except ValueError as exc:
+        raise PlanError(str(exc)) from None
     if options.on_approval == "allow" and not read_only:
         warnings.append(ALLOW_WARNING)
     return RunPlan(
@@ -218,6 +225,7 @@ def plan_run(
         display=display,
         on_approval=options.on_approval,
         read_only=read_only,
+        prices=prices,
         skipped=skipped,
         warnings=warnings,
         context_block=context_block,
@@ -249,6 +257,7 @@ def start_run(
         model=agent.model_label(),
         full_prompt_at=f"{out or '_dsh'}.prompt",
         read_only=plan.read_only,
+        prices=plan.prices,
     )
     widget = None
     if plan.display.fmt == "widget":

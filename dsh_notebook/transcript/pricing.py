@@ -13,13 +13,22 @@ never a guessed one; the result is an estimate and every view labels it so.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import schema
 
-__all__ = ["DEFAULT_PRICES", "PRICES_AS_OF", "Price", "estimate_cost", "format_usd", "parse_prices"]
+__all__ = [
+    "DEFAULT_PRICES",
+    "PRICES_AS_OF",
+    "Price",
+    "estimate_cost",
+    "format_usd",
+    "parse_prices",
+    "prices_setting",
+]
 
 PRICES_AS_OF = "2025-09-05"
 """The date the default table's rates took effect (DeepSeek's pricing page, read 2026-12-04)."""
@@ -105,3 +114,18 @@ def parse_prices(value: Any) -> dict[str, Price]:
             as_of=str(as_of),
         )
     return table
+
+
+def prices_setting(text: str) -> Mapping[str, Price]:
+    """The table the ``prices`` setting (JSON text, see :func:`parse_prices`) describes; empty:
+    :data:`DEFAULT_PRICES`. A value that does not parse is a one-line ``ValueError``."""
+    if not text.strip():
+        return DEFAULT_PRICES
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"DshMagics.prices is not JSON ({exc})") from None
+    try:
+        return parse_prices(value)
+    except ValueError as exc:
+        raise ValueError(f"DshMagics.prices: {exc}") from None

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 from ...protocol import Notification
 from ...transcript.context_use import FRESH_HINT, ContextUse, format_tokens
+from ...transcript.pricing import format_usd
 from ...transcript.schema import Snapshot
 from ..persistence.conversations import Conversation, ConversationIndex
 
@@ -68,11 +69,13 @@ def record_settled(conversations: ConversationIndex, notebook: str, snapshot: Sn
     transcript's owner): read from ``snapshot``, the settled state the settle published (its
     :class:`~.rendering.Rendering`'s; no snapshot of its own)."""
     header = snapshot["header"]
+    cost = header["cost"]
     conversations.record_run(
         notebook,
         header["session_id"],
         ContextUse.from_dict(header["context_use"]),
         header["usage"]["total_tokens"],
+        cost["usd"] if cost is not None else None,
     )
 
 
@@ -97,4 +100,9 @@ def session_columns(conversation: Conversation, live: ContextUse | None) -> str:
         if conversation.tokens is not None and conversation.tokens != conversation.last_run_tokens:
             runs += f", all runs {format_tokens(conversation.tokens)}"
         parts.append(runs + " tokens")
+    if conversation.last_run_cost is not None:
+        cost = f"last run {format_usd(conversation.last_run_cost)}"
+        if conversation.cost is not None and conversation.cost != conversation.last_run_cost:
+            cost += f", all runs {format_usd(conversation.cost)}"
+        parts.append(cost + " (estimated)")
     return " · ".join(parts)

@@ -110,6 +110,14 @@ class KernelSettings:
     headless_approval: HeadlessAnswer = field(
         default="reject", metadata=_about("Answer to approvals when nobody can click or type.")
     )
+    prices: str = field(
+        default="",
+        metadata=_about(
+            "Your prices for the cost estimate, as JSON: {model: {input, cached_input, output, "
+            "as_of}} in US dollars per million tokens, over the default table (DeepSeek's list "
+            "price of 2025-09-05; see README)."
+        ),
+    )
     read_only: bool = field(
         default=False,
         metadata=_about(

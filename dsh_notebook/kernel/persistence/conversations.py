@@ -66,6 +66,17 @@ class Conversation:
     """Tokens its latest settled run used (subagents included)."""
     tokens: int | None = None
     """Tokens its settled runs used, summed."""
+    last_run_cost: float | None = None
+    """Its latest settled run's estimated cost in US dollars (``None``: no price known)."""
+    cost: float | None = None
+    """Its settled runs' estimated costs, summed (runs without a price add nothing)."""
+
+
+def _usd(value: object) -> float | None:
+    """A kept cost: a finite number >= 0, else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 <= value < float("inf") else None
 
 
 def _tokens(value: object) -> int | None:
@@ -127,7 +138,12 @@ class ConversationIndex:
             store.write(path, {**fields, _SESSIONS: entries}, replacing=index)
 
     def record_run(
-        self, notebook: str, session_id: str, context: ContextUse | None, run_tokens: int
+        self,
+        notebook: str,
+        session_id: str,
+        context: ContextUse | None,
+        run_tokens: int,
+        run_cost: float | None = None,
     ) -> None:
         """A run of ``session_id`` settled: keep its context use (when reported) and count its
         tokens (never raises; an entry not written yet by :meth:`note` is left alone)."""
@@ -143,6 +159,9 @@ class ConversationIndex:
                 entry["context"] = {"tokens": context.tokens, "window": context.window}
             entry["last_run_tokens"] = run_tokens
             entry["tokens"] = (_tokens(entry.get("tokens")) or 0) + run_tokens
+            entry["last_run_cost"] = run_cost
+            if run_cost is not None:
+                entry["cost"] = (_usd(entry.get("cost")) or 0.0) + run_cost
             entries[session_id] = entry
             store.write(path, {**fields, _SESSIONS: entries}, replacing=index)
 
@@ -177,6 +196,8 @@ class ConversationIndex:
                     context=ContextUse.from_dict(entry.get("context")),
                     last_run_tokens=_tokens(entry.get("last_run_tokens")),
                     tokens=_tokens(entry.get("tokens")),
+                    last_run_cost=_usd(entry.get("last_run_cost")),
+                    cost=_usd(entry.get("cost")),
                 )
             )  # fmt: skip
         return sorted(out, key=lambda c: c.last, reverse=True)
