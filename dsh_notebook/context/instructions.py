@@ -98,7 +98,9 @@ def instruction_files(workspace: Path, home: Path | None) -> list[InstructionFil
 
 
 def _size(n: int) -> str:
-    return f"{n:,} bytes" if n < 10_000 else f"{n / 1024:.0f} KB"
+    if n < 10_000:
+        return f"{n:,} byte" + ("" if n == 1 else "s")
+    return f"{n / 1024:.0f} KB"
 
 
 def instructions_line(files: list[InstructionFile]) -> str:

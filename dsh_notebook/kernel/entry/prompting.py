@@ -100,8 +100,9 @@ class Prompting:
         )  # fmt: skip
         if not options.show_context:  # what was undone since: told once, to the next prompt
             facts = dataclasses.replace(facts, undone=agent.undo.take_note())
-        rules = instructions_line(agent.instruction_files())
-        facts = dataclasses.replace(facts, instructions=rules)
+        files = agent.instruction_files()  # named in the block only when there are some
+        rules = instructions_line(files)
+        facts = dataclasses.replace(facts, instructions=rules if files else None)
         # without a confirmed count (no history), interpolation counts from the shell's
         execution_count = prompt_count or getattr(shell, "execution_count", None)
         plan = plan_run(
@@ -118,8 +119,10 @@ class Prompting:
             secrets=agent.secrets(),
         )
         if options.show_context:
-            print(plan.context_block or f"{rules}\ndsh: no notebook context block is sent "
+            print(plan.context_block or "dsh: no notebook context block is sent "
                   "(%config DshMagics.context_block = True turns it on)")  # fmt: skip
+            if plan.context_block is None or not files:
+                print(rules)
             return
         run = start_run(agent, plan, options.out, cell_id)
         if run is not None and prompt_count is not None:
