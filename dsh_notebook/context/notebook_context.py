@@ -119,6 +119,8 @@ class NotebookFacts:
     instructions: str | None = None
     """The instruction files and skills the runtime loads, with their sizes (one line,
     :func:`~dsh_notebook.context.instructions.instructions_line`)."""
+    private: Sequence[str] = ()
+    """The private variables that exist (``DshMagics.private``): named, never shown."""
 
 
 def short_id(cell_id: str) -> str:
@@ -164,6 +166,16 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
         lines.append(_line(facts.undone, 300))
     if facts.instructions:
         lines.append(_line(facts.instructions, 1000))
+    if facts.private:
+        names = ", ".join(code_span(n) for n in facts.private[:_VALUES_MAX])
+        more = (
+            f" and {len(facts.private) - _VALUES_MAX} more"
+            if len(facts.private) > _VALUES_MAX
+            else ""
+        )
+        lines.append(
+            f"Private (withheld from you by the user; do not ask for their values): {names}{more}"
+        )
     body = replace_lone_surrogates("\n".join(lines))
     room = max_chars - len(CONTEXT_OPEN) - len(CONTEXT_CLOSE) - 2
     body = truncate(body, max(room, 0))[0]

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..client import HarnessConfig, RunResult
 from ..client.config import takes_images
 from ..context.instructions import InstructionFile, agents_home, instruction_files
+from ..context.private import private_values
 from ..context.sanitize import encodable
 from ..frontend import current_identity
 from ..runtime import Masking, Secret, redact, resolve_dsh_home
@@ -167,14 +168,20 @@ class NotebookAgent:
         """What must never be shown, at this moment (one policy,
         :mod:`~dsh_notebook.runtime.mask_policy`): the key (configured, typed, or in the
         environment), the values of the environment's secret-looking variables
-        (``secret_env_names``), the credential shapes and the person's ``mask_patterns``."""
+        (``secret_env_names``), the credential shapes, the person's ``mask_patterns`` and the values
+        of the person's private variables (``private``)."""
         s = self.settings()
         keys = [s.api_key, os.environ.get("DEEPSEEK_API_KEY")]
-        named = [(k, "DEEPSEEK_API_KEY") for k in keys if k and k != DEMO_API_KEY]
+        named: list[tuple[str | None, str]] = [
+            (k, "DEEPSEEK_API_KEY") for k in keys if k and k != DEMO_API_KEY
+        ]
+        if s.private:  # the person's private values, as text (context.private)
+            named += private_values(getattr(self.shell, "user_ns", {}) or {}, s.private)
         env = {k: v for k, v in os.environ.items() if v != DEMO_API_KEY}
         return Masking.build(
-            named, env_names=s.secret_env_names, environ=env, patterns=s.mask_patterns
-        )
+            named, env_names=s.secret_env_names, environ=env, patterns=s.mask_patterns,
+            private=s.private,
+        )  # fmt: skip
 
     def demo_active(self) -> bool:
         """Whether runs go to the scripted demo model instead of DeepSeek."""

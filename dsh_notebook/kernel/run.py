@@ -35,6 +35,7 @@ from ..client import RunResult
 from ..client.prompt import normalize_input
 from ..context import interpolate, to_image_block
 from ..context.notebook_context import NotebookFacts, notebook_context_block
+from ..context.private import interpolation_refusal, is_private, private_names
 from ..errors import DshError, TransportClosed
 from ..runtime import redact
 from ..runtime.secret import Secrets
@@ -146,13 +147,19 @@ def plan_run(
         max_total_chars=settings.max_context_chars,
         named=True,
     )
+    for chunk in interpolation.chunks:  # a private value is never sent: the cell is refused
+        if chunk.kind in ("variable", "attribute") and is_private(chunk.name, settings.private):
+            raise PlanError(interpolation_refusal(chunk.name))
     blocks: list[dict[str, Any]] = []
     if interpolation.text.strip():
         blocks.append({"type": "text", "text": interpolation.text})
     context_block = None
     if notebook is not None and settings.context_block:
         values = {c.name: c.detail for c in interpolation.chunks}
-        facts = replace(notebook, values=tuple(values.items()), images=len(options.images))
+        private = tuple(private_names(namespace, settings.private))
+        facts = replace(
+            notebook, values=tuple(values.items()), images=len(options.images), private=private
+        )
         context_block = redact(notebook_context_block(facts), secrets)
     for expression in options.images:
         try:

@@ -83,19 +83,24 @@ class ReadTools:
         self._ran = ran
         self._lock: anyio.Lock | None = None
 
-    async def read(self, name: str, args: Mapping[str, Any]) -> tuple[str, bool]:
-        """One of :data:`READ_TOOL_NAMES`: its text, and whether it is an error."""
+    async def read(
+        self, name: str, args: Mapping[str, Any], private: tuple[str, ...] = ()
+    ) -> tuple[str, bool]:
+        """One of :data:`READ_TOOL_NAMES`: its text, and whether it is an error. ``private``:
+        the person's private name patterns (listed by name and type, never described)."""
         shell, cap = self._shell, self._max_chars
         hidden = getattr(shell, "user_ns_hidden", {}) or {}
 
         def work() -> tuple[bool, str]:
             if name == "notebook_variables":
-                return True, notebook_variables(shell.user_ns, hidden=hidden, max_chars=cap)
+                return True, notebook_variables(
+                    shell.user_ns, hidden=hidden, max_chars=cap, private=private
+                )
             if name == "describe_variable":
                 target = args.get("name")
                 if not isinstance(target, str) or not target.strip():
                     return False, "describe_variable needs `name`, a variable name (a string)."
-                return describe_variable(shell.user_ns, target, cap, hidden=hidden)
+                return describe_variable(shell.user_ns, target, cap, hidden=hidden, private=private)
             n = args.get("n", 10)
             if not isinstance(n, int) or isinstance(n, bool):
                 n = 10

@@ -377,6 +377,12 @@ class NotebookMcpServer(Generic[CallOwner]):
         except Exception as exc:
             return f"(traceback withheld: the secrets to mask could not be read: {type(exc)})"
 
+    def _private(self) -> tuple[str, ...]:
+        """The person's private name patterns of this moment (none when the lookup gives plain
+        secrets; a failed lookup fails the call, and masking then withholds its result)."""
+        policy = self.secrets()
+        return policy.private if isinstance(policy, Masking) else ()
+
     async def _dispatch(self, params: mt.CallToolRequestParams) -> mt.CallToolResult:
         args: dict[str, Any] = dict(params.arguments or {})
         try:
@@ -386,7 +392,7 @@ class NotebookMcpServer(Generic[CallOwner]):
                 text, error = await self._reads.notebook_cells(args)
                 return _text(text, error=error)
             if params.name in READ_TOOL_NAMES:
-                text, error = await self._reads.read(params.name, args)
+                text, error = await self._reads.read(params.name, args, self._private())
                 return _text(text, error=error)
             if self.cells is not None and params.name in CELL_TOOL_NAMES:
                 cells = self.cells

@@ -26,6 +26,7 @@ from collections.abc import Container, Mapping
 from typing import Any
 
 from ..context.describe import describe_value, loaded_module, short_summary, truncate
+from ..context.private import is_private, private_refusal
 
 __all__ = [
     "HIDDEN_NAMES",
@@ -193,6 +194,7 @@ def notebook_variables(
     hidden: Container[str] = frozenset(),
     max_chars: int = 8000,
     max_rows: int = _MAX_LISTED,
+    private: tuple[str, ...] = (),
 ) -> str:
     """The kernel's facts (:func:`kernel_facts`: Python version, imported modules with aliases
     and versions), then a table of the person's variables: name, type, shape/len, memory size,
@@ -200,8 +202,9 @@ def notebook_variables(
 
     Left out of the table: names starting with ``_``, modules (listed in the facts), functions,
     classes, IPython internals (``In``, ``Out``, ``exit``, ``quit``, ``get_ipython`` and
-    ``hidden``). At most ``max_rows`` rows and ``max_chars`` characters (the facts at most a
-    quarter of them).
+    ``hidden``). A private variable (``private`` name patterns) is listed by name and type
+    only, its other cells read ``private``. At most ``max_rows`` rows and ``max_chars``
+    characters (the facts at most a quarter of them).
     """
     facts = truncate(kernel_facts(user_ns, hidden), max(80, max_chars // 4))[0]
     variables = visible_variables(user_ns, hidden)
@@ -222,12 +225,20 @@ def notebook_variables(
     ]
     for name, value in variables[:max_rows]:
         type_name = _cell(type(value).__name__)
+        if private and is_private(name, private):
+            lines.append(f"{_cell(name)} | {type_name} | private | private | (withheld)")
+            continue
         lines.append(
             f"{_cell(name)} | {type_name} | {_shape(value)} | {_memory(value)} | "
             f"{_cell(_preview(value))}"
         )
     if len(variables) > max_rows:
         lines.append(f"… {len(variables) - max_rows:,} more variables not shown")
+    if private and any(is_private(n, private) for n, _ in variables[:max_rows]):
+        lines.append(
+            "Rows marked private are withheld by the user (DshMagics.private): do not ask "
+            "for their values."
+        )
     return truncate("\n".join(lines), max_chars)[0]
 
 
@@ -253,11 +264,16 @@ def describe_variable(
     max_chars: int = 8000,
     *,
     hidden: Container[str] = frozenset(),
+    private: tuple[str, ...] = (),
 ) -> tuple[bool, str]:
     """``(found, text)``: a bounded description of variable ``name`` (or ``a.b`` attribute path).
 
-    An unknown name gives ``found=False`` and a message naming similar variables.
+    An unknown name gives ``found=False`` and a message naming similar variables; a private
+    one (``private`` name patterns) ``found=False`` and :func:`private_refusal`, before its
+    value is looked at.
     """
+    if private and isinstance(name, str) and is_private(name, private):
+        return False, truncate(private_refusal(name.strip().split(".")[0]), max_chars)[0]
     found, value = _lookup(user_ns, name) if isinstance(name, str) and name.strip() else (False, 0)
     if not found:
         names = [n for n, _ in visible_variables(user_ns, hidden)]

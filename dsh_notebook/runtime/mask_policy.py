@@ -93,6 +93,9 @@ class Masking:
     values: tuple[tuple[str, str], ...] = ()
     shapes: bool = True
     patterns: tuple[tuple[re.Pattern[str], str], ...] = ()
+    private: tuple[str, ...] = ()
+    """The person's private name patterns (``DshMagics.private``): not masked here (their
+    values are among ``values``), read by the notebook tools that list and describe values."""
 
     @classmethod
     def build(
@@ -103,6 +106,7 @@ class Masking:
         environ: Mapping[str, str] | None = None,
         patterns: Iterable[str] = (),
         shapes: bool = True,
+        private: Iterable[str] = (),
     ) -> Masking:
         """The policy for this moment: the ``named`` values (``(value, name)``; ``None`` or empty
         values skipped), then the secret-looking variables of the environment, each value once
@@ -114,7 +118,7 @@ class Masking:
             if plain and plain not in seen:
                 seen.add(plain)
                 values.append((value or "", name))
-        return cls(tuple(values), shapes, compile_patterns(patterns))
+        return cls(tuple(values), shapes, compile_patterns(patterns), tuple(private))
 
     def __bool__(self) -> bool:
         return bool(self.values or self.shapes or self.patterns)

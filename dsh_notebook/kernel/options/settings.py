@@ -191,6 +191,15 @@ class KernelSettings:
         ),
     )
 
+    private: tuple[str, ...] = field(
+        default=(),
+        metadata=_about(
+            "Variables kept from the model (name patterns, e.g. ['payroll*', '*_secret']): "
+            "listed by name and type only, never described, refused in {name}, their values "
+            "masked in every output."
+        ),
+    )
+
     def __repr__(self) -> str:  # the key never shows, not even in a traceback's locals
         return f"KernelSettings(model={self.model!r}, api_key={'<set>' if self.api_key else None})"
 
