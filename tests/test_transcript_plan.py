@@ -104,6 +104,6 @@ def test_a_price_table_setting_is_checked() -> None:
     )
     assert table["m"] == Price(1, 0.5, 2, "2026-01-01") and "deepseek-flash" in table
     for bad in ([], {"m": {"input": 1}}, {"m": {"input": -1, "cached_input": 0, "output": 0}}):
-        with pytest.raises(ValueError) as info:
+        with pytest.raises(ValueError, match="price") as info:
             parse_prices(bad)
         assert "\n" not in str(info.value)
