@@ -75,15 +75,18 @@ def run_reply(k: Kernel, page: FakePage, data: dict[str, Any]) -> dict[str, Any]
     return {"v": 1, "type": "run_cells_reply", "request_id": data["request_id"], "cells": results}
 
 
-def test_fix_with_dsh_edits_the_typod_column_and_runs_the_cell(
-    kernel: Kernel, analyst: ScriptedModelServer
-) -> None:
-    comm_id = open_link(kernel, (*CAPABILITIES, "identity"))
-    page = FakePage(["%load_ext dsh_notebook", DATA, TYPO, ""])
+def fix_with_dsh(
+    k: Kernel, analyst: ScriptedModelServer, data: str, typo: str
+) -> tuple[FakePage, list[tuple[str, Any]], int, str]:
+    """Run ``data``, then ``typo`` (it raises), then the Fix with dsh prompt for it, the page
+    played and each card allowed by the person; the page, the analyst's calls, the cards
+    allowed and everything the kernel showed."""
+    comm_id = open_link(k, (*CAPABILITIES, "identity"))
+    page = FakePage(["%load_ext dsh_notebook", data, typo, ""])
     target, prompt_cell = page.cells[2]["id"], page.cells[3]["id"]
-    assert kernel.execute(DATA, metadata=identity(page.cells[1]["id"])).error is None
-    failed = kernel.execute(TYPO, metadata=identity(target))
-    assert failed.error == "'staton'", failed.error
+    assert k.execute(data, metadata=identity(page.cells[1]["id"])).error is None
+    failed = k.execute(typo, metadata=identity(target))
+    assert failed.error is not None
     traceback = ANSI.sub("", "\n".join(next(
         m["content"]["traceback"] for m in failed.outputs if m["msg_type"] == "error"
     )))  # fmt: skip
@@ -93,59 +96,81 @@ def test_fix_with_dsh_edits_the_typod_column_and_runs_the_cell(
     )
     page.cells[3]["source"] = prompt
     analyst.clear_requests()
-    started = kernel.execute(prompt, allow_stdin=True, metadata=identity(prompt_cell))
+    started = k.execute(prompt, allow_stdin=True, metadata=identity(prompt_cell))
     assert started.error is None, started.error
 
-    seen, allowed = len(kernel.iopub), set()
+    seen, allowed = len(k.iopub), set()
     deadline = time.monotonic() + 180
     while not any("Ran 1 cell(s)" in json.dumps(r.body or {}) for r in analyst.requests) \
-            or kernel.value("_dsh.done()") != "True":  # fmt: skip
+            or k.value("_dsh.done()") != "True":  # fmt: skip
         assert time.monotonic() < deadline, [r.body for r in analyst.requests][-1:]
-        kernel.drain_iopub(0.2)
-        new = kernel.iopub[seen:]
-        seen = len(kernel.iopub)
+        k.drain_iopub(0.2)
+        new = k.iopub[seen:]
+        seen = len(k.iopub)
         for msg in new:
             content = msg["content"]
             if msg["msg_type"] != "comm_msg" or content.get("comm_id") != comm_id:
                 continue
-            data = content["data"]
+            message = content["data"]
             replies: list[dict[str, Any]] = []
-            if data.get("type") == "run_cells":
-                replies.append(run_reply(kernel, page, data))
+            if message.get("type") == "run_cells":
+                replies.append(run_reply(k, page, message))
             else:
                 page.receive = replies.append  # type: ignore[method-assign]
-                page.send(data)
+                page.send(message)
             for reply in replies:
-                out = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
-                kernel.client.shell_channel.send(out)
-            if data.get("type") == "waiting":
-                for cell in data["cells"]:
+                out = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+                k.client.shell_channel.send(out)
+            if message.get("type") == "waiting":
+                for cell in message["cells"]:
                     rid = cell.get("request_id")
                     if rid and rid not in allowed:  # the person allows the card
                         allowed.add(rid)
-                        assert kernel.execute(f"%dsh allow {rid}").error is None
+                        assert k.execute(f"%dsh allow {rid}").error is None
         time.sleep(0.1)
-
-    assert page.source(3) == FIXED  # the page applied the one-line change
-    assert kernel.value("by_station.round(1).to_dict()") == "{'A': 12.5, 'B': 20.0}"
     bodies = [r.body for r in analyst.requests if r.scenario == ANALYST_SCENARIO and r.body]
     calls = [
         (b["name"].rsplit("__", 1)[-1], b["input"])
         for m in bodies[-1]["messages"] if m["role"] == "assistant"
         for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"
     ]  # fmt: skip
+    shown = json.dumps([m["content"] for m in k.iopub], ensure_ascii=False)
+    return page, calls, len(allowed), json.dumps(bodies[-1]["messages"], ensure_ascii=False) + shown
+
+
+def test_fix_with_dsh_edits_the_typod_column_and_runs_the_cell(
+    kernel: Kernel, analyst: ScriptedModelServer
+) -> None:
+    page, calls, allowed, shown = fix_with_dsh(kernel, analyst, DATA, TYPO)
+    target = page.cells[2]["id"]
+    assert page.source(3) == FIXED  # the page applied the one-line change
+    assert kernel.value("by_station.round(1).to_dict()") == "{'A': 12.5, 'B': 20.0}"
     assert [c[0] for c in calls] == [
         "notebook_cells", "notebook_variables", "describe_variable", "edit_cell", "run_cells",
     ], calls  # fmt: skip
+    assert calls[0][1] == {"cell_ids": [target[:8]]}  # read by id first: the stale check
     assert calls[3][1] == {
         "cell_id": target[:8],
         "old_text": 'by_station = trips.groupby("staton")["minutes"].mean()',
         "new_text": 'by_station = trips.groupby("station")["minutes"].mean()',
     }
-    results = json.dumps(bodies[-1]["messages"], ensure_ascii=False)
-    assert "Applied: Edited cell 3 · id 00000003" in results
-    assert "Ran 1 cell(s) in the notebook (ok)." in results
-    assert "{'A': 12.5, 'B': 20.0}" in results
-    assert len(allowed) == 2  # two cards: the edit, then the run
-    shown = json.dumps([m["content"] for m in kernel.iopub], ensure_ascii=False)
+    assert "Applied: Edited cell 3 · id 00000003" in shown
+    assert "Ran 1 cell(s) in the notebook (ok)." in shown
+    assert "{'A': 12.5, 'B': 20.0}" in shown
+    assert allowed == 2  # two cards: the edit, then the run
     assert f"Cell {target[:8]} ran without an error with `station`." in shown
+
+
+def test_fix_with_dsh_points_a_missing_file_to_the_close_one_in_its_folder(
+    kernel: Kernel, analyst: ScriptedModelServer
+) -> None:
+    data = "from pathlib import Path\nPath('trips.csv').write_text('station,minutes\\nA,10\\n')"
+    typo = "import pandas as pd\nrows = len(pd.read_csv('trips.cvs'))\nprint(rows)"
+    page, calls, allowed, shown = fix_with_dsh(kernel, analyst, data, typo)
+    assert [c[0] for c in calls] == ["notebook_cells", "glob", "edit_cell", "run_cells"], calls
+    assert "Cell 00000003 ran without an error with `trips.csv`." in shown
+    assert (
+        page.source(3) == "import pandas as pd\nrows = len(pd.read_csv('trips.csv'))\nprint(rows)"
+    )
+    assert kernel.value("rows") == "1"
+    assert allowed == 2
