@@ -21,12 +21,22 @@ Guarantees:
   refuses any other path with the runtime's words. ``session/query`` and other methods get the
   runtime's unknown-method error. :attr:`ScriptedPeer.refuse_start` makes the next starts fail
   at ``initialize``.
+* **An ``[[approval]]`` tag asks for consent** as the runtime asks for a sandbox escalation
+  (``tests/captures/approval_rejected.jsonl``): the turn's ``bash`` call (``tool/call``), then
+  ``approval/asked``; only if the client opted in on ``initialize`` (``approvalRequests``) the
+  server request ``approval/request``, answered without a time limit; then ``approval/decided``
+  and the ``tool/result`` ("ran" only for exactly ``{"outcome": "allowed-once"}``, else the
+  runtime's refusal), before the answer. Every outcome is kept in :attr:`ScriptedPeer.approvals`
+  (``"unavailable"`` without the opt-in), so a test can tell that a rejected command never ran.
 * **Only the harness is replaced**: the kernel's own code runs unchanged (magics, commands,
   broker, pump, ledger, conversations, locks, display), through
   :attr:`~dsh_notebook.kernel.host.RuntimeHost.harness_factory`.
 * **What was displayed is kept** (:class:`RecordingDisplayPublisher`): every ``display`` and
   display update of the shell while loaded, in order, as :class:`Displayed` records; text the
   shell prints (terminal mode) still goes to stdout.
+* **Who drives the shell is chosen at load**: a terminal (no kernel), nbclient
+  (:class:`HeadlessKernel`) or a live page that offers stdin (:class:`LiveKernel`); either kernel
+  may carry the execute request's ``metadata`` the page extension sends (the notebook identity).
 """
 
 from __future__ import annotations
@@ -47,12 +57,16 @@ from .mock_runtime import MockRuntime, standard_reply
 __all__ = [
     "Displayed",
     "HeadlessKernel",
+    "LiveKernel",
     "InProcessKernel",
     "RecordingDisplayPublisher",
     "ScriptedPeer",
 ]
 
 DEFAULT_REPLY = "Hello from the fake runtime."
+APPROVAL_TAG = "[[approval]]"
+ESCALATION_REASON = "escalate sandbox to danger-full-access: a command outside the workspace"
+_OUTCOMES = ("allowed-once", "rejected", "cancelled")
 
 
 class _PeerHarness(DeepSeekHarness):
@@ -90,9 +104,11 @@ class ScriptedPeer:
         """Sessions that had a prompt: ``session/resume`` finds them in a later runtime."""
         self.refuse_start = False
         """When set, ``initialize`` fails (the runtime "cannot start")."""
+        self.approvals: list[str] = []
+        """The outcome of every approval an ``[[approval]]`` turn asked for, in order."""
         self._seq = itertools.count()
         self._ids = itertools.count(1)
-        self._turns: dict[str, str] = {}  # session -> answer of the turn still to finish
+        self._turns: dict[str, tuple[str, bool]] = {}  # session -> (answer, asks approval)
 
     def harness(self, config: HarnessConfig) -> DeepSeekHarness:
         """A :data:`~dsh_notebook.kernel.host.HarnessFactory`: a new peer runtime for ``config``."""
@@ -142,18 +158,51 @@ class ScriptedPeer:
         await self._event(runtime, sid, "turn/start", {"turn": 1})
         text = next((str(b.get("text", "")) for b in blocks if b.get("type") == "text"), "")
         tag = text.split("[[reply:", 1)[1].split("]]", 1)[0] if "[[reply:" in text else ""
-        self._turns[sid] = tag or DEFAULT_REPLY
+        self._turns[sid] = (tag or DEFAULT_REPLY, APPROVAL_TAG in text)
         return {"messageId": message_id}
 
     async def _finish(self, runtime: MockRuntime, sid: str) -> None:
-        answer = self._turns.pop(sid, None)
-        if answer is None:
+        turn = self._turns.pop(sid, None)
+        if turn is None:
             return
+        answer, asks = turn
+        if asks:
+            await self._escalate(runtime, sid)
         message = {"role": "assistant", "content": [{"type": "text", "text": answer}]}
         await self._event(runtime, sid, "assistant/message", {"turn": 1, "message": message})
         reason = {"kind": "completed"}
         await self._event(runtime, sid, "turn/end", {"turn": 1, "reason": reason})
         await runtime.notify("session.status", {"sessionId": sid, "status": "idle"})
+
+    async def _escalate(self, runtime: MockRuntime, sid: str) -> None:
+        """The turn's ``bash`` call asks to leave the sandbox (see the module docstring)."""
+        call_id, approval_id = f"call-{next(self._ids)}", f"approval-{next(self._ids)}"
+        arguments = {"command": "echo ran", "sandbox_permissions": "danger-full-access"}
+        call = {"turn": 1, "step": 1, "callId": call_id, "name": "bash"}
+        await self._event(runtime, sid, "tool/call", {**call, "arguments": json.dumps(arguments)})
+        asked = {"id": approval_id, "toolName": "bash", "callId": call_id}
+        await self._event(runtime, sid, "approval/asked", {**asked, "reason": ESCALATION_REASON})
+        outcome = "unavailable"
+        (initialize, *_) = runtime.requests("initialize")
+        if initialize["params"].get("approvalRequests") is True:
+            params = {"sessionId": sid, "toolName": "bash", "callId": call_id}
+            try:
+                result = await runtime.request(
+                    "approval/request", {**params, "reason": ESCALATION_REASON}, timeout=None
+                )
+            except JsonRpcError:
+                result = None
+            ok = isinstance(result, dict) and set(result) == {"outcome"}
+            outcome = str(result["outcome"]) if ok else "rejected"
+            outcome = outcome if outcome in _OUTCOMES else "rejected"
+        self.approvals.append(outcome)
+        await self._event(runtime, sid, "approval/decided", {"id": approval_id, "outcome": outcome})
+        ran = outcome == "allowed-once"
+        text = "ran\n" if ran else f"Error: escalating this command was {outcome}; it stays denied"
+        message = {"role": "tool", "source": {"kind": "tool", "callId": call_id},
+                   "toolCallId": call_id, "content": [{"type": "text", "text": text}],
+                   "isError": not ran}  # fmt: skip
+        await self._event(runtime, sid, "tool/result", {"turn": 1, "step": 1, "message": message})
 
 
 def _set_directory(path: str) -> dict[str, Any]:
@@ -204,14 +253,30 @@ class RecordingDisplayPublisher(DisplayPublisher):
 
 
 class HeadlessKernel:
-    """What the agent reads of an ipykernel kernel, as nbclient drives one: no stdin, no parent
-    request. With it on the shell, runs are shown as in a notebook nobody watches (one static
-    transcript, displayed when the run settled) instead of printed as in a terminal."""
+    """What the agent reads of an ipykernel kernel, as nbclient drives one: no stdin, and no
+    parent request unless :attr:`metadata` is set. With it on the shell, runs are shown as in a
+    notebook nobody watches (one static transcript, displayed when the run settled) instead of
+    printed as in a terminal."""
 
     _allow_stdin = False
 
-    def get_parent(self, channel: str = "shell") -> None:
-        return None
+    def __init__(self, metadata: dict[str, Any] | None = None) -> None:
+        self.metadata = metadata
+        """The metadata of the execute request being handled (``None``: no parent request), e.g.
+        the notebook identity the page extension sends; a test may change it between cells."""
+
+    def get_parent(self, channel: str = "shell") -> dict[str, Any] | None:
+        if self.metadata is None:
+            return None
+        header = {"msg_type": "execute_request"}
+        return {"header": header, "msg_type": "execute_request", "metadata": self.metadata}
+
+
+class LiveKernel(HeadlessKernel):
+    """A live frontend (JupyterLab, Notebook 7): the request offers stdin, so a ``%%dsh`` cell
+    returns at once and its run goes on in the background (:class:`HeadlessKernel` otherwise)."""
+
+    _allow_stdin = True
 
 
 @dataclass
@@ -222,19 +287,28 @@ class InProcessKernel:
     peer: ScriptedPeer = field(default_factory=ScriptedPeer)
     publisher: RecordingDisplayPublisher = field(default_factory=RecordingDisplayPublisher)
     _saved_pub: Any = None
-    _headless: bool = False
+    driver: HeadlessKernel | None = None
+    """The kernel object on the shell (``shell.kernel``), or ``None`` in terminal mode."""
 
     @classmethod
     def load(
-        cls, shell: Any, peer: ScriptedPeer | None = None, *, headless: bool = False
+        cls,
+        shell: Any,
+        peer: ScriptedPeer | None = None,
+        *,
+        headless: bool = False,
+        driver: HeadlessKernel | None = None,
     ) -> InProcessKernel:
-        """Load the extension into ``shell`` (bridge off) on ``peer`` (a new one by default);
-        ``headless``: the shell gets a :class:`HeadlessKernel` (terminal mode without it)."""
-        kernel = cls(shell, peer or ScriptedPeer(), _headless=headless)
+        """Load the extension into ``shell`` (bridge off) on ``peer`` (a new one by default).
+        ``driver`` becomes ``shell.kernel`` (a :class:`HeadlessKernel` or :class:`LiveKernel`);
+        ``headless`` is short for ``driver=HeadlessKernel()``; terminal mode without either."""
+        if driver is None and headless:
+            driver = HeadlessKernel()
+        kernel = cls(shell, peer or ScriptedPeer(), driver=driver)
         kernel._saved_pub = shell.display_pub
         shell.display_pub = kernel.publisher
-        if headless:
-            shell.kernel = HeadlessKernel()
+        if driver is not None:
+            shell.kernel = driver
         kernel.load_extension()
         return kernel
 
@@ -275,7 +349,7 @@ class InProcessKernel:
             self.shell.run_line_magic("unload_ext", "dsh_notebook")
         finally:
             self.shell.user_ns.pop("_dsh", None)
-            if self._headless:
+            if self.driver is not None:
                 del self.shell.kernel
             if self._saved_pub is not None:
                 self.shell.display_pub = self._saved_pub

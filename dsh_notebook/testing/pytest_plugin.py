@@ -16,7 +16,10 @@ Fixtures:
   (no subprocess), displays recorded; ``DSH_HOME`` under ``tmp_path``, the working directory
   ``tmp_path/ws``. Unloaded after the test. ``dsh_headless_kernel``: the same with a
   :class:`~dsh_notebook.testing.kernel.HeadlessKernel` (a notebook nobody watches: each run is
-  one recorded ``display_data``).
+  one recorded ``display_data``); ``dsh_live_kernel``: with a
+  :class:`~dsh_notebook.testing.kernel.LiveKernel` (a live page: a ``%%dsh`` cell returns at
+  once, its run goes on in the background). Set ``kernel.driver.metadata`` to send a cell's
+  execute metadata (the page's notebook identity).
 * ``recording_comms`` - every comm a widget creates during the test is a
   :class:`~dsh_notebook.testing.comms.RecordingComm`, listed in creation order.
 
@@ -45,6 +48,7 @@ __all__ = [
     "anyio_backend",
     "dsh_headless_kernel",
     "dsh_kernel",
+    "dsh_live_kernel",
     "fake_harness",
     "real_harness",
     "recording_comms",
@@ -135,17 +139,20 @@ def real_harness(tmp_path: Path, scripted_model: ScriptedModelServer) -> Harness
 
 
 def _in_process_kernel(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, headless: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, driver: str = ""
 ) -> Iterator[Any]:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from .kernel import InProcessKernel
+    from .kernel import HeadlessKernel, InProcessKernel, LiveKernel
+
+    drivers = {"headless": HeadlessKernel, "live": LiveKernel}
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
     monkeypatch.setenv("DSH_HOME", str(tmp_path / "home"))
     monkeypatch.chdir(workspace)
-    kernel = InProcessKernel.load(InteractiveShell.instance(), headless=headless)
+    made = drivers[driver]() if driver else None
+    kernel = InProcessKernel.load(InteractiveShell.instance(), driver=made)
     try:
         yield kernel
     finally:
@@ -155,13 +162,19 @@ def _in_process_kernel(
 @pytest.fixture
 def dsh_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """An in-process kernel on a ``MockRuntime``, terminal mode (see the module docstring)."""
-    yield from _in_process_kernel(tmp_path, monkeypatch, headless=False)
+    yield from _in_process_kernel(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def dsh_headless_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """``dsh_kernel`` as nbclient drives a kernel: runs are displayed (and recorded), not printed."""
-    yield from _in_process_kernel(tmp_path, monkeypatch, headless=True)
+    yield from _in_process_kernel(tmp_path, monkeypatch, driver="headless")
+
+
+@pytest.fixture
+def dsh_live_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """``dsh_kernel`` as a live page drives a kernel: stdin offered, runs in the background."""
+    yield from _in_process_kernel(tmp_path, monkeypatch, driver="live")
 
 
 @pytest.fixture
