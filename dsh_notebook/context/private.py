@@ -13,6 +13,11 @@
 - the context block names the private variables that exist (names only), so the model knows
   what is withheld and stops asking; ``%%dsh --show-context`` shows the same line.
 
+A cell tagged :data:`PRIVATE_TAG` is **private**: the page sends it with ``private: true`` and no
+source or outputs (and the kernel drops them should a page send them), ``notebook_cells`` and the
+context block list it as :data:`PRIVATE_CELL`, and the editing tools refuse it before any card
+(:func:`private_cell_refusal`).
+
 What is masked of a value (:func:`private_texts`): a string whole (and by pieces of 8 or more
 characters), a number of 4 or more characters, and for anything else each line of its
 ``repr`` (the first :data:`REPR_CHARS` characters) of 8 or more characters — so a printed
@@ -31,14 +36,24 @@ from typing import Any
 
 __all__ = [
     "REPR_CHARS",
+    "PRIVATE_CELL",
+    "PRIVATE_TAG",
     "interpolation_refusal",
     "is_private",
+    "private_cell_refusal",
     "private_label",
     "private_names",
     "private_refusal",
     "private_texts",
     "private_values",
 ]
+
+PRIVATE_TAG = "dsh-private"
+"""The cell tag of a private cell: the page sends it as ``private: true`` with no source and no
+outputs (the extension's toolbar toggles it; the tag set any other way counts the same)."""
+
+PRIVATE_CELL = "[private cell]"
+"""What the model reads in place of a private cell's source and outputs."""
 
 REPR_CHARS = 4000
 """How much of a non-text private value's ``repr`` is masked, line by line."""
@@ -74,6 +89,14 @@ def private_refusal(name: str) -> str:
         f"`{name}` is private (the user's DshMagics.private): its value is withheld from you "
         "on purpose. Do not ask for it or print it; work with its name and type, or ask the "
         "user for what you need."
+    )
+
+
+def private_cell_refusal(label: str) -> str:
+    """Why an editing tool refuses a private cell, before any card (one line)."""
+    return (
+        f"{label} is private (tagged {PRIVATE_TAG} by the user): it cannot be read or changed "
+        "by you. Leave it as it is, or ask the user."
     )
 
 

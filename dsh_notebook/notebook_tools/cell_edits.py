@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..context.describe import truncate
+from ..context.private import private_cell_refusal
 from ..transcript.bounds import DIFF_MAX
 from . import cell_texts as texts
 from .ran_cells import is_cut
@@ -93,17 +94,22 @@ def find_cell(cells: Sequence[Mapping[str, Any]], cell_id: str) -> Mapping[str, 
     wanted = cell_id.strip()
     exact = [c for c in cells if c.get("id") == wanted]
     if exact:
-        return exact[0]
+        return _unless_private(exact[0])
     matches = (
         [c for c in cells if str(c.get("id", "")).startswith(wanted)]
         if len(wanted) >= SHORT_ID
         else []
     )
     if len(matches) == 1:
-        return matches[0]
+        return _unless_private(matches[0])
     if not matches:
         return texts.no_such_id_text(wanted)
     return texts.ambiguous_id_text(len(matches), wanted)
+
+
+def _unless_private(cell: Mapping[str, Any]) -> Mapping[str, Any] | str:
+    """``cell``, or why it cannot be the target: it is private (``dsh-private``)."""
+    return private_cell_refusal(cell_label(cell)) if cell.get("private") else cell
 
 
 def cell_label(cell: Mapping[str, Any]) -> str:

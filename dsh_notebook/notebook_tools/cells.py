@@ -34,6 +34,7 @@ from typing import Any, Final
 
 from ..context.describe import truncate
 from ..context.notebook_context import short_id
+from ..context.private import PRIVATE_CELL
 from ..transcript.bounds import truncation_mark
 from .history import notebook_history
 from .ran_cells import RanLookup, edited_since
@@ -218,6 +219,8 @@ def _cell_block(
     kind = str(cell.get("cell_type", "code"))
     cell_id = cell.get("id")
     head = "## " + _head(cell, this_cell, ran)
+    if cell.get("private"):
+        return f"{head}\n{PRIVATE_CELL} (its source and outputs are withheld by the user)"
     source = str(cell.get("source", "")).rstrip()
     outputs = cell.get("outputs")
     outputs = outputs if isinstance(outputs, list) else []
@@ -266,6 +269,8 @@ def _status(cell: Mapping[str, Any], this_cell: str | None) -> str:
 
 def _brief_line(cell: Mapping[str, Any], chars: int, this_cell: str | None,
                 ran: RanLookup | None) -> str:  # fmt: skip
+    if cell.get("private"):
+        return f"{_head(cell, this_cell, ran, brief=True)}: {PRIVATE_CELL}"
     lines = [ln.strip() for ln in str(cell.get("source", "")).splitlines() if ln.strip()]
     first = _cut_to(lines[0], chars) if lines else "(empty)"
     if len(lines) > 1:

@@ -143,15 +143,19 @@ def _notebook_cell(raw: object) -> NotebookCell | None:
     parsed = [checked_output(o) for o in outputs]
     if any(o is None for o in parsed):
         return None
-    running = raw.get("running", False)
-    if type(running) is not bool:
+    running, private = raw.get("running", False), raw.get("private", False)
+    if type(running) is not bool or type(private) is not bool:
         return None
+    if private:  # never kept, whatever a page sent
+        source, parsed = "", []
     assert isinstance(count, int) or count is None
     cell: NotebookCell = {"index": index, "id": cell_id, "cell_type": str(cell_type),
                           "source": source, "execution_count": count, "agent": agent,
                           "selected": selected, "outputs": [o for o in parsed if o is not None]}  # fmt: skip
     if running:
         cell["running"] = True
+    if private:
+        cell["private"] = True
     return cell
 
 

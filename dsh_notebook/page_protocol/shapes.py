@@ -192,6 +192,9 @@ class _NotebookCellRequired(TypedDict):
 class NotebookCell(_NotebookCellRequired, total=False):
     running: bool
     """Present (true) while the page runs the cell or has it queued (JupyterLab 4.1+)."""
+    private: bool
+    """Present (true) for a cell tagged ``dsh-private``: its ``source`` is empty and it has no
+    ``outputs`` (the page never sends them; the kernel drops them if one does)."""
 
 
 class ReadNotebookReply(TypedDict):

@@ -147,7 +147,7 @@ def _page_facts(
         if cell_id is not None and cell.get("id") == cell_id:
             position = where
         count = edited_since(cell, ran)
-        if count is not None:
+        if count is not None and not cell.get("private"):  # a private cell is never shown
             edited.append(EditedCell(where, str(cell.get("id")), count, str(cell.get("source"))))
     return {"position": position, "edited": tuple(edited)}
 
