@@ -197,6 +197,7 @@ def test_a_missing_file_with_a_close_match_in_its_folder() -> None:
     [
         ("KeyError: 'zzz'", 'trips["zzz"]', "I can't fix this with an edit: `trips` has no column like `zzz`"),
         ("TypeError: unsupported operand", "1 + 'a'", "I can't fix `TypeError: unsupported operand` with an edit"),
+        ("NameError: name 'trips' is not defined", "trips.head()", "I can't fix this with an edit: `trips` exists now"),
     ],
 )  # fmt: skip
 def test_where_it_cannot_fix_it_says_so_in_one_line(error: str, source: str, expected: str) -> None:

@@ -45,6 +45,7 @@ _DATA_MODULES: Final = (
     "polars", "pyarrow", "requests", "IPython",
 )  # fmt: skip
 _LINE_MAX: Final = 300
+_CANNOT: Final = "I can't fix this with an edit: "
 
 
 def fix_target(prompt: str) -> str | None:
@@ -138,44 +139,51 @@ def proposed_change(
     elif failure.wants_frames and missing:
         used = _frames_used(source, frames)
         if not used:
-            return f"I can't fix this with an edit: the code indexes no DataFrame I can see, so I cannot tell what `{missing}` should be."
-        if any(missing == c.name for f in used for c in f.columns):
-            return f"I can't fix this with an edit: `{missing}` is a column of `{used[0].name}` now, so the cell only needs to run again."
+            return _CANNOT + (
+                f"the code indexes no DataFrame I can see, so I cannot tell what `{missing}` "
+                "should be."
+            )
         candidates = similar(missing, [c.name for f in used for c in f.columns])
         what = f"there is no column `{missing}` in `{used[0].name}`"
         if not candidates:
             shown = ", ".join(f"`{c.name}`" for c in used[0].columns[:12])
-            return f"I can't fix this with an edit: `{used[0].name}` has no column like `{missing}` (its columns: {shown})."
+            frame = used[0].name
+            return _CANNOT + f"`{frame}` has no column like `{missing}` (its columns: {shown})."
     elif (module := MODULE_MISSING.search(failure.message)) is not None:
         missing = module.group(1)
         top = missing.split(".")[0]
         known = sorted(set(sys.stdlib_module_names) | set(_DATA_MODULES))
         candidates = [] if "." in missing else [c for c in similar(missing, known) if c != missing]
-        what = f"there is no module `{missing}`"
         if not candidates:
-            return f"I can't fix this with an edit: the module `{top}` is not installed in the kernel's environment; install it with `%pip install {top}` in a cell of its own and restart the kernel."
+            return _CANNOT + (
+                f"the module `{top}` is not installed in the kernel's environment; install it "
+                f"with `%pip install {top}` in a cell of its own and restart the kernel."
+            )
+        what = f"there is no module `{missing}`"
     elif (path := FILE_MISSING.search(failure.message)) is not None:
         missing = path.group(1)
         name = posixpath.basename(missing)
-        candidates = [c for c in similar(name, files) if c != name]
+        found = [c for c in similar(name, files) if c != name]
+        if not found:
+            return _CANNOT + (
+                f"there is no file `{missing}` and none with a similar name in its folder; check "
+                "the path (`%pwd` shows the kernel's working directory)."
+            )
+        candidates = [posixpath.join(posixpath.dirname(missing), found[0])]
         what = f"there is no file `{missing}`"
-        if not candidates:
-            return f"I can't fix this with an edit: there is no file `{missing}` and none with a similar name in its folder; check the path (`%pwd` shows the kernel's working directory)."
-        meant = posixpath.join(posixpath.dirname(missing), candidates[0])
-        span = fixed_span(source, missing, meant)
-        if span is None:
-            return f"I can't fix this with an edit: cell's code does not spell the path `{missing}` out, so I cannot point it to `{meant}`."
-        return Change(span[0], span[1], missing, meant, what)
     else:
-        return f"I can't fix {_code(failure.line)} with an edit without a language model (the demo analyst fixes missing columns, variables, modules and files with a close match only)."
-    if not missing or not candidates or candidates[0] == missing:
-        return f"I can't fix this with an edit: {what} and nothing in it has a similar name."
+        return (
+            f"I can't fix {_code(failure.line)} with an edit without a language model (the demo "
+            "analyst fixes missing columns, variables, modules and files with a close match only)."
+        )
+    if not missing or not candidates:
+        return _CANNOT + f"{what} and nothing in it has a similar name."
+    if candidates[0] == missing:
+        return _CANNOT + f"`{missing}` exists now, so the cell only needs to run again."
     span = fixed_span(source, missing, candidates[0])
     if span is None:
-        return (
-            f"I can't fix this with an edit: {what}, and no line of the cell uses it by that name."
-        )
-    return Change(span[0], span[1], missing, candidates[0], what)  # fmt: skip
+        return _CANNOT + f"{what}, and no line of the cell spells `{missing}` out."
+    return Change(span[0], span[1], missing, candidates[0], what)
 
 
 def cell_source(result: str, cell_id: str) -> str | None:
@@ -231,24 +239,32 @@ def _files_step(turn: Turn, failure: Failure) -> Step | list[str]:
         )
     if listed[-1].is_error:
         return []
-    return [posixpath.basename(ln.strip().rstrip("/")) for ln in (listed[-1].result or "").splitlines() if ln.strip()]  # fmt: skip
+    lines = (listed[-1].result or "").splitlines()
+    return [posixpath.basename(ln.strip().rstrip("/")) for ln in lines if ln.strip()]
 
 
 def fix_step(turn: Turn, failure: Failure, cell_id: str) -> Step:
     """The next step of Fix with dsh for ``failure`` in cell ``cell_id`` (module docstring)."""
     where = f"cell {cell_id}"
     if turn.parent is not None:
-        return _cannot(turn, failure, f"I can't edit {where}: I am a subagent, and only the run you started can ask you to apply an edit.")  # fmt: skip
+        why = "I am a subagent, and only the run you started can ask you to apply an edit."
+        return _cannot(turn, failure, f"I can't edit {where}: {why}")
     if not (turn.offers("edit_cell") and turn.offers("notebook_cells")):
-        return _cannot(turn, failure, f"I can't edit {where}: the notebook's cell tools are off in this kernel (they are on and off with `run_python`).")  # fmt: skip
+        why = "the notebook's cell tools are off in this kernel (they go with `run_python`)."
+        return _cannot(turn, failure, f"I can't edit {where}: {why}")
     read = _read(turn, cell_id)
     if read is None:
         return turn.call("notebook_cells", {"cell_ids": [cell_id]}, f"Let me read {where}.")
     if read.is_error or (read.result or "").startswith(_NO_PAGE):
-        return _cannot(turn, failure, f"I can't edit {where}: no notebook page that can apply edits answered (open the notebook in JupyterLab 4 or Notebook 7 with the dsh-notebook extension).")  # fmt: skip
+        why = (
+            "no notebook page that can apply edits answered (open the notebook in JupyterLab 4 "
+            "or Notebook 7 with the dsh-notebook extension)."
+        )
+        return _cannot(turn, failure, f"I can't edit {where}: {why}")
     source = cell_source(read.result or "", cell_id)
     if source is None:
-        return _say(f"I can't fix {where}: the notebook has no such cell now ({_first_line(read.result)}).")  # fmt: skip
+        why = f"the notebook has no such cell now ({_first_line(read.result)})"
+        return _say(f"I can't fix {where}: {why}.")
     failure = replace(failure, code=source)
     names = kernel_names(turn, failure)
     if isinstance(names, Step):
