@@ -88,3 +88,43 @@ def test_the_api_key_never_lands_in_the_index(
     home = ip._dsh_notebook_magics.agent.resolved_home()  # type: ignore[attr-defined]
     for path in (home / "dsh_notebook" / "conversations").iterdir():
         assert "sk-test" not in path.read_text()
+
+
+A, B = "a" * 32, "b" * 32
+
+
+def rows(out: str) -> list[str]:
+    """The listed conversations' names, in order."""
+    return [line[2:].split()[0] for line in out.splitlines() if line[:2] in ("* ", "  ")]
+
+
+def test_sessions_of_a_notebook_by_its_identity_across_a_restart(
+    dsh_headless_kernel: InProcessKernel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each cell carries the notebook's identity in its execute metadata, as the page extension
+    sends it (reading it on ipykernel 6 and 7 is ``test_frontend_identity``'s): notebook A's
+    conversations are listed in A, after a restarted kernel too, and never in notebook B."""
+    kernel = dsh_headless_kernel
+    ip, page = kernel.shell, kernel.driver
+    assert page is not None
+
+    def cell(notebook: str, cell_id: str, code: str) -> str:
+        page.metadata = {"dsh_notebook": {"v": 1, "id": notebook, "path": "x.ipynb",
+                                          "cell_id": cell_id}}  # fmt: skip
+        capsys.readouterr()
+        assert ip.run_cell(code).success
+        return capsys.readouterr().out
+
+    cell(A, "c1", "%%dsh --wait\n[[reply:ok]] Which region grows fastest?")
+    assert "new session churn-q3" in cell(A, "c2", "%dsh new churn-q3")
+    cell(A, "c3", "%%dsh --wait\n[[reply:ok]] Who churned in week 8?")
+    assert ip.user_ns["_dsh"].session == "churn-q3"
+    listed = cell(A, "c4", "%dsh sessions")
+    assert rows(listed) == ["churn-q3", f"nb-{A[:12]}"], listed
+    assert "* churn-q3" in listed and "Who churned in week 8?" in listed
+    assert "Which region grows fastest?" in listed and "[[reply" in listed  # the prompt as sent
+    kernel.reload()  # a restarted kernel of the same notebook lists the same conversations
+    listed = cell(A, "c1", "%dsh sessions")
+    assert rows(listed) == ["churn-q3", f"nb-{A[:12]}"], listed
+    other = cell(B, "c1", "%dsh sessions")  # another notebook in the same DSH_HOME: none of them
+    assert "churn-q3" not in other and "grows fastest" not in other, other
