@@ -740,6 +740,19 @@ class _Reader:
                 named = True
         return named
 
+    def conflicts(self) -> None:
+        """Two values one column cannot both have ("coffee and tea", "January and March",
+        weekends and weekdays) mean either one: that is not a condition rows can meet."""
+        kinds: dict[tuple[str, str], dict[str, Condition]] = {}
+        for c in self.conditions:
+            kind = "weekpart" if c.op in ("weekend", "weekday") else c.op
+            if kind in ("==", "month", "year", "day", "weekpart"):
+                kinds.setdefault((c.column, kind), {})[c.text()] = c
+        for (column, _kind), said in kinds.items():
+            if len(said) > 1:
+                both = " and ".join(sorted(said))
+                self.unread.append(f"{both} together (`{column}` has one value per row)")
+
     # -- the whole --------------------------------------------------------------------------
 
     def reading(self) -> Reading:
@@ -768,12 +781,19 @@ class _Reader:
         direction, amount = self.extreme()
         self.measured(long_word)
         rows = self.rows_named()
+        if agg in (None, "count") and self.measure is not None and _per_row(t.text, self.frame):
+            agg, why_mean = "mean", True  # "the fee per visit": the mean over the rows
+        else:
+            why_mean = False
+        rows = rows or bool(re.search(r"\bbusiest\b|\bquietest\b", t.text))
         if trend or plot:
             for m in t.finditer(_OVER):
                 t.take(m.start(), m.end())
-            order = [c for s, e, c in self.mentions if t.free(s, e) and c.orders_rows]
-            for c in order[:1]:
-                self.take_column(c)
+            order = [(s, e) for s, e, c in self.mentions if t.free(s, e) and c.orders_rows]
+            for s, e in order[:1]:  # "over week": a line over an order column (older selection)
+                over = re.search(r"\bover\s+(?:the\s+)?$", t.text[:s])
+                legacy = legacy or (over is not None and self.grain is None)
+                t.take(over.start() if over else s, e)
         if legacy:  # the older selection reads the columns itself ("distinct drivers")
             for s, e, _c in self.mentions:
                 if t.free(s, e):
@@ -782,12 +802,13 @@ class _Reader:
             self.take_column(self.time)
         if self.grain is not None and self.time is not None:
             self.take_column(self.time)
+        self.conflicts()
         asks_measure = amount and measure_free(self, agg, rows)
         self.unread += [w for _s, _e, w in t.left()
                         if w not in _FILLER and not (asks_measure and w in _AMOUNT_VERBS)]  # fmt: skip
         # what the question did not say outright
         measure, group, grain = self.measure, self.group, self.grain
-        why = ""
+        why = 'I read "per" one of the rows as the mean' if why_mean else ""
         best: Literal["max", "min"] | None = None
         if direction is not None and (group is not None or grain is not None):
             best = None if trend else direction
@@ -816,7 +837,10 @@ class _Reader:
             agg = "count"  # "the total number of records"
         if agg != "count" and measure is None and not legacy:
             self.unread.append(f"the {_AGG_WORDS[agg]} of which column")
-        if trend and grain is None:
+        stepped = self.time is not None and _parts(self.time.name)[-1] in _GRAIN_WORDS
+        if trend and grain is None and self.time is not None and not stepped:
+            self.unread.append("the trend's time step (say per day, week, month or year)")
+        elif trend and grain is None:
             legacy = True  # a trend over an order column, as the older selection reads it
         if trend and grain == "weekday":
             self.unread.append("a trend over weekdays")
@@ -848,6 +872,14 @@ class _Reader:
             unread=tuple(dict.fromkeys(self.unread)),
             legacy=legacy,
         )
+
+
+def _per_row(text: str, frame: Frame) -> bool:
+    """Whether the question says "per <row>" ("the fee per visit", "units per sale")."""
+    return any(
+        _is_frame_noun(m.group(1), frame) or m.group(1) in _ROW_NOUNS
+        for m in re.finditer(r"\bper\s+([a-z]+)\b", text)
+    )
 
 
 def _num(text: str) -> int | float:

@@ -341,7 +341,11 @@ def _reading_answer(reading: Reading, result: str) -> str:
         return compose.reading_value(number, read=said, why=reading.why, unit=unit)
     items = read_printed(printed_text(result) or "")
     if items is None:
-        return _unread(result)
+        return (
+            f"I computed {said} in your kernel (the `run_python` call above shows it), but it "
+            "has more rows than I can read back from the tool's output, so I state no numbers "
+            "from it."
+        )
     if reading.trend:
         slopes = compose.trend_answer(items, value=reading.measure, unit=f"per {reading.grain}")
         return f"I read {said}.\n\n{slopes}"
@@ -557,6 +561,8 @@ def next_step(turn: Turn, intent: Intent) -> Step:
     reading = read(question, frame) if reads else None
     if reading is not None and reading.unread:
         return _say(compose.reading_declined(reading.describe(), reading.unread))
+    if reading is not None and reading.legacy and (reading.trend or reading.plot):
+        intent = replace(intent, kind="trend" if reading.trend else "plot")
     selected = _select(turn, intent, frame, question)
     if reading is not None and not reading.legacy and not _older_reads(reading, selected):
         return _reading_step(turn, reading)
