@@ -27,6 +27,7 @@ __all__ = [
     "ESCALATE_DEFAULT_PREFIX",
     "LONG_DEFAULT_CHUNKS",
     "PLAIN_ANSWER",
+    "PLAN_STEPS",
     "SLOW_DEFAULT_CHUNKS",
     "SLOW_DEFAULT_CHUNK_DELAY",
     "SUBAGENT_FINAL",
@@ -46,6 +47,8 @@ SUBAGENT_FINAL: Final = "The child said hello."
 CHILD_ANSWER: Final = "Hello from the child subagent."
 PLAIN_ANSWER: Final = "Hello from the fake model!"
 WRITE_CONTENT: Final = "written by the scripted model\n"
+PLAN_STEPS: Final = ("Load sales.csv", "Plot monthly revenue", "Name the region that fell behind")
+"""The steps of the ``plan`` scenario's ``todo_write`` calls."""
 LONG_DEFAULT_CHUNKS: Final = 2000
 SLOW_DEFAULT_CHUNKS: Final = 20
 SLOW_DEFAULT_CHUNK_DELAY: Final = 0.1
@@ -147,6 +150,27 @@ def _run_python_step(text: str, code: str) -> Step:
 def _long_step(ctx: ScriptContext) -> Step:
     count = ctx.int_tag("chunks", LONG_DEFAULT_CHUNKS, minimum=1)
     return Step(text_chunks=tuple(long_text_chunks(count)))
+
+
+def _plan_write(done: int) -> StepFactory:
+    """A ``todo_write`` of :data:`PLAN_STEPS` with ``done`` steps completed and the next in
+    progress, after ``[[plan-delay:S]]`` seconds (default 0) so a view can watch each state."""
+
+    def factory(ctx: ScriptContext) -> Step:
+        todos = [
+            {"content": step, "status": "completed" if i < done else
+             "in_progress" if i == done else "pending"}
+            for i, step in enumerate(PLAN_STEPS)
+        ]  # fmt: skip
+        text = "Here is my plan." if done == 0 else ""
+        delay = ctx.float_tag("plan-delay", 0.0) if done else 0.0
+        return Step(text=text, tool_calls=(ToolCall("todo_write", {"todos": todos}),), delay=delay)
+
+    return factory
+
+
+def _plan_final(ctx: ScriptContext) -> Step:
+    return Step(text="All steps done.", delay=ctx.float_tag("plan-delay", 0.0))
 
 
 def _slow_step(ctx: ScriptContext) -> Step:
@@ -341,6 +365,12 @@ _BUILTINS: dict[str, Script] = {
         'marker ([{"tool": "edit_cell", "args": {"cell_id": "@2", ...}}], "@N": the id of cell '
         "N), one per step, then the first line of every result",
         repeat_last=True,
+    ),
+    "plan": Script(
+        steps=(_plan_write(0), _plan_write(1), _plan_final),
+        description="todo_write of three steps (the first in progress), then the first done and "
+        "the second in progress, then an answer; [[plan-delay:S]] waits S seconds before each "
+        "later reply",
     ),
     "unknown-tool": Script(
         steps=(
