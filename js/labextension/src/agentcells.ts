@@ -10,8 +10,11 @@
  * "Undo this run" button: a click asks the kernel (`undo_request`), which sends the run's ledger
  * back to be reverted as one step (`celledits.ts`); the result (reverted / skipped) is shown
  * next to the button. When the kernel does not answer within `UNDO_WAIT_MS`, has no comm (gone,
- * restarting) or has nothing to undo (a restart emptied its ledger), the button falls back to
- * deleting the run's agent cells in one undoable change, and says so. What a page that is not connected misses is not replayed (see the kernel's
+ * restarting) or has nothing to undo (a restart emptied its ledger), the button reverts the run
+ * from what the notebook itself keeps (`undorecord.ts`: the edits, inserted and deleted cells, the
+ * agent cells of the run, with the outputs from before) in one undoable change, and says the
+ * kernel's values are not restored; a notebook without records falls back to deleting the run's
+ * agent cells. What a page that is not connected misses is not replayed (see the kernel's
  * `send_insert_cell`): the transcript keeps the code.
  */
 
@@ -21,6 +24,7 @@ import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 
 import { AGENT_METADATA_KEY, ICellInfo, agentCellJSON, agentOrigin, insertionIndex, newestRunCells } from './agentcell';
 import { editMark, undoSummary } from './celledit';
+import { readRecords } from './undorecord';
 import type { IInsertCell } from './protocol/kernel';
 import type { IUndoReply } from './protocol/page';
 import { oneUndoStep } from './undostep';
@@ -35,6 +39,8 @@ const NOTE_MS = 8000;
 
 /** Asks the kernel to undo the newest run of `anchor`: its reply, or `null` (no answer, no kernel). */
 export type UndoRequester = (anchor: string) => Promise<IUndoReply | null>;
+/** Reverts run `run` from the notebook's own records (`CellEdits.undoFromNotebook`), or `null`. */
+export type NotebookUndo = (run: string) => IUndoReply | null;
 
 function infos(model: INotebookModel): ICellInfo[] {
   const out: ICellInfo[] = [];
@@ -80,7 +86,8 @@ export class AgentCells {
 export class UndoRunButtons {
   constructor(
     private readonly _panel: NotebookPanel,
-    private readonly _request: UndoRequester
+    private readonly _request: UndoRequester,
+    private readonly _fromNotebook: NotebookUndo = () => null
   ) {
     const refresh = (): void => this._schedule();
     void _panel.context.ready.then(() => {
@@ -108,6 +115,14 @@ export class UndoRunButtons {
 
   /** Per anchor: how many agent cells and edited cells its newest run has in the notebook. */
   private _changed(model: INotebookModel): Map<string, { agent: number; edited: number }> {
+    return this._scan(model).counts;
+  }
+
+  /** Per anchor: its newest run, and how many agent cells and changed cells that run has here. */
+  private _scan(model: INotebookModel): {
+    runs: Map<string, string>;
+    counts: Map<string, { agent: number; edited: number }>;
+  } {
     const runs = new Map<string, string>();
     const cells: { anchor: string; run: string; agent: boolean }[] = [];
     for (let i = 0; i < model.cells.length; i++) {
@@ -119,6 +134,11 @@ export class UndoRunButtons {
       }
       if (edited?.anchor !== undefined) {
         cells.push({ anchor: edited.anchor, run: edited.run, agent: false });
+      }
+      for (const record of readRecords(meta)) {
+        if (record.kind === 'delete' && record.anchor !== undefined) {
+          cells.push({ anchor: record.anchor, run: record.run, agent: false }); // a deleted cell
+        }
       }
     }
     for (const cell of cells) {
@@ -133,7 +153,7 @@ export class UndoRunButtons {
       count[cell.agent ? 'agent' : 'edited'] += 1;
       counts.set(cell.anchor, count);
     }
-    return counts;
+    return { runs, counts };
   }
 
   private _refresh(): void {
@@ -212,12 +232,19 @@ export class UndoRunButtons {
       if (reply !== null && (reply.reverted > 0 || reply.skipped.length > 0)) {
         text = `Undone: ${undoSummary(reply)}.`;
       } else {
-        const removed = this.remove(anchorId);
         const why = reply === null ? 'the kernel did not answer' : 'the kernel has nothing to undo for this run (restarted?)';
-        text =
-          removed > 0
-            ? `${capital(why)}: removed this run's ${removed} agent cell${removed === 1 ? '' : 's'}; Undo (z) reverts edits step by step.`
-            : `${capital(why)}; Undo (z) reverts edits step by step.`;
+        const model = this._panel.isDisposed ? null : this._panel.content.model;
+        const run = model === null ? undefined : this._scan(model).runs.get(anchorId);
+        const own = run === undefined ? null : this._fromNotebook(run);
+        if (own !== null) {
+          text = `${capital(why)}: ${undoSummary(own)} from what the notebook keeps; the kernel's values are not restored.`;
+        } else {
+          const removed = this.remove(anchorId);
+          text =
+            removed > 0
+              ? `${capital(why)}: removed this run's ${removed} agent cell${removed === 1 ? '' : 's'}; Undo (z) reverts edits step by step.`
+              : `${capital(why)}; Undo (z) reverts edits step by step.`;
+        }
       }
     } finally {
       this._busy.delete(anchorId);

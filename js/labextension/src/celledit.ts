@@ -7,20 +7,36 @@
  * `before` (insert: `after_cell_id` exists), else `stale` / `missing` with the current source and
  * nothing changed. Applied inside one `store.transact` (one undoable step), the changed or new cell
  * marked `metadata.dsh_notebook.edited = {session, run, call[, anchor]}`; outputs are left as
- * they are. Idempotent by `call`: an edit whose cell already carries that call and the `after`
+ * they are. The same step writes the notebook's own undo record (`undorecord.ts`): an edited cell
+ * keeps its source, execution count and outputs from before, an inserted cell the digest of its
+ * source, a deleted cell is kept on the run's `%%dsh` cell. Idempotent by `call`: an edit whose cell already carries that call and the `after`
  * source, an insert whose cell with that call exists, answers `applied` again without a change
  * (two pages on one shared model, a re-sent message).
  *
  * `undoChanges` reverts a run's ledger (newest first) in one `store.transact`: an edit only where
  * the source still equals `after`, an insert / agent cell only where its source is unchanged, a
- * delete puts the cell back (same id) after `after_cell_id`, else at `index`. Everything else is
- * skipped with the reason. Neither function throws for a well-formed message; a store error
+ * delete puts the cell back (same id) after `after_cell_id`, else at `index`. A reverted edit gets
+ * the execution count and outputs it had before the edit (from its record; none kept and run
+ * since: cleared), a cell put back its kept outputs. Everything else is skipped with the reason;
+ * the run's records are dropped from the notebook either way (undone once, like the kernel's
+ * ledger). The entries come from the kernel's ledger or, without it, from the records
+ * (`undoFromRecords`). Neither function throws for a well-formed message; a store error
  * becomes `failed`.
  */
 
 import { MAX_MESSAGE } from './protocol/constants';
 import type { Change, IApplyChange, IChangeOrigin, IUndoChanges, UndoEntry } from './protocol/kernel';
 import type { IApplyChangeReply, IUndoReply, IUndoSkipped } from './protocol/page';
+import {
+  IKeptOutputs,
+  UndoRecord,
+  digest,
+  editRecordOf,
+  keepOutputs,
+  outputsAfterRevert,
+  withRecord,
+  withoutRun
+} from './undorecord';
 
 /** The `edited` mark in a cell's `metadata.dsh_notebook`. */
 export type EditMark = IChangeOrigin;
@@ -31,6 +47,11 @@ export interface IStoreCell {
   edited: EditMark | null;
   /** The agent-cell origin (`metadata.dsh_notebook.agent`), when an agent cell. */
   agent: { run: string; call: number } | null;
+  /** What the notebook keeps to undo changes of this cell (`metadata.dsh_notebook.undo`, `undorecord.ts`). */
+  records: UndoRecord[];
+  /** Its execution count (`null`: none, or not a code cell). */
+  execution_count: number | null;
+  cell_type?: 'code' | 'markdown' | 'raw';
 }
 
 export interface INewCell {
@@ -38,6 +59,9 @@ export interface INewCell {
   source: string;
   id?: string;
   edited?: EditMark;
+  records?: UndoRecord[];
+  /** The outputs it comes back with (a deleted cell put back). */
+  outputs?: IKeptOutputs;
 }
 
 /** The notebook as `applyChange` / `undoChanges` see and change it. */
@@ -51,6 +75,31 @@ export interface ICellStore {
   remove(index: number): void;
   /** Sets (or with `null` drops) the `edited` mark. */
   mark(index: number, mark: EditMark | null): void;
+  /** The cell's execution count and outputs now (none for a markdown / raw cell). */
+  outputs(index: number): { execution_count: number | null; outputs: unknown[] };
+  /** Sets a code cell's execution count and outputs (`outputs: null` is taken as none). */
+  setOutputs(index: number, kept: IKeptOutputs): void;
+  /** Sets (an empty list drops) the cell's undo records. */
+  setRecords(index: number, records: UndoRecord[]): void;
+}
+
+let lastAt = 0;
+/** When a change is recorded: milliseconds, strictly increasing within this page. */
+function recordTime(): number {
+  lastAt = Math.max(Date.now(), lastAt + 1);
+  return lastAt;
+}
+
+function recordBase(origin: IChangeOrigin): { run: string; call: string; anchor?: string; at: number } {
+  const base: { run: string; call: string; anchor?: string; at: number } = {
+    run: origin.run,
+    call: origin.call,
+    at: recordTime()
+  };
+  if (origin.anchor !== undefined) {
+    base.anchor = origin.anchor;
+  }
+  return base;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -128,7 +177,12 @@ export function applyChange(store: ICellStore, request: IApplyChange): IApplyCha
       }
       let id = '';
       store.transact(() => {
-        id = store.insert(after + 1, { cell_type: change.cell_type, source: change.source, edited: { ...origin } });
+        id = store.insert(after + 1, {
+          cell_type: change.cell_type,
+          source: change.source,
+          edited: { ...origin },
+          records: [{ kind: 'insert', ...recordBase(origin), after: digest(change.source) }]
+        });
       });
       const now = store.cells();
       return reply(request, 'applied', now, now.findIndex(c => c.id === id));
@@ -145,7 +199,16 @@ export function applyChange(store: ICellStore, request: IApplyChange): IApplyCha
       if (cell.source !== change.before) {
         return reply(request, 'stale', cells, index);
       }
+      const kept = store.outputs(index);
       store.transact(() => {
+        const record: UndoRecord = {
+          kind: 'edit',
+          ...recordBase(origin),
+          before: change.before,
+          after: digest(change.after),
+          ...keepOutputs(kept.execution_count, kept.outputs)
+        };
+        store.setRecords(index, withRecord(cell.records, record));
         store.setSource(index, change.after);
         store.mark(index, { ...origin });
       });
@@ -155,14 +218,30 @@ export function applyChange(store: ICellStore, request: IApplyChange): IApplyCha
       return reply(request, 'stale', cells, index);
     }
     const gone = { ...reply(request, 'applied', cells, index), source: null };
-    store.transact(() => store.remove(index));
+    const kept = store.outputs(index);
+    const anchor = origin.anchor === undefined ? -1 : cells.findIndex(c => c.id === origin.anchor);
+    store.transact(() => {
+      if (anchor >= 0 && anchor !== index) {
+        // the deleted cell is kept on the run's %%dsh cell, to be put back without the kernel
+        const record: UndoRecord = {
+          kind: 'delete',
+          ...recordBase(origin),
+          cell: { id: cell.id, cell_type: cell.cell_type ?? 'code', source: cell.source },
+          after_cell_id: cells[index - 1]?.id ?? null,
+          index,
+          ...keepOutputs(kept.execution_count, kept.outputs)
+        };
+        store.setRecords(anchor, withRecord(cells[anchor]?.records ?? [], record));
+      }
+      store.remove(index);
+    });
     return gone;
   } catch (error) {
     return reply(request, 'failed', [], -1, `the page could not apply the change: ${String(error)}`);
   }
 }
 
-function revert(store: ICellStore, entry: UndoEntry): IUndoSkipped | null {
+function revert(store: ICellStore, entry: UndoEntry, run: string): IUndoSkipped | null {
   const cells = store.cells();
   if (entry.kind === 'edit') {
     const index = cells.findIndex(c => c.id === entry.cell_id);
@@ -175,6 +254,12 @@ function revert(store: ICellStore, entry: UndoEntry): IUndoSkipped | null {
     }
     store.setSource(index, entry.before);
     store.mark(index, null);
+    // the outputs of the code the cell holds again, never the agent version's under it
+    const record = editRecordOf(cell.records, run, entry.before);
+    const outputs = record === null ? null : outputsAfterRevert(record, cell);
+    if (outputs !== null) {
+      store.setOutputs(index, outputs);
+    }
     return null;
   }
   if (entry.kind === 'insert' || entry.kind === 'agent_cell') {
@@ -198,7 +283,14 @@ function revert(store: ICellStore, entry: UndoEntry): IUndoSkipped | null {
   }
   const after = entry.after_cell_id === null ? -1 : cells.findIndex(c => c.id === entry.after_cell_id);
   const index = after >= 0 ? after + 1 : Math.min(entry.index, cells.length);
-  store.insert(index, { cell_type: entry.cell.cell_type, source: entry.cell.source, id: entry.cell.id });
+  const kept = cells
+    .flatMap(c => c.records)
+    .find(r => r.kind === 'delete' && r.run === run && r.cell.id === entry.cell.id);
+  const back: INewCell = { cell_type: entry.cell.cell_type, source: entry.cell.source, id: entry.cell.id };
+  if (kept?.kind === 'delete' && kept.outputs !== null) {
+    back.outputs = { execution_count: kept.execution_count, outputs: kept.outputs };
+  }
+  store.insert(index, back);
   return null;
 }
 
@@ -210,7 +302,7 @@ export function undoChanges(store: ICellStore, request: IUndoChanges): IUndoRepl
     for (const entry of request.changes) {
       let skip: IUndoSkipped | null;
       try {
-        skip = revert(store, entry);
+        skip = revert(store, entry, request.run);
       } catch (error) {
         skip = { cell_id: entry.kind === 'delete' ? entry.cell.id : 'cell_id' in entry ? entry.cell_id : entry.run, reason: `failed: ${String(error)}`.slice(0, 200) };
       }
@@ -219,6 +311,14 @@ export function undoChanges(store: ICellStore, request: IUndoChanges): IUndoRepl
       } else {
         skipped.push(skip);
       }
+    }
+    // the run is undone: the notebook keeps nothing of it to undo again
+    if (request.run !== '') {
+      store.cells().forEach((cell, index) => {
+        if (cell.records.some(r => r.run === request.run)) {
+          store.setRecords(index, withoutRun(cell.records, request.run));
+        }
+      });
     }
   });
   return { v: 1, type: 'undo_reply', request_id: request.request_id, reverted, skipped };

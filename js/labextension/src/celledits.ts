@@ -11,7 +11,7 @@
  */
 
 import { CodeCell, MarkdownCell } from '@jupyterlab/cells';
-import type { ISharedCell } from '@jupyter/ydoc';
+import type { ISharedCell, ISharedCodeCell } from '@jupyter/ydoc';
 import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 
@@ -20,6 +20,7 @@ import { EditMark, ICellStore, INewCell, IStoreCell, applyChange, editMark, find
 import type { IApplyChange, IRunCells, IUndoChanges } from './protocol/kernel';
 import type { IApplyChangeReply, IRunCellsReply, IUndoReply } from './protocol/page';
 import { ExecutionEnd, IRunTarget, collectRun } from './runcells';
+import { IKeptOutputs, UNDO_KEY, UndoRecord, readRecords, undoFromRecords } from './undorecord';
 import { oneUndoStep } from './undostep';
 
 export const EDITED_CLASS = 'dsh-agent-edited';
@@ -40,13 +41,41 @@ export class NotebookStore implements ICellStore {
     return this._cells.map(cell => {
       const meta = cell.getMetadata(AGENT_METADATA_KEY);
       const agent = agentOrigin(meta);
+      const count = cell.cell_type === 'code' ? (cell as ISharedCodeCell).execution_count : null;
       return {
         id: cell.getId(),
         source: cell.getSource(),
         edited: editMark(meta),
-        agent: agent === null ? null : { run: agent.run, call: agent.call }
+        agent: agent === null ? null : { run: agent.run, call: agent.call },
+        records: readRecords(meta),
+        execution_count: typeof count === 'number' ? count : null,
+        cell_type: cell.cell_type === 'markdown' || cell.cell_type === 'raw' ? cell.cell_type : 'code'
       };
     });
+  }
+
+  outputs(index: number): { execution_count: number | null; outputs: unknown[] } {
+    const cell = this._cell(index);
+    if (cell.cell_type !== 'code') {
+      return { execution_count: null, outputs: [] };
+    }
+    const code = cell as ISharedCodeCell;
+    const count = code.execution_count;
+    return { execution_count: typeof count === 'number' ? count : null, outputs: [...code.getOutputs()] };
+  }
+
+  setOutputs(index: number, kept: IKeptOutputs): void {
+    const cell = this._cell(index);
+    if (cell.cell_type !== 'code') {
+      return;
+    }
+    const code = cell as ISharedCodeCell;
+    code.setOutputs((kept.outputs ?? []) as never);
+    code.execution_count = kept.execution_count;
+  }
+
+  setRecords(index: number, records: UndoRecord[]): void {
+    this._setMeta(index, UNDO_KEY, records.length === 0 ? null : records);
   }
 
   transact(f: () => void): void {
@@ -59,10 +88,21 @@ export class NotebookStore implements ICellStore {
   }
 
   insert(index: number, cell: INewCell): string {
-    const metadata = cell.edited === undefined ? {} : { [AGENT_METADATA_KEY]: { edited: { ...cell.edited } } };
+    const own: Record<string, unknown> = {};
+    if (cell.edited !== undefined) {
+      own.edited = { ...cell.edited };
+    }
+    if (cell.records !== undefined && cell.records.length > 0) {
+      own[UNDO_KEY] = cell.records;
+    }
+    const metadata = Object.keys(own).length === 0 ? {} : { [AGENT_METADATA_KEY]: own };
     const json: Record<string, unknown> = { cell_type: cell.cell_type, source: cell.source, metadata };
     if (cell.id !== undefined) {
       json.id = cell.id;
+    }
+    if (cell.cell_type === 'code' && cell.outputs !== undefined) {
+      json.outputs = cell.outputs.outputs ?? [];
+      json.execution_count = cell.outputs.execution_count;
     }
     const created = this._model.sharedModel.insertCell(index, json as never);
     this._cells.splice(index, 0, created);
@@ -76,14 +116,19 @@ export class NotebookStore implements ICellStore {
   }
 
   mark(index: number, mark: EditMark | null): void {
+    this._setMeta(index, 'edited', mark === null ? null : { ...mark });
+  }
+
+  /** Sets (`null`: drops) one key of the cell's `dsh_notebook` metadata. */
+  private _setMeta(index: number, key: string, item: unknown): void {
     const cell = this._cell(index);
     const current = cell.getMetadata(AGENT_METADATA_KEY);
     const value: Record<string, unknown> =
       typeof current === 'object' && current !== null && !Array.isArray(current) ? { ...current } : {};
-    if (mark === null) {
-      delete value.edited;
+    if (item === null) {
+      delete value[key];
     } else {
-      value.edited = { ...mark };
+      value[key] = item;
     }
     if (Object.keys(value).length === 0) {
       cell.deleteMetadata(AGENT_METADATA_KEY);
@@ -146,6 +191,30 @@ export class CellEdits {
       return { v: 1, type: 'undo_reply', request_id: message.request_id, reverted: 0, skipped: [] };
     }
     return undoChanges(new NotebookStore(this._context.model), message);
+  }
+
+  /**
+   * Revert run `run` from what the notebook itself keeps (its undo records, and the run's agent
+   * cells), without the kernel: one step; the reply, or `null` when the notebook keeps nothing of
+   * that run.
+   */
+  undoFromNotebook(run: string): IUndoReply | null {
+    if (!this._context.isReady || this._context.isDisposed) {
+      return null;
+    }
+    const store = new NotebookStore(this._context.model);
+    const cells = store.cells();
+    const request = undoFromRecords(cells, run);
+    for (let i = cells.length - 1; i >= 0; i--) {
+      const agent = cells[i]?.agent;
+      if (agent?.run === run) {
+        request.changes.push({ kind: 'agent_cell', run, call: agent.call, source: cells[i]?.source ?? '' });
+      }
+    }
+    if (request.changes.length === 0) {
+      return null;
+    }
+    return undoChanges(store, request);
   }
 
   /** Run the cells of `message` in a view of this notebook; the reply (see `runcells.ts`). */

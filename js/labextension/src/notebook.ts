@@ -54,7 +54,11 @@ export class NotebookBinding {
 
   /** Show the waiting signal on `panel` too (a view of this document); returns its state. */
   addView(panel: NotebookPanel): WaitingState {
-    new UndoRunButtons(panel, anchor => this._requestUndo(anchor));
+    new UndoRunButtons(
+      panel,
+      anchor => this._requestUndo(anchor),
+      run => this._edits.undoFromNotebook(run)
+    );
     const state = new WaitingState(panel);
     state.update(this._waiting);
     this._views.add(state);

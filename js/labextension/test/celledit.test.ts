@@ -19,6 +19,18 @@ import { helloReply, undoRequest } from '../src/protocol/page';
 import { parseKernelMessage } from '../src/protocol/parse';
 import { stripAnsi, summarizeOutput, truncationMark } from '../src/cells';
 import { IRunTarget, collectRun } from '../src/runcells';
+import {
+  IKeptOutputs,
+  MAX_CELL_RECORDS,
+  MAX_KEPT_OUTPUTS,
+  UndoRecord,
+  digest,
+  newestRecordedRun,
+  outputsAfterRevert,
+  readRecords,
+  undoFromRecords,
+  withRecord
+} from '../src/undorecord';
 
 const A = 'aaaaaaaa000000000000000000000000';
 const B = 'bbbbbbbb000000000000000000000000';
@@ -55,8 +67,33 @@ class Store implements ICellStore {
   insert(index: number, cell: INewCell): string {
     this.inside();
     const id = cell.id ?? `new${(this.next += 1)}`.padEnd(32, '0');
-    this.rows.splice(index, 0, { id, source: cell.source, edited: cell.edited ?? null, agent: null });
+    this.rows.splice(index, 0, {
+      id,
+      source: cell.source,
+      edited: cell.edited ?? null,
+      agent: null,
+      records: cell.records ?? [],
+      execution_count: cell.outputs?.execution_count ?? null,
+      cell_type: cell.cell_type
+    });
+    this.outs.set(id, [...(cell.outputs?.outputs ?? [])]);
     return id;
+  }
+  /** Each cell's outputs, by id. */
+  outs = new Map<string, unknown[]>();
+  outputs(index: number): { execution_count: number | null; outputs: unknown[] } {
+    const row = this.rows[index]!;
+    return { execution_count: row.execution_count, outputs: [...(this.outs.get(row.id) ?? [])] };
+  }
+  setOutputs(index: number, kept: IKeptOutputs): void {
+    this.inside();
+    const row = this.rows[index]!;
+    row.execution_count = kept.execution_count;
+    this.outs.set(row.id, [...(kept.outputs ?? [])]);
+  }
+  setRecords(index: number, records: UndoRecord[]): void {
+    this.inside();
+    this.rows[index]!.records = records;
   }
   remove(index: number): void {
     this.inside();
@@ -73,6 +110,8 @@ const cell = (id: string, source: string, extra: Partial<IStoreCell> = {}): ISto
   source,
   edited: null,
   agent: null,
+  records: [],
+  execution_count: null,
   ...extra
 });
 
@@ -331,4 +370,92 @@ test('output summaries: bounded, ANSI stripped, unknown kinds dropped', () => {
   const error = { output_type: 'error', ename: 'E', evalue: 'v', traceback: ['\u001b[1mtb\u001b[0m'] };
   assert.deepEqual(summarizeOutput(error), { output_type: 'error', ename: 'E', evalue: 'v' });
   assert.equal(summarizeOutput(error, true)?.traceback, 'tb');
+});
+
+// Issue 45 items 3-4: the notebook keeps what undoing a run needs (undorecord.ts)
+
+const failed = [{ output_type: 'error', ename: 'KeyError', evalue: "'regoin'", traceback: [] }];
+const fixed = [{ output_type: 'stream', name: 'stdout', text: 'north 12\n' }];
+
+test('an applied edit keeps the source, count and outputs from before; undo puts them back', () => {
+  const store = new Store([cell(C, '%%dsh\nfix'), cell(B, "df['regoin']", { execution_count: 4 })]);
+  store.outs.set(B, failed);
+  assert.equal(applyChange(store, edit("df['regoin']", "df['region']")).status, 'applied');
+  assert.equal(store.transactions, 1, 'the edit and its record are one step');
+  const [record] = store.rows[1]!.records;
+  assert.equal(record?.kind, 'edit');
+  assert.ok(record?.kind === 'edit' && record.before === "df['regoin']" && record.run === 'r1' && record.anchor === C);
+  assert.ok(record?.kind === 'edit' && record.after === digest("df['region']") && record.execution_count === 4);
+  // the agent runs it: the agent version's output and count
+  store.transact(() => store.setOutputs(1, { execution_count: 5, outputs: fixed }));
+  const message = parseKernelMessage({
+    v: 1, type: 'undo_changes', request_id: 'u1', run: 'r1',
+    changes: [{ kind: 'edit', cell_id: B, before: "df['regoin']", after: "df['region']" }]
+  }) as IUndoChanges;
+  assert.equal(undoChanges(store, message).reverted, 1);
+  assert.equal(store.rows[1]!.source, "df['regoin']");
+  assert.equal(store.rows[1]!.execution_count, 4);
+  assert.deepEqual(store.outs.get(B), failed, "the person's code's output, not the agent's");
+  assert.deepEqual(store.rows[1]!.records, [], 'undone once: the record is dropped');
+});
+
+test('a cell with no outputs before the edit has them cleared; outputs too large to keep: cleared only if it ran since', () => {
+  const store = new Store([cell(C, '%%dsh'), cell(B, 'x = 1'), cell(A, 'big = 1', { execution_count: 2 })]);
+  store.outs.set(A, [{ output_type: 'stream', name: 'stdout', text: 'y'.repeat(MAX_KEPT_OUTPUTS + 10) }]);
+  applyChange(store, edit('x = 1', 'x = 2'));
+  applyChange(store, { ...edit('big = 1', 'big = 2', A), origin: { ...origin, call: 'call_2' } });
+  assert.ok(store.rows[2]!.records[0]?.kind === 'edit' && store.rows[2]!.records[0].outputs === null);
+  store.transact(() => {
+    store.setOutputs(1, { execution_count: 3, outputs: fixed });
+    store.setOutputs(2, { execution_count: 4, outputs: fixed });
+  });
+  const request = undoFromRecords(store.cells(), 'r1');
+  assert.deepEqual(request.changes.map(c => c.kind === 'edit' && c.cell_id), [A, B], 'newest first');
+  undoChanges(store, request);
+  assert.deepEqual([store.rows[1]!.source, store.rows[1]!.execution_count, store.outs.get(B)], ['x = 1', null, []]);
+  assert.deepEqual([store.rows[2]!.source, store.rows[2]!.execution_count, store.outs.get(A)], ['big = 1', null, []]);
+  // not run since: what the cell shows is still the person's, and stays
+  assert.equal(outputsAfterRevert({ execution_count: 2, outputs: null }, { execution_count: 2 }), null);
+});
+
+test('without the kernel, the records alone revert a run: edits, inserts, deletes; a cell the person changed is skipped', () => {
+  const D = 'dddddddd000000000000000000000000';
+  const store = new Store([cell(C, '%%dsh\ntidy'), cell(A, 'a = 1'), cell(B, 'b = 2'), cell(D, 'scratch = 0', { execution_count: 7 })]);
+  store.outs.set(D, fixed);
+  const call = (n: number): typeof origin => ({ ...origin, call: `call_${n}` });
+  applyChange(store, { ...edit('a = 1', 'a = 10', A), origin: call(1) });
+  applyChange(store, { ...edit('b = 2', 'b = 20', B), origin: call(2) });
+  const ins = { v: 1, type: 'apply_change', request_id: 'c3', origin: call(3), change: { kind: 'insert', after_cell_id: B, source: 'c = 3' } };
+  applyChange(store, parseKernelMessage(ins) as IApplyChange);
+  const del = { v: 1, type: 'apply_change', request_id: 'c4', origin: call(4), change: { kind: 'delete', cell_id: D, before: 'scratch = 0' } };
+  applyChange(store, parseKernelMessage(del) as IApplyChange);
+  assert.deepEqual(store.rows.map(r => r.source), ['%%dsh\ntidy', 'a = 10', 'b = 20', 'c = 3']);
+  assert.ok(store.rows[0]!.records.some(r => r.kind === 'delete' && r.cell.id === D), 'the deleted cell is kept on the %%dsh cell');
+  // a reload: only what is in the metadata is left (a JSON round trip of it)
+  for (const row of store.rows) {
+    row.records = readRecords(JSON.parse(JSON.stringify({ undo: row.records })));
+  }
+  store.rows[2]!.source = 'b = 20  # mine';
+  const reply = undoChanges(store, undoFromRecords(store.cells(), 'r1'));
+  assert.equal(reply.reverted, 3);
+  assert.deepEqual(reply.skipped.map(s => [s.cell_id, s.reason]), [[B, "changed since the agent's edit"]]);
+  assert.deepEqual(store.rows.map(r => r.source), ['%%dsh\ntidy', 'a = 1', 'b = 20  # mine', 'scratch = 0']);
+  assert.equal(store.rows[3]!.id, D);
+  assert.deepEqual([store.rows[3]!.execution_count, store.outs.get(D)], [7, fixed], 'the deleted cell comes back with its outputs');
+  assert.ok(store.rows.every(r => r.records.length === 0), 'undone once');
+  assert.deepEqual(undoFromRecords(store.cells(), 'r1').changes, []);
+});
+
+test('records read back strictly and stay bounded', () => {
+  assert.deepEqual(readRecords({ undo: [{ kind: 'edit', run: 'r', call: 'c', at: 1 }, 'x', null] }), []);
+  assert.deepEqual(readRecords(null), []);
+  const rec: UndoRecord = { kind: 'insert', run: 'r', call: 'c', at: 1, after: digest('x') };
+  let many: UndoRecord[] = [];
+  for (let i = 0; i < 20; i++) {
+    many = withRecord(many, { ...rec, at: i });
+  }
+  assert.equal(many.length, MAX_CELL_RECORDS);
+  assert.equal(many[0]?.at, 20 - MAX_CELL_RECORDS);
+  assert.notEqual(digest('a = 1'), digest('a = 2'));
+  assert.equal(newestRecordedRun([{ id: A, records: [{ ...rec, anchor: C, run: 'r0', at: 1 }, { ...rec, anchor: C, run: 'r2', at: 5 }] }], C), 'r2');
 });
