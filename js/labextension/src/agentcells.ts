@@ -232,12 +232,13 @@ export class UndoRunButtons {
       if (reply !== null && (reply.reverted > 0 || reply.skipped.length > 0)) {
         text = `Undone: ${undoSummary(reply)}.`;
       } else {
-        const why = reply === null ? 'the kernel did not answer' : 'the kernel has nothing to undo for this run (restarted?)';
+        const why =
+          reply === null ? 'the kernel did not answer (restarted or busy?)' : 'the kernel has nothing to undo for this run (restarted?)';
         const model = this._panel.isDisposed ? null : this._panel.content.model;
         const run = model === null ? undefined : this._scan(model).runs.get(anchorId);
         const own = run === undefined ? null : this._fromNotebook(run);
         if (own !== null) {
-          text = `${capital(why)}: ${undoSummary(own)} from what the notebook keeps; the kernel's values are not restored.`;
+          text = `Undone from what the notebook keeps: ${undoSummary(own)}. ${capital(why)}: the kernel's values are not restored.`;
         } else {
           const removed = this.remove(anchorId);
           text =
