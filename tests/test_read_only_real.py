@@ -6,8 +6,10 @@ read-only. The model's requests show what it was told."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +17,9 @@ from dsh_notebook.notebook_tools.refusals import READ_ONLY_MESSAGE
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 from dsh_notebook.scripted_model.notebook_calls import tool_results
 
-from .kernels import Kernel, scripted_kernel
+from .fake_page import CAPABILITIES, FakePage
+from .helpers.real_kernel import play_page_until
+from .kernels import Kernel, identity, open_link, page_kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime]
 
@@ -116,3 +120,56 @@ def test_the_read_only_setting_is_the_default(
     cell = kernel.execute("%%dsh --on-approval allow --wait\n[[scenario:read-only]] again")
     assert cell.error is None, cell.error
     assert kernel.value("'ro_marker' in globals()") == "False"
+
+
+CELL_CALLS = [
+    {"tool": "edit_cell", "args": {"cell_id": "@2", "old_text": "x = 1", "new_text": "x = 2"}},
+    {"tool": "replace_cell", "args": {"cell_id": "@2", "source": "x = 3"}},
+    {"tool": "insert_cell", "args": {"after_cell_id": "@2", "source": "y = 1"}},
+    {"tool": "delete_cell", "args": {"cell_id": "@2"}},
+    {"tool": "run_cells", "args": {"cell_ids": ["@2"]}},
+]
+
+
+def test_read_only_refuses_every_cell_tool_before_any_card_even_under_allow(
+    tmp_path: Path, scripted_model: ScriptedModelServer
+) -> None:
+    prompt = "%%dsh --read-only --on-approval allow\n[[scenario:notebook-calls]] " + json.dumps(
+        CELL_CALLS
+    )
+    with page_kernel(tmp_path, scripted_model.base_url) as k:
+        comm_id = open_link(k, (*CAPABILITIES, "identity"))
+        page = FakePage(["%load_ext dsh_notebook", "x = 1\nprint(x)", prompt])
+        page.cells[2]["id"] = "dsh-cell"
+        scripted_model.clear_requests()
+        run = k.execute(prompt, allow_stdin=True, metadata=identity("dsh-cell"))
+        assert run.error is None, run.error
+        seen = len(k.iopub)
+        asked: list[str] = []
+
+        def answer() -> None:  # the page: reads answered, anything else recorded
+            nonlocal seen
+            k.drain_iopub(0.2)
+            for msg in k.iopub[seen:]:
+                content = msg["content"]
+                if msg["msg_type"] != "comm_msg" or content.get("comm_id") != comm_id:
+                    continue
+                asked.append(str(content["data"].get("type")))
+                replies: list[dict[str, Any]] = []
+                page.receive = replies.append  # type: ignore[method-assign]
+                page.send(content["data"])
+                for reply in replies:
+                    out = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+                    k.client.shell_channel.send(out)
+            seen = len(k.iopub)
+
+        play_page_until(
+            k, scripted_model, "notebook-calls", len(CELL_CALLS) + 2, answer, since=0, timeout=120
+        )
+        assert page.source(2) == "x = 1\nprint(x)" and len(page.cells) == 3  # nothing changed
+        assert not {"apply_change", "run_cells"} & set(asked), asked  # the page was never asked
+        pending = k.execute("%dsh pending").stdout
+        assert "approve" not in pending
+    bodies = [r.body for r in scripted_model.requests if r.scenario == "notebook-calls" and r.body]
+    told = tool_results(bodies[-1])[1:]  # after notebook_cells: one result per cell tool call
+    assert told == [f"Error: {READ_ONLY_MESSAGE}"] * len(CELL_CALLS), told
