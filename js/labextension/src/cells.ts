@@ -14,7 +14,14 @@
 import type { INotebookModel } from '@jupyterlab/notebook';
 import type { ICellModel, ICodeCellModel } from '@jupyterlab/cells';
 
-import { AGENT_TAG, MAX_OUTPUT_TEXT, MAX_READ_CELLS, MAX_READ_OUTPUTS, MAX_READ_SOURCE } from './protocol/constants';
+import {
+  AGENT_TAG,
+  MAX_OUTPUT_TEXT,
+  MAX_READ_CELLS,
+  MAX_READ_OUTPUTS,
+  MAX_READ_SOURCE,
+  PRIVATE_TAG
+} from './protocol/constants';
 import type { ICellOutput, INotebookCell, IReadNotebookReply, IRunCellOutput } from './protocol/page';
 
 // CSI sequences (colours, cursor), OSC sequences, and lone escapes
@@ -134,9 +141,18 @@ function outputsOf(cell: ICellModel): ICellOutput[] {
   return found;
 }
 
-function isAgentCell(cell: ICellModel): boolean {
+function hasTag(cell: ICellModel, tag: string): boolean {
   const tags = cell.getMetadata('tags');
-  return Array.isArray(tags) && tags.includes(AGENT_TAG);
+  return Array.isArray(tags) && tags.includes(tag);
+}
+
+function isAgentCell(cell: ICellModel): boolean {
+  return hasTag(cell, AGENT_TAG);
+}
+
+/** Whether `cell` is private (tagged `dsh-private`): its source and outputs never leave the page. */
+export function isPrivateCell(cell: ICellModel): boolean {
+  return hasTag(cell, PRIVATE_TAG);
 }
 
 function cellOf(cell: ICellModel, index: number, selectedId: string | null): INotebookCell {
@@ -144,16 +160,18 @@ function cellOf(cell: ICellModel, index: number, selectedId: string | null): INo
   const count = type === 'code' ? (cell as ICodeCellModel).executionCount : null;
   // JupyterLab 4.1+: 'running' from the execute request until its reply (queued included)
   const state = type === 'code' ? (cell as { executionState?: unknown }).executionState : undefined;
+  const hidden = isPrivateCell(cell);
   return {
     index,
     id: cut(cell.id, 200),
     cell_type: type,
-    source: cut(cell.sharedModel.getSource(), MAX_READ_SOURCE),
+    source: hidden ? '' : cut(cell.sharedModel.getSource(), MAX_READ_SOURCE),
     execution_count: typeof count === 'number' && count >= 0 ? count : null,
     agent: isAgentCell(cell),
     selected: selectedId !== null && cell.id === selectedId,
-    outputs: outputsOf(cell),
-    ...(state === 'running' ? { running: true } : {})
+    outputs: hidden ? [] : outputsOf(cell),
+    ...(state === 'running' ? { running: true } : {}),
+    ...(hidden ? { private: true } : {})
   };
 }
 

@@ -26,6 +26,7 @@ import { PageTitleBadge } from './pagetitle';
 import { listenShowCell } from './showcell';
 import { WaitingState, WaitingStatus } from './waiting';
 import { registerGoToWaiting } from './gotowaiting';
+import { registerPrivateToggle } from './privatetoggle';
 
 /** Sent in `hello_reply`; kept equal to the Python package's version. */
 export const VERSION = '0.1.0';
@@ -76,6 +77,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
 
     registerGoToWaiting(app, tracker, panel => views.get(panel), palette);
+    registerPrivateToggle(app, tracker, palette);
 
     if (statusBar !== null) {
       const status = new WaitingStatus();

@@ -32,6 +32,8 @@ export const RESERVED_TYPES: readonly string[] = [];
 export const CAPABILITIES: readonly string[] = ['identity', 'waiting', 'run_output', 'insert_cell', 'read_notebook', 'edit_cells', 'run_cells'];
 /** The cell tag of a cell the agent wrote. */
 export const AGENT_TAG = 'dsh-agent';
+/** The cell tag of a private cell: read as `private: true`, never its source or outputs. */
+export const PRIVATE_TAG = 'dsh-private';
 /** The only mime types an agent cell's outputs may carry. */
 export const AGENT_OUTPUT_MIMES: readonly string[] = ['text/plain', 'image/png', 'image/jpeg'];
 export const MAX_CELL_SOURCE = 524288;

@@ -49,6 +49,8 @@ export interface INotebookCell {
   outputs: ICellOutput[];
   /** Present (true) while the cell runs or waits to run (JupyterLab 4.1+; absent before). */
   running?: boolean;
+  /** Present (true) for a cell tagged `dsh-private`: `source` is empty, `outputs` none. */
+  private?: boolean;
 }
 
 export interface IReadNotebookReply {
