@@ -219,7 +219,7 @@ def reading_groups(
 def aggregate_answer(
     items: Sequence[tuple[str, float]], *, group: str | None, value: str | None, agg: str,
     largest: bool, n: int | None, time_order: bool, lead: str, shown_of: int | None = None,
-    filters: str = "",
+    filters: str = "", ranks: bool = False,
 ) -> str:  # fmt: skip
     """A per-group (or single) statistic: the reading, the headline, then every group."""
     unit = "%" if agg == "share" else ""
@@ -238,7 +238,7 @@ def aggregate_answer(
     else:
         headline = f"{lead} The {pick} is **{best[0]}** with {fmt(best[1])}{unit}{filters}."
         rest = sorted((i for i in items if i is not best), key=lambda i: i[1], reverse=largest)
-        if rest:
+        if rest and ranks:  # "which region sold most?": the runner-up too
             headline += f" Next: **{rest[0][0]}** with {fmt(rest[0][1])}{unit}."
     lines = [headline, ""]
     if time_order:

@@ -209,8 +209,7 @@ def _plot(sel: Selection, agg: Agg, largest: bool) -> list[str]:
             *_needs_pd(sel),
             f"({_table(sel)}",
             f'    .plot(marker="o", title={_lit(what.capitalize() + " over time")}, '
-            + (f"xlabel={_lit(sel.order)}, " if sel.order else "")
-            + f"ylabel={_lit(label)}))",
+            f"ylabel={_lit(label)}))",
         ]
     if sel.group is not None:
         name = result_name(sel, agg)
@@ -223,7 +222,7 @@ def _plot(sel: Selection, agg: Agg, largest: bool) -> list[str]:
             *_needs_pd(sel),
             *first,
             f"{name} = {lines[-1]}",
-            f"{name}.plot.bar(title={_lit(title)}, xlabel={_lit(sel.group)}, ylabel={_lit(label)})",
+            f"{name}.plot.bar(title={_lit(title)}, ylabel={_lit(label)})",
             name,
         ]
     return [

@@ -137,128 +137,20 @@ _AGG_WORDS: Final[dict[str, str]] = {
 #: Words that carry nothing a computation needs.
 _FILLER: Final = frozenset(
     [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "for",
-        "to",
-        "from",
-        "with",
-        "by",
-        "at",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "do",
-        "does",
-        "did",
-        "done",
-        "we",
-        "i",
-        "you",
-        "me",
-        "us",
-        "my",
-        "our",
-        "your",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "what",
-        "which",
-        "who",
-        "how",
-        "show",
-        "give",
-        "tell",
-        "list",
-        "find",
-        "get",
-        "compute",
-        "calculate",
-        "please",
-        "can",
-        "could",
-        "would",
-        "will",
-        "should",
-        "have",
-        "has",
-        "had",
-        "and",
-        "all",
-        "overall",
-        "altogether",
-        "whole",
-        "entire",
-        "data",
-        "dataset",
-        "frame",
-        "dataframe",
-        "table",
-        "value",
-        "values",
-        "number",
-        "numbers",
-        "amount",
-        "figure",
-        "figures",
-        "so",
-        "far",
-        "ever",
-        "just",
-        "about",
-        "each",
-        "every",
-        "per",
-        "took",
-        "take",
-        "taken",
-        "make",
-        "made",
-        "happen",
-        "happened",
-        "happens",
-        "occur",
-        "occurred",
-        "placed",
-        "ordered",
-        "record",
-        "recorded",
-        "look",
-        "let",
-        "know",
-        "see",
-        "want",
-        "like",
-        "as",
-        "much",
-        "many",
-        "whats",
-        "what's",
-        "one",
-        "where",
-        "there's",
-        "it's",
-        "during",
-        "covered",
-        "lasted",
-        "any",
-        "anything",
+        "a", "an", "the", "of", "in", "on", "for", "to", "from", "with", "by", "at", "is", "are",
+        "was", "were", "be", "been", "being", "do", "does", "did", "done", "we", "i", "you", "me",
+        "us", "my", "our", "your", "it", "its", "this", "that", "these", "those", "there", "here",
+        "what", "which", "who", "how", "show", "give", "tell", "list", "find", "get", "compute",
+        "calculate", "please", "can", "could", "would", "will", "should", "have", "has", "had",
+        "and", "all", "overall", "altogether", "whole", "entire", "data", "dataset", "frame",
+        "dataframe", "table", "value", "values", "number", "numbers", "amount", "figure", "figures",
+        "so", "far", "ever", "just", "about", "each", "every", "per", "took", "take", "taken",
+        "make", "made", "happen", "happened", "happens", "occur", "occurred", "placed", "ordered",
+        "record", "recorded", "look", "let", "know", "see", "want", "like", "as", "much", "many",
+        "whats", "what's", "one", "where", "there's", "it's", "during", "covered", "lasted", "any",
+        "anything", "column", "columns", "field", "$", "€", "£",
     ]
-)
+)  # fmt: skip
 #: Nouns that name the rows themselves (beside the frame's own name).
 _ROW_NOUNS: Final = frozenset(
     ["rows", "row", "records", "record", "entries", "entry", "observations", "items"]
@@ -487,6 +379,7 @@ class _Reader:
         self.time: Column | None = named[0] if len(named) == 1 else only
         self.time_text = any(text for c, text in self.dates if c == self.time)
         self.grain: Grain | None = None
+        self.grain_column: Column | None = None
         self.group: Column | None = None
         self.measure: Column | None = None
 
@@ -613,7 +506,10 @@ class _Reader:
             at = m.start("unit") if m.group("unit") else m.start("adj")
             if grain is None or any(ms <= at < me for ms, me, _ in self.mentions):
                 continue  # a column named "month" is grouped by as a column
-            if self.grain is not None and self.grain != grain:
+            named = [c for c in self.frame.columns if _parts(c.name)[-1:] == [grain]]
+            if self.time is None and len(named) == 1:
+                self.grain_column = named[0]  # "monthly" with a `month` column of names
+            elif self.grain is not None and self.grain != grain:
                 self.unread.append(m.group().strip())
             elif self.need_time(m.group()) is not None:
                 self.grain = grain
@@ -669,7 +565,7 @@ class _Reader:
             mark = _GROUP_MARK.search(self.t.text[:s])
             if mark is None:
                 continue
-            if self.group is not None:
+            if self.group is not None and self.group != column:
                 self.unread.append(self.t.text[mark.start() : e])
             else:
                 self.group = column
@@ -773,6 +669,12 @@ class _Reader:
         for m in t.finditer(_LEGACY):
             t.take(m.start(), m.end())
         self.grouping()
+        if self.grain_column is not None and (trend or plot):
+            legacy = True  # a trend or line over the `month` column: the older selection
+        elif self.grain_column is not None and self.group in (None, self.grain_column):
+            self.group = self.grain_column
+        elif self.grain_column is not None:
+            self.unread.append(f"per {self.grain_column.name} and per {self.group} together")
         agg, counted = self.aggregation()
         agg_named = agg is not None
         for m in t.finditer(re.compile(r"\bwhich\b")):
@@ -835,8 +737,8 @@ class _Reader:
             )
         if agg == "sum" and counted and measure is None:
             agg = "count"  # "the total number of records"
-        if agg != "count" and measure is None and not legacy:
-            self.unread.append(f"the {_AGG_WORDS[agg]} of which column")
+        if agg != "count" and measure is None:
+            legacy = True  # "what are the totals?": the older selection asks which column
         stepped = self.time is not None and _parts(self.time.name)[-1] in _GRAIN_WORDS
         if trend and grain is None and self.time is not None and not stepped:
             self.unread.append("the trend's time step (say per day, week, month or year)")
@@ -854,6 +756,11 @@ class _Reader:
         if plot is not None:
             chart = "bar" if plot == "bar" else "line" if plot == "line" else (
                 "line" if grain not in (None, "weekday") else "bar")  # fmt: skip
+        if self.frame.wide and (trend or plot):
+            # a pivot (its columns are the groups, its index the time steps): the older
+            # selection reads it whole, as it always did
+            legacy = True
+            self.unread.clear()
         uses_time = grain is not None or any(c.op in _DATE_OPS for c in self.conditions)
         return Reading(
             frame=self.frame.name,

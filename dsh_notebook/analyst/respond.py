@@ -391,6 +391,7 @@ def _computed_answer(plan: _Plan, frame: Frame, result: str) -> str:
         return compose.aggregate_answer(
             items, group=sel.group, value=sel.value, agg=intent.agg, largest=intent.largest,
             n=intent.n, time_order=sel.time_group, lead=lead, shown_of=total, filters=where,
+            ranks=intent.ranks_groups,
         )  # fmt: skip
     if intent.kind == "rank":
         rows = read_table(text, [c.name for c in frame.columns])
