@@ -56,6 +56,7 @@ from .run import Frontend
 from .showing.kernel_facts import kernel_of, stdin_available
 from .showing.pump import UiPump
 from .tools.agent_cells import AgentCells
+from .tools.kernel_undo import KernelUndo, UndoRecorder
 from .tools.notebook_edits import NotebookEdits
 from .tools.tool_calls import CallOrigins
 from .tools.tools_host import NotebookToolsHost
@@ -130,6 +131,10 @@ class NotebookAgent:
         self.figure_notes = self.record.figure_notes  # figures of the person's cells
         self.ran_cells = self.record.ran_cells  # what ran as In [k]: "edited since In [k]"
         self.undo = UndoLedger(self.frontend_link)  # what each run changed in the notebook
+        self.kernel_undo = KernelUndo(  # what each run's approved code changed in the kernel
+            memory=lambda: self.settings().undo_memory_mb * 2**20,
+            value_limit=lambda: self.settings().undo_value_mb * 2**20,
+        )
         self.tools = NotebookToolsHost(
             shell,
             self.host,
@@ -138,19 +143,26 @@ class NotebookAgent:
             runs=self.runs,
             origins=self.call_origins,
             kernel_loop=kernel_loop or _running_loop(),  # the kernel's loop
-            record=AgentCells(  # figures under the call in the transcript, and agent cells
-                self.frontend_link,
-                enabled=lambda: self.settings().agent_cells,
-                secrets=self.secrets,
-                undo=self.undo,
-                figures=self.pump.local,
+            record=UndoRecorder(  # the values each call changes, kept for undo
+                AgentCells(  # figures under the call in the transcript, and agent cells
+                    self.frontend_link,
+                    enabled=lambda: self.settings().agent_cells,
+                    secrets=self.secrets,
+                    undo=self.undo,
+                    figures=self.pump.local,
+                ),
+                self.kernel_undo,
+                shell,
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,
             ran_cells=self.ran_cells.lookup,
             secrets=self.secrets,  # asked at every tool call: a key typed later counts
         )
-        self.tools.edits = NotebookEdits(self.tools, self.frontend_link, self.undo)
+        self.tools.edits = NotebookEdits(
+            self.tools, self.frontend_link, self.undo, self.kernel_undo
+        )
+        self.tools.undo_limit = lambda: self.settings().undo_value_mb * 2**20
         self._ledger: PromptLedger | None = None
         self._conversations: ConversationIndex | None = None
         self._prewarmed: KernelSettings | None = None

@@ -138,7 +138,9 @@ class Approver(Protocol[_Owned]):
 
 RanSink = Callable[[RunPythonResult], "str | None"]
 """Gets a call's result right after the code ran; returns the sentence the model reads about
-where the code was kept (e.g. the agent cell below the prompt), or ``None`` (not kept)."""
+where the code was kept (e.g. the agent cell below the prompt), or ``None`` (not kept). A sink
+with a ``before()`` method has it called on the same thread right before the code runs (the
+kernel keeps the values the code changes, for "Undo this run")."""
 
 
 class CallRecorder(Protocol[_Recorded]):
@@ -444,6 +446,12 @@ class NotebookMcpServer(Generic[CallOwner]):
         kept: list[str] = []
 
         def call() -> RunPythonResult:  # main thread, between cells
+            before = getattr(sink, "before", None)
+            if callable(before):  # the kernel keeps what the code changes, for undo
+                try:
+                    before()
+                except Exception:
+                    log.exception("keeping the values a run_python call changes failed")
             result = run_python(shell, code, max_chars=cap, outputs=sink is not None)
             if sink is not None:
                 try:

@@ -99,6 +99,7 @@ ChangeKind = Literal[
     "processes",
     "network",
     "unknown",
+    "undo",
     "none",
     "cell",
 ]

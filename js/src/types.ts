@@ -36,6 +36,7 @@ export type ChangeKind =
   | "processes"
   | "network"
   | "unknown"
+  | "undo"
   | "none"
   | "cell";
 

@@ -104,6 +104,19 @@ UNDO_WAIT = 10.0
 def _undo(m: NotebookAgent, args: UndoArgs) -> None:
     ledger = m.undo
     run_id = ledger.find(args.run)
+    kept = m.kernel_undo.find(args.run)
+    if kept is not None and (run_id is None or args.run is None or kept == run_id):
+        # the kernel's part: the values the run's approved code changed (this is the main
+        # thread: a magic runs in a cell), newest first; works without a page
+        namespace = m.tools.namespace()
+        if namespace is not None:
+            given = m.kernel_undo.undo(kept, namespace)
+            print(f"dsh: undoing run {kept} in the kernel:")
+            for line in given.lines():
+                print(f"  {line}")
+            ledger.note(f"run {kept} — " + "; ".join(given.lines()))
+        if run_id != kept:
+            return
     if run_id is None:
         which = f"run {quoted(args.run)}" if args.run else "any run of this kernel"
         print(

@@ -156,6 +156,20 @@ class KernelSettings:
             "outputs below the %%dsh cell; needs the dsh-notebook JupyterLab/Notebook 7 extension."
         ),
     )
+    undo_memory_mb: int = field(
+        default=512,
+        metadata=_about(
+            'Memory the values kept for "Undo this run" may hold, all runs together (MB); '
+            "the oldest runs' values are dropped first, and their undo says so."
+        ),
+    )
+    undo_value_mb: int = field(
+        default=256,
+        metadata=_about(
+            'Largest value kept for "Undo this run" (MB); a larger one is named on the card '
+            "as not undoable before you click."
+        ),
+    )
     notebook_tools_max_chars: int = field(
         default=8000, metadata=_about("Cap for one notebook tool result.")
     )

@@ -36,6 +36,7 @@ from ...page_protocol import (
     run_cells,
 )
 from ..registry.runs import ActiveRun, ApprovedCall
+from .kernel_undo import KernelUndo
 from .tool_calls import Origin
 from .tools_host import Matched, NotebookToolsHost
 from .undo import UndoLedger
@@ -65,10 +66,17 @@ def undo_entry(change: Change, reply: Mapping[str, Any], where: CellPlace) -> Un
 class NotebookEdits:
     """One per kernel (see the module doc); the :class:`EditsHost` of matched calls."""
 
-    def __init__(self, tools: NotebookToolsHost, link: FrontendLink, ledger: UndoLedger) -> None:
+    def __init__(
+        self,
+        tools: NotebookToolsHost,
+        link: FrontendLink,
+        ledger: UndoLedger,
+        kernel: KernelUndo | None = None,
+    ) -> None:
         self._tools = tools
         self._link = link
         self.ledger = ledger
+        self.kernel = kernel
         link.on_undo_request = self.undo_request
 
     def can(self, capability: str) -> bool:
@@ -145,6 +153,17 @@ class NotebookEdits:
         """The page's "Undo this run" on the ``%%dsh`` cell ``anchor``: the newest run of it
         with changes is undone; nothing there → the page is told so (an empty
         ``undo_changes``)."""
+        kernel = self.kernel
+        kept = kernel.find(anchor=anchor) if kernel is not None else None
+        if kernel is not None and kept is not None:  # the values, on the main thread
+            shell_ns = self._tools.namespace()
+
+            def give_back() -> None:
+                if shell_ns is not None:
+                    done = kernel.undo(kept, shell_ns)
+                    self.ledger.note(f"run {kept} — " + "; ".join(done.lines()))
+
+            self._tools.on_main(give_back)
         run_id = self.ledger.find(anchor=anchor)
         if run_id is None or self.ledger.undo(run_id) <= 0:
             self.ledger.nothing_to_undo()

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...context.changes_text import changes_of
+from ...context.consequences import analyse
 from ...notebook_tools.cell_tools import ORIGIN_TIMEOUT
 from ...notebook_tools.edits import Grant, Refusal
 from ...notebook_tools.refusals import (
@@ -46,6 +47,7 @@ from ...protocol import ApprovalRequest
 from ..host import RuntimeHost
 from ..registry.broker import Broker, Decision
 from ..registry.runs import ActiveRun, ApprovedCall, Runs
+from .kernel_undo import not_undoable
 from .tool_calls import CallOrigins, Origin
 
 Matched = tuple[Origin[ActiveRun], ActiveRun]
@@ -103,6 +105,8 @@ class NotebookToolsHost:
         self._ran_cells = ran_cells  # RanCells.lookup: what ran as In [k]
         self._secrets = secrets  # NotebookAgent.secrets: masked in every tool result, per call
         self.edits = edits  # the cell tools' kernel side, or None
+        self.undo_limit: Callable[[], int] = lambda: 256 * 2**20
+        """The largest value undo keeps (bytes): the card names what it cannot keep."""
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
@@ -256,6 +260,26 @@ class NotebookToolsHost:
             owner=ApprovedCall(run, session_id=origin.session_id, call_id=origin.call_id),
         )
 
+    def namespace(self) -> Any:
+        """The person's namespace (``user_ns``), or ``None`` without a shell."""
+        return getattr(self._shell, "user_ns", None)
+
+    def on_main(self, fn: Callable[[], None]) -> bool:
+        """Run ``fn`` on the kernel's main thread between cells (the tools' executor); at once
+        when called there with no server. False when it could not be queued."""
+        served = self._served
+        if served is not None:
+            try:
+                served[0].executor.submit(fn)
+            except Exception as exc:
+                log.warning("dsh: could not queue work for the main thread: %s", exc)
+                return False
+            return True
+        if threading.current_thread() is threading.main_thread():
+            fn()
+            return True
+        return False
+
     def changes_of(
         self, runs: Sequence[tuple[str | None, str]]
     ) -> tuple[tuple[str, str], ...] | None:
@@ -271,6 +295,10 @@ class NotebookToolsHost:
             if label is not None:
                 lines.append(("cell", label))
             lines.extend(changes_of(code, namespace, describe_seconds=seconds))
+            if label is None:  # what "Undo this run" could not give back, said before the click
+                kept = not_undoable(analyse(code, namespace), namespace, self.undo_limit())
+                if kept:
+                    lines.append(("undo", "Not undoable: " + ", ".join(kept)))
         return tuple(lines)
 
     async def _prompt_cell(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:

@@ -119,6 +119,12 @@ class UndoLedger:
         message = undo_changes(self._link.request_id("u"), "", [])
         return message is not None and self._link.undo_changes(message, lambda reply: None)
 
+    def note(self, line: str) -> None:
+        """Keep one line about an undo for the next prompt's context block (bounded)."""
+        with self._lock:
+            self._notes.append(line[:_NOTE_MAX])
+            del self._notes[:-5]
+
     def take_note(self) -> str | None:
         """What was undone since the last call, one bounded line for the context block, or
         ``None``; taken once."""
