@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 from .mask_policy import Masking, mask_label
-from .shapes import protected_spans, shape_spans
+from .shapes import protected_spans, shape_spans, without_protected
 
 __all__ = ["FRAGMENT_CHARS", "MASK", "Masking", "Secret", "Secrets", "redact"]
 
@@ -188,7 +188,9 @@ class _Policy:
         return merged
 
     def may_hit(self, texts: list[str]) -> bool:
-        """Whether some text may need masking (``False`` only when none does)."""
+        """Whether some text may need masking (``False`` only when none does). Inlined
+        figures are not scanned (nothing in them is masked)."""
+        texts = [without_protected(t) for t in texts]
         needles = _needles(self.plains, self.min_chars)
         if any(needle in text for text in texts for needle in needles):
             return True

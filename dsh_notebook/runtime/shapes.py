@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["SHAPES", "Shape", "protected_spans", "shape_spans"]
+__all__ = ["SHAPES", "Shape", "protected_spans", "shape_spans", "without_protected"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,20 @@ def protected_spans(text: str) -> list[tuple[int, int]]:
     if "base64," not in text:
         return []
     return [m.span() for m in _DATA_URI.finditer(text)]
+
+
+def without_protected(text: str) -> str:
+    """``text`` with its ``data:…;base64,`` runs cut out (a ``\\x00`` in place of each): what
+    needs scanning at all (an inlined figure is half a saved transcript)."""
+    spans = protected_spans(text)
+    if not spans:
+        return text
+    parts, last = [], 0
+    for start, end in spans:
+        parts.append(text[last:start])
+        last = end
+    parts.append(text[last:])
+    return "\x00".join(parts)
 
 
 def _starts(text: str, cue: str) -> list[int]:
