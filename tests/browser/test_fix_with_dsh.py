@@ -76,23 +76,27 @@ def test_fix_with_dsh_shows_the_diff_applies_runs_and_undoes(
     fix = typo.locator(".dsh-nb-fix")
     wait_shown(page, fix, 30_000, "Fix with dsh did not show once the kernel linked")
     click_when_still(fix)
+    pressed = time.monotonic()
 
     card = approval_card(page, 0)
     diff = card.locator(".dsh-diff")
     wait_shown(page, diff, 120_000, "no diff card for the analyst's edit_cell")
+    print(f"\nFix with dsh -> diff card ({app}): {time.monotonic() - pressed:.1f} s")
     text = diff.inner_text()
     assert f"-{TYPO}" in text and f"+{FIXED}" in text, text
     assert source_of(page, 2) == TYPO  # nothing before the click
     assert source_of(page, 3).startswith("%%dsh\nFix the error in cell typo1a2b")
-    click_card(page, ".dsh-allow", 0)
+    clicked = click_card(page, ".dsh-allow", 0)
     wait_source(page, 2, FIXED)
+    print(f"Apply -> cell changed ({app}): {time.monotonic() - clicked:.2f} s")
 
     run_card = approval_card(page, 1)
     wait_shown(page, run_card.locator(".dsh-allow"), 60_000, "no run_cells card after Apply")
     assert "run_cells" in run_card.inner_text()
-    click_card(page, ".dsh-allow", 1)
+    clicked = click_card(page, ".dsh-allow", 1)
     ran = typo.locator(".jp-OutputArea-output:has-text(\"{'A': 12.5, 'B': 20.0}\")")
     wait_shown(page, ran, 60_000, "the fixed cell did not run in place")
+    print(f"Allow the run -> the cell's output ({app}): {time.monotonic() - clicked:.2f} s")
     answer = cells(page).nth(3).get_by_text("ran without an error with", exact=False)
     wait_shown(page, answer.first, 60_000, "no answer saying the cell ran")
 
