@@ -1,5 +1,10 @@
 """The extension in a real ipykernel, driven over jupyter_client like a frontend, against the real
-runtime and the scripted model endpoint."""
+runtime and the scripted model endpoint, on each interpreter of ``kernel_pythons()`` (ipykernel 6
+and 7 in CI). A real kernel is the point here: where a background run's output goes (parent
+headers), interrupts (SIGINT), what a kernel's shutdown, unload and restart leave of the runtime
+process, a click over a real comm, the runtime's launch and crash, and two kernels on one
+``DSH_HOME``. Who answers an approval in each mode is kernel logic: ``test_approval_modes``, in
+process."""
 
 from __future__ import annotations
 
@@ -100,58 +105,6 @@ def test_background_run_returns_at_once_and_streams_into_its_output(kernel: Kern
         m["parent_header"].get("msg_id") == updates[0]["parent_header"].get("msg_id")
         for m in updates
     )
-
-
-def test_approval_answered_from_a_later_cell(kernel: Kernel, tmp_path: Path) -> None:
-    target = tmp_path / "outside" / "allowed.txt"
-    target.parent.mkdir()
-    cell = kernel.execute(
-        f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it", allow_stdin=True
-    )
-    assert cell.error is None, cell.error
-    deadline = time.monotonic() + 30
-    pending = ""
-    while time.monotonic() < deadline:
-        pending = kernel.execute("%dsh pending").stdout
-        if "a1" in pending:
-            break
-        time.sleep(0.2)
-    assert "approve bash" in pending
-    allowed = kernel.execute("%dsh allow a1")
-    assert allowed.error is None and allowed.stdout == "dsh: a1 allowed once\n"
-    wait_done(kernel)
-    assert target.exists()
-    again = kernel.execute("%dsh allow a1")
-    assert "nothing is waiting" in again.stdout
-
-
-def test_wait_mode_without_stdin_uses_the_headless_policy(kernel: Kernel, tmp_path: Path) -> None:
-    target = tmp_path / "outside" / "never.txt"
-    target.parent.mkdir()
-    # allow_stdin=False is what nbclient/nbconvert send: the cell waits and nobody is asked
-    cell = kernel.execute(
-        f"%%dsh\n[[scenario:escalate]] [[target:{target}]] touch it", allow_stdin=False
-    )
-    assert cell.error is None, cell.error
-    assert kernel.value("_dsh.done()") == "True"
-    assert not target.exists()
-    outputs = [m for m in cell.outputs if m["msg_type"] in ("display_data", "update_display_data")]
-    final = outputs[-1]["content"]["data"]["text/markdown"]
-    assert "rejected" in final.lower()
-    assert outputs[-1]["content"]["metadata"]["dsh_notebook"]["run"] is True
-
-
-def test_wait_mode_asks_on_stdin_when_offered(kernel: Kernel, tmp_path: Path) -> None:
-    target = tmp_path / "outside" / "typed-yes.txt"
-    target.parent.mkdir()
-    cell = kernel.execute(
-        f"%%dsh --wait\n[[scenario:escalate]] [[target:{target}]] touch it",
-        allow_stdin=True,
-        stdin_answers=["y"],
-    )
-    assert cell.error is None, cell.error
-    assert cell.stdin_prompts and "allow bash" in cell.stdin_prompts[0]
-    assert target.exists()
 
 
 def test_interrupt_in_a_wait_cell_stops_the_run(kernel: Kernel) -> None:

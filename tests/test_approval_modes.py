@@ -1,0 +1,79 @@
+"""Who answers a runtime's approval, by who drives the cell, in the in-process kernel (the runtime
+a ``MockRuntime`` that asks for a sandbox escalation on ``[[approval]]``):
+
+* a live page, background cell: the approval waits in ``%dsh pending`` and a later cell answers it
+  (``%dsh allow``), once;
+* a live page, ``--wait`` cell: the waiting cell asks on stdin;
+* nbclient (no stdin): the cell waits and nobody is asked; ``headless_approval`` (reject by
+  default) decides, and the one displayed transcript says so.
+
+What ipykernel 6 and 7 do with a background run's output stays in ``test_kernel_real``."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from dsh_notebook.testing.kernel import InProcessKernel
+
+PROMPT = "[[approval]] [[reply:done]] touch it"
+
+
+def line(kernel: InProcessKernel, capsys: pytest.CaptureFixture[str], command: str) -> str:
+    """What ``%dsh command`` printed."""
+    capsys.readouterr()
+    kernel.shell.run_line_magic("dsh", command)
+    return capsys.readouterr().out
+
+
+def test_approval_answered_from_a_later_cell(
+    dsh_live_kernel: InProcessKernel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kernel = dsh_live_kernel
+    assert kernel.run_cell("--format markdown", PROMPT) is None  # background: returns at once
+    handle = kernel.shell.user_ns["_dsh"]
+    deadline = time.monotonic() + 30
+    pending = ""
+    while "a1" not in pending:
+        assert time.monotonic() < deadline, "no approval was asked"
+        pending = line(kernel, capsys, "pending")
+        time.sleep(0.05)
+    assert "approve bash" in pending
+    assert line(kernel, capsys, "allow a1") == "dsh: a1 allowed once\n"
+    assert handle.result(30).final_response == "done"
+    assert kernel.peer.approvals == ["allowed-once"]  # the command ran
+    assert "nothing is waiting" in line(kernel, capsys, "allow a1")
+
+
+def test_wait_mode_asks_on_stdin_when_offered(
+    dsh_live_kernel: InProcessKernel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+
+    def typed(prompt: str = "") -> str:
+        asked.append(prompt)
+        return "y"
+
+    monkeypatch.setattr("builtins.input", typed)
+    dsh_live_kernel.run_cell("--wait --format markdown", PROMPT)
+    assert dsh_live_kernel.shell.user_ns["_dsh"].done()  # the cell waited for the run
+    assert asked and "allow bash" in asked[0]
+    assert dsh_live_kernel.peer.approvals == ["allowed-once"]
+
+
+def test_wait_mode_without_stdin_uses_the_headless_policy(
+    dsh_headless_kernel: InProcessKernel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(prompt: str = "") -> str:
+        raise AssertionError(f"nobody is at the keyboard, but asked: {prompt}")
+
+    monkeypatch.setattr("builtins.input", never)
+    kernel = dsh_headless_kernel
+    kernel.run_cell("", PROMPT)  # what nbclient/nbconvert run: the cell waits, nobody is asked
+    assert kernel.shell.user_ns["_dsh"].done()
+    assert kernel.peer.approvals == ["rejected"]
+    kernel.agent.pump.flush(10)
+    final = kernel.displayed[-1]
+    assert "rejected" in final.data["text/markdown"].lower()
+    assert final.metadata["dsh_notebook"]["run"] is True
