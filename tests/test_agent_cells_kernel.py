@@ -3,7 +3,13 @@ by this test over the kernel's own channels (execute metadata with the cell id, 
 as a ``comm_msg``): two approved ``run_python`` calls of a background run send two
 ``insert_cell`` messages on IOPub, in call order, anchored at the ``%%dsh`` cell, with the code
 and outputs, while the kernel is idle between cells; ``DshMagics.agent_cells = False`` sends none
-(the code still runs)."""
+(the code still runs).
+
+A real kernel is the point: the approved code runs on the kernel's main thread from ipykernel's
+own event loop while no cell runs (the in-process shell has no such loop between cells), the
+calls come from the real runtime through the notebook tools server, and the cells leave on IOPub
+as ``comm_msg``. The pieces (numbering, the message, the outputs, ``agent_cells = False``) are
+unit-tested in ``test_agent_cells``."""
 
 from __future__ import annotations
 
