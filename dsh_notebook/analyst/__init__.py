@@ -13,6 +13,10 @@ One concept per module:
 * :mod:`.turn` - the request as a turn: prompt, offered tools, tool calls with results.
 * :mod:`.intents` - the question types and :func:`recognize`.
 * :mod:`.names` - the kernel's variables and a frame's columns, and matching words to them.
+* :mod:`.reading` - the reading contract: a question about a frame as an explicit reading
+  (measure, statistic, conditions, grouping or time grain, best and runner-up, trend, plot),
+  every content word accounted for; what it cannot read is named, never dropped.
+* :mod:`.reading_code` - the pandas for a reading.
 * :mod:`.plans` - the ``run_python`` programs: idiomatic pandas whose last line is the result.
 * :mod:`.results` - reading that result back from the tool result's text.
 * :mod:`.explain` - explaining a cell's error (Ask dsh) from the kernel's real names.
