@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dsh_notebook.context.notebook_context import NotebookFacts, notebook_context_block
 from dsh_notebook.kernel.notebook.prompt_context import _page_facts
 from dsh_notebook.notebook_tools.cell_edits import find_cell
 from dsh_notebook.notebook_tools.cells import CellsQuery, format_cells
@@ -60,7 +61,7 @@ def test_the_editing_tools_refuse_it_before_any_card() -> None:
     assert not isinstance(find_cell(parsed["cells"], "aaaaaaaa"), str)
 
 
-def test_the_context_block_never_shows_a_private_cell_as_edited() -> None:
+def test_the_context_block_names_private_cells_and_never_shows_one_as_edited() -> None:
     parsed = parse_read_notebook_reply(reply())
     assert parsed is not None
 
@@ -69,5 +70,9 @@ def test_the_context_block_never_shows_a_private_cell_as_edited() -> None:
     def ran(count: int) -> tuple[str | None, str] | None:
         return ids[count], "a digest of what ran"  # every cell reads as edited since it ran
 
-    edited = _page_facts(parsed, "cccccccc-3333", ran)["edited"]
-    assert [e.position for e in edited] == [1, 3], edited  # not the private cell 2
+    facts = _page_facts(parsed, "cccccccc-3333", ran)
+    assert [e.position for e in facts["edited"]] == [1, 3], facts  # not the private cell 2
+    assert facts["private_cells"] == (2,)
+    block = notebook_context_block(NotebookFacts(**facts))
+    assert "Private cells (withheld from you by the user; do not ask for them): 2" in block
+    assert "CANARY" not in block

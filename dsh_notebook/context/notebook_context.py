@@ -121,6 +121,8 @@ class NotebookFacts:
     :func:`~dsh_notebook.context.instructions.instructions_line`)."""
     private: Sequence[str] = ()
     """The private variables that exist (``DshMagics.private``): named, never shown."""
+    private_cells: Sequence[int] = ()
+    """The positions of the cells the page marks private (tagged ``dsh-private``)."""
 
 
 def short_id(cell_id: str) -> str:
@@ -175,6 +177,13 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
         )
         lines.append(
             f"Private (withheld from you by the user; do not ask for their values): {names}{more}"
+        )
+    if facts.private_cells:
+        where = ", ".join(str(n) for n in facts.private_cells[:_VALUES_MAX])
+        extra = len(facts.private_cells) - _VALUES_MAX
+        lines.append(
+            f"Private cells (withheld from you by the user; do not ask for them): {where}"
+            + (f" and {extra} more" if extra > 0 else "")
         )
     body = replace_lone_surrogates("\n".join(lines))
     room = max_chars - len(CONTEXT_OPEN) - len(CONTEXT_CLOSE) - 2

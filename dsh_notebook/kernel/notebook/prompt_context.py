@@ -142,14 +142,17 @@ def _page_facts(
         return {"edited_note": UNREAD_NOTE}
     position = None
     edited: list[EditedCell] = []
+    private: list[int] = []
     for i, cell in enumerate(c for c in page.get("cells", []) if isinstance(c, Mapping)):
         where = int(cell.get("index", i)) + 1
         if cell_id is not None and cell.get("id") == cell_id:
             position = where
+        if cell.get("private"):
+            private.append(where)
         count = edited_since(cell, ran)
         if count is not None and not cell.get("private"):  # a private cell is never shown
             edited.append(EditedCell(where, str(cell.get("id")), count, str(cell.get("source"))))
-    return {"position": position, "edited": tuple(edited)}
+    return {"position": position, "edited": tuple(edited), "private_cells": tuple(private)}
 
 
 def gather_facts(
