@@ -169,6 +169,14 @@ def test_a_mistyped_module_is_fixed_and_a_missing_one_is_one_line() -> None:
     error = "ModuleNotFoundError: No module named 'pandsa'"
     done = run_fix(fix_prompt(error), "import pandsa as pd", {})
     assert done.calls[1][1]["new_text"] == "import pandas as pd"
+    error = "ModuleNotFoundError: No module named 'sklearn'"
+    source = "import numpy as np\nfrom sklearn.linear_model import LinearRegression"
+    done = run_fix(fix_prompt(error), source, {})
+    assert done.calls[1][1]["old_text"] == "from sklearn.linear_model import LinearRegression"
+    assert done.calls[1][1]["new_text"] == (
+        "%pip install scikit-learn\nfrom sklearn.linear_model import LinearRegression"
+    )
+    assert done.calls[2] == ("run_cells", {"cell_ids": ["1a2b3c4d"]})
     error = "ModuleNotFoundError: No module named 'zqxwv'"
     done = run_fix(fix_prompt(error), "import zqxwv", {})
     assert [c[0] for c in done.calls] == ["notebook_cells"]

@@ -4,7 +4,8 @@ The page's Fix with dsh button sends ``Fix the error in cell <short id> (edit it
 edit_cell; …)`` with the cell's traceback (``js/labextension/src/insertions.ts``). For the errors
 :mod:`.explain` can explain and fix from the kernel's real names (a missing column or variable
 with a close match, a mistyped module with a close match among the standard library and the
-common data libraries, a missing file with a close match in its folder), the analyst proposes
+common data libraries, a common data library that is not installed (a ``%pip install`` line
+above its import), a missing file with a close match in its folder), the analyst proposes
 the change through the real notebook cell tools (``docs/cell-editing.md``), one call per step:
 
 1. ``notebook_cells`` of that cell: its current source (and, for the cell tools' stale check,
@@ -40,10 +41,13 @@ __all__ = ["Change", "fix_step", "fix_target", "kernel_names", "proposed_change"
 
 _FIX_REQUEST: Final = re.compile(r"\bfix\b[^\n]*?\bcell\s+`?([A-Za-z0-9][\w-]{3,})`?", re.I)
 _NO_PAGE: Final = "The notebook itself could not be read"
-_DATA_MODULES: Final = (
-    "pandas", "numpy", "matplotlib", "seaborn", "scipy", "sklearn", "statsmodels", "plotly",
-    "polars", "pyarrow", "requests", "IPython",
-)  # fmt: skip
+_PIP_NAMES: Final = {
+    "pandas": "pandas", "numpy": "numpy", "matplotlib": "matplotlib", "seaborn": "seaborn",
+    "scipy": "scipy", "sklearn": "scikit-learn", "statsmodels": "statsmodels",
+    "plotly": "plotly", "polars": "polars", "pyarrow": "pyarrow", "requests": "requests",
+}  # fmt: skip
+"""The common data libraries (module -> pip package): a module one names is installed with an
+added ``%pip install`` line; a name close to one (or to a standard-library module) is a typo."""
 _LINE_MAX: Final = 300
 _CANNOT: Final = "I can't fix this with an edit: "
 
@@ -64,6 +68,8 @@ class Change:
         missing: the name the error says is missing.
         meant: the name put in its place.
         why: one sentence saying what is wrong (``there is no column `staton` in `trips```).
+        install: the pip package an added ``%pip install`` line installs (a common data
+            library that is not installed), else ``None``.
     """
 
     old: str
@@ -71,6 +77,7 @@ class Change:
     missing: str
     meant: str
     why: str
+    install: str | None = None
 
 
 def _say(text: str) -> Step:
@@ -129,7 +136,8 @@ def proposed_change(
     """The edit of ``source`` that fixes ``failure``, or one sentence saying why there is none.
 
     Names come from the kernel (``variables``, ``frames``; Python's builtins for a variable),
-    module names from the standard library and the common data libraries, file names from
+    module names from the standard library and the common data libraries (one of those that is
+    not installed gets a ``%pip install`` line above its import), file names from
     ``files`` (the names in the missing file's folder); a fix is proposed only for a close
     match (:func:`~.explain.similar`) that the cell's code really uses in a line."""
     missing, candidates, what = failure.missing, [], ""
@@ -152,7 +160,9 @@ def proposed_change(
     elif (module := MODULE_MISSING.search(failure.message)) is not None:
         missing = module.group(1)
         top = missing.split(".")[0]
-        known = sorted(set(sys.stdlib_module_names) | set(_DATA_MODULES))
+        if top in _PIP_NAMES:
+            return _install(source, top, _PIP_NAMES[top])
+        known = sorted(set(sys.stdlib_module_names) | set(_PIP_NAMES))
         candidates = [] if "." in missing else [c for c in similar(missing, known) if c != missing]
         if not candidates:
             return _CANNOT + (
@@ -184,6 +194,20 @@ def proposed_change(
     if span is None:
         return _CANNOT + f"{what}, and no line of the cell spells `{missing}` out."
     return Change(span[0], span[1], missing, candidates[0], what)
+
+
+def _install(source: str, module: str, package: str) -> Change | str:
+    """A ``%pip install`` line above the cell's first top-level import of ``module``."""
+    imports = re.compile(rf"^(?:import|from)\s+{re.escape(module)}\b")
+    line = next((ln for ln in source.splitlines() if imports.match(ln)), None)
+    if line is None:
+        return _CANNOT + (
+            f"the module `{module}` is not installed and no top-level line of the cell imports "
+            f"it; install it with `%pip install {package}` in a cell of its own."
+        )
+    what = f"the module `{module}` is not installed in the kernel's environment"
+    return Change(line, f"%pip install {package}\n{line}", module, f"%pip install {package}",
+                  what, install=package)  # fmt: skip
 
 
 def cell_source(result: str, cell_id: str) -> str | None:
@@ -282,9 +306,14 @@ def _edit_and_run(turn: Turn, cell_id: str, change: Change) -> Step:
     where = f"cell {cell_id}"
     edits = turn.done("edit_cell")
     if not edits:
+        how = (
+            f"`{change.meant}` above the import installs it from PyPI"
+            if change.install
+            else f"`{change.meant}` is the close match"
+        )
         text = (
-            f"In {where} {change.why}; `{change.meant}` is the close match. I propose this "
-            "change (review the diff, then Apply or Reject):"
+            f"In {where} {change.why}; {how}. I propose this change (review the diff, then "
+            "Apply or Reject):"
         )
         args = {"cell_id": cell_id, "old_text": change.old, "new_text": change.new}
         return turn.call("edit_cell", args, text)
@@ -296,8 +325,13 @@ def _edit_and_run(turn: Turn, cell_id: str, change: Change) -> Step:
         return turn.call(
             "run_cells",
             {"cell_ids": [cell_id]},
-            f"Applied: `{change.missing}` is now `{change.meant}`. I will run {where} to check "
-            "the fix (approve the run).",
+            (
+                f"Applied: the cell now installs `{change.install}` first. I will run {where} "
+                "(it installs from PyPI; approve the run)."
+                if change.install
+                else f"Applied: `{change.missing}` is now `{change.meant}`. I will run {where} to "
+                "check the fix (approve the run)."
+            ),
         )
     run = runs[-1]
     result = run.result or ""
