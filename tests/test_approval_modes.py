@@ -3,11 +3,11 @@ a ``MockRuntime`` that asks for a sandbox escalation on ``[[approval]]``):
 
 * a live page, background cell: the approval waits in ``%dsh pending`` and a later cell answers it
   (``%dsh allow``), once;
-* a live page, ``--wait`` cell: the waiting cell asks on stdin;
 * nbclient (no stdin): the cell waits and nobody is asked; ``headless_approval`` (reject by
   default) decides, and the one displayed transcript says so.
 
-What ipykernel 6 and 7 do with a background run's output stays in ``test_kernel_real``."""
+A ``--wait`` cell asking on stdin (``input_request`` on the kernel's stdin channel) and what
+ipykernel 6 and 7 do with a background run's output stay in ``test_kernel_real``."""
 
 from __future__ import annotations
 
@@ -44,22 +44,6 @@ def test_approval_answered_from_a_later_cell(
     assert handle.result(30).final_response == "done"
     assert kernel.peer.approvals == ["allowed-once"]  # the command ran
     assert "nothing is waiting" in line(kernel, capsys, "allow a1")
-
-
-def test_wait_mode_asks_on_stdin_when_offered(
-    dsh_live_kernel: InProcessKernel, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    asked: list[str] = []
-
-    def typed(prompt: str = "") -> str:
-        asked.append(prompt)
-        return "y"
-
-    monkeypatch.setattr("builtins.input", typed)
-    dsh_live_kernel.run_cell("--wait --format markdown", PROMPT)
-    assert dsh_live_kernel.shell.user_ns["_dsh"].done()  # the cell waited for the run
-    assert asked and "allow bash" in asked[0]
-    assert dsh_live_kernel.peer.approvals == ["allowed-once"]
 
 
 def test_wait_mode_without_stdin_uses_the_headless_policy(

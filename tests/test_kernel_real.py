@@ -3,8 +3,8 @@ runtime and the scripted model endpoint, on each interpreter of ``kernel_pythons
 and 7 in CI). A real kernel is the point here: where a background run's output goes (parent
 headers), interrupts (SIGINT), what a kernel's shutdown, unload and restart leave of the runtime
 process, a click over a real comm, the runtime's launch and crash, and two kernels on one
-``DSH_HOME``. Who answers an approval in each mode is kernel logic: ``test_approval_modes``, in
-process."""
+``DSH_HOME``, stdin. Who answers an approval in each mode is kernel logic: ``test_approval_modes``,
+in process."""
 
 from __future__ import annotations
 
@@ -105,6 +105,22 @@ def test_background_run_returns_at_once_and_streams_into_its_output(kernel: Kern
         m["parent_header"].get("msg_id") == updates[0]["parent_header"].get("msg_id")
         for m in updates
     )
+
+
+def test_wait_mode_asks_on_stdin_when_offered(kernel: Kernel, tmp_path: Path) -> None:
+    """A real kernel is the point: the waiting cell's ``input()`` goes to the frontend as an
+    ``input_request`` on the stdin channel and the typed answer comes back (ipykernel 6 and 7),
+    and the kernel's ``_allow_stdin`` is what tells a live frontend (DESIGN §13)."""
+    target = tmp_path / "outside" / "typed-yes.txt"
+    target.parent.mkdir()
+    cell = kernel.execute(
+        f"%%dsh --wait\n[[scenario:escalate]] [[target:{target}]] touch it",
+        allow_stdin=True,
+        stdin_answers=["y"],
+    )
+    assert cell.error is None, cell.error
+    assert cell.stdin_prompts and "allow bash" in cell.stdin_prompts[0]
+    assert target.exists()
 
 
 def test_interrupt_in_a_wait_cell_stops_the_run(kernel: Kernel) -> None:
