@@ -114,8 +114,8 @@ describe("clicks", () => {
     const over = waiting();
     over.header.state = "settled";
     ({ el } = mount(new FakeModel(over)));
-    expect(el.querySelector(".dsh-approval .dsh-outcome")!.textContent).toBe("Undecided — the run ended");
-    expect(el.querySelector(".dsh-question .dsh-outcome")!.textContent).toBe("Not answered — the run ended");
+    expect(el.querySelector(".dsh-approval .dsh-outcome")!.textContent).toBe("Not decided — the run was interrupted");
+    expect(el.querySelector(".dsh-question .dsh-outcome")!.textContent).toBe("Not decided — the run was interrupted");
   });
 
   it("answers questions: radios, checkboxes, free text; once", () => {

@@ -242,7 +242,7 @@ export class ApprovalCard extends Keyed<ApprovalItem> {
       return;
     }
     if (isOver(ctx.store.snapshot.header.state)) {
-      el.appendChild(h("div", { class: "dsh-outcome", role: "status" }, "Undecided — the run ended"));
+      el.appendChild(h("div", { class: "dsh-outcome", role: "status" }, "Not decided — the run was interrupted"));
       return;
     }
     if (!isActionable(node, "approval", ctx)) {

@@ -132,7 +132,7 @@ export class QuestionCard extends Keyed<QuestionItem> {
       return;
     }
     if (isOver(ctx.store.snapshot.header.state)) {
-      el.appendChild(h("div", { class: "dsh-outcome", role: "status" }, "Not answered — the run ended"));
+      el.appendChild(h("div", { class: "dsh-outcome", role: "status" }, "Not decided — the run was interrupted"));
       return;
     }
     if (!actionable) {

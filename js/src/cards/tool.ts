@@ -8,6 +8,7 @@ import { namesOf, withNames } from "../names";
 import type { Item, Snapshot, ToolItem } from "../types";
 import { ApprovalCard } from "./approval";
 import { describeTool } from "./runtime_tools";
+import { agentCellOf, cellLine, ranOutputs, resultForReader, type CellLine } from "./cell_lines";
 import { QuestionCard } from "./question";
 import { SubagentCard } from "./subagent";
 import { isOver } from "./words";
@@ -63,6 +64,16 @@ export function figuresView(node: ToolItem): HTMLElement | null {
     h("img", { class: "dsh-figure", src: `data:image/png;base64,${png}`, alt: `Figure ${i + 1} shown by the code` })));
 }
 
+/** A cell tool call's line in words (transcript/cell_lines.py): the action, the new source's
+ * first line as code, what ran printed, and who decided. */
+function cellHeading(line: CellLine): HTMLElement {
+  return h("span", { class: "dsh-tool-desc dsh-cell-line" },
+    h("strong", {}, line.action),
+    line.snippet ? h("span", {}, " (", h("code", {}, line.snippet), ")") : null,
+    line.output ? h("span", {}, ": ", h("code", {}, line.output)) : null,
+    line.outcome ? ` — ${line.outcome}` : null);
+}
+
 export class ToolCard extends Keyed<ToolItem> {
   readonly el = h("div", { class: "dsh-card dsh-tool" });
   private readonly nested: Record<string, { id: string; comp: Component } | undefined> = {};
@@ -89,14 +100,19 @@ export class ToolCard extends Keyed<ToolItem> {
     el.textContent = "";
     const state = waitsForYou(node, ctx.store.snapshot) ? "waiting" : node.state;
     const view = node.question ? null : describeTool(node); // a runtime file tool, in words
+    // a cell tool, in words: its card shows the diff; no JSON, no result written for the model
+    const line = node.question || view ? null : cellLine(node, isOver(ctx.store.snapshot.header.state));
+    const kept = agentCellOf(node);
     el.className = `dsh-card dsh-tool dsh-state-${state}`;
     el.setAttribute("aria-label", `Tool call ${toolLabel(node.name || "(unnamed)")}: ${STATE_LABEL[state] ?? state}`);
     const head = h("div", { class: "dsh-tool-head" },
       h("span", { class: `dsh-badge dsh-badge-${state}` }, STATE_LABEL[state] ?? state),
       // the name in words; the wire name (kept in exports) on hover
       h("code", { class: "dsh-tool-name", title: node.name || null }, toolLabel(node.name || "tool")),
-      view ? h("span", { class: "dsh-tool-desc" }, view.heading)
+      line ? cellHeading(line)
+        : view ? h("span", { class: "dsh-tool-desc" }, view.heading)
         : node.description || node.summary ? h("span", { class: "dsh-tool-desc" }, node.description || node.summary || "") : null,
+      kept !== null ? h("span", { class: "dsh-tool-desc" }, ` — kept as agent cell ${kept}, below the prompt`) : null,
     );
     el.appendChild(head);
 
@@ -105,7 +121,7 @@ export class ToolCard extends Keyed<ToolItem> {
     const hasArgs = node.args !== null && node.args !== undefined
       ? !(typeof node.args === "object" && Object.keys(node.args as object).length === 0)
       : Boolean(node.arguments);
-    if (hasArgs) {
+    if (hasArgs && !line) {
       el.appendChild(button(argsOpen ? "Hide arguments" : "Arguments", `${argsOpen ? "Hide" : "Show"} the arguments of ${node.name || "the tool call"}`, () => {
         ctx.ui.toggle(argsKey, node.id);
         ctx.schedule();
@@ -125,10 +141,16 @@ export class ToolCard extends Keyed<ToolItem> {
       if (detail.trim()) {
         el.appendChild(foldedText(detail, `${node.id}:result`, node.id, ctx, { lines: 6, cls: "dsh-pre dsh-result", label: "the output" }));
       }
-    } else if (node.result !== null && node.result !== undefined && node.result !== "") {
+    } else if (line) {
+      const outputs = line.done ? ranOutputs(node) : null; // run_cells: what the cells printed
+      if (outputs) {
+        el.appendChild(foldedText(outputs, `${node.id}:result`, node.id, ctx, { lines: 6, cls: "dsh-pre dsh-result", label: "the outputs" }));
+      }
+    } else if (resultForReader(node)) {
+      const result = resultForReader(node) as string;
       el.appendChild(h("div", { class: "dsh-result-label" }, node.is_error ? `Error${node.error_code ? ` (${node.error_code})` : ""}` : "Result"));
       // ids the snapshot can name (this call's job, its subagent) read as names
-      const shown = withNames(node.result, namesOf(ctx.store.snapshot));
+      const shown = withNames(result, namesOf(ctx.store.snapshot));
       el.appendChild(foldedText(shown, `${node.id}:result`, node.id, ctx, {
         lines: 6, cls: `dsh-pre dsh-result${node.is_error ? " dsh-result-error" : ""}`, label: "the result",
       }));
