@@ -20,6 +20,7 @@ One concept per module:
 * :mod:`.plans` - the ``run_python`` programs: idiomatic pandas whose last line is the result.
 * :mod:`.results` - reading that result back from the tool result's text.
 * :mod:`.explain` - explaining a cell's error (Ask dsh) from the kernel's real names.
+* :mod:`.fix` - Fix with dsh: the one-line change as an ``edit_cell``, then ``run_cells``.
 * :mod:`.scripts` - scripts written with ``write`` and run with ``bash``.
 * :mod:`.compose` - the answer texts.
 * :mod:`.respond` - the next step (:func:`respond`, a scripted-model step factory).
