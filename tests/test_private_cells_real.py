@@ -1,0 +1,101 @@
+"""A private cell never reaches the model, and the model is told why (issue 49 item 1, the
+cells): a real ipykernel, the real runtime and the scripted model recording every request; the
+page is played by this test and is careless on purpose (it sends a ``private`` cell's source and
+outputs along with the mark; the extension sends neither). The model reads the notebook
+(default, brief and the cell by id) and asks to edit the private cell under
+``--on-approval allow``: every answer reads "[private cell]", the edit is refused before any
+card (the page is never asked to change anything). Before, the cell's code and output reached
+the model and the edit went on to its card."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dsh_notebook.notebook_tools.schemas import public_tool_name
+from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
+
+from .helpers.real_kernel import link_messages, play_page_until
+from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, page_kernel
+
+pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
+
+IDS = (
+    "a1a1a1a1-0000-4000-8000-000000000001",
+    "b2b2b2b2-0000-4000-8000-000000000002",
+    "c3c3c3c3-0000-4000-8000-000000000003",
+)
+SECRET_SOURCE = "salaries = {'alice': 91234}  # PRIVATE-CELL-CANARY"
+SECRET_OUTPUT = "PRIVATE-OUTPUT-CANARY 91234"
+
+
+def call(tool: str, **args: object) -> Step:
+    return Step(tool_calls=(ToolCall(public_tool_name(tool), dict(args)),))
+
+
+@pytest.fixture
+def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
+    with page_kernel(tmp_path, scripted_model.base_url) as k:
+        yield k
+
+
+def test_a_private_cell_never_reaches_the_model_and_it_is_told_why(
+    kernel: Kernel, scripted_model: ScriptedModelServer
+) -> None:
+    scripted_model.register(
+        "private-cell",
+        Script(
+            steps=(
+                call("notebook_cells"),
+                call("notebook_cells", brief=True),
+                call("notebook_cells", cell_ids=[IDS[1][:8]]),
+                call("edit_cell", cell_id=IDS[1][:8], old_text="91234", new_text="0"),
+                Step(text="done"),
+            )
+        ),
+    )
+    comm_id = open_link(kernel, (*PAGE_CAPABILITIES, "read_notebook", "edit_cells"))
+    page = [
+        (IDS[0], "x = 1", 1, [], False),
+        (IDS[1], SECRET_SOURCE, 2, [{"output_type": "stream", "text": SECRET_OUTPUT}], True),
+        (IDS[2], "%%dsh --on-approval allow -s private-cells\n[[scenario:private-cell]] go", None,
+         [], False),
+    ]  # fmt: skip
+    start, first = len(kernel.iopub), len(scripted_model.requests)
+    run = kernel.execute(page[2][1], allow_stdin=True, metadata=identity(IDS[2]))
+    assert run.error is None, run.error
+    answered: set[str] = set()
+
+    def answer() -> None:
+        for ask in link_messages(kernel, comm_id, "read_notebook", start):
+            if ask["request_id"] not in answered:
+                answered.add(ask["request_id"])
+                reply = {"v": 1, "type": "read_notebook_reply", "request_id": ask["request_id"],
+                         "path": "p.ipynb", "total_cells": len(page), "cells": [
+                             {"index": i, "id": cell_id, "cell_type": "code", "source": source,
+                              "execution_count": count, "agent": False, "selected": False,
+                              "outputs": outputs, **({"private": True} if private else {})}
+                             for i, (cell_id, source, count, outputs, private) in enumerate(page)]}  # fmt: skip
+                msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+                kernel.client.shell_channel.send(msg)
+
+    play_page_until(kernel, scripted_model, "private-cell", 5, answer, since=first)
+    requests = [r.body for r in scripted_model.requests[first:] if r.scenario == "private-cell"]
+    # what the kernel sends: the prompts and the tool results (the model's own call names 91234)
+    sent = json.dumps([m for r in requests for m in r["messages"] if m["role"] == "user"])
+    assert "tool_result" in sent and "CANARY" not in sent and "91234" not in sent
+    results = [
+        json.dumps(block.get("content"), ensure_ascii=False)
+        for message in requests[-1]["messages"]
+        for block in (message["content"] if isinstance(message["content"], list) else [])
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+    assert len(results) == 4, results
+    default, brief, chosen, edit = results
+    for text in (default, brief, chosen):
+        assert "[private cell]" in text and "x = 1" in default + brief, text
+    assert "is private (tagged dsh-private" in edit, edit
+    assert not link_messages(kernel, comm_id, "apply_change", start)  # never asked to change
