@@ -154,6 +154,22 @@ def test_a_rejected_edit_is_not_run_and_says_so_in_one_line() -> None:
     assert "\n" not in done.answer
 
 
+def test_a_change_the_person_edited_before_applying_is_theirs_in_the_answer() -> None:
+    def edited(tool: str, args: dict[str, Any]) -> tuple[str, bool] | None:
+        if tool == "edit_cell":
+            return (
+                "Applied: Edited cell 3 · id 1a2b3c4d (approved; the page confirmed it; not run)."
+                "\nThe user edited your change before applying it; the cell now holds exactly:"
+                '\n```python\ntrips.groupby("station")["minutes"].sum()\n```', False,
+            )  # fmt: skip
+        return None
+
+    source = 'trips.groupby("staton")["minutes"].mean()'
+    done = run_fix(fix_prompt(KEY_ERROR), source, trips(), serve=edited)
+    assert done.calls[-1][0] == "run_cells"
+    assert done.answer.startswith("Cell 1a2b3c4d ran without an error with your version of")
+
+
 def test_a_misspelled_variable_and_a_builtin() -> None:
     error = "NameError: name 'trip' is not defined"
     done = run_fix(fix_prompt(error), "x = 1\ntrip.head()", trips())

@@ -336,8 +336,10 @@ def _edit_and_run(turn: Turn, cell_id: str, change: Change) -> Step:
     run = runs[-1]
     result = run.result or ""
     undo = '"Undo this run" on this prompt cell takes the edit back.'
+    yours = "The user edited your change" in (edit.result or "")
     if "(ok)" in _first_line(result):
-        return _say(f"Cell {cell_id} ran without an error with `{change.meant}`. {undo}")
+        how = "with your version of the change" if yours else f"with `{change.meant}`"
+        return _say(f"Cell {cell_id} ran without an error {how}. {undo}")
     error = next((ln for ln in result.splitlines() if ln.startswith("error: ")), None)
     if error is not None:
         return _say(f"Cell {cell_id} ran and still fails ({_code(error[7:])}). {undo}")
