@@ -117,9 +117,7 @@ class ConversationIndex:
     def _path(self, notebook: str) -> Path:
         return self._dir / f"{store.safe_name(notebook)}.json"
 
-    def note(
-        self, notebook: str, session_id: str, prompt: str, secrets: Secrets = ()
-    ) -> None:
+    def note(self, notebook: str, session_id: str, prompt: str, secrets: Secrets = ()) -> None:
         """Count an accepted ``prompt`` in ``session_id``; the first one is kept (never raises)."""
         now = time.time()
         path = self._path(notebook)
