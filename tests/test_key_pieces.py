@@ -28,11 +28,11 @@ from dsh_notebook.transcript import Transcript
 from dsh_notebook.transcript.facts import Note, RunError
 
 from .canary import HALF, KEY, PRINTED, key_pieces
+from .helpers.kernel import run_cell
+from .helpers.run_output import Recorder, Shell, bundle_of, text
 
 LABEL = "[masked: DEEPSEEK_API_KEY]"
 """What the key reads as in a kernel (the kernel's policy names it)."""
-from .helpers.kernel import run_cell
-from .helpers.run_output import Recorder, Shell, bundle_of, text
 
 # -- the function ------------------------------------------------------------------------------
 
