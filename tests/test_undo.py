@@ -13,6 +13,7 @@ import pytest
 from dsh_notebook.context.notebook_context import NotebookFacts, notebook_context_block
 from dsh_notebook.kernel.entry.commands import COMMANDS
 from dsh_notebook.kernel.tools.agent_cells import AgentCells
+from dsh_notebook.kernel.tools.kernel_undo import KernelUndo
 from dsh_notebook.kernel.tools.undo import UndoLedger
 from dsh_notebook.notebook_tools.run_python import RunPythonResult
 
@@ -33,6 +34,11 @@ def test_an_agent_cell_is_recorded_as_its_runs_change() -> None:
     assert change["source"].endswith("\na = 1")
 
 
+def no_values() -> KernelUndo:
+    """The kernel's half of undo with nothing kept (these runs changed no value)."""
+    return KernelUndo(memory=lambda: 2**20, value_limit=lambda: 2**20)
+
+
 def ledger_with_two_runs(page: FakePage) -> UndoLedger:
     ledger = UndoLedger(page.link)
     ledger.record("run-old", "c1", {"kind": "insert", "cell_id": "n1", "source": "1"})
@@ -47,7 +53,7 @@ def test_dsh_undo_sends_the_newest_run_and_prints_what_it_can(
 ) -> None:
     page = FakePage(["x = 1"])
     ledger = ledger_with_two_runs(page)
-    agent: Any = SimpleNamespace(undo=ledger, frontend_link=page.link)
+    agent: Any = SimpleNamespace(undo=ledger, frontend_link=page.link, kernel_undo=no_values())
     COMMANDS["undo"](agent, [])
     (sent,) = page.sent_of("undo_changes")
     assert sent["run"] == "run-new" and [c["kind"] for c in sent["changes"]] == ["edit", "insert"]
@@ -71,7 +77,8 @@ def test_dsh_undo_sends_the_newest_run_and_prints_what_it_can(
 def test_dsh_undo_without_a_page_keeps_the_changes(capsys: pytest.CaptureFixture[str]) -> None:
     page = FakePage(["x = 1"], capabilities=("waiting",))
     ledger = ledger_with_two_runs(page)
-    COMMANDS["undo"](SimpleNamespace(undo=ledger, frontend_link=page.link), [])  # type: ignore[arg-type]
+    COMMANDS["undo"](SimpleNamespace(undo=ledger, frontend_link=page.link,  # type: ignore[arg-type]
+                                     kernel_undo=no_values()), [])  # fmt: skip
     assert "no notebook page with the dsh-notebook extension" in capsys.readouterr().out
     assert [r.run_id for r in ledger.runs()] == ["run-old", "run-new"]
 

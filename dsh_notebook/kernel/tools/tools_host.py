@@ -32,6 +32,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from ...context.changes_text import changes_of
 from ...context.consequences import analyse
 from ...notebook_tools.cell_tools import ORIGIN_TIMEOUT
@@ -234,7 +236,8 @@ class NotebookToolsHost:
             reason=reason,
         )
 
-        changes = await asyncio.to_thread(self.changes_of, runs) if runs else None
+        # a worker thread of anyio's (the namespace is read as the read tools read it)
+        changes = await anyio.to_thread.run_sync(self.changes_of, runs) if runs else None
 
         def analyse(code: str) -> tuple[tuple[str, str], ...] | None:
             return self.changes_of(((None, code),))
