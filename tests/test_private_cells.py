@@ -5,10 +5,11 @@ tools' target lookup before any card, and is left out of the context block's edi
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from dsh_notebook.context.notebook_context import NotebookFacts, notebook_context_block
-from dsh_notebook.kernel.notebook.prompt_context import _page_facts
+from dsh_notebook.kernel.notebook.prompt_context import _page_facts, gather_facts
 from dsh_notebook.notebook_tools.cell_edits import find_cell
 from dsh_notebook.notebook_tools.cells import CellsQuery, format_cells
 from dsh_notebook.page_protocol import parse_read_notebook_reply
@@ -76,3 +77,26 @@ def test_the_context_block_names_private_cells_and_never_shows_one_as_edited() -
     block = notebook_context_block(NotebookFacts(**facts))
     assert "Private cells (withheld from you by the user; do not ask for them): 2" in block
     assert "CANARY" not in block
+
+
+def test_the_cells_run_since_name_a_private_cells_run_without_its_code() -> None:
+    """The kernel's history holds what a private cell ran; with the page read at the prompt
+    (its ids) and the record of which cell each count ran, the block lists it as private."""
+    parsed = parse_read_notebook_reply(reply())
+    assert parsed is not None
+    raw = ["", "x = 1", SECRET_SOURCE, "x + 1", "%%dsh\ngo"]
+    shell = SimpleNamespace(history_manager=SimpleNamespace(input_hist_raw=raw), user_ns={})
+    ids = {1: "aaaaaaaa-1111", 2: "bbbbbbbb-2222", 3: "cccccccc-3333"}
+
+    def ran(count: int) -> tuple[str | None, str] | None:
+        return (ids[count], "d") if count in ids else None
+
+    facts = gather_facts(shell, {2: "ValueError: PRIVATE-CELL-CANARY"}, execution_count=4,
+                         since=None, page=parsed, ran=ran)  # fmt: skip
+    assert [(c.count, c.source) for c in facts.cells] == [
+        (1, "x = 1"),
+        (2, "[private cell]"),
+        (3, "x + 1"),
+    ]
+    block = notebook_context_block(facts)
+    assert "CANARY" not in block and "91234" not in block and "[private cell]" in block
