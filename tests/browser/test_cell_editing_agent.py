@@ -4,7 +4,8 @@ in this test process (``[[scenario:notebook-calls]]``: ``notebook_cells``, then 
 the test reads every tool result the model received).
 
 - An ``edit_cell`` by short id: the card shows the diff; after Apply the cell holds the new source
-  (click-to-applied latency printed) and ``z`` brings the old one back; the model reads "Applied".
+  (click-to-applied latency printed) and ``z`` brings the old one back; the model reads "Applied",
+  the settled transcript "Edited cell 2 (2 + 2) — applied by you" (issue 48).
 - A stale edit: the person types into the cell while another card waits; the edit is refused
   before any card is shown and the model gets the current source.
 - Reject with a note reaches the model; ``insert_cell`` and ``delete_cell`` after Apply.
@@ -94,6 +95,12 @@ def test_an_edit_by_id_shows_its_diff_applies_on_apply_and_z_restores_it(
     print(f"\nApply click -> cell source changed ({app}): {time.monotonic() - clicked:.3f} s")
     found = wait_tool_results(model, tag, 2)
     assert found[1].startswith("Applied: Edited cell 2 · id target"), found[1]
+    # the settled transcript says it in words (issue 48 item 1): one line, the diff folded
+    # under it, no JSON arguments, and the run's one line of what it changed
+    said = page.locator(".jp-RenderedMarkdown:has-text('Edited cell 2 (2 + 2) — applied by you')")
+    said.first.wait_for(timeout=60_000)
+    shown = said.first.inner_text()
+    assert "Edited 1 cell — Undo this run" in shown and "Tool edit_cell" not in shown, shown
 
     command_mode(page, 0)
     page.keyboard.press("z")
