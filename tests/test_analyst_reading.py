@@ -91,3 +91,25 @@ def test_a_named_date_column_gives_the_grain_and_a_date_string_is_parsed(rides: 
     assert 'rides_dates = pd.to_datetime(rides["ended_on"])' in code
     assert 'rides.groupby(rides_dates.dt.to_period("M").rename("month")).size()' in code
     assert code.endswith("print(rides_per_month.to_string())")
+
+
+def test_camel_case_names_a_frame_named_df_and_an_identifier_column() -> None:
+    import pandas as pd
+
+    df = described(
+        "df",
+        pd.DataFrame({
+            "StartTime": pd.date_range("2025-03-01", periods=6, freq="17h"),
+            "TripDuration": [12.0, 31.5, 44.0, 8.5, 29.0, 35.0],
+            "station_id": [1, 2, 1, 3, 2, 1],
+        }),
+    )  # fmt: skip
+    # `df` is no noun for its rows: the noun the question counts is ("trips")
+    longer = read("How many trips were longer than 30 minutes?", df)
+    assert longer.unread == () and longer.conditions[0].column == "TripDuration"
+    assert read("Number of trips per month", df).time == "StartTime"
+    # an identifier is grouped by, never summed or counted as a measure
+    assert read("Number of trips per station", df).group == "station_id"
+    assert read("How many stations are there?", df).unread == (
+        "station_id (an identifier: a sum or count of it means nothing)",
+    )

@@ -24,7 +24,7 @@ from .columns import samples_of
 from .intents import Agg
 from .names import Column, Frame
 
-__all__ = ["Condition", "Grain", "Reading", "date_columns", "read"]
+__all__ = ["Condition", "Grain", "Reading", "date_columns", "generic_frame", "read"]
 
 Grain = Literal["day", "week", "month", "quarter", "year", "weekday"]
 Op = Literal["==", ">", ">=", "<", "<=", "between", "month", "year", "day", "weekend", "weekday"]
@@ -100,6 +100,8 @@ class Reading:
     why: str = ""
     unread: tuple[str, ...] = ()
     legacy: bool = False
+    mentioned: tuple[str, ...] = ()
+    """The columns the question names (a legacy computation may use only these)."""
 
     @property
     def by(self) -> str | None:
@@ -196,7 +198,7 @@ _COMPARE: Final = re.compile(
     r"(?P<op>more than|greater than|larger than|bigger than|higher than|longer than|over|above"
     r"|exceeding|at least|no less than|less than|fewer than|smaller than|lower than|shorter than"
     r"|cheaper than|more expensive than|older than|younger than|under|below|at most|no more than)\s+"
-    r"(?P<cur>[$€£])?(?P<num>\d+(?:\.\d+)?)(?:\s*(?P<unit>%|[a-z]+|[$€£]))?"
+    r"(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s*(?P<unit>%|[a-z]+|[$€£]))?"
 )
 _BETWEEN: Final = re.compile(
     r"between\s+[$€£]?(?P<lo>\d+(?:\.\d+)?)\s*(?:(?P<unit1>[a-z]+)\s+)?and\s+[$€£]?"
@@ -284,7 +286,9 @@ class _Text:
 
 
 def _parts(name: str) -> list[str]:
-    return [p for p in re.split(r"[\s_\-]+", name.lower()) if p]
+    """The words of a name: ``start_time``, ``StartTime`` and ``start time`` give the same."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return [p for p in re.split(r"[\s_\-]+", spaced.lower()) if p]
 
 
 def _name_pattern(words: list[str]) -> str:
@@ -363,6 +367,12 @@ def measure_free(reader: _Reader, agg: Agg | None, rows: bool) -> bool:
     return reader.measure is None and agg is None and not rows
 
 
+#: Frame names that are no noun for their rows (``df``, ``data``): the question's noun counts.
+_GENERIC_FRAME: Final = re.compile(r"df\w*|data\w*|frame|table|raw|clean|sample|d|x")
+#: The noun a question counts: "how many trips", "number of orders", "the fewest trips".
+_COUNTED: Final = re.compile(r"\b(?:how many|number of|count of|most|fewest|least)\b")
+
+
 class _Reader:
     """One question read against one frame, part by part; each part takes the words it uses."""
 
@@ -372,6 +382,7 @@ class _Reader:
         self.frame = frame
         self.unread: list[str] = []
         self.mentions = _column_mentions(self.t, frame)
+        self.named = list(self.mentions)
         self.dates = date_columns(frame)
         self.conditions: list[Condition] = []
         named = [c for c, _ in self.dates if any(m[2] == c for m in self.mentions)]
@@ -560,11 +571,11 @@ class _Reader:
 
     def grouping(self) -> None:
         for s, e, column in self.mentions:
-            if not self.t.free(s, e) or (column.numeric and not column.orders_rows):
+            if not self.t.free(s, e):
                 continue
             mark = _GROUP_MARK.search(self.t.text[:s])
-            if mark is None:
-                continue
+            if mark is None or (column.numeric and not _is_key(column) and not column.orders_rows):
+                continue  # "per station_id" groups; "per quantity" is no grouping
             if self.group is not None and self.group != column:
                 self.unread.append(self.t.text[mark.start() : e])
             else:
@@ -609,6 +620,9 @@ class _Reader:
                     if self.t.free(s, e) and c.numeric and not c.orders_rows}  # fmt: skip
         if len(measures) > 1:
             self.unread.append(" and ".join(sorted(measures)))
+        elif measures and _is_key(next(iter(measures.values()))):
+            key = next(iter(measures.values()))
+            self.unread.append(f"{key.name} (an identifier: a sum or count of it means nothing)")
         elif measures:
             self.measure = next(iter(measures.values()))
             self.take_column(self.measure)
@@ -634,6 +648,21 @@ class _Reader:
             ):
                 self.t.take(m.start(), m.end())
                 named = True
+        if generic_frame(self.frame.name):
+            # `df`: the rows are whatever the question counts ("how many trips"), one noun only
+            counted = set()
+            for m in _COUNTED.finditer(self.t.text):  # the first free word after it
+                for w in re.finditer(r"[a-z]+", self.t.text[m.end() :]):
+                    at = m.end() + w.start()
+                    if self.t.free(at, at + len(w.group())):
+                        counted.add(w.group().rstrip("s"))
+                        break
+            if len(counted) == 1:
+                noun = counted.pop()
+                for m in re.finditer(rf"\b{re.escape(noun)}s?\b", self.t.text):
+                    if self.t.free(m.start(), m.end()):
+                        self.t.take(m.start(), m.end())
+                        named = True
         return named
 
     def conflicts(self) -> None:
@@ -778,6 +807,7 @@ class _Reader:
             why=why,
             unread=tuple(dict.fromkeys(self.unread)),
             legacy=legacy,
+            mentioned=tuple(dict.fromkeys(c.name for _s, _e, c in self.named)),
         )
 
 
@@ -789,8 +819,20 @@ def _per_row(text: str, frame: Frame) -> bool:
     )
 
 
+def generic_frame(name: str) -> bool:
+    """A frame name that is no noun for its rows (``df``, ``data``, ``table``)."""
+    return bool(_GENERIC_FRAME.fullmatch(name.lower()))
+
+
+def _is_key(column: Column) -> bool:
+    """An identifier column (``trip_id``, ``StationCode``): grouped by, never summed."""
+    return (
+        _parts(column.name)[-1] in ("id", "code", "no", "nr", "key") or column.name.lower() == "id"
+    )
+
+
 def _num(text: str) -> int | float:
-    number = float(text)
+    number = float(text.replace(",", ""))
     return int(number) if number.is_integer() else number
 
 
@@ -799,6 +841,13 @@ def _is_frame_noun(word: str, frame: Frame) -> bool:
     name = frame.name.lower()
     stems = {name, name.rstrip("s"), name[:-2] if name.endswith("es") else name}
     return word in stems or word.rstrip("s") in stems or (word.endswith("es") and word[:-2] in stems)  # fmt: skip
+
+
+#: Comparisons whose adjective names the kind of column ("longer than" a duration).
+_ADJECTIVE_OPS: Final = frozenset(
+    ["longer than", "shorter than", "older than", "younger than", "cheaper than",
+     "more expensive than"]
+)  # fmt: skip
 
 
 def _compare_column(
@@ -815,8 +864,11 @@ def _compare_column(
             by_unit = _columns_with(frame, group)
             if not by_unit and "$" in group:
                 by_unit = _columns_with(frame, _PRICE_PARTS)
-            if len(by_unit) != 1 and not found:
+            adjective = op in _ADJECTIVE_OPS
+            if len(by_unit) > 1 and not found:
                 return None
+            if not by_unit and not found and not adjective:
+                return None  # "$5" and no price column: nothing it can be
             if by_unit and found and found[0] not in by_unit:
                 return None
             found += by_unit[:1]

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any, Final
 
-from .reading import Condition, Reading
+from .reading import Condition, Reading, generic_frame
 
 __all__ = ["WEEKDAYS", "reading_program", "result_variable"]
 
@@ -81,7 +81,7 @@ def _aggregate(r: Reading, source: str, key: str) -> str:
 def y_label(r: Reading) -> str:
     """What the values are: "number of trips", "mean duration_min"."""
     if r.measure is None:
-        return f"number of {r.frame}"
+        return "number of rows" if generic_frame(r.frame) else f"number of {r.frame}"
     return f"{_LABEL[r.agg]} {r.measure}"
 
 

@@ -307,6 +307,15 @@ def _older_reads(reading: Reading, selected: _Plan | _Need) -> bool:
     )
 
 
+def _names_only_said(reading: Reading, plan: _Plan, turn: Turn) -> bool:
+    """Whether the older selection computes with columns the question named (or a card chose):
+    it never picks another column on its own."""
+    if plan.sel.wide:
+        return True
+    said = set(reading.mentioned) | set(_answers(turn).values())
+    return all(name is None or name in said for name in (plan.sel.value, plan.sel.group))
+
+
 def _reading_step(turn: Turn, reading: Reading) -> Step:
     """Compute a reading in the kernel (approved ``run_python``), then answer from its output."""
     code = reading_program(reading)
@@ -569,6 +578,8 @@ def next_step(turn: Turn, intent: Intent) -> Step:
         return _reading_step(turn, reading)
     if isinstance(selected, _Need):
         return selected.step
+    if reading is not None and reading.legacy and not _names_only_said(reading, selected, turn):
+        return _say(compose.reading_declined(reading.describe(), (question.strip(),)))
     plan = selected
     code = program(plan.intent.kind, plan.sel, agg=plan.intent.agg, largest=plan.intent.largest,
                    n=plan.intent.n or 5)  # fmt: skip
