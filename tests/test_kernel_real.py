@@ -1,10 +1,10 @@
 """The extension in a real ipykernel, driven over jupyter_client like a frontend, against the real
 runtime and the scripted model endpoint, on each interpreter of ``kernel_pythons()`` (ipykernel 6
 and 7 in CI). A real kernel is the point here: where a background run's output goes (parent
-headers), interrupts (SIGINT), what a kernel's shutdown, unload and restart leave of the runtime
-process, a click over a real comm, the runtime's launch and crash, and two kernels on one
-``DSH_HOME``, stdin. Who answers an approval in each mode is kernel logic: ``test_approval_modes``,
-in process."""
+headers), stdin, interrupts (SIGINT), what a kernel's shutdown, unload and restart leave of the
+runtime process, a click over a real comm, the runtime's launch and crash, and two kernels on one
+``DSH_HOME``. Who answers an approval in each mode, and two background runs on one session, are
+kernel logic: ``test_approval_modes``, in process."""
 
 from __future__ import annotations
 
@@ -276,28 +276,6 @@ def test_widget_click_answers_the_approval(kernel: Kernel, tmp_path: Path) -> No
     ]  # fmt: skip
     # the static transcript keeps the run marker: the page extension decorates its code blocks
     assert metadata[-1]["dsh_notebook"]["run"] is True, metadata[-1]
-
-
-def test_two_background_cells_on_one_session_stay_apart(kernel: Kernel, tmp_path: Path) -> None:
-    """Run All: a second cell on the same session waits for the first run, owns its own
-    approvals, and neither result holds the other's turn."""
-    target = tmp_path / "outside" / "second.txt"
-    target.parent.mkdir()
-    kernel.execute("%%dsh -o first\n[[scenario:slow]] [[chunks:8]] first cell", allow_stdin=True)
-    kernel.execute(
-        f"%%dsh -o second\n[[scenario:escalate]] [[target:{target}]] second cell", allow_stdin=True
-    )
-    deadline = time.monotonic() + 40
-    while "a1" not in kernel.execute("%dsh pending").stdout:
-        assert time.monotonic() < deadline, "the second run's approval never became pending"
-        time.sleep(0.3)
-    assert kernel.value("first.done()") == "True"  # serialized: the first had settled
-    kernel.execute("%dsh allow a1")
-    assert kernel.value("second.result(30).finish_reason") == "'completed'"
-    assert target.exists()
-    first_turns = kernel.value("sum(e.type == 'turn/start' for e in first.result().events)")
-    second_turns = kernel.value("sum(e.type == 'turn/start' for e in second.result().events)")
-    assert (first_turns, second_turns) == ("1", "1")
 
 
 def test_first_prompt_of_a_kernel_returns_at_once_while_the_runtime_starts(kernel: Kernel) -> None:

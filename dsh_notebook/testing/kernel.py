@@ -28,6 +28,7 @@ Guarantees:
   and the ``tool/result`` ("ran" only for exactly ``{"outcome": "allowed-once"}``, else the
   runtime's refusal), before the answer. Every outcome is kept in :attr:`ScriptedPeer.approvals`
   (``"unavailable"`` without the opt-in), so a test can tell that a rejected command never ran.
+  A ``[[delay:S]]`` tag holds the turn's end (and anything it asks) S seconds: a slow run.
 * **Only the harness is replaced**: the kernel's own code runs unchanged (magics, commands,
   broker, pump, ledger, conversations, locks, display), through
   :attr:`~dsh_notebook.kernel.host.RuntimeHost.harness_factory`.
@@ -46,8 +47,9 @@ import json
 import os
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
+import anyio
 from IPython.core.displaypub import DisplayPublisher
 
 from ..client import DeepSeekHarness, HarnessConfig
@@ -108,7 +110,7 @@ class ScriptedPeer:
         """The outcome of every approval an ``[[approval]]`` turn asked for, in order."""
         self._seq = itertools.count()
         self._ids = itertools.count(1)
-        self._turns: dict[str, tuple[str, bool]] = {}  # session -> (answer, asks approval)
+        self._turns: dict[str, _Turn] = {}  # session -> the turn still to finish
 
     def harness(self, config: HarnessConfig) -> DeepSeekHarness:
         """A :data:`~dsh_notebook.kernel.host.HarnessFactory`: a new peer runtime for ``config``."""
@@ -157,15 +159,18 @@ class ScriptedPeer:
         await runtime.notify("session.status", {"sessionId": sid, "status": "running"})
         await self._event(runtime, sid, "turn/start", {"turn": 1})
         text = next((str(b.get("text", "")) for b in blocks if b.get("type") == "text"), "")
-        tag = text.split("[[reply:", 1)[1].split("]]", 1)[0] if "[[reply:" in text else ""
-        self._turns[sid] = (tag or DEFAULT_REPLY, APPROVAL_TAG in text)
+        delay = _tag(text, "delay")
+        self._turns[sid] = _Turn(
+            _tag(text, "reply") or DEFAULT_REPLY, APPROVAL_TAG in text, float(delay or 0)
+        )
         return {"messageId": message_id}
 
     async def _finish(self, runtime: MockRuntime, sid: str) -> None:
         turn = self._turns.pop(sid, None)
         if turn is None:
             return
-        answer, asks = turn
+        answer, asks, delay = turn
+        await anyio.sleep(delay)
         if asks:
             await self._escalate(runtime, sid)
         message = {"role": "assistant", "content": [{"type": "text", "text": answer}]}
@@ -203,6 +208,18 @@ class ScriptedPeer:
                    "toolCallId": call_id, "content": [{"type": "text", "text": text}],
                    "isError": not ran}  # fmt: skip
         await self._event(runtime, sid, "tool/result", {"turn": 1, "step": 1, "message": message})
+
+
+class _Turn(NamedTuple):
+    answer: str
+    asks_approval: bool
+    delay: float
+
+
+def _tag(text: str, name: str) -> str:
+    """The value of the first ``[[name:VALUE]]`` tag in ``text`` ('' when there is none)."""
+    opening = f"[[{name}:"
+    return text.split(opening, 1)[1].split("]]", 1)[0] if opening in text else ""
 
 
 def _set_directory(path: str) -> dict[str, Any]:
