@@ -113,3 +113,14 @@ def test_camel_case_names_a_frame_named_df_and_an_identifier_column() -> None:
     assert read("How many stations are there?", df).unread == (
         "station_id (an identifier: a sum or count of it means nothing)",
     )
+
+
+def test_a_tie_for_the_best_group_is_said_not_broken() -> None:
+    from dsh_notebook.analyst.compose import reading_groups
+
+    items = [("North", 7.0), ("West", 7.0), ("East", 8.0)]
+    answer = reading_groups(items, read="the rows", by="region", label="orders", best="min")
+    assert (
+        "The smallest is shared by **North**, **West**, each with 7. Next: **East** with 8."
+        in answer
+    )

@@ -207,9 +207,15 @@ def reading_groups(
     if best is not None:
         ranked = sorted(items, key=lambda item: item[1], reverse=best == "max")
         word = "largest" if best == "max" else "smallest"
-        head += f" The {word} is **{ranked[0][0]}** with {fmt(ranked[0][1])}."
-        if len(ranked) > 1:
-            head += f" Next: **{ranked[1][0]}** with {fmt(ranked[1][1])}."
+        tied = [name for name, value in ranked if value == ranked[0][1]]
+        if len(tied) > 1:  # a tie is said, never broken by the order of the rows
+            names = ", ".join(f"**{name}**" for name in tied)
+            head += f" The {word} is shared by {names}, each with {fmt(ranked[0][1])}."
+        else:
+            head += f" The {word} is **{ranked[0][0]}** with {fmt(ranked[0][1])}."
+        rest = [item for item in ranked if item[1] != ranked[0][1]]
+        if rest:
+            head += f" Next: **{rest[0][0]}** with {fmt(rest[0][1])}."
     order = ", in time order" if time_order else ""
     lines = [head, "", f"{label[:1].upper() + label[1:]} per {by}{order}:", ""]
     lines += [f"- {name}: {fmt(number)}" for name, number in items]
