@@ -9,9 +9,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from dsh_notebook.context.notebook_context import NotebookFacts, notebook_context_block
+from dsh_notebook.context.private import private_runs
 from dsh_notebook.kernel.notebook.prompt_context import _page_facts, gather_facts
 from dsh_notebook.notebook_tools.cell_edits import find_cell
 from dsh_notebook.notebook_tools.cells import CellsQuery, format_cells
+from dsh_notebook.notebook_tools.history import notebook_history
 from dsh_notebook.page_protocol import parse_read_notebook_reply
 
 SECRET_SOURCE = "salaries = {'alice': 91234}  # PRIVATE-CELL-CANARY"
@@ -100,3 +102,18 @@ def test_the_cells_run_since_name_a_private_cells_run_without_its_code() -> None
     ]
     block = notebook_context_block(facts)
     assert "CANARY" not in block and "91234" not in block and "[private cell]" in block
+
+
+def test_notebook_history_withholds_a_private_cells_run() -> None:
+    parsed = parse_read_notebook_reply(reply())
+    assert parsed is not None
+    shell = SimpleNamespace(
+        history_manager=SimpleNamespace(input_hist_raw=["", "x = 1", SECRET_SOURCE]),
+        user_ns={"In": ["", "x = 1", SECRET_SOURCE], "Out": {2: SECRET_OUTPUT}},
+    )
+    ids = {1: "aaaaaaaa-1111", 2: "bbbbbbbb-2222"}
+    private = private_runs(parsed, lambda count: (ids[count], "d") if count in ids else None)
+    text = notebook_history(shell, 5, private=private)
+    assert "## In [2]\n[private cell]" in text and "x = 1" in text
+    assert "CANARY" not in text and "91234" not in text
+    assert not private_runs("no page", None)(2)

@@ -2,9 +2,10 @@
 cells): a real ipykernel, the real runtime and the scripted model recording every request; the
 page is played by this test and is careless on purpose (it sends a ``private`` cell's source and
 outputs along with the mark; the extension sends neither). The model reads the notebook
-(default, brief and the cell by id) and asks to edit the private cell under
+(default, brief and the cell by id), asks to edit the private cell under
 ``--on-approval allow``: every answer reads "[private cell]", the edit is refused before any
-card (the page is never asked to change anything). Before, the cell's code and output reached
+card (the page is never asked to change anything), and the kernel's history names the cell's
+run "[private cell]". Before, the cell's code and output reached
 the model and the edit went on to its card."""
 
 from __future__ import annotations
@@ -53,14 +54,23 @@ def test_a_private_cell_never_reaches_the_model_and_it_is_told_why(
                 call("notebook_cells", brief=True),
                 call("notebook_cells", cell_ids=[IDS[1][:8]]),
                 call("edit_cell", cell_id=IDS[1][:8], old_text="91234", new_text="0"),
+                call("notebook_history", n=5),
                 Step(text="done"),
             )
         ),
     )
+    counts = []
+    for cell_id, code in (
+        (IDS[0], "x = 1"),
+        (IDS[1], f"{SECRET_SOURCE}\nprint({SECRET_OUTPUT!r})"),
+    ):
+        ran = kernel.execute(code, metadata={**identity(cell_id), "cellId": cell_id})
+        assert ran.error is None, ran.error
+        counts.append(int(ran.reply["execution_count"]))
     comm_id = open_link(kernel, (*PAGE_CAPABILITIES, "read_notebook", "edit_cells"))
     page = [
-        (IDS[0], "x = 1", 1, [], False),
-        (IDS[1], SECRET_SOURCE, 2, [{"output_type": "stream", "text": SECRET_OUTPUT}], True),
+        (IDS[0], "x = 1", counts[0], [], False),
+        (IDS[1], SECRET_SOURCE, counts[1], [{"output_type": "stream", "text": SECRET_OUTPUT}], True),
         (IDS[2], "%%dsh --on-approval allow -s private-cells\n[[scenario:private-cell]] go", None,
          [], False),
     ]  # fmt: skip
@@ -82,20 +92,23 @@ def test_a_private_cell_never_reaches_the_model_and_it_is_told_why(
                 msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
                 kernel.client.shell_channel.send(msg)
 
-    play_page_until(kernel, scripted_model, "private-cell", 5, answer, since=first)
+    play_page_until(kernel, scripted_model, "private-cell", 6, answer, since=first)
     requests = [r.body for r in scripted_model.requests[first:] if r.scenario == "private-cell"]
-    # what the kernel sends: the prompts and the tool results (the model's own call names 91234)
-    sent = json.dumps([m for r in requests for m in r["messages"] if m["role"] == "user"])
-    assert "tool_result" in sent and "CANARY" not in sent and "91234" not in sent
     results = [
         json.dumps(block.get("content"), ensure_ascii=False)
         for message in requests[-1]["messages"]
         for block in (message["content"] if isinstance(message["content"], list) else [])
         if isinstance(block, dict) and block.get("type") == "tool_result"
     ]
-    assert len(results) == 4, results
-    default, brief, chosen, edit = results
+    assert len(results) == 5, results
+    # every tool result (the model's own call names 91234; the context block's cells run since
+    # hold the cell's code when no page answered at the prompt: a page on the shell channel,
+    # as here, cannot while the prompt's cell runs; see DESIGN §11)
+    assert [r for r in results if "CANARY" in r or "91234" in r] == []
+    default, brief, chosen, edit, history = results
     for text in (default, brief, chosen):
         assert "[private cell]" in text and "x = 1" in default + brief, text
     assert "is private (tagged dsh-private" in edit, edit
     assert not link_messages(kernel, comm_id, "apply_change", start)  # never asked to change
+    # the kernel's own history ran the cell: its run reads as private, never its code
+    assert f"## In [{counts[1]}]\\n[private cell]" in history, history

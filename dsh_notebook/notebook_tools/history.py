@@ -7,10 +7,11 @@ on its own; never changes the namespace.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..context.describe import describe_value, truncate
+from ..context.private import PRIVATE_CELL
 
 __all__ = ["notebook_history"]
 
@@ -31,9 +32,11 @@ def notebook_history(
     max_chars: int = 8000,
     max_input_chars: int = 1500,
     max_output_chars: int = 600,
+    private: Callable[[int], bool] | None = None,
 ) -> str:
     """The last ``n`` executed cells: source (raw, as typed), the result (``Out[k]``, described
-    and capped) and the error the cell raised (from ``errors``, keyed by execution count)."""
+    and capped) and the error the cell raised (from ``errors``, keyed by execution count). A
+    count ``private`` names (a run of a private cell) shows as "[private cell]" alone."""
     n = max(1, min(int(n), 50))
     inputs = _inputs(shell)
     outputs = getattr(shell, "user_ns", {}).get("Out")
@@ -44,6 +47,9 @@ def notebook_history(
         return "No cells have been executed in this kernel yet."
     parts: list[str] = []
     for k in reversed(numbers):
+        if private is not None and private(k):
+            parts.append(f"## In [{k}]\n{PRIVATE_CELL} (withheld by the user)")
+            continue
         source = truncate(inputs[k].rstrip(), max_input_chars)[0]
         block = [f"## In [{k}]", source]
         if k in outputs:

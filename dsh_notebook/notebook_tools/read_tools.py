@@ -25,6 +25,7 @@ from typing import Any
 
 import anyio
 
+from ..context.private import private_runs
 from ..context.time_limit import TimedOut, call_with_time_limit
 from .cell_tools import Caller, CellTools
 from .cells import FigureLookup, cells_query, fallback_cells, format_cells, shown_cells
@@ -104,7 +105,13 @@ class ReadTools:
             n = args.get("n", 10)
             if not isinstance(n, int) or isinstance(n, bool):
                 n = 10
-            return True, notebook_history(shell, n, errors=self._errors, max_chars=cap)
+            page = None  # the page names its private cells: their runs are withheld
+            if self._reader is not None and self._ran is not None:
+                page = self._reader(self._cells_timeout, self._cell_running())
+            return True, notebook_history(
+                shell, n, errors=self._errors, max_chars=cap,
+                private=private_runs(page, self._ran),
+            )  # fmt: skip
 
         timeout = self._read_timeout
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ...context.notebook_context import CellRun, EditedCell, NotebookFacts
-from ...context.private import PRIVATE_CELL
+from ...context.private import PRIVATE_CELL, private_runs
 from ...frontend import current_identity
 from ...notebook_tools.ran_cells import RanLookup, edited_since
 from ..showing.display import kernel_of
@@ -175,7 +175,7 @@ def gather_facts(
     identity = current_identity(kernel_of(shell))
     cells: list[CellRun] = []
     raw = _raw_inputs(shell)
-    private = _private_counts(page, ran)
+    private = private_runs(page, ran)
     if execution_count is not None and raw is not None:
         first = since + 1 if since is not None else 1
         for count in range(max(first, 1), min(execution_count, len(raw))):
@@ -196,29 +196,6 @@ def gather_facts(
         since=since,
         **_page_facts(page, identity.cell_id if identity is not None else None, ran),
     )
-
-
-def _private_counts(
-    page: Mapping[str, Any] | str | None, ran: RanLookup | None
-) -> Callable[[int], bool]:
-    """Whether the kernel ran ``In [count]`` for a cell the page marks private (the request
-    named its id); always ``False`` without a page read or a record of the runs."""
-    if not isinstance(page, Mapping) or ran is None:
-        return lambda count: False
-    ids = {
-        c.get("id") for c in page.get("cells", []) if isinstance(c, Mapping) and c.get("private")
-    }
-    if not ids:
-        return lambda count: False
-
-    def private(count: int) -> bool:
-        try:
-            entry = ran(count)
-        except Exception:
-            return False
-        return entry is not None and entry[0] in ids
-
-    return private
 
 
 def _raw_inputs(shell: Any) -> list[Any] | None:
