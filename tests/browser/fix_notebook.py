@@ -49,9 +49,10 @@ _AFTER = """## What the run left
 
 - The `%%dsh` cell above is the one Fix with dsh inserted; its transcript shows the diff card
   (applied by a click), the `run_cells` card (allowed by a click) and the answer.
-- **Undo this run** was pressed after the answer: the failed cell shows `staton` again. Its
-  output is still the one of the run with `station` (an undo reverts the source, not outputs);
-  run it to see the `KeyError` again, or press Fix with dsh once more."""
+- **Undo this run** was pressed after the answer: the failed cell shows `staton` again, with
+  the `KeyError` and the execution count it had before (an undo puts a cell's source and
+  outputs back). The fixed cell's run stays in the transcript above; press Fix with dsh once
+  more to redo it."""
 
 CELLS: list[tuple[str, str, str]] = [
     ("intro", "markdown", _INTRO),
