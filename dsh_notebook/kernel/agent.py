@@ -50,6 +50,7 @@ from .persistence.conversations import ConversationIndex
 from .persistence.ledger import PromptLedger
 from .persistence.session_lock import SessionLocks
 from .registry.broker import Broker
+from .registry.budget import OTHER_RUN_BUDGET
 from .registry.runs import ActiveRun, Runs
 from .registry.waiting import WaitingSignal
 from .run import Frontend
@@ -359,12 +360,17 @@ class NotebookAgent:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def stop(self) -> list[str]:
+    def stop(self, budget: tuple[ActiveRun, str] | None = None) -> list[str]:
         """Stop the runs in flight: there is no cancel on the wire, so the runtime restarts and
         every live session is resumed with its history; pending requests are rejected. Each
-        stopped run's output says "stopped by you" (not an error)."""
+        stopped run's output says "stopped by you" (not an error); with ``budget`` (a run and
+        the reason its budget stopped it) that run says the reason and the others that its
+        budget stopped the runtime."""
         for run in self.runs.in_progress():
-            self.pump.local(run.view, Stopped())
+            reason = ""
+            if budget is not None:
+                reason = budget[1] if run is budget[0] else OTHER_RUN_BUDGET
+            self.pump.local(run.view, Stopped(reason))
         self.broker.reject_all("you")
         self.call_origins.forget_all()  # the old runtime's calls can never arrive now
         return self.host.restart()

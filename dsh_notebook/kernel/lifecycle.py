@@ -16,6 +16,7 @@ accepted, nor while the kernel or the extension is shutting down.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -31,6 +32,7 @@ from .options.settings import KernelSettings
 from .persistence.conversations import ConversationIndex
 from .persistence.ledger import PromptLedger
 from .registry.broker import Broker
+from .registry.budget import BudgetMeter
 from .registry.runs import ActiveRun, Runs
 from .showing.pump import LiveView, UiPump
 from .tools.tools_host import NotebookToolsHost
@@ -87,7 +89,7 @@ class RunContext(Protocol):
         """The kernel or the extension is shutting down (runs ending now were cut off)."""
         ...
 
-    def stop(self) -> list[str]: ...
+    def stop(self, budget: tuple[ActiveRun, str] | None = None) -> list[str]: ...
 
     def claim(self, session_id: str) -> None: ...
 
@@ -97,9 +99,19 @@ class RunLifecycle:
     Built on the main thread, after the run was shown and added to the registry."""
 
     def __init__(
-        self, agent: RunContext, run: ActiveRun, view: LiveView, *, session_id: str, prompt: str
+        self,
+        agent: RunContext,
+        run: ActiveRun,
+        view: LiveView,
+        *,
+        session_id: str,
+        prompt: str,
+        meter: BudgetMeter | None = None,
     ) -> None:
+        """``meter``: the run's budget (``--max-tokens``, ``--max-time``), checked at each step
+        boundary; the first one crossed stops the run (:meth:`on_notification`)."""
         self._agent = agent
+        self._meter = meter
         self._run = run
         self._view = view
         self._session_id = session_id
@@ -114,6 +126,8 @@ class RunLifecycle:
         the context it carries over (once per session) is shown."""
         agent = self._agent
         agent.runs.hold(self._run)
+        if self._meter is not None:  # the time budget counts from the run's turn
+            self._meter.start()
         carried = agent.contexts.carried(
             self._session_id,
             lambda: self._conversations.context_of(self._notebook, self._session_id),
@@ -122,7 +136,11 @@ class RunLifecycle:
             agent.pump.local(self._view, ContextCarried(carried.tokens, carried.window))
 
     def on_notification(self, notification: Notification) -> None:
-        """Host loop, in order: the first one marks the prompt answered, then it is shown."""
+        """Host loop, in order: the first one marks the prompt answered, then it is shown; at
+        the first step boundary past the run's budget the run is stopped like ``%dsh stop``
+        (there is no cancel on the wire: the runtime restarts, on a thread of its own since the
+        host loop cannot close itself), its transcript saying which budget and what was spent;
+        the steps before stay in the session and the transcript."""
         agent, run = self._agent, self._run
         if not run.accepted:  # the runtime took the prompt: from now on it counts as answered
             agent.ledger.record(self._session_id, self._prompt)
@@ -130,6 +148,12 @@ class RunLifecycle:
             self._conversations.note(self._notebook, self._session_id, self._prompt, self._secrets)
         agent.contexts.observe(self._session_id, notification)
         agent.pump.notification(self._view, notification)
+        reason = None if self._meter is None else self._meter.observe(notification)
+        if reason is not None:
+            budget = (run, reason)
+            threading.Thread(
+                target=lambda: agent.stop(budget), name="dsh-budget-stop", daemon=True
+            ).start()
 
     def on_note(self, text: str) -> None:
         """Host loop: a note of the host's own (a restart, a retry) under the run."""

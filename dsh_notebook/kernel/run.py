@@ -48,6 +48,7 @@ from .options.choices import Format
 from .options.settings import KernelSettings
 from .persistence.kept import NOT_KEPT, skipped_bundle
 from .registry.broker import ApprovalMode, MainThreadPrompt, RunPolicy
+from .registry.budget import BudgetMeter, RunBudget, run_budget
 from .registry.handle import RunHandle
 from .registry.runs import ActiveRun
 from .registry.terminal import answer_on_stdin
@@ -115,6 +116,9 @@ class RunPlan:
     cwd: str | None = None
     """``--cwd``: the session's working directory, set by the host at the run's turn (the
     kernel never waits for a runtime to start for it)."""
+    budget: RunBudget = field(default_factory=RunBudget)
+    """``--max-tokens`` / ``--max-time`` over the ``max_run_tokens`` / ``max_run_seconds``
+    settings: the run is stopped at the first step boundary past it."""
 
 
 def plan_run(
@@ -219,6 +223,12 @@ def plan_run(
     read_only = options.read_only or settings.read_only
     try:
         prices = prices_setting(settings.prices)
+        budget = run_budget(
+            options.max_tokens,
+            options.max_time,
+            default_tokens=settings.max_run_tokens,
+            default_seconds=settings.max_run_seconds,
+        )
     except ValueError as exc:
         raise PlanError(str(exc)) from None
     if options.on_approval == "allow" and not read_only:
@@ -237,6 +247,7 @@ def plan_run(
         warnings=warnings,
         context_block=context_block,
         cwd=options.cwd or None,
+        budget=budget,
     )
 
 
@@ -306,7 +317,10 @@ def start_run(
     if ahead:  # say what it waits for: "running · 0 turns" alone reads as a hang
         agent.pump.local(view, Note(_queued_note(plan.session_id)))
 
-    life = RunLifecycle(agent, run, view, session_id=plan.session_id, prompt=plan.prompt)
+    meter = BudgetMeter(plan.budget) if plan.budget.limited else None
+    life = RunLifecycle(
+        agent, run, view, session_id=plan.session_id, prompt=plan.prompt, meter=meter
+    )
     view.keep = life.keep_live
     run.record = life.record
     agent.host.run(

@@ -192,9 +192,13 @@ class Status:
 
 @dataclass(frozen=True)
 class Stopped:
-    """The person stopped the run (Stop, ``%dsh stop``): settled, said so, not an error."""
+    """The run was stopped (Stop, ``%dsh stop``, or its budget): settled, said so, not an error.
+
+    ``reason``: the note that says why (one line: which budget and what was spent); empty for
+    the person's own stop ("Stopped by you.")."""
 
     kind: ClassVar[str] = "stopped"
+    reason: str = ""
 
 
 LocalFact: TypeAlias = (

@@ -194,7 +194,7 @@ class Transcript:
         elif isinstance(fact, Status):
             self._core.set_header("state", fact.state)
         elif isinstance(fact, Stopped):
-            self._stopped()
+            self._stopped(fact.reason)
         else:
             raise TypeError(f"not a local fact: {fact!r} (see dsh_notebook.transcript.facts)")
         return self._commit()
@@ -430,8 +430,9 @@ class Transcript:
             core.root, NoteNode(id=core.new_id(), note="client", text=cap(text, LINE_MAX))
         )
 
-    def _stopped(self) -> None:
-        """The person stopped the run (Stop, ``%dsh stop``): settled, said so, not an error.
+    def _stopped(self, reason: str = "") -> None:
+        """The run was stopped (Stop, ``%dsh stop``, its budget): settled, said so (``reason``,
+        bounded, else "Stopped by you."), not an error.
 
         Send it before the runtime is restarted: a client ``error`` fact after it (the runtime
         exited because of the stop) is then ignored.
@@ -440,5 +441,6 @@ class Transcript:
         if core.header.stopped:
             return
         core.set_header("stopped", True)
-        core.add_item(core.root, NoteNode(id=core.new_id(), note="stopped", text=_STOPPED_NOTE))
+        text = cap(reason, LINE_MAX) if reason else _STOPPED_NOTE
+        core.add_item(core.root, NoteNode(id=core.new_id(), note="stopped", text=text))
         self._settled()

@@ -84,6 +84,21 @@ class RunOptions:
             "--on-approval allow).",
         ),
     )
+    max_tokens: str | None = field(
+        default=None,
+        metadata=_flags(
+            "--max-tokens",
+            help="Token budget of this run: stopped at the first step boundary past it (the "
+            "work so far stays).",
+        ),
+    )
+    max_time: str | None = field(
+        default=None,
+        metadata=_flags(
+            "--max-time",
+            help="Time budget of this run in seconds: stopped at the first step boundary past it.",
+        ),
+    )
     format: Format | None = field(
         default=None, metadata=_flags("--format", help="How the live run is shown.")
     )

@@ -125,6 +125,19 @@ class KernelSettings:
             "the kernel or files."
         ),
     )
+    max_run_tokens: int | None = field(
+        default=None,
+        metadata=_about(
+            "Default token budget of every run (as %%dsh --max-tokens N; a run's input, cached "
+            "and output tokens, summed over its steps); None: no limit."
+        ),
+    )
+    max_run_seconds: int | None = field(
+        default=None,
+        metadata=_about(
+            "Default time budget of every run in seconds (as %%dsh --max-time S); None: no limit."
+        ),
+    )
     rerun: Rerun = field(
         default="skip-answered",
         metadata=_about(
