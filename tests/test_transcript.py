@@ -1408,3 +1408,13 @@ def test_kernel_style_context_chips() -> None:
     t = Transcript("s", prompt="look at {df}", context=chips)
     assert "Context: `{df}` (DataFrame 3x4, truncated) · `--image a.png` (image)" in t.to_markdown()
     assert "Context: {df} (DataFrame 3x4, truncated), --image a.png (image)" in t.to_text()
+
+
+def test_a_note_names_a_command_as_code_not_as_escaped_backquotes() -> None:
+    """Issue 48 item 5: the queued note's `%dsh pending` read \\`%dsh pending\\` in the saved
+    transcript; the rest of the note stays escaped."""
+    t = Transcript("s")
+    t.apply_local(local_fact("note", {"text": "queued: `%dsh pending` lists it <b>x</b>"}))
+    md = t.to_markdown()
+    assert "`%dsh pending`" in md and "\\`" not in md, md
+    assert "<b>" not in md

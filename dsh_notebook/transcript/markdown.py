@@ -273,7 +273,7 @@ def _item(item: Item, depth: int) -> str:
         text = item["text"]
         if item["count"] > 1:
             text += f" ({item['count']} attempts)"
-        return f"_{escape_inline(text)}_"
+        return f"_{_hint(text)}_"  # a `command` in a note reads as code, not \`escaped\`
     return ""
 
 
