@@ -175,3 +175,59 @@ def test_the_pages_undo_this_run_gives_back_the_kernel_too(
             assert time.monotonic() < deadline, "the kernel's values did not come back"
             time.sleep(0.2)
         assert k.value("'new' in globals()") == "False"
+
+
+def test_each_cell_an_approved_run_cells_runs_is_kept_and_given_back(
+    tmp_path: Path, scripted_model: ScriptedModelServer
+) -> None:
+    """The page runs the cells (execute requests naming each cell, as JupyterLab sends them):
+    each one's values are kept as it starts; ``%dsh undo`` gives them back. A later run of the
+    same cell by the person is not the run's (an in-place change the person made since is not
+    seen: only a name bound to another object counts as "changed since")."""
+    from .fake_page import CAPABILITIES, FakePage
+    from .helpers.played_page import PlayedPage
+    from .kernels import identity, open_link, page_kernel
+
+    setup = "%load_ext dsh_notebook\n%config DshMagics.default_format = 'markdown'\nitems = [1, 2]"
+    with page_kernel(tmp_path, scripted_model.base_url, setup=setup) as k:
+        comm_id = open_link(k, (*CAPABILITIES, "identity"))
+        calls = [{"tool": "run_cells", "args": {"cell_ids": ["@2", "@3"]}}]
+        text = "%%dsh\n[[scenario:notebook-calls]] " + json.dumps(calls)
+        page = FakePage(["%load_ext dsh_notebook", "items.append(3)", "made = len(items)", text])
+        page.cells[-1]["id"] = "dsh-cell"
+
+        def run_results(ids: list[str]) -> list[dict[str, Any]]:
+            results = []
+            for n, cell_id in enumerate(ids):
+                source = next(c["source"] for c in page.cells if c["id"] == cell_id)
+                ran = k.execute(source, metadata={"cellId": cell_id})
+                assert ran.error is None, ran.error
+                results.append({"cell_id": cell_id, "index": n + 1, "status": "ok",
+                                "execution_count": n + 5, "outputs": []})  # fmt: skip
+            return results
+
+        page.run_results = run_results
+        played = PlayedPage(k, comm_id, page)
+        run = k.execute(text, allow_stdin=True, metadata=identity("dsh-cell"))
+        assert run.error is None, run.error
+        deadline = time.monotonic() + 120
+        while not played.waiting_ids():
+            assert time.monotonic() < deadline, "the run_cells card never waited"
+            played.answer()
+            time.sleep(0.1)
+        (key,) = played.waiting_ids()
+        assert "allowed" in k.execute(f"%dsh allow {key}").stdout
+        while k.value("_dsh.done()") != "True":
+            assert time.monotonic() < deadline, "the run did not settle"
+            played.answer()
+            time.sleep(0.2)
+        assert k.value("(items, made)") == "([1, 2, 3], 3)"
+        again = k.execute(page.cells[1]["source"], metadata={"cellId": page.cells[1]["id"]})
+        assert again.error is None  # the person runs it once more: not the run's
+        undone = k.execute("%dsh undo").stdout
+        assert "kernel: left as they are: items (you changed it since)" not in undone, undone
+        assert "kernel: removed what the run created: made" in undone, undone
+        # given back to what it held before the run's cell (the person's later run was not
+        # kept as the run's: that would have left items as the run left it, skipped)
+        assert "kernel: gave back items" in undone, undone
+        assert k.value("('made' in globals(), items)") == "(False, [1, 2])", undone

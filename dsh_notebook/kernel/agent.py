@@ -402,12 +402,20 @@ class NotebookAgent:
         """Record the cell (errors for ``{Err[n]}``, figures, code): :class:`CellRecord`."""
         self.record.post_run_cell(result)
 
-    def cell_started(self, *_: Any) -> None:
+    def cell_started(self, info: Any = None) -> None:
         """``pre_run_cell`` (a cell's run; not ``pre_execute``, which every comm message's
-        callback also fires): the agent's ``run_python`` waits while a cell runs."""
+        callback also fires): the agent's ``run_python`` waits while a cell runs; a cell an
+        approved ``run_cells`` runs has its values kept for undo (``info``: IPython's
+        ``ExecutionInfo``)."""
         self.record.cell_started()
         self.tools.cell_started()
+        namespace = self.tools.namespace()
+        if info is not None and namespace is not None:
+            self.kernel_undo.cell_started(info, namespace)
 
-    def cell_finished(self, *_: Any) -> None:
+    def cell_finished(self, result: Any = None) -> None:
         """``post_run_cell``: queued ``run_python`` calls run once the kernel is idle."""
+        namespace = self.tools.namespace()
+        if namespace is not None:
+            self.kernel_undo.cell_finished(namespace)
         self.tools.cell_finished()

@@ -194,17 +194,17 @@ class DshMagics(Magics):
     def post_run_cell(self, result: Any) -> None:
         self.record.post_run_cell(result)
 
-    def cell_started(self, *_: Any) -> None:
+    def cell_started(self, *info: Any) -> None:
         prompting = self._prompting
         if prompting is None:
             self.record.cell_started()
         else:
-            prompting.agent.cell_started()
+            prompting.agent.cell_started(*info)
 
-    def cell_finished(self, *_: Any) -> None:
+    def cell_finished(self, *result: Any) -> None:
         prompting = self._prompting
         if prompting is not None:
-            prompting.agent.cell_finished()
+            prompting.agent.cell_finished(*result)
 
     def close(self) -> None:
         """Fail pending requests closed, close the runtime, stop the pump (after a background

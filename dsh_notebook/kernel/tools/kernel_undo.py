@@ -1,6 +1,8 @@
 """The kernel's half of "Undo this run": the values approved code changed, given back.
 
-Before approved code runs (``run_python``, "Edit, then run"), :meth:`KernelUndo.before` reads
+Before approved code runs (``run_python``, "Edit, then run", each cell of an approved
+``run_cells`` as the page runs it: :meth:`KernelUndo.expect`, :meth:`KernelUndo.cell_started`),
+:meth:`KernelUndo.before` reads
 the code (:func:`~dsh_notebook.context.consequences.analyse`) and keeps each existing value it
 rebinds, mutates or deletes (:func:`~dsh_notebook.context.keeping.keep_value`: pandas and numpy
 copied, plain containers deep-copied, modules, functions and classes by reference) and notes the
@@ -134,6 +136,9 @@ class KernelUndo:
         self._runs: OrderedDict[str, list[CallKept]] = OrderedDict()
         self._dropped: set[str] = set()
         self._anchors: dict[str, str] = {}
+        self._expected: dict[str, tuple[str, str | None]] = {}
+        """Cells an approved ``run_cells`` sent to the page: cell id → (run, anchor)."""
+        self._current: CallKept | None = None
         self.log: list[str] = []
         """Notes of values dropped for the memory bound (newest last, at most 20)."""
 
@@ -162,6 +167,34 @@ class KernelUndo:
             self._runs[run_id] = calls  # newest last
             self._bound()
         return call
+
+    def expect(self, run_id: str, anchor: str | None, cell_ids: list[str]) -> None:
+        """An approved ``run_cells`` of run ``run_id`` is about to have the page run these
+        cells: each one's values are kept when it starts (:meth:`cell_started`)."""
+        with self._lock:
+            self._expected.update({cell_id: (run_id, anchor) for cell_id in cell_ids})
+
+    def forget(self, cell_ids: list[str]) -> None:
+        """The page answered the ``run_cells``: a later run of these cells is the person's."""
+        with self._lock:
+            for cell_id in cell_ids:
+                self._expected.pop(cell_id, None)
+
+    def cell_started(self, info: Any, namespace: Mapping[str, Any]) -> None:
+        """``pre_run_cell`` (main thread): a cell an approved ``run_cells`` runs has its values
+        kept, as a ``run_python`` call's are."""
+        cell_id, raw = getattr(info, "cell_id", None), getattr(info, "raw_cell", None)
+        with self._lock:
+            entry = self._expected.pop(cell_id, None) if isinstance(cell_id, str) else None
+        self._current = None
+        if entry is not None and isinstance(raw, str):
+            self._current = self.before(entry[0], raw, namespace, entry[1])
+
+    def cell_finished(self, namespace: Mapping[str, Any]) -> None:
+        """``post_run_cell`` (main thread): what the kept cell's names hold now."""
+        current, self._current = self._current, None
+        if current is not None:
+            self.after(current, namespace)
 
     def after(self, call: CallKept, namespace: Mapping[str, Any]) -> None:
         """Note what the changed names hold now (main thread, right after the code ran)."""

@@ -147,7 +147,14 @@ class NotebookEdits:
         message = run_cells(self._link.request_id("r"), cell_ids, timeout_s, _origin(origin, run))
         if message is None:
             return "the run_cells request is not well-formed"
-        return self._link.run_cells(message, timeout_s + 5, busy)
+        kernel, ids = self.kernel, list(cell_ids)
+        if kernel is not None:  # each cell's values are kept as it starts, for undo
+            kernel.expect(run.run_id, run.cell_id, ids)
+        try:
+            return self._link.run_cells(message, timeout_s + 5, busy)
+        finally:
+            if kernel is not None:
+                kernel.forget(ids)
 
     def undo_request(self, anchor: str) -> None:
         """The page's "Undo this run" on the ``%%dsh`` cell ``anchor``: the newest run of it

@@ -298,10 +298,10 @@ class NotebookToolsHost:
             if label is not None:
                 lines.append(("cell", label))
             lines.extend(changes_of(code, namespace, describe_seconds=seconds))
-            if label is None:  # what "Undo this run" could not give back, said before the click
-                kept = not_undoable(analyse(code, namespace), namespace, self.undo_limit())
-                if kept:
-                    lines.append(("undo", "Not undoable: " + ", ".join(kept)))
+            # what "Undo this run" could not give back, said before the click
+            kept = not_undoable(analyse(code, namespace), namespace, self.undo_limit())
+            if kept:
+                lines.append(("undo", "Not undoable: " + ", ".join(kept)))
         return tuple(lines)
 
     async def _prompt_cell(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:
