@@ -81,7 +81,9 @@ id>"}``.
       ``{"kind": "insert", "after_cell_id", "cell_type": "code" | "markdown", "source"}`` or
       ``{"kind": "delete", "cell_id", "before"}`` (full cell ids; sources at most
       :data:`MAX_CELL_SOURCE`). The page re-checks ``before`` when it gets it, applies it as
-      one undoable step and marks the cell ``metadata.dsh_notebook.edited = origin``;
+      one undoable step and marks the cell ``metadata.dsh_notebook.edited = origin``, with the
+      page's own undo record in ``metadata.dsh_notebook.undo`` (the source, count and outputs
+      before; never read by the kernel: "Undo this run" without a kernel, docs/cell-editing.md);
       idempotent per ``call``.
     - ``apply_change_reply`` (frontend -> kernel): ``{"v": 1, "type": "apply_change_reply",
       "request_id": "c1", "status": "applied" | "stale" | "missing" | "failed", "cell_id":
