@@ -95,3 +95,14 @@ describe("cell tools in words", () => {
     expect(el.textContent).not.toContain("waiting for you");
   });
 });
+
+describe("notes", () => {
+  it("show a `command` as code, not with its backquotes (issue 48 item 5)", () => {
+    document.body.textContent = "";
+    const note = { kind: "note", id: "n1", rev: 1, note: "queued", text: "queued: `%dsh pending` lists it", count: 1 };
+    const { el } = mount(new FakeModel(snap({ seq: 2, items: [note as any] })));
+    const shown = el.querySelector(".dsh-note")!;
+    expect(shown.querySelector("code")!.textContent).toBe("%dsh pending");
+    expect(shown.textContent).toBe("queued: %dsh pending lists it");
+  });
+});

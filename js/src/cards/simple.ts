@@ -80,7 +80,13 @@ export class NoteCard extends Keyed<NoteItem> {
 
   protected render(node: NoteItem): void {
     this.el.className = `dsh-note dsh-note-${node.note}`;
-    this.el.textContent = node.count > 1 ? `${node.text} (×${node.count})` : node.text;
+    this.el.textContent = "";
+    // a `command` in a note reads as code (the queued note's `%dsh pending`), as in the saved
+    // transcript; text nodes only
+    const text = node.count > 1 ? `${node.text} (×${node.count})` : node.text;
+    text.split(/(`[^`\n]+`)/).forEach((part, i) => {
+      this.el.appendChild(i % 2 ? h("code", {}, part.slice(1, -1)) : document.createTextNode(part));
+    });
   }
 }
 
