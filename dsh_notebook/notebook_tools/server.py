@@ -140,7 +140,8 @@ RanSink = Callable[[RunPythonResult], "str | None"]
 """Gets a call's result right after the code ran; returns the sentence the model reads about
 where the code was kept (e.g. the agent cell below the prompt), or ``None`` (not kept). A sink
 with a ``before()`` method has it called on the same thread right before the code runs (the
-kernel keeps the values the code changes, for "Undo this run")."""
+kernel keeps the values the code changes, for "Undo this run"); one whose ``wants_outputs`` is
+``False`` gets the result without its nbformat outputs (nothing of it becomes a cell)."""
 
 
 class CallRecorder(Protocol[_Recorded]):
@@ -452,7 +453,8 @@ class NotebookMcpServer(Generic[CallOwner]):
                     before()
                 except Exception:
                     log.exception("keeping the values a run_python call changes failed")
-            result = run_python(shell, code, max_chars=cap, outputs=sink is not None)
+            outputs = sink is not None and getattr(sink, "wants_outputs", True) is not False
+            result = run_python(shell, code, max_chars=cap, outputs=outputs)
             if sink is not None:
                 try:
                     where = sink(result)

@@ -300,6 +300,8 @@ class _UndoSink:
         self._inner, self._undo, self._run_id, self._anchor = inner, undo, run_id, anchor
         self._code, self._namespace = code, namespace
         self._call: CallKept | None = None
+        self.wants_outputs = inner is not None
+        """Only the recorder's own sink uses the call's cell outputs (the server reads this)."""
 
     def before(self) -> None:
         self._call = self._undo.before(self._run_id, self._code, self._namespace, self._anchor)
