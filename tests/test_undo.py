@@ -12,6 +12,7 @@ import pytest
 
 from dsh_notebook.context.notebook_context import NotebookFacts, notebook_context_block
 from dsh_notebook.kernel.entry.commands import COMMANDS
+from dsh_notebook.kernel.registry.runs import ApprovedCall
 from dsh_notebook.kernel.tools.agent_cells import AgentCells
 from dsh_notebook.kernel.tools.kernel_undo import KernelUndo
 from dsh_notebook.kernel.tools.undo import UndoLedger
@@ -24,7 +25,9 @@ from .helpers.agent_cells import Run
 def test_an_agent_cell_is_recorded_as_its_runs_change() -> None:
     page = FakePage(["x = 1"])
     ledger = UndoLedger(page.link)
-    sink = AgentCells(page.link, enabled=lambda: True, undo=ledger)("a = 1", Run())
+    run = Run()
+    owner = ApprovedCall(run, run.handle.session, "toolu_1")
+    sink = AgentCells(page.link, enabled=lambda: True, undo=ledger)("a = 1", owner)
     assert sink is not None
     sink(RunPythonResult(cell_outputs=[]))
     (run,) = ledger.runs()
