@@ -167,6 +167,8 @@ export function apply(ctx, rawConfig) {
   let inputClosed = false;
   let disposed = false;
   let announced = false;
+  // Sessions whose next step starts in the runtime's plan mode (`dsh_notebook/bridge.plan`).
+  const planWanted = new Set();
 
   // ---------------------------------------------------------------- output
   /** Write one whole frame. Returns false when it could not be written. */
@@ -223,6 +225,13 @@ export function apply(ctx, rawConfig) {
       // Client notification asking the bridge to announce itself again (the SDK server drops
       // client notifications, so this never reaches it as a request).
       if (id === undefined && method === 'dsh_notebook/bridge.hello') announce();
+      // Client notification: put this session in plan mode at its next step (`%%dsh --plan`).
+      // The runtime's plan mode is entered only by its `/plan` command, which the SDK wire does
+      // not reach; the plan-mode service's own `set` is what that command calls.
+      if (id === undefined && method === 'dsh_notebook/bridge.plan') {
+        const sessionId = frame.params?.sessionId;
+        if (typeof sessionId === 'string' && sessionId.length > 0) planWanted.add(sessionId);
+      }
       return;
     }
     if (typeof id !== 'string' || !id.startsWith(ID_PREFIX)) return;
@@ -498,6 +507,32 @@ export function apply(ctx, rawConfig) {
       }, { global: true, prepend: true });
     }
   }
+
+  // ---------------------------------------------------------------- plan mode
+  // When the step after a `dsh_notebook/bridge.plan` claims its input (before the runtime
+  // assembles that step's request), select plan mode the way the runtime's `/plan` command does
+  // (PlanModeController.set): the selection is pending for this step, so its request already
+  // carries the plan-mode guidance, and the service appends `plan/mode {active: true}` at the
+  // step's boundary. A runtime without the service ignores it (logged with `debug`).
+  ctx.on('agent/inbox/claimed', (payload) => {
+    const sessionId = sessionIdOf(payload?.agent);
+    if (sessionId === undefined || !planWanted.delete(sessionId)) return;
+    let service;
+    try {
+      service = ctx.get?.('planMode');
+    } catch {
+      service = undefined;
+    }
+    if (service === undefined || typeof service.set !== 'function') {
+      debug('no plan-mode service: --plan ignored');
+      return;
+    }
+    try {
+      debug(`plan mode for ${sessionId}: ${service.set(payload.agent, true)}`);
+    } catch (error) {
+      debug(`plan mode for ${sessionId} failed: ${String(error)}`);
+    }
+  }, { global: true });
 
   // ---------------------------------------------------------------- lifecycle
   const teardown = () => {

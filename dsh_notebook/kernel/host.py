@@ -70,6 +70,9 @@ STOPPED_BEFORE_SENT = (
 )
 """The error of a run that a restart cut off before its prompt went out (:meth:`RuntimeHost.run`)."""
 
+PLAN_NOTIFICATION = "dsh_notebook/bridge.plan"
+"""The client notification the bridge reads to start a session's next step in plan mode."""
+
 RECOVERY_GRACE = 10.0
 """Seconds after an automatic replacement's start within which, dead before it accepted a
 prompt, it is not replaced again by itself (see :func:`may_replace`)."""
@@ -352,6 +355,7 @@ class RuntimeHost:
         on_note: Callable[[str], None] | None = None,
         outcome: concurrent.futures.Future[RunResult] | None = None,
         cwd: str | None = None,
+        plan: bool = False,
     ) -> concurrent.futures.Future[RunResult]:
         """Start a run; returns at once, also when the runtime still has to start.
 
@@ -365,6 +369,9 @@ class RuntimeHost:
         return (a new one by default), so a caller can know it before any callback runs.
         ``cwd``: the session's working directory, set on the host loop at this run's turn,
         before its prompt; a directory the runtime refuses fails the run and sends nothing.
+        ``plan``: the bridge puts the session in the runtime's plan mode at the prompt's first
+        step (``dsh_notebook/bridge.plan``, sent right before the prompt; without the bridge
+        it is ignored).
         A :meth:`restart` after this call and before the prompt is sent (the person stopped)
         fails the run with ``TransportClosed`` and sends nothing: the restart is checked when the
         run is launched and again on the host loop right before the prompt goes out, and a run
@@ -399,7 +406,7 @@ class RuntimeHost:
                 if note is not None and on_note is not None:
                     on_note(note)
                 inner = self.submit(
-                    self._run, session_id, blocks, deliver, starting, cwd, generation
+                    self._run, session_id, blocks, deliver, starting, cwd, generation, plan
                 )
             except BaseException as exc:
                 if not result.done():
@@ -475,6 +482,7 @@ class RuntimeHost:
         on_start: Callable[[], None] | None,
         cwd: str | None,
         generation: int,
+        plan: bool = False,
     ) -> RunResult:
         lock = self._session_locks.setdefault(session_id, anyio.Lock())
         async with lock:
@@ -484,6 +492,8 @@ class RuntimeHost:
                 on_start()  # the run now owns the session (e.g. its approval policy)
             if cwd is not None:
                 await session.set_working_directory(cwd)
+            if plan and self.harness is not None:  # read by the bridge, before the prompt line
+                await self.harness.client.notify(PLAN_NOTIFICATION, {"sessionId": session_id})
             self._check_not_restarted(generation)  # no await from here to the prompt
             try:
                 return await session.run(blocks, on_notification)

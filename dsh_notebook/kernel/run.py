@@ -116,6 +116,8 @@ class RunPlan:
     cwd: str | None = None
     """``--cwd``: the session's working directory, set by the host at the run's turn (the
     kernel never waits for a runtime to start for it)."""
+    plan: bool = False
+    """``--plan``: the runtime's plan mode from the prompt's first step (through the bridge)."""
     budget: RunBudget = field(default_factory=RunBudget)
     """``--max-tokens`` / ``--max-time`` over the ``max_run_tokens`` / ``max_run_seconds``
     settings: the run is stopped at the first step boundary past it."""
@@ -231,6 +233,11 @@ def plan_run(
         )
     except ValueError as exc:
         raise PlanError(str(exc)) from None
+    if options.plan and not settings.bridge:
+        raise PlanError(
+            "--plan needs the bridge plugin (DshMagics.bridge = True): it is what puts the "
+            "runtime in plan mode"
+        )
     if options.on_approval == "allow" and not read_only:
         warnings.append(ALLOW_WARNING)
     return RunPlan(
@@ -248,6 +255,7 @@ def plan_run(
         context_block=context_block,
         cwd=options.cwd or None,
         budget=budget,
+        plan=options.plan,
     )
 
 
@@ -331,6 +339,7 @@ def start_run(
         on_note=life.on_note,
         outcome=future,
         cwd=plan.cwd,
+        plan=plan.plan,
     )
     future.add_done_callback(lambda f: settle_run(agent, run, f))
     _bind(shell, handle, out)

@@ -84,6 +84,14 @@ class RunOptions:
             "--on-approval allow).",
         ),
     )
+    plan: bool = field(
+        default=False,
+        metadata=_flags(
+            "--plan",
+            help="Start in the runtime's plan mode: the agent explores, then presents a plan for "
+            "review (exit_plan_mode) before it changes anything.",
+        ),
+    )
     max_tokens: str | None = field(
         default=None,
         metadata=_flags(
