@@ -67,6 +67,14 @@ def test_plan_starts_the_run_in_the_runtimes_plan_mode(
     assert len(cell.stdin_prompts) == 1, cell.stdin_prompts
     assert cell.stdin_prompts[0].startswith("dsh asks: Approve this plan and leave plan mode?")
     assert "1. Approve\n  2. Keep planning" in cell.stdin_prompts[0]
+    shown = [
+        str(m["content"]["data"].get("text/markdown", ""))
+        for m in cell.outputs
+        if m["msg_type"] in ("display_data", "update_display_data")
+    ][-1]
+    assert "Approve this plan and leave plan mode? _(options: Approve, Keep planning)_ → " \
+        "**Approve**" in shown  # fmt: skip
+    assert f"```markdown\n{PLAN}\n```" in shown  # the plan the person approved, kept
     bodies = _bodies(scripted_model, since)
     assert len(bodies) == 2, len(bodies)
     assert GUIDANCE in json.dumps(bodies[0])  # the first request already plans

@@ -119,4 +119,6 @@ def question_markdown(item: QuestionItem) -> str:
                 chosen.append(f"“{custom}”")
             line += " → " + (f"**{escape_inline(', '.join(chosen))}**" if chosen else "_skipped_")
         lines.append(line)
+        if q["detail"]:  # e.g. the plan that exit_plan_mode asks to approve, as the agent wrote it
+            lines.extend(["", fence(q["detail"], "markdown"), ""])
     return "\n".join(lines).rstrip()
