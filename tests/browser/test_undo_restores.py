@@ -112,7 +112,9 @@ def test_undo_this_run_puts_back_the_old_source_and_its_old_output(
     if not shows(page, 2, "KeyError", 10):  # a key press the page missed: run it again
         run_cell(page, lab, name, 2)
     assert shows(page, 2, "KeyError", 20), outputs_of(page, 2)
-    count_before = prompt_of(page, 2)
+    deadline = time.monotonic() + 15
+    while not (count_before := prompt_of(page, 2)) and time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # the count shows a moment after the output
     assert count_before, "the failing cell ran"
 
     run_cell(page, lab, name, 3)  # the %%dsh cell
@@ -139,6 +141,9 @@ def test_undo_this_run_puts_back_the_old_source_and_its_old_output(
     assert source_of(page, 2) == FIXED and source_of(page, 3) == CHECK
     assert shows(page, 2, "north", 20), outputs_of(page, 2)
     assert "KeyError" not in outputs_of(page, 2)
+    deadline = time.monotonic() + 15
+    while prompt_of(page, 2) in ("", count_before) and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
     assert prompt_of(page, 2) not in ("", count_before)  # the agent's run: a new count
 
     prompt_index = 4
