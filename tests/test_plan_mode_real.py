@@ -16,6 +16,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 from dsh_notebook.scripted_model.notebook_calls import tool_results
+from dsh_notebook.transcript.events import PLAN_MODE_OFF, PLAN_MODE_ON
 
 from .kernels import Kernel, scripted_kernel
 
@@ -75,6 +76,8 @@ def test_plan_starts_the_run_in_the_runtimes_plan_mode(
     assert "Approve this plan and leave plan mode? _(options: Approve, Keep planning)_ → " \
         "**Approve**" in shown  # fmt: skip
     assert f"```markdown\n{PLAN}\n```" in shown  # the plan the person approved, kept
+    assert shown.index(PLAN_MODE_ON) < shown.index("**Question**")  # the runtime's plan/mode
+    assert shown.index(PLAN_MODE_OFF) > shown.index("**Question**")  # approving left it
     bodies = _bodies(scripted_model, since)
     assert len(bodies) == 2, len(bodies)
     assert GUIDANCE in json.dumps(bodies[0])  # the first request already plans

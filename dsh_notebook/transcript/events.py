@@ -330,6 +330,18 @@ def _goal_change(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
         core.set_header("goal", goal_of(data))
 
 
+PLAN_MODE_ON = "Plan mode on: the agent explores, then asks you to approve its plan before it acts."
+PLAN_MODE_OFF = "Plan mode off."
+
+
+def _plan_mode(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
+    """The runtime's plan mode changed (``plan/mode {active}``): said once per change, root only."""
+    active = data.get("active")
+    if ctx.owner is None and isinstance(active, bool):
+        text = PLAN_MODE_ON if active else PLAN_MODE_OFF
+        core.add_item(ctx, NoteNode(id=core.new_id(), note="client", text=text))
+
+
 _HANDLERS = {
     "turn/start": _turn_start,
     "turn/end": _turn_end,
@@ -349,4 +361,5 @@ _HANDLERS = {
     "llm/retry": _llm_retry,
     "todo/write": _todo_write,
     "goal/change": _goal_change,
+    "plan/mode": _plan_mode,
 }
