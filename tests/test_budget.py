@@ -9,7 +9,7 @@ import pytest
 from dsh_notebook.kernel.entry.magics import DshMagics
 from dsh_notebook.kernel.options.cell_options import parse_cell_options
 from dsh_notebook.kernel.options.settings import KernelSettings
-from dsh_notebook.kernel.registry.budget import BudgetMeter, RunBudget
+from dsh_notebook.kernel.registry.budget import BudgetMeter, KernelSpend, RunBudget
 from dsh_notebook.kernel.run import Frontend, PlanError, plan_run
 from dsh_notebook.protocol import SESSION_EVENT, Notification
 
@@ -97,3 +97,32 @@ def test_an_answer_past_the_budget_is_not_stopped() -> None:
     assert meter.observe(_step(500, answer=True)) is None  # the run ends by itself
     assert meter.usage.total_tokens == 500
     assert meter.observe(_step(1)) is not None  # the next step that asks for tools is stopped
+
+
+def test_the_kernel_budget_counts_every_run_and_refuses_once_spent() -> None:
+    spend = KernelSpend()
+    unlimited = BudgetMeter(RunBudget(), clock=lambda: 0.0, kernel=spend)
+    assert unlimited.observe(_step(1500)) is None and spend.tokens == 1500  # counted anyway
+    limited = BudgetMeter(RunBudget(kernel_tokens=2500), clock=lambda: 0.0, kernel=spend)
+    assert limited.observe(_step(500)) is None
+    assert limited.observe(_step(600)) == (
+        "Stopped by the kernel's token budget: 2,600 tokens spent by this kernel "
+        "(DshMagics.max_kernel_tokens 2,500), 1,100 by this run."
+    )
+    with pytest.raises(PlanError) as raised:
+        plan_run(
+            "hi",
+            parse_cell_options(DshMagics.dsh, ""),
+            session_id="nb-x",
+            settings=KernelSettings(max_kernel_tokens=2500),
+            frontend=Frontend(terminal=False, stdin=True),
+            namespace={},
+            errors={},
+            execution_count=1,
+            answered_before=lambda session, prompt: False,
+            kernel_spent=spend.tokens,
+        )
+    assert str(raised.value) == (
+        "this kernel spent its token budget: 2,600 tokens (DshMagics.max_kernel_tokens 2,500); "
+        "raise it or restart the kernel"
+    )

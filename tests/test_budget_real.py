@@ -118,3 +118,23 @@ def test_a_budget_of_zero_is_a_one_line_usage_error(kernel: Kernel) -> None:
     assert cell.reply["ename"] == "UsageError"  # IPython prints it as one line on stderr
     message = "--max-tokens takes a positive whole number of tokens, not '0'"
     assert cell.stderr == f"UsageError: {message}\n"
+
+
+def test_the_kernel_budget_stops_the_run_that_crosses_it_then_refuses(
+    kernel: Kernel, scripted_model: ScriptedModelServer
+) -> None:
+    kernel.execute("%config DshMagics.max_kernel_tokens = 2500")
+    since = _requests(scripted_model, "six-steps")
+    cell = kernel.execute("%%dsh --wait --format markdown\n[[scenario:six-steps]] work in steps")
+    assert cell.error is None, cell.error
+    shown = _shown(cell.outputs)
+    crossed = re.search(r"Stopped by the kernel's token budget: ([\d,]+) tokens spent by this "
+                        r"kernel \(DshMagics\.max\\?_kernel\\?_tokens 2,500\)", shown)  # fmt: skip
+    assert crossed is not None, shown  # (the markdown escapes the underscores)
+    assert 3 <= _requests(scripted_model, "six-steps") - since <= 4 < STEPS
+    later = kernel.execute("%%dsh --wait\nanything else?")
+    assert later.reply["ename"] == "UsageError"
+    assert later.stderr.startswith("UsageError: this kernel spent its token budget: ")
+    assert later.stderr.endswith(
+        "(DshMagics.max_kernel_tokens 2,500); raise it or restart the kernel\n"
+    )

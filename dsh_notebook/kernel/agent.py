@@ -50,7 +50,7 @@ from .persistence.conversations import ConversationIndex
 from .persistence.ledger import PromptLedger
 from .persistence.session_lock import SessionLocks
 from .registry.broker import Broker
-from .registry.budget import OTHER_RUN_BUDGET
+from .registry.budget import OTHER_RUN_BUDGET, KernelSpend
 from .registry.runs import ActiveRun, Runs
 from .registry.waiting import WaitingSignal
 from .run import Frontend
@@ -129,6 +129,7 @@ class NotebookAgent:
         self.errors = self.record.errors
         self.results: dict[str, RunResult] = {}
         self.contexts = SessionContexts()  # how full each session's context is (issue 29)
+        self.spend = KernelSpend()  # the tokens every run of this kernel spent (its budget)
         self.figure_notes = self.record.figure_notes  # figures of the person's cells
         self.ran_cells = self.record.ran_cells  # what ran as In [k]: "edited since In [k]"
         self.undo = UndoLedger(self.frontend_link)  # what each run changed in the notebook

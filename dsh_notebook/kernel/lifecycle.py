@@ -32,7 +32,7 @@ from .options.settings import KernelSettings
 from .persistence.conversations import ConversationIndex
 from .persistence.ledger import PromptLedger
 from .registry.broker import Broker
-from .registry.budget import BudgetMeter
+from .registry.budget import BudgetMeter, KernelSpend
 from .registry.runs import ActiveRun, Runs
 from .showing.pump import LiveView, UiPump
 from .tools.tools_host import NotebookToolsHost
@@ -62,6 +62,8 @@ class RunContext(Protocol):
     runs: Runs
     contexts: SessionContexts
     frontend_link: FrontendLink
+    spend: KernelSpend
+    """The tokens this kernel's runs spent (the ``max_kernel_tokens`` budget)."""
 
     @property
     def ledger(self) -> PromptLedger: ...

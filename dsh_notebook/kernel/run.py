@@ -136,6 +136,7 @@ def plan_run(
     answered_before: Callable[[str, str], bool],
     notebook: NotebookFacts | None = None,
     secrets: Secrets = (),
+    kernel_spent: int = 0,
 ) -> RunPlan:
     """Decide what one cell sends and how it is shown. Raises :class:`PlanError` or
     :class:`~dsh_notebook.errors.PromptError` (one line each) when it cannot be sent.
@@ -143,7 +144,8 @@ def plan_run(
     Values are named and fenced (``interpolate(named=True)``). With ``notebook`` facts and the
     ``context_block`` setting on, the user message is ``[person's text, context block,
     images…]``; the block lists the referenced values' names and summaries and is masked
-    with ``secrets`` (:func:`~dsh_notebook.runtime.redact`)."""
+    with ``secrets`` (:func:`~dsh_notebook.runtime.redact`). ``kernel_spent``: the tokens this
+    kernel's runs spent, checked against the ``max_kernel_tokens`` setting."""
     interpolation = interpolate(
         cell,
         namespace,
@@ -230,6 +232,8 @@ def plan_run(
             options.max_time,
             default_tokens=settings.max_run_tokens,
             default_seconds=settings.max_run_seconds,
+            kernel_tokens=settings.max_kernel_tokens,
+            kernel_spent=kernel_spent,
         )
     except ValueError as exc:
         raise PlanError(str(exc)) from None
@@ -325,7 +329,7 @@ def start_run(
     if ahead:  # say what it waits for: "running · 0 turns" alone reads as a hang
         agent.pump.local(view, Note(_queued_note(plan.session_id)))
 
-    meter = BudgetMeter(plan.budget) if plan.budget.limited else None
+    meter = BudgetMeter(plan.budget, kernel=agent.spend)  # every run counts for the kernel
     life = RunLifecycle(
         agent, run, view, session_id=plan.session_id, prompt=plan.prompt, meter=meter
     )

@@ -117,6 +117,7 @@ class Prompting:
             answered_before=agent.ledger.answered_elsewhere,
             notebook=facts,
             secrets=agent.secrets(),
+            kernel_spent=agent.spend.tokens,
         )
         if options.show_context:
             print(plan.context_block or "dsh: no notebook context block is sent "

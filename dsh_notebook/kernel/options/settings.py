@@ -138,6 +138,14 @@ class KernelSettings:
             "Default time budget of every run in seconds (as %%dsh --max-time S); None: no limit."
         ),
     )
+    max_kernel_tokens: int | None = field(
+        default=None,
+        metadata=_about(
+            "Token budget of this kernel, all runs together: the run that crosses it is stopped "
+            "at its next step, and later prompts are a one-line error until you raise it or "
+            "restart the kernel; None: no limit."
+        ),
+    )
     rerun: Rerun = field(
         default="skip-answered",
         metadata=_about(

@@ -16,6 +16,7 @@ kept), never in the middle of one; :meth:`BudgetMeter.observe` returns a reason 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from ...protocol import SESSION_EVENT, Notification
 from ...transcript.nodes import UsageTotals
 
-__all__ = ["OTHER_RUN_BUDGET", "BudgetMeter", "RunBudget", "run_budget"]
+__all__ = ["OTHER_RUN_BUDGET", "BudgetMeter", "KernelSpend", "RunBudget", "run_budget"]
 
 OTHER_RUN_BUDGET = (
     "Stopped: another run's budget restarted the runtime (there is no cancel on the wire); "
@@ -34,14 +35,35 @@ OTHER_RUN_BUDGET = (
 
 @dataclass(frozen=True)
 class RunBudget:
-    """What one run may spend (``None``: no limit)."""
+    """What one run may spend (``None``: no limit); ``kernel_tokens``: what all runs of this
+    kernel together may spend (the ``max_kernel_tokens`` setting)."""
 
     tokens: int | None = None
     seconds: float | None = None
+    kernel_tokens: int | None = None
 
     @property
     def limited(self) -> bool:
-        return self.tokens is not None or self.seconds is not None
+        return self.tokens is not None or self.seconds is not None or self.kernel_tokens is not None
+
+
+class KernelSpend:
+    """The tokens every run of this kernel spent so far (any thread; one per kernel)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokens = 0
+
+    def add(self, tokens: int) -> int:
+        """Count ``tokens`` more; returns the new total."""
+        with self._lock:
+            self._tokens += max(tokens, 0)
+            return self._tokens
+
+    @property
+    def tokens(self) -> int:
+        with self._lock:
+            return self._tokens
 
 
 def _positive_tokens(value: str | int, flag: str) -> int:
@@ -70,9 +92,19 @@ def run_budget(
     *,
     default_tokens: int | None = None,
     default_seconds: int | None = None,
+    kernel_tokens: int | None = None,
+    kernel_spent: int = 0,
 ) -> RunBudget:
     """The budget of a run: the cell's options, else the settings' defaults. A value that is
-    not a positive number (``0`` included) raises ``ValueError`` naming the option."""
+    not a positive number (``0`` included) raises ``ValueError`` naming the option, and so does
+    a kernel whose ``kernel_tokens`` budget is spent already (``kernel_spent``)."""
+    if kernel_tokens is not None:
+        _positive_tokens(kernel_tokens, "DshMagics.max_kernel_tokens")
+        if kernel_spent >= kernel_tokens:
+            raise ValueError(
+                f"this kernel spent its token budget: {kernel_spent:,} tokens "
+                f"(DshMagics.max_kernel_tokens {kernel_tokens:,}); raise it or restart the kernel"
+            )
     tokens = (
         _positive_tokens(max_tokens, "--max-tokens")
         if max_tokens is not None
@@ -91,7 +123,7 @@ def run_budget(
             else _positive_seconds(default_seconds, "DshMagics.max_run_seconds")
         )
     )
-    return RunBudget(tokens, seconds)
+    return RunBudget(tokens, seconds, kernel_tokens)
 
 
 def _seconds_words(seconds: float) -> str:
@@ -112,9 +144,17 @@ class BudgetMeter:
     The clock starts at :meth:`start` (the run's turn on its session), so a run queued behind
     another is not charged for the wait."""
 
-    def __init__(self, budget: RunBudget, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        budget: RunBudget,
+        clock: Callable[[], float] = time.monotonic,
+        kernel: KernelSpend | None = None,
+    ) -> None:
+        """``kernel``: this kernel's spend, which every step's tokens are added to (and which
+        ``budget.kernel_tokens`` bounds)."""
         self.budget = budget
         self.usage = UsageTotals()
+        self._kernel = kernel
         self._clock = clock
         self._started: float | None = None
         self.crossed: str | None = None
@@ -131,8 +171,6 @@ class BudgetMeter:
         """The reason to stop the run now, once: this notification ends a model step
         (``assistant/message``) that asked for tools, and the run is past a budget. Else
         ``None``. Every step's tokens count, the answers' and subagents' too."""
-        if self.crossed is not None or not self.budget.limited:
-            return None
         params = notification.params
         if notification.method != SESSION_EVENT or not isinstance(params, dict):
             return None
@@ -142,8 +180,14 @@ class BudgetMeter:
         data = event.get("data")
         data = data if isinstance(data, dict) else {}
         usage = data.get("usage")
+        before = self.usage.total_tokens
         if isinstance(usage, dict):
             self.usage.add(usage)
+        kernel_spent = (
+            None if self._kernel is None else self._kernel.add(self.usage.total_tokens - before)
+        )
+        if self.crossed is not None or not self.budget.limited:
+            return None  # counted (the kernel's spend too), nothing (more) to stop
         if not _goes_on(data.get("message")):
             return None  # an answer: its run (or subagent) ends by itself, nothing to stop
         spent = self.usage.total_tokens
@@ -152,6 +196,16 @@ class BudgetMeter:
             self.crossed = (
                 f"Stopped by the token budget: {spent:,} tokens spent "
                 f"(--max-tokens {budget.tokens:,}), after {_seconds_words(self.elapsed)}."
+            )
+        elif (
+            budget.kernel_tokens is not None
+            and kernel_spent is not None
+            and kernel_spent >= budget.kernel_tokens
+        ):
+            self.crossed = (
+                f"Stopped by the kernel's token budget: {kernel_spent:,} tokens spent by this "
+                f"kernel (DshMagics.max_kernel_tokens {budget.kernel_tokens:,}), {spent:,} by "
+                "this run."
             )
         elif budget.seconds is not None and self.elapsed >= budget.seconds:
             self.crossed = (
