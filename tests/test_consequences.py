@@ -277,3 +277,10 @@ def test_renderings_escape_and_mark_cells() -> None:
         "    - Files: writes <b>*x*</b>",
     ]
     assert {kind for kind, _ in changes_of("x = (", {})} <= set(CHANGE_KINDS)
+
+
+def test_a_long_literal_path_keeps_its_file_name() -> None:
+    """A path is cut at its start: the file's name is what the person needs to read."""
+    folder = "/tmp/" + "a-very-long-folder-name/" * 6
+    found = analyse(f"df.to_csv('{folder}report.csv')", {"df": []})
+    assert any(f.path is not None and f.path.endswith("/report.csv") for f in found.files), found

@@ -35,6 +35,7 @@ from .effects import (
     OutsideEffect,
     command_effect,
     short,
+    short_path,
     unparse,
 )
 
@@ -474,20 +475,20 @@ class Walker:
             value = (
                 node.value if isinstance(node.value, str) else node.value.decode(errors="replace")
             )
-            return short(value)
+            return short_path(value)
         if isinstance(node, ast.Call) and node.args and self._is_path_constructor(node.func):
             parts = [self.literal_path(a) for a in node.args]
-            return None if None in parts else short("/".join(p for p in parts if p))
+            return None if None in parts else short_path("/".join(p for p in parts if p))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             left, right = self.literal_path(node.left), self.literal_path(node.right)
-            return None if left is None or right is None else short(f"{left}/{right}")
+            return None if left is None or right is None else short_path(f"{left}/{right}")
         if isinstance(node, ast.Name) and node.id not in self.bound:
             value = self._value(node.id)
             if isinstance(value, str) and len(value) < 1000:
-                return short(value)
+                return short_path(value)
             if isinstance(value, os.PathLike):
                 try:
-                    return short(str(os.fspath(value)))
+                    return short_path(str(os.fspath(value)))
                 except Exception:
                     return None
         return None

@@ -200,6 +200,12 @@ def short(text: str, limit: int = SHORT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def short_path(text: str, limit: int = SHORT) -> str:
+    """A path within ``limit`` characters, cut at its start: the file's name is what tells."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else "…" + text[len(text) - limit + 1 :]
+
+
 def unparse(node: ast.AST) -> str:
     try:
         return short(ast.unparse(node))
