@@ -195,8 +195,8 @@ export class CellEdits {
 
   /**
    * Revert run `run` from what the notebook itself keeps (its undo records, and the run's agent
-   * cells), without the kernel: one step; the reply, or `null` when the notebook keeps nothing of
-   * that run.
+   * cells), without the kernel: one step; the reply, or `null` when the notebook keeps no record
+   * of that run (then only agent cells can be removed: `UndoRunButtons.remove`).
    */
   undoFromNotebook(run: string): IUndoReply | null {
     if (!this._context.isReady || this._context.isDisposed) {
@@ -205,14 +205,14 @@ export class CellEdits {
     const store = new NotebookStore(this._context.model);
     const cells = store.cells();
     const request = undoFromRecords(cells, run);
+    if (request.changes.length === 0) {
+      return null; // agent cells only: the caller removes them as before, and says so
+    }
     for (let i = cells.length - 1; i >= 0; i--) {
       const agent = cells[i]?.agent;
       if (agent?.run === run) {
         request.changes.push({ kind: 'agent_cell', run, call: agent.call, source: cells[i]?.source ?? '' });
       }
-    }
-    if (request.changes.length === 0) {
-      return null;
     }
     return undoChanges(store, request);
   }
