@@ -8,6 +8,7 @@ Undo's memory is bounded; the oldest values are dropped first, and said so. No p
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,7 +109,7 @@ def test_undo_gives_back_rebound_mutated_and_deleted_values_and_removes_created_
     assert "kernel: gave back sales, items, scratch" in undone, undone
     assert "kernel: removed what the run created: total" in undone, undone
     assert "could not give back: conn (sqlite3.Connection: cannot be copied)" in undone, undone
-    assert f"not undone: wrote {tmp_path / 'report.csv'}" in undone, undone
+    assert re.search(r"not undone: wrote \S*/report\.csv\n", undone), undone  # its name kept
     assert kernel.value("(len(sales), items, scratch, 'total' in globals())") == (
         "(3, [1, 2], 'temporary', False)"
     )
