@@ -1,9 +1,11 @@
 // The question card: each question with its options (radios, or checkboxes for multi-select) and
 // optional free text; Submit and Dismiss; Enter submits; keys never reach notebook shortcuts.
+// The runtime's plan review (exit_plan_mode) shows as a plan card instead: plan_review.ts.
 import { button, containKeys, h } from "../dom";
 import { Keyed, type Ctx } from "../context";
 import type { Answer, Question, QuestionItem } from "../types";
 import { isActionable } from "./approval";
+import { planActions, planBody, planReview } from "./plan_review";
 import { isOver } from "./words";
 
 function answerWords(question: Question, answer: Answer | undefined): string {
@@ -50,20 +52,22 @@ export class QuestionCard extends Keyed<QuestionItem> {
 
     el.textContent = "";
     this.onEnter = null;
-    el.className = `dsh-card dsh-question dsh-state-${node.state}`;
-    el.setAttribute("aria-label", "Questions from the agent");
+    const plan = planReview(node);
+    el.className = `dsh-card dsh-question dsh-state-${node.state}${plan ? " dsh-plan-review" : ""}`;
+    el.setAttribute("aria-label", plan ? "The agent's plan, for your review" : "Questions from the agent");
     el.dataset.requestId = node.request_id ?? "";
     const local = node.request_id ? ctx.store.decisions.get(node.request_id) : undefined;
     const actionable = isActionable(node, "question", ctx) && !local;
     const form = ctx.ui.form(node.id);
     const group = `${ctx.viewId}-${node.id}`;
 
-    el.appendChild(h("div", { class: "dsh-card-title" }, node.questions.length > 1 ? "The agent asks you" : "The agent asks you a question"));
+    el.appendChild(h("div", { class: "dsh-card-title" }, plan ? "The agent's plan" : node.questions.length > 1 ? "The agent asks you" : "The agent asks you a question"));
     node.questions.forEach((q, qi) => {
       const set = h("fieldset", { class: "dsh-q" });
       set.appendChild(h("legend", { class: "dsh-q-header" }, q.header || `Question ${qi + 1}`));
       set.appendChild(h("div", { class: "dsh-q-text" }, q.question));
-      if (q.detail) set.appendChild(h("div", { class: "dsh-q-detail" }, q.detail));
+      if (plan && q.detail) set.appendChild(planBody(q.detail));
+      else if (q.detail) set.appendChild(h("div", { class: "dsh-q-detail" }, q.detail));
       if (node.state !== "pending" || !actionable) {
         if (node.state === "answered") {
           const answer = (node.answers ?? []).find((a) => a.id === q.id);
@@ -71,6 +75,10 @@ export class QuestionCard extends Keyed<QuestionItem> {
         }
         el.appendChild(set);
         return;
+      }
+      if (plan) {
+        el.appendChild(set);
+        return; // the answers are buttons, below
       }
       const chosen = new Set(form.selected[q.id] ?? []);
       q.options.forEach((opt, oi) => {
@@ -152,12 +160,19 @@ export class QuestionCard extends Keyed<QuestionItem> {
       ctx.store.decide({ type: "answer", request_id: requestId, answers }, answers);
     };
     const dismiss = () => ctx.store.decide({ type: "dismiss", request_id: requestId }, null);
-    el.appendChild(
+    if (plan) {
+      const send = (answer: Answer) => ctx.store.decide({ type: "answer", request_id: requestId, answers: [answer] }, [answer]);
+      const note = { value: form.custom[plan.id] ?? "", key: "0:custom", onInput: (v: string) => { form.custom[plan.id] = v; } };
+      const parts = planActions(plan, note, send);
+      el.appendChild(parts.note);
+      el.appendChild(parts.actions);
+      this.onEnter = parts.reject;
+    } else el.appendChild(
       h("div", { class: "dsh-actions" },
         button("Submit", "Submit answers", submit, "dsh-btn dsh-submit"),
         button("Dismiss", "Dismiss the questions", dismiss, "dsh-btn dsh-dismiss")),
     );
-    this.onEnter = submit;
+    if (!plan) this.onEnter = submit;
     if (focusKey) {
       const again = el.querySelector<HTMLInputElement>(`[data-key="${focusKey}"]`);
       if (again) {
