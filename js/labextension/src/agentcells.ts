@@ -24,7 +24,6 @@ import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 
 import { AGENT_METADATA_KEY, ICellInfo, agentCellJSON, agentOrigin, insertionIndex, newestRunCells } from './agentcell';
 import { editMark, undoSummary } from './celledit';
-import { readRecords } from './undorecord';
 import type { IInsertCell } from './protocol/kernel';
 import type { IUndoReply } from './protocol/page';
 import { oneUndoStep } from './undostep';
@@ -134,11 +133,6 @@ export class UndoRunButtons {
       }
       if (edited?.anchor !== undefined) {
         cells.push({ anchor: edited.anchor, run: edited.run, agent: false });
-      }
-      for (const record of readRecords(meta)) {
-        if (record.kind === 'delete' && record.anchor !== undefined) {
-          cells.push({ anchor: record.anchor, run: record.run, agent: false }); // a deleted cell
-        }
       }
     }
     for (const cell of cells) {
