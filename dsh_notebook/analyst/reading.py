@@ -17,21 +17,63 @@ Only the values the describer's first rows show are known for a text column; a d
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from .columns import samples_of
 from .intents import Agg
 from .names import Column, Frame
+from .reading_text import (
+    _column_mentions,
+    _columns_with,
+    _compare_column,
+    _is_frame_noun,
+    _is_key,
+    _name_pattern,
+    _num,
+    _parts,
+    _per_row,
+    _Text,
+    _unit_group,
+    date_columns,
+    generic_frame,
+)
+from .reading_words import (
+    _AGG_WORDS,
+    _AGG_WORDS_RE,
+    _AMOUNT_VERBS,
+    _BETWEEN,
+    _COMPARE,
+    _COUNTED,
+    _DATE_OPS,
+    _DURATION_PARTS,
+    _FILLER,
+    _FIRST,
+    _GRAIN_RE,
+    _GRAIN_WORDS,
+    _GROUP_MARK,
+    _HIGH,
+    _JOINED,
+    _LEAST,
+    _LEGACY,
+    _LONG,
+    _LOW,
+    _MONTH_RE,
+    _MONTHS,
+    _MOST,
+    _OPS,
+    _OVER,
+    _PLOT,
+    _ROW_NOUNS,
+    _TREND,
+    _WEEKDAY_RE,
+    _WEEKEND_RE,
+    _YEAR_RE,
+    Grain,
+    Op,
+)
 
 __all__ = ["Condition", "Grain", "Reading", "date_columns", "generic_frame", "read"]
-
-Grain = Literal["day", "week", "month", "quarter", "year", "weekday"]
-Op = Literal["==", ">", ">=", "<", "<=", "between", "month", "year", "day", "weekend", "weekday"]
-
-_MONTHS: Final = ("january", "february", "march", "april", "may", "june", "july", "august",
-                  "september", "october", "november", "december")  # fmt: skip
-_ISO_DATE: Final = re.compile(r"^\d{4}[-/]\d{2}[-/]\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
 
 
 @dataclass(frozen=True)
@@ -130,247 +172,14 @@ class Reading:
         return what
 
 
-_AGG_WORDS: Final[dict[str, str]] = {
-    "sum": "total", "mean": "mean", "median": "median", "max": "maximum", "min": "minimum",
-    "count": "number of", "std": "standard deviation of", "nunique": "number of distinct",
-    "share": "share of",
-}  # fmt: skip
-
-#: Words that carry nothing a computation needs.
-_FILLER: Final = frozenset(
-    [
-        "a", "an", "the", "of", "in", "on", "for", "to", "from", "with", "by", "at", "is", "are",
-        "was", "were", "be", "been", "being", "do", "does", "did", "done", "we", "i", "you", "me",
-        "us", "my", "our", "your", "it", "its", "this", "that", "these", "those", "there", "here",
-        "what", "which", "who", "how", "show", "give", "tell", "list", "find", "get", "compute",
-        "calculate", "please", "can", "could", "would", "will", "should", "have", "has", "had",
-        "and", "all", "overall", "altogether", "whole", "entire", "data", "dataset", "frame",
-        "dataframe", "table", "value", "values", "number", "numbers", "amount", "figure", "figures",
-        "so", "far", "ever", "just", "about", "each", "every", "per", "took", "take", "taken",
-        "make", "made", "happen", "happened", "happens", "occur", "occurred", "placed", "ordered",
-        "record", "recorded", "look", "let", "know", "see", "want", "like", "as", "much", "many",
-        "whats", "what's", "one", "where", "there's", "it's", "during", "covered", "lasted", "any",
-        "anything", "column", "columns", "field", "$", "€", "£",
-    ]
-)  # fmt: skip
-#: Nouns that name the rows themselves (beside the frame's own name).
-_ROW_NOUNS: Final = frozenset(
-    ["rows", "row", "records", "record", "entries", "entry", "observations", "items"]
-)
-
-_AGG_WORDS_RE: Final[tuple[tuple[Agg | Literal["max", "min"], re.Pattern[str]], ...]] = (
-    ("count", re.compile(r"\bhow many\b|\bnumber of\b|\bcount(?:s| of)?\b|\bamount of\b")),
-    ("sum", re.compile(r"\btotals?\b|\bsum(?:med)?\b|\bin total\b|\baltogether\b")),
-    ("mean", re.compile(r"\baverages?\b|\bmeans?\b|\bavg\b|\bon average\b")),
-    ("median", re.compile(r"\bmedian\b|\btypical(?:ly)?\b")),
-    ("std", re.compile(r"\bstandard deviation\b|\bstd\b|\bstdev\b")),
-)
-_MOST: Final = re.compile(r"\bmost\b|\bbusiest\b|\bmost popular\b")
-_LEAST: Final = re.compile(r"\bleast\b|\bfewest\b|\bquietest\b|\bleast popular\b")
-_HIGH: Final = re.compile(r"\bhighest\b|\blargest\b|\bbiggest\b|\bgreatest\b|\bmaximum\b|\bmax\b|\blongest\b|\btop\b")  # fmt: skip
-_LOW: Final = re.compile(r"\blowest\b|\bsmallest\b|\bminimum\b|\bmin\b|\bshortest\b|\bbottom\b")
-#: Superlatives that also name the measure: a duration (long/short).
-_LONG: Final = re.compile(r"\blongest\b|\bshortest\b|\blonger\b|\bshorter\b")
-_DURATION_PARTS: Final = frozenset(["duration", "durations", "length", "minutes", "minute", "min", "mins", "hours", "hour", "hrs", "secs", "seconds", "sec", "time"])  # fmt: skip
-_PRICE_PARTS: Final = frozenset(
-    ["price", "prices", "cost", "costs", "fare", "fares", "amount", "fee", "fees", "revenue",
-     "charge", "charges", "paid", "spend", "spent", "usd", "eur", "dollars", "euros"]
-)  # fmt: skip
-#: Name parts after the word that names a column ("member" of ``member_type``): a part followed
-#: only by these (or by units) names the column; ``patient`` does not name ``patient_age``.
-_GENERIC: Final = frozenset(["id", "type", "name", "code", "kind", "class", "no", "nr"])
-#: Comparisons whose adjective names the column's kind: (words of a column name).
-_AGE_PARTS: Final = frozenset(["age", "ages"])
-_WEEKDAY_RE: Final = re.compile(
-    r"\b(?:on\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
-)
-_UNITS: Final[tuple[frozenset[str], ...]] = (
-    frozenset(["min", "mins", "minute", "minutes"]),
-    frozenset(["h", "hr", "hrs", "hour", "hours"]),
-    frozenset(["s", "sec", "secs", "second", "seconds"]),
-    frozenset(["km", "kms", "kilometer", "kilometers", "kilometre", "kilometres"]),
-    frozenset(["mi", "mile", "miles"]),
-    frozenset(["m", "meter", "meters", "metre", "metres"]),
-    frozenset(["kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"]),
-    frozenset(["$", "usd", "dollar", "dollars", "eur", "euro", "euros", "€", "£"]),
-)
-_COMPARE: Final = re.compile(
-    r"(?P<op>more than|greater than|larger than|bigger than|higher than|longer than|over|above"
-    r"|exceeding|at least|no less than|less than|fewer than|smaller than|lower than|shorter than"
-    r"|cheaper than|more expensive than|older than|younger than|under|below|at most|no more than)\s+"
-    r"(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s*(?P<unit>%|[a-z]+|[$€£]))?"
-)
-_BETWEEN: Final = re.compile(
-    r"between\s+[$€£]?(?P<lo>\d+(?:\.\d+)?)\s*(?:(?P<unit1>[a-z]+)\s+)?and\s+[$€£]?"
-    r"(?P<hi>\d+(?:\.\d+)?)(?:\s*(?P<unit>[a-z]+))?"
-)
-_OPS: Final[dict[str, Op]] = {
-    "more than": ">", "greater than": ">", "larger than": ">", "bigger than": ">",
-    "higher than": ">", "longer than": ">", "over": ">", "above": ">", "exceeding": ">",
-    "more expensive than": ">", "at least": ">=", "no less than": ">=", "less than": "<",
-    "fewer than": "<", "smaller than": "<", "lower than": "<", "shorter than": "<",
-    "cheaper than": "<", "under": "<", "below": "<", "at most": "<=", "no more than": "<=",
-    "older than": ">", "younger than": "<",
-}  # fmt: skip
-_GRAIN_WORDS: Final[dict[str, Grain]] = {
-    "day": "day", "days": "day", "daily": "day", "date": "day", "week": "week", "weeks": "week",
-    "weekly": "week", "month": "month", "months": "month", "monthly": "month",
-    "quarter": "quarter", "quarters": "quarter", "quarterly": "quarter", "year": "year",
-    "years": "year", "yearly": "year", "annual": "year", "annually": "year",
-    "weekday": "weekday", "weekdays": "weekday", "day of week": "weekday",
-    "day of the week": "weekday",
-}  # fmt: skip
-_GRAIN_RE: Final = re.compile(
-    r"(?:\b(?:per|by|each|every|for each|in each|a|which|what|busiest|quietest|over(?: the)?)\s+"
-    r"(?P<unit>day of(?: the)? week|weekdays?|days?|weeks?|months?|quarters?|years?)\b)"
-    r"|\b(?P<adj>daily|weekly|monthly|quarterly|yearly|annual(?:ly)?)\b"
-)
-_TREND: Final = re.compile(
-    r"\btrends?\b|\bgrow(?:s|ing|th)?(?: fastest| the fastest| slowest)?\b|\bincreas\w*"
-    r"|\bdecreas\w*|\bdeclin\w*|\bshrink\w*|\bchang(?:e|es|ing)\b|\brising\b|\bfalling\b"
-    r"|\bslopes?\b|\bgoing (?:up|down)\b"
-)
-_PLOT: Final = re.compile(
-    r"\b(?:(?P<kind>bar|line)\s+)?(?:plot|chart|graph|draw|visuali[sz]e)\b(?:\s+(?P<kind2>bar|line)\b)?"
-)
-#: "per"-like words before a column that make it the grouping.
-_GROUP_MARK: Final = re.compile(
-    r"(?:\bper|\bby|\bfor each|\bin each|\beach|\bevery|\bacross|\bwhich|\bwhat)\s+(?:\w+\s+)?$"
-)
-#: Kinds the older selection reads; the reading only accounts for their words.
-_LEGACY: Final = re.compile(
-    r"\bshares?\b|\bpercent\w*|\bproportions?\b|\bfraction\b|%|\bdistinct\b|\bunique\b"
-    r"|\bdifferent\b|\b(?:top|bottom|first|last)\s+\d+\b|\b\d+\s+(?:largest|smallest|highest"
-    r"|lowest|biggest|best|worst)\b"
-)
-
-
-def date_columns(frame: Frame) -> list[tuple[Column, bool]]:
-    """The frame's date columns: ``(column, is text)`` for datetime columns and text columns whose
-    shown values are ISO dates."""
-    samples = samples_of(frame)
-    out: list[tuple[Column, bool]] = []
-    for column in frame.columns:
-        if column.dtype.startswith("datetime64"):
-            out.append((column, False))
-        elif not column.numeric and not column.temporal:
-            shown = [v for v in samples.get(column.name, []) if v != "NaN"]
-            if shown and all(_ISO_DATE.match(v) for v in shown):
-                out.append((column, True))
-    return out
-
-
-@dataclass
-class _Text:
-    """The question's text with the spans already accounted for."""
-
-    text: str
-    used: list[bool] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.used = [False] * len(self.text)
-
-    def free(self, start: int, end: int) -> bool:
-        return not any(self.used[start:end])
-
-    def take(self, start: int, end: int) -> None:
-        for i in range(start, end):
-            self.used[i] = True
-
-    def finditer(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
-        return [m for m in pattern.finditer(self.text) if self.free(m.start(), m.end())]
-
-    def left(self) -> list[tuple[int, int, str]]:
-        words = re.finditer(r"[$€£%]|[a-z0-9]+(?:['.][a-z0-9]+)*", self.text)
-        return [(m.start(), m.end(), m.group()) for m in words if self.free(m.start(), m.end())]
-
-
-def _parts(name: str) -> list[str]:
-    """The words of a name: ``start_time``, ``StartTime`` and ``start time`` give the same."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
-    return [p for p in re.split(r"[\s_\-]+", spaced.lower()) if p]
-
-
-def _name_pattern(words: list[str]) -> str:
-    return r"[\s_\-]*".join(re.escape(w) for w in words) + r"(?:e?s)?"
-
-
-def _column_mentions(text: _Text, frame: Frame) -> list[tuple[int, int, Column]]:
-    """Where the question names a column: its whole name, or a part of it no other column has
-    (``station`` for ``start_station``); longest first, never overlapping."""
-    found: list[tuple[int, int, Column]] = []
-    counts: dict[str, int] = {}
-    for column in frame.columns:
-        for part in set(_parts(column.name)):
-            counts[part] = counts.get(part, 0) + 1
-    reserved = {"min", "max", "sum", "mean", "total", "count", "avg", "id", "of", "per", "by"}
-    for column in frame.columns:
-        names = [_parts(column.name)]
-        parts = _parts(column.name)
-        names += [[p] for i, p in enumerate(parts) if counts[p] == 1 and len(p) >= 3
-                  and p not in reserved and not p.isdigit() and len(parts) > 1
-                  and not _is_frame_noun(p, frame)
-                  and all(_unit_group(q) or q in _GENERIC for q in parts[i + 1 :])]  # fmt: skip
-        for words in names:
-            pattern = re.compile(rf"(?<![a-z0-9]){_name_pattern(words)}(?![a-z0-9])")
-            found += [(m.start(), m.end(), column) for m in pattern.finditer(text.text)]
-    found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
-    out: list[tuple[int, int, Column]] = []
-    for start, end, column in found:
-        if all(end <= s or start >= e for s, e, _ in out):
-            out.append((start, end, column))
-    return sorted(out, key=lambda f: f[0])
-
-
-def _unit_group(word: str) -> frozenset[str] | None:
-    return next((g for g in _UNITS if word in g), None)
-
-
-def _columns_with(frame: Frame, parts: frozenset[str]) -> list[Column]:
-    return [c for c in frame.numeric if parts & set(_parts(c.name))]
-
-
 def read(question: str, frame: Frame) -> Reading:
     """The reading of ``question`` about ``frame`` (never raises; see the module docstring)."""
     return _Reader(question, frame).reading()
 
 
-_DATE_OPS: Final = ("month", "year", "day", "weekend", "weekday")
-_MONTH_RE: Final = re.compile(
-    rf"\b(?:in|during|for|of)?\s*(?P<month>{'|'.join(_MONTHS)}|{'|'.join(m[:3] for m in _MONTHS)})"
-    r"\b(?:\s+(?:of\s+)?(?P<year>(?:19|20)\d\d))?\b"
-)
-_YEAR_RE: Final = re.compile(
-    r"\b(?:in|during|for|of)\s+(?:the\s+year\s+)?(?P<year>(?:19|20)\d\d)\b"
-)
-_WEEKEND_RE: Final = re.compile(
-    r"\b(?:on|at|during|over|in)?\s*(?:the\s+)?(?P<kind>weekends?|weekdays|working days|workdays)\b"
-)
-_JOINED: Final = re.compile(
-    r"(?:\s+(?:of|is|was|were|a|an|the|with|had|has|have|where|that|are|be))*\s*"
-)
-_FIRST: Final = re.compile(
-    r"\b(?:highest|largest|biggest|greatest|longest|lowest|smallest|shortest)(\s+first)\b"
-)
-_OVER: Final = re.compile(r"\bover\s+(?:the\s+)?(?:time|rows)\b")
-
-
-#: Verbs of an amount ("which city earned most?"): with no column named, a card asks which.
-_AMOUNT_VERBS: Final = frozenset(
-    ["earned", "earns", "sold", "sells", "made", "makes", "spent", "spends", "paid", "pays",
-     "generated", "brought", "received", "got"]
-)  # fmt: skip
-
-
 def measure_free(reader: _Reader, agg: Agg | None, rows: bool) -> bool:
     """Nothing measured and nothing counted: the question leaves the column open."""
     return reader.measure is None and agg is None and not rows
-
-
-#: Frame names that are no noun for their rows (``df``, ``data``): the question's noun counts.
-_GENERIC_FRAME: Final = re.compile(r"df\w*|data\w*|frame|table|raw|clean|sample|d|x")
-#: The noun a question counts: "how many trips", "number of orders", "the fewest trips".
-_COUNTED: Final = re.compile(r"\b(?:how many|number of|count of|most|fewest|least)\b")
 
 
 class _Reader:
@@ -809,85 +618,3 @@ class _Reader:
             legacy=legacy,
             mentioned=tuple(dict.fromkeys(c.name for _s, _e, c in self.named)),
         )
-
-
-def _per_row(text: str, frame: Frame) -> bool:
-    """Whether the question says "per <row>" ("the fee per visit", "units per sale")."""
-    return any(
-        _is_frame_noun(m.group(1), frame) or m.group(1) in _ROW_NOUNS
-        for m in re.finditer(r"\bper\s+([a-z]+)\b", text)
-    )
-
-
-def generic_frame(name: str) -> bool:
-    """A frame name that is no noun for its rows (``df``, ``data``, ``table``)."""
-    return bool(_GENERIC_FRAME.fullmatch(name.lower()))
-
-
-def _is_key(column: Column) -> bool:
-    """An identifier column (``trip_id``, ``StationCode``): grouped by, never summed."""
-    return (
-        _parts(column.name)[-1] in ("id", "code", "no", "nr", "key") or column.name.lower() == "id"
-    )
-
-
-def _num(text: str) -> int | float:
-    number = float(text.replace(",", ""))
-    return int(number) if number.is_integer() else number
-
-
-def _is_frame_noun(word: str, frame: Frame) -> bool:
-    """``trips``, ``trip`` for the frame ``trips``; ``order`` for ``orders``."""
-    name = frame.name.lower()
-    stems = {name, name.rstrip("s"), name[:-2] if name.endswith("es") else name}
-    return word in stems or word.rstrip("s") in stems or (word.endswith("es") and word[:-2] in stems)  # fmt: skip
-
-
-#: Comparisons whose adjective names the kind of column ("longer than" a duration).
-_ADJECTIVE_OPS: Final = frozenset(
-    ["longer than", "shorter than", "older than", "younger than", "cheaper than",
-     "more expensive than"]
-)  # fmt: skip
-
-
-def _compare_column(
-    frame: Frame, before: Column | None, unit: str | None, op: str
-) -> Column | None:
-    """The column a comparison is about: named before it, or the one its unit or its adjective
-    (longer, cheaper) names; ``None`` when none or two disagree."""
-    found: list[Column] = []
-    if before is not None and before.numeric:
-        found.append(before)
-    if unit:
-        group = _unit_group(unit)
-        if group is not None:
-            by_unit = _columns_with(frame, group)
-            if not by_unit and "$" in group:
-                by_unit = _columns_with(frame, _PRICE_PARTS)
-            adjective = op in _ADJECTIVE_OPS
-            if len(by_unit) > 1 and not found:
-                return None
-            if not by_unit and not found and not adjective:
-                return None  # "$5" and no price column: nothing it can be
-            if by_unit and found and found[0] not in by_unit:
-                return None
-            found += by_unit[:1]
-        elif not found:
-            return None
-    if op in ("longer than", "shorter than"):
-        durations = _columns_with(frame, _DURATION_PARTS)
-        if len(durations) != 1 or (found and found[0] != durations[0]):
-            return None
-        found.append(durations[0])
-    if op in ("older than", "younger than"):
-        ages = _columns_with(frame, _AGE_PARTS)
-        if len(ages) != 1 or (found and found[0] != ages[0]):
-            return None
-        found.append(ages[0])
-    if op in ("cheaper than", "more expensive than"):
-        prices = _columns_with(frame, _PRICE_PARTS)
-        if len(prices) != 1 or (found and found[0] != prices[0]):
-            return None
-        found.append(prices[0])
-    names = {c.name for c in found}
-    return found[0] if len(names) == 1 else None
