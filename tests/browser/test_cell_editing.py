@@ -84,9 +84,7 @@ def test_apply_change_is_one_undoable_step_once_and_never_stale(
 
     sent = link.send(edit("c1", "target", "y = a + 1", "y = b + 1"))
     wait_source(page, 1, "y = b + 1")
-    print(
-        f"\napply_change sent -> cell source changed ({app}): {time.monotonic() - sent:.3f} s"
-    )
+    print(f"\napply_change sent -> cell source changed ({app}): {time.monotonic() - sent:.3f} s")
     assert "dsh-agent-edited" in (cells(page).nth(1).get_attribute("class") or "")
     reply = link.reply_to("c1", "apply_change_reply")
     assert reply["status"] == "applied" and reply["cell_id"] == "target", reply
@@ -293,13 +291,18 @@ def test_undo_this_run_reverts_a_mixed_run_in_one_step_and_skips_the_persons_cel
     )
     assert source_of(page, 3) == "a = 10"
 
-    # no kernel answer: the page removes the run's agent cells itself, and says so
+    # no kernel answer: the page reverts the run from what the notebook keeps (its undo records,
+    # its agent cells), and says the kernel's values are not restored (issue 45 item 4)
     cells(page).nth(1).locator(".dsh-undo-run").click()
     cells(page).nth(1).locator(".dsh-undo-result:has-text('did not answer')").wait_for(
         timeout=10_000
     )
-    assert "removed this run's 1 agent cell" in cells(page).nth(1).inner_text()
+    said = cells(page).nth(1).locator(".dsh-undo-result").inner_text()
+    assert "Undone from what the notebook keeps" in said, said
+    assert "the kernel's values are not restored" in said, said
     assert "# dsh agent" not in "".join(source_of(page, i) for i in range(cells(page).count()))
+    sources = [source_of(page, i) for i in range(cells(page).count())]
+    assert "a = 1" in sources and "a = 10" not in sources, sources
     page.close()
 
 
