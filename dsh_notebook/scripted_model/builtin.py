@@ -27,6 +27,8 @@ __all__ = [
     "ESCALATE_DEFAULT_PREFIX",
     "LONG_DEFAULT_CHUNKS",
     "PLAIN_ANSWER",
+    "PLAN_REVIEW",
+    "PLAN_REVIEW_DONE",
     "PLAN_STEPS",
     "SLOW_DEFAULT_CHUNKS",
     "SLOW_DEFAULT_CHUNK_DELAY",
@@ -49,6 +51,12 @@ PLAIN_ANSWER: Final = "Hello from the fake model!"
 WRITE_CONTENT: Final = "written by the scripted model\n"
 PLAN_STEPS: Final = ("Load sales.csv", "Plot monthly revenue", "Name the region that fell behind")
 """The steps of the ``plan`` scenario's ``todo_write`` calls."""
+PLAN_REVIEW: Final = (
+    "# Plot the sales\n\n1. Read **sales.csv**\n2. Plot revenue by month\n\n"
+    "| step | tool |\n| --- | --- |\n| read | `pandas` |"
+)
+"""The plan the ``plan-review`` scenario presents with ``exit_plan_mode`` (markdown)."""
+PLAN_REVIEW_DONE: Final = "The plan is approved; carrying it out."
 LONG_DEFAULT_CHUNKS: Final = 2000
 SLOW_DEFAULT_CHUNKS: Final = 20
 SLOW_DEFAULT_CHUNK_DELAY: Final = 0.1
@@ -371,6 +379,14 @@ _BUILTINS: dict[str, Script] = {
         description="todo_write of three steps (the first in progress), then the first done and "
         "the second in progress, then an answer; [[plan-delay:S]] waits S seconds before each "
         "later reply",
+    ),
+    "plan-review": Script(
+        steps=(
+            Step(tool_calls=(ToolCall("exit_plan_mode", {"plan": PLAN_REVIEW}),)),
+            Step(text=PLAN_REVIEW_DONE),
+        ),
+        description="exit_plan_mode presenting a markdown plan for review (in a %%dsh --plan "
+        "run), then an answer",
     ),
     "unknown-tool": Script(
         steps=(
