@@ -48,7 +48,6 @@ from functools import partial
 from typing import Any, Final, Literal, Protocol, TypedDict
 
 from ..comm_routing import keep_open_against_pages, unpin_reply_route
-from .pages import Pages, page_of
 from ..page_protocol import (
     COMM_TARGET,
     ApplyChange,
@@ -73,6 +72,7 @@ from ..page_protocol import (
     run_output,
     waiting,
 )
+from .pages import Pages, page_of
 
 PageReply = ApplyChangeReply | RunCellsReply | ReadNotebookReply
 """A reply handed to a request's waiter (``undo_reply`` goes to a callback instead)."""

@@ -23,8 +23,8 @@ from IPython.core.error import UsageError
 from ...context.instructions import instructions_line, read_instruction
 from ...context.sanitize import replace_lone_surrogates
 from ...errors import DshError, UnsupportedByRuntime
-from ...page_protocol import UndoReply
 from ...notebook_tools.refusals import NOTE_MAX, clean_note
+from ...page_protocol import UndoReply
 from ...runtime import Secret, redact
 from ...transcript import Transcript
 from ...transcript.changes import bounded_changes, changes_plain
