@@ -115,9 +115,9 @@ def parse_editing_kernel_message(data: object) -> ApplyChange | RunCells | UndoC
     origin = checked_origin(data.get("origin"))
     if kind == "apply_change":
         change = checked_change(data.get("change"))
-        if origin is None or change is None:
+        if origin is None or change is None or data.get("record", False) is not False:
             return None
-        return apply_change(request_id, origin, change)
+        return apply_change(request_id, origin, change, record="record" not in data)
     if kind == "run_cells":
         ids, timeout = data.get("cell_ids"), data.get("timeout_s")
         if origin is None or not isinstance(ids, list) or type(timeout) is not int:

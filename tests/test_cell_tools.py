@@ -87,7 +87,11 @@ def make_rig() -> Iterator[Callable[..., Rig]]:
     hosts: list[LoopHost] = []
     servers: list[NotebookMcpServer] = []
 
-    def make(capabilities: tuple[str, ...] = CAPABILITIES, policy: RunPolicy | None = None) -> Rig:
+    def make(
+        capabilities: tuple[str, ...] = CAPABILITIES,
+        policy: RunPolicy | None = None,
+        secrets: Callable[[], tuple[str, ...]] = tuple,
+    ) -> Rig:
         host = LoopHost()
         hosts.append(host)
         page = FakePage(list(SOURCES), capabilities)
@@ -100,7 +104,7 @@ def make_rig() -> Iterator[Callable[..., Rig]]:
         tools = NotebookToolsHost(None, host, broker, errors={}, runs=runs, origins=origins,  # type: ignore[arg-type]
                                   kernel_loop=None)  # fmt: skip
         ledger = UndoLedger(page.link)
-        edits = NotebookEdits(tools, page.link, ledger)
+        edits = NotebookEdits(tools, page.link, ledger, secrets=secrets)
         executor = MainThreadExecutor()
         server = NotebookMcpServer(
             None, approve=tools._approve, executor=executor, edits=edits,
@@ -145,6 +149,28 @@ def test_an_edit_reaches_the_page_only_after_the_click(make_rig: Callable[..., R
     rejected = text_of(again())
     assert "rejected this replace_cell call" in rejected and '"keep it"' in rejected
     assert rig.page.source(2) == "df.plot(kind='bar', logy=True)"
+
+
+@pytest.mark.parametrize("secret", [None, "kind='bar')"])
+def test_a_source_the_policy_masks_is_not_copied_into_the_notebooks_undo_records(
+    make_rig: Callable[..., Rig], secret: str | None
+) -> None:
+    """The page keeps the source before an edit in the notebook (to undo without the kernel),
+    except where the kernel's masking policy would mask it: then it is asked to keep none."""
+    rig = make_rig(secrets=(lambda: (secret,)) if secret else tuple)
+    text_of(rig.call("notebook_cells"))
+    result = rig.call_in_thread(
+        "edit_cell", cell_id="00000002", old_text="kind='bar'", new_text="kind='line'"
+    )
+    (key,) = rig.pending()
+    assert rig.broker.decide(key, "allowed-once")
+    answer = result()
+    assert not answer["isError"], answer
+    (message,) = rig.page.sent_of("apply_change")
+    if secret is None:
+        assert "record" not in message, message
+    else:
+        assert message["record"] is False, message
 
 
 def test_the_persons_edit_is_the_new_source_and_the_model_is_told(

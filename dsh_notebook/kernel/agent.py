@@ -162,7 +162,7 @@ class NotebookAgent:
             secrets=self.secrets,  # asked at every tool call: a key typed later counts
         )
         self.tools.edits = NotebookEdits(
-            self.tools, self.frontend_link, self.undo, self.kernel_undo
+            self.tools, self.frontend_link, self.undo, self.kernel_undo, secrets=self.secrets
         )
         self.tools.undo_limit = lambda: self.settings().undo_value_mb * 2**20
         self._ledger: PromptLedger | None = None

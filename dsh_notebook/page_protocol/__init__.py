@@ -84,7 +84,8 @@ id>"}``.
       one undoable step and marks the cell ``metadata.dsh_notebook.edited = origin``, with the
       page's own undo record in ``metadata.dsh_notebook.undo`` (the source, count and outputs
       before; never read by the kernel: "Undo this run" without a kernel, docs/cell-editing.md);
-      idempotent per ``call``.
+      idempotent per ``call``. ``"record": false`` (optional): ``before`` holds what the kernel
+      masks; the page keeps no copy of it in that record.
     - ``apply_change_reply`` (frontend -> kernel): ``{"v": 1, "type": "apply_change_reply",
       "request_id": "c1", "status": "applied" | "stale" | "missing" | "failed", "cell_id":
       "<full id>", "index": 7, "source": "<current source>", "message": "<= 500 chars"}``

@@ -104,12 +104,19 @@ class DeleteChange(TypedDict):
 Change = EditChange | InsertChange | DeleteChange
 
 
-class ApplyChange(TypedDict):
+class _ApplyChangeRequired(TypedDict):
     v: Literal[1]
     type: Literal["apply_change"]
     request_id: str
     origin: ChangeOrigin
     change: Change
+
+
+class ApplyChange(_ApplyChangeRequired, total=False):
+    record: Literal[False]
+    """Present (``false``) when the change's ``before`` holds what the kernel masks (a secret or
+    a private value): the page keeps no copy of that source in the notebook's undo records
+    (undoing that change then needs the kernel)."""
 
 
 class _ApplyChangeReplyRequired(TypedDict):
@@ -326,13 +333,19 @@ def _undo_change(raw: object) -> UndoChange | None:
 # -- builders (kernel -> page) -----------------------------------------------------------------
 
 
-def apply_change(request_id: str, origin: ChangeOrigin, change: Change) -> ApplyChange | None:
-    """The ``apply_change`` message, or ``None`` when it would not be well-formed."""
+def apply_change(
+    request_id: str, origin: ChangeOrigin, change: Change, *, record: bool = True
+) -> ApplyChange | None:
+    """The ``apply_change`` message, or ``None`` when it would not be well-formed; ``record=False``
+    asks the page to keep no copy of the source before (see :class:`ApplyChange`)."""
     checked, source = checked_change(change), checked_origin(origin)
     if checked is None or source is None or _id(request_id) is None:
         return None
-    return {"v": 1, "type": "apply_change", "request_id": request_id, "origin": source,
-            "change": checked}  # fmt: skip
+    message: ApplyChange = {"v": 1, "type": "apply_change", "request_id": request_id,
+                            "origin": source, "change": checked}  # fmt: skip
+    if not record:
+        message["record"] = False
+    return message
 
 
 def run_cells(

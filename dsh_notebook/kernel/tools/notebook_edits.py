@@ -20,7 +20,7 @@ request on the thread that handles the page's messages.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...frontend import FrontendLink
@@ -35,6 +35,7 @@ from ...page_protocol import (
     checked_change,
     run_cells,
 )
+from ...runtime.secret import Secrets, redact
 from ..registry.runs import ActiveRun, ApprovedCall
 from .kernel_undo import KernelUndo
 from .tool_calls import Origin
@@ -72,11 +73,13 @@ class NotebookEdits:
         link: FrontendLink,
         ledger: UndoLedger,
         kernel: KernelUndo | None = None,
+        secrets: Callable[[], Secrets] = tuple,
     ) -> None:
         self._tools = tools
         self._link = link
         self.ledger = ledger
         self.kernel = kernel
+        self._secrets = secrets  # the kernel's masking policy, asked at every change
         link.on_undo_request = self.undo_request
 
     def can(self, capability: str) -> bool:
@@ -123,10 +126,16 @@ class NotebookEdits:
     ) -> Mapping[str, Any] | str:
         origin, run = caller.token
         checked = checked_change(change)
+        # a source the policy would mask (a secret, a private value) is not copied into the
+        # notebook's undo records: the page keeps none of it (undoing it needs the kernel)
+        before = None if change["kind"] == "insert" else change["before"]
+        keep = before is None or redact(before, self._secrets()) == before
         message = (
             None
             if checked is None
-            else apply_change(self._link.request_id("c"), _origin(origin, run), checked)
+            else apply_change(
+                self._link.request_id("c"), _origin(origin, run), checked, record=keep
+            )
         )
         if message is None:
             return "the change is too large to send to the notebook page"

@@ -201,13 +201,12 @@ export function applyChange(store: ICellStore, request: IApplyChange): IApplyCha
       }
       const kept = store.outputs(index);
       store.transact(() => {
-        const record: UndoRecord = {
-          kind: 'edit',
-          ...recordBase(origin),
-          before: change.before,
-          after: digest(change.after),
-          ...keepOutputs(kept.execution_count, kept.outputs)
-        };
+        const record: UndoRecord =
+          request.record === false
+            ? { kind: 'edit', ...recordBase(origin), before: digest(change.before), after: digest(change.after),
+                execution_count: kept.execution_count, outputs: null, withheld: true }
+            : { kind: 'edit', ...recordBase(origin), before: change.before, after: digest(change.after),
+                ...keepOutputs(kept.execution_count, kept.outputs) };
         store.setRecords(index, withRecord(cell.records, record));
         store.setSource(index, change.after);
         store.mark(index, { ...origin });
@@ -221,7 +220,7 @@ export function applyChange(store: ICellStore, request: IApplyChange): IApplyCha
     const kept = store.outputs(index);
     const anchor = origin.anchor === undefined ? -1 : cells.findIndex(c => c.id === origin.anchor);
     store.transact(() => {
-      if (anchor >= 0 && anchor !== index) {
+      if (anchor >= 0 && anchor !== index && request.record !== false) {
         // the deleted cell is kept on the run's %%dsh cell, to be put back without the kernel
         const record: UndoRecord = {
           kind: 'delete',

@@ -21,7 +21,10 @@
  * `MAX_KEPT_OUTPUTS` characters of JSON a record (more: not kept, `outputs: null`; a reverted
  * cell that ran since then has its outputs cleared, as nothing truthful is left to show).
  * What is kept is what the notebook already held before the change (the person's source and
- * outputs) — nothing the agent or the kernel produced.
+ * outputs) — nothing the agent or the kernel produced — and none of it where the kernel's
+ * `apply_change` says `record: false` (the source holds what its masking policy masks): then an
+ * `edit` record keeps `digest(before)`, no outputs, and `withheld: true` (only the kernel can
+ * revert it), and a deleted cell is not kept.
  *
  * Guarantees: `readRecords` never throws and drops anything malformed; writers never grow a
  * cell's records past the bounds.
@@ -50,7 +53,13 @@ interface IRecordBase {
 
 export interface IEditRecord extends IRecordBase, IKeptOutputs {
   kind: 'edit';
+  /** The source before the edit; `digest(before)` when `withheld`. */
   before: string;
+  /**
+   * The kernel asked for no copy of the source before (it holds a secret or a private value):
+   * `before` is its digest and no outputs are kept, so only the kernel's ledger can revert it.
+   */
+  withheld?: true;
   /** `digest(after)`: the revert happens only where the cell still holds the agent's source. */
   after: string;
 }
@@ -127,7 +136,11 @@ function readOne(raw: unknown): UndoRecord | null {
     if (typeof raw.before !== 'string' || typeof raw.after !== 'string' || outputs === null) {
       return null;
     }
-    return { ...base, kind, before: raw.before, after: raw.after, ...outputs };
+    const record: IEditRecord = { ...base, kind, before: raw.before, after: raw.after, ...outputs };
+    if (raw.withheld === true) {
+      record.withheld = true;
+    }
+    return record;
   }
   if (kind === 'insert') {
     return typeof raw.after === 'string' ? { ...base, kind, after: raw.after } : null;
@@ -180,7 +193,7 @@ export function withoutRun(records: readonly UndoRecord[], run: string): UndoRec
 export function editRecordOf(records: readonly UndoRecord[], run: string, before: string): IEditRecord | null {
   for (let i = records.length - 1; i >= 0; i--) {
     const r = records[i];
-    if (r?.kind === 'edit' && r.run === run && r.before === before) {
+    if (r?.kind === 'edit' && r.run === run && r.before === (r.withheld ? digest(before) : before)) {
       return r;
     }
   }
@@ -243,6 +256,9 @@ export function undoFromRecords(
       // still the agent's, else a text no cell holds (so the revert skips it, "changed since")
       const agents = digest(cell.source) === (r.kind === 'delete' ? '' : r.after);
       const current = agents ? cell.source : `${cell.source}\u0000changed`;
+      if (r.kind === 'edit' && r.withheld) {
+        continue; // no copy of its source was kept: only the kernel can revert it
+      }
       if (r.kind === 'edit') {
         found.push({ at: r.at, entry: { kind: 'edit', cell_id: cell.id, before: r.before, after: current } });
       } else if (r.kind === 'insert') {

@@ -459,3 +459,36 @@ test('records read back strictly and stay bounded', () => {
   assert.notEqual(digest('a = 1'), digest('a = 2'));
   assert.equal(newestRecordedRun([{ id: A, records: [{ ...rec, anchor: C, run: 'r0', at: 1 }, { ...rec, anchor: C, run: 'r2', at: 5 }] }], C), 'r2');
 });
+
+test('a source the kernel masks is kept nowhere in the notebook: the record holds its digest only, and only the kernel can revert it', () => {
+  const SECRET = 'token = "ghp_' + 'x'.repeat(36) + '"';
+  const store = new Store([cell(C, '%%dsh\nclean up'), cell(B, SECRET, { execution_count: 3 }), cell(A, 'keep = 1')]);
+  store.outs.set(B, [{ output_type: 'stream', name: 'stdout', text: SECRET }]);
+  const request = parseKernelMessage({
+    v: 1, type: 'apply_change', request_id: 'c1', origin, record: false,
+    change: { kind: 'edit', cell_id: B, before: SECRET, after: 'token = os.environ["TOKEN"]' }
+  }) as IApplyChange;
+  assert.equal(request.record, false, 'the flag is read');
+  assert.equal(applyChange(store, request).status, 'applied');
+  const del = parseKernelMessage({
+    v: 1, type: 'apply_change', request_id: 'c2', origin: { ...origin, call: 'call_2' }, record: false,
+    change: { kind: 'delete', cell_id: A, before: 'keep = 1' }
+  }) as IApplyChange;
+  assert.equal(applyChange(store, del).status, 'applied');
+  const saved = JSON.stringify(store.rows.map(r => r.records));
+  assert.ok(!saved.includes('ghp_'), `no copy of the source or its outputs: ${saved}`);
+  assert.ok(!saved.includes('keep = 1'), 'a deleted cell is not kept either');
+  const [record] = store.rows[1]!.records;
+  assert.ok(record?.kind === 'edit' && record.withheld === true && record.before === digest(SECRET));
+  assert.deepEqual(readRecords(JSON.parse(JSON.stringify({ undo: store.rows[1]!.records }))), store.rows[1]!.records);
+  // without the kernel: nothing to rebuild it from
+  assert.deepEqual(undoFromRecords(store.cells(), 'r1').changes, []);
+  // with the kernel's entry: reverted; it ran since, so the agent version's output is cleared
+  store.transact(() => store.setOutputs(1, { execution_count: 4, outputs: fixed }));
+  const undo = parseKernelMessage({
+    v: 1, type: 'undo_changes', request_id: 'u1', run: 'r1',
+    changes: [{ kind: 'edit', cell_id: B, before: SECRET, after: 'token = os.environ["TOKEN"]' }]
+  }) as IUndoChanges;
+  assert.equal(undoChanges(store, undo).reverted, 1);
+  assert.deepEqual([store.rows[1]!.source, store.rows[1]!.execution_count, store.outs.get(B)], [SECRET, null, []]);
+});

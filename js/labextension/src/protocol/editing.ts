@@ -55,7 +55,11 @@ export function parseApplyChange(data: Record<string, unknown>): IApplyChange | 
   if (!isText(data.request_id, false) || origin === null || change === null) {
     return null;
   }
-  return { v: 1, type: 'apply_change', request_id: data.request_id, origin, change };
+  const message: IApplyChange = { v: 1, type: 'apply_change', request_id: data.request_id, origin, change };
+  if (data.record === false) {
+    message.record = false;
+  }
+  return message;
 }
 
 export function parseRunCells(data: Record<string, unknown>): IRunCells | null {

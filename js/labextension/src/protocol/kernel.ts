@@ -119,6 +119,11 @@ export interface IApplyChange {
   request_id: string;
   origin: IChangeOrigin;
   change: Change;
+  /**
+   * `false`: the change's `before` holds what the kernel masks (a secret, a private value); the
+   * notebook's undo records keep no copy of it (`../undorecord.ts`), so undoing it needs the kernel.
+   */
+  record?: false;
 }
 
 /** Run these cells in order as the person's Run would (see `../runcells.ts`). */
