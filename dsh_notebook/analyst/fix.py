@@ -35,7 +35,7 @@ from typing import Final
 from ..scripted_model import Step
 from .explain import FILE_MISSING, MODULE_MISSING, Failure, explain, fixed_span, similar
 from .names import Frame, Variable, parse_frame, parse_variables
-from .turn import Exchange, Turn
+from .turn import Exchange, Turn, say
 
 __all__ = ["Change", "fix_step", "fix_target", "kernel_names", "proposed_change"]
 
@@ -78,10 +78,6 @@ class Change:
     meant: str
     why: str
     install: str | None = None
-
-
-def _say(text: str) -> Step:
-    return Step(text=text, output_tokens=max(1, len(text) // 4))
 
 
 def _code(text: str) -> str:
@@ -240,7 +236,7 @@ def _cannot(turn: Turn, failure: Failure, why: str) -> Step:
     names = kernel_names(turn, failure)
     if isinstance(names, Step):
         return names
-    return _say(f"{why}\n\n{explain(failure, *names)}")
+    return say(f"{why}\n\n{explain(failure, *names)}")
 
 
 def _read(turn: Turn, cell_id: str) -> Exchange | None:
@@ -288,7 +284,7 @@ def fix_step(turn: Turn, failure: Failure, cell_id: str) -> Step:
     source = cell_source(read.result or "", cell_id)
     if source is None:
         why = f"the notebook has no such cell now ({_first_line(read.result)})"
-        return _say(f"I can't fix {where}: {why}.")
+        return say(f"I can't fix {where}: {why}.")
     failure = replace(failure, code=source)
     names = kernel_names(turn, failure)
     if isinstance(names, Step):
@@ -298,7 +294,7 @@ def fix_step(turn: Turn, failure: Failure, cell_id: str) -> Step:
         return files
     change = proposed_change(failure, source, *names, files)
     if isinstance(change, str):
-        return _say(change)
+        return say(change)
     return _edit_and_run(turn, cell_id, change)
 
 
@@ -319,7 +315,7 @@ def _edit_and_run(turn: Turn, cell_id: str, change: Change) -> Step:
         return turn.call("edit_cell", args, text)
     edit = edits[-1]
     if edit.is_error or not (edit.result or "").startswith("Applied:"):
-        return _say(f"Cell {cell_id} is unchanged: {_first_line(edit.result)}")
+        return say(f"Cell {cell_id} is unchanged: {_first_line(edit.result)}")
     runs = turn.done("run_cells")
     if not runs:
         return turn.call(
@@ -339,8 +335,8 @@ def _edit_and_run(turn: Turn, cell_id: str, change: Change) -> Step:
     yours = "The user edited your change" in (edit.result or "")
     if "(ok)" in _first_line(result):
         how = "with your version of the change" if yours else f"with `{change.meant}`"
-        return _say(f"Cell {cell_id} ran without an error {how}. {undo}")
+        return say(f"Cell {cell_id} ran without an error {how}. {undo}")
     error = next((ln for ln in result.splitlines() if ln.startswith("error: ")), None)
     if error is not None:
-        return _say(f"Cell {cell_id} ran and still fails ({_code(error[7:])}). {undo}")
-    return _say(f"The fix is in {where}, but it was not run: {_first_line(result)} {undo}")
+        return say(f"Cell {cell_id} ran and still fails ({_code(error[7:])}). {undo}")
+    return say(f"The fix is in {where}, but it was not run: {_first_line(result)} {undo}")

@@ -42,17 +42,16 @@ from .names import (
 )
 from .plans import Selection, agg_label, program
 from .reading import Reading, read
-from .reading_code import reading_program, y_label
+from .reading_turn import reading_step
 from .results import (
     error_line,
-    printed_text,
     read_number,
-    read_printed,
     read_series,
     read_table,
+    unread_answer,
     value_text,
 )
-from .turn import Turn, read_turn
+from .turn import Turn, read_turn, say
 
 __all__ = ["next_step", "respond"]
 
@@ -70,10 +69,6 @@ def respond(ctx: ScriptContext) -> Step:
         # settled notice always starts the parent's next turn: the same transcript every run
         step = replace(step, after_reply=AfterReply(parent, mention=ctx.session_id))
     return step
-
-
-def _say(text: str) -> Step:
-    return Step(text=text, output_tokens=max(1, len(text) // 4))
 
 
 def _answers(turn: Turn) -> dict[str, str]:
@@ -97,7 +92,7 @@ def _answers(turn: Turn) -> dict[str, str]:
 def _ask(turn: Turn, qid: str, question: str, header: str, options: list[str]) -> Step:
     if not turn.offers("ask_user_question"):
         listed = ", ".join(f"`{o}`" for o in options)
-        return _say(f"{question} Please say which one in your prompt: {listed}.")
+        return say(f"{question} Please say which one in your prompt: {listed}.")
     payload = {
         "questions": [
             {
@@ -122,7 +117,7 @@ def _choose_frame(turn: Turn, variables: list[Variable], question: str) -> Varia
     frames = [v for v in variables if v.is_frame]
     if not frames:
         names = ", ".join(f"`{v.name}`" for v in variables) or "nothing"
-        return _Need(_say(f"There is no pandas DataFrame in your kernel (it holds {names})."))
+        return _Need(say(f"There is no pandas DataFrame in your kernel (it holds {names})."))
     picked = _answers(turn).get("frame")
     by_name = {v.name: v for v in frames}
     if picked in by_name:
@@ -210,7 +205,7 @@ def _select(turn: Turn, intent: Intent, frame: Frame, question: str) -> _Plan | 
     if kind == "aggregate" and agg == "share" and group is None:
         options = [c.name for c in strings if c != value]
         if not options:
-            return _Need(_say(f"`{frame.name}` has no column to take shares over."))
+            return _Need(say(f"`{frame.name}` has no column to take shares over."))
         return _Need(_ask(turn, "group", "Shares per which column?", "Group by", options))
     if kind == "aggregate" and agg in ("count", "share"):
         value = value if agg == "share" and value is not None and value.numeric else None
@@ -222,7 +217,7 @@ def _select(turn: Turn, intent: Intent, frame: Frame, question: str) -> _Plan | 
     if needs_value and value is None:
         options = [c.name for c in (strings if agg == "nunique" else candidates)]
         if not options:
-            return _Need(_say(f"`{frame.name}` has no numeric column to compute with."))
+            return _Need(say(f"`{frame.name}` has no numeric column to compute with."))
         return _Need(_ask(turn, "column", "Which column should I use?", "Column", options))
     if kind in ("trend", "plot") and order is not None and group is not None and order == group:
         order = None
@@ -316,60 +311,6 @@ def _names_only_said(reading: Reading, plan: _Plan, turn: Turn) -> bool:
     return all(name is None or name in said for name in (plan.sel.value, plan.sel.group))
 
 
-def _reading_step(turn: Turn, reading: Reading) -> Step:
-    """Compute a reading in the kernel (approved ``run_python``), then answer from its output."""
-    code = reading_program(reading)
-    if not turn.offers("run_python"):
-        return _say("`run_python` is turned off in this kernel, so I cannot compute in it.")
-    ran = turn.done("run_python")
-    if not ran and turn.parent is not None:
-        return _say(
-            "I am a subagent and cannot ask for approval, so I did not run code in your kernel; "
-            'ask without "in the background" to compute this.'
-        )
-    if not ran:
-        return turn.call(
-            "run_python",
-            {"code": code},
-            f"I will compute {reading.describe()} in your kernel with `run_python` (it asks for "
-            "your approval).",
-        )
-    result = ran[-1].result or ""
-    if ran[-1].is_error or error_line(result):
-        return _say(_unread(result or "no output"))
-    return _say(_reading_answer(reading, result))
-
-
-def _reading_answer(reading: Reading, result: str) -> str:
-    said = reading.describe()
-    if reading.by is None or (reading.trend and reading.group is None):
-        number = read_number(value_text(result) or "")
-        if number is None:
-            return _unread(result)
-        unit = f" per {reading.grain}" if reading.trend else ""
-        return compose.reading_value(number, read=said, why=reading.why, unit=unit)
-    items = read_printed(printed_text(result) or "")
-    if items is None:
-        return (
-            f"I computed {said} in your kernel (the `run_python` call above shows it), but it "
-            "has more rows than I can read back from the tool's output, so I state no numbers "
-            "from it."
-        )
-    if reading.trend:
-        slopes = compose.trend_answer(items, value=reading.measure, unit=f"per {reading.grain}")
-        return f"I read {said}.\n\n{slopes}"
-    drew = ""
-    if reading.plot is not None:
-        drew = (
-            f"I drew it as a {reading.plot} chart ({reading.by} across, {y_label(reading)} up); "
-            "the figure is under the `run_python` call above."
-        )
-    return compose.reading_groups(
-        items, read=said, by=str(reading.by), label=y_label(reading), best=reading.best,
-        time_order=reading.grain is not None and reading.best is None, why=reading.why, drew=drew,
-    )  # fmt: skip
-
-
 def _is_int(column: Column) -> bool:
     return column.dtype.lower().startswith(("int", "uint"))
 
@@ -390,13 +331,13 @@ def _computed_answer(plan: _Plan, frame: Frame, result: str) -> str:
         if sel.group is None:
             number = read_number(text)
             if number is None:
-                return _unread(result)
+                return unread_answer(result)
             items: list[tuple[str, float]] = [("", number)]
             total: int | None = None
         else:
             items, total = _items(text, sel.group)
             if not items and total != 0:
-                return _unread(result)
+                return unread_answer(result)
         return compose.aggregate_answer(
             items, group=sel.group, value=sel.value, agg=intent.agg, largest=intent.largest,
             n=intent.n, time_order=sel.time_group, lead=lead, shown_of=total, filters=where,
@@ -405,7 +346,7 @@ def _computed_answer(plan: _Plan, frame: Frame, result: str) -> str:
     if intent.kind == "rank":
         rows = read_table(text, [c.name for c in frame.columns])
         if rows is None:
-            return _unread(result)
+            return unread_answer(result)
         labels = [c.name for c in frame.columns if not c.numeric or c.orders_rows]
         return compose.rank_answer(
             rows, value=sel.value or "", largest=intent.largest, labels=labels, filters=where
@@ -413,7 +354,7 @@ def _computed_answer(plan: _Plan, frame: Frame, result: str) -> str:
     if intent.kind == "trend":
         slopes, _ = _items(text, sel.group)
         if not slopes and read_number(text) is None:
-            return _unread(result)
+            return unread_answer(result)
         order = sel.order or (frame.index_name if sel.wide else None)
         return compose.trend_answer(
             slopes, value=sel.value, unit=time_unit(order, frame), filters=where,
@@ -422,7 +363,7 @@ def _computed_answer(plan: _Plan, frame: Frame, result: str) -> str:
     if intent.kind == "duplicates":
         count = read_number(text)
         if count is None:
-            return _unread(result)
+            return unread_answer(result)
         return compose.duplicates_answer(count, frame=frame.name, rows=frame.rows)
     if intent.kind == "correlation":
         return _correlation(sel, frame, text, result)
@@ -449,12 +390,12 @@ def _correlation(sel: Selection, frame: Frame, text: str, result: str) -> str:
     if len(sel.columns) == 2:
         r = read_number(text)
         if r is None:
-            return _unread(result)
+            return unread_answer(result)
         pairs.append((sel.columns[0], sel.columns[1], r))
     else:
         rows = read_table(text, list(sel.columns))
         if rows is None:
-            return _unread(result)
+            return unread_answer(result)
         for i, row in enumerate(rows):
             for b in sel.columns[i + 1 :]:
                 try:
@@ -462,14 +403,6 @@ def _correlation(sel: Selection, frame: Frame, text: str, result: str) -> str:
                 except (KeyError, ValueError):
                     continue
     return compose.correlation_answer(pairs, frame=frame.name)
-
-
-def _unread(result: str) -> str:
-    line = error_line(result)
-    if line is not None:
-        return f"The code did not produce an answer: {line}"
-    first = result.strip().splitlines()
-    return f"The code did not produce an answer I can read: {first[-1] if first else 'no output'}"
 
 
 def _doing(plan: _Plan) -> str:
@@ -493,7 +426,7 @@ def _doing(plan: _Plan) -> str:
 def _explain_step(turn: Turn, failure: Failure) -> Step:
     """Ask dsh: read the kernel's names, then explain (never runs code)."""
     names = kernel_names(turn, failure)
-    return names if isinstance(names, Step) else _say(explain(failure, *names))
+    return names if isinstance(names, Step) else say(explain(failure, *names))
 
 
 def next_step(turn: Turn, intent: Intent) -> Step:
@@ -502,12 +435,12 @@ def next_step(turn: Turn, intent: Intent) -> Step:
         if exchange.tool in ("run_python", "bash", "write") and exchange.is_error:
             answer = compose.refused(exchange.result or "")
             if answer is not None:
-                return _say(answer)
+                return say(answer)
     for exchange in turn.exchanges:
         if exchange.tool == "ask_user_question" and exchange.is_error:
             # the result does not say who dismissed it (a click, or nobody there to answer:
             # nbconvert, CI), so the answer does not claim the person did
-            return _say(
+            return say(
                 "The question was dismissed without an answer, so I computed nothing; name the "
                 "DataFrame and columns in your prompt and ask again."
             )
@@ -518,13 +451,13 @@ def next_step(turn: Turn, intent: Intent) -> Step:
         # the traceback and the failing code arrive as named values, after the person's text
         failure = read_failure(turn.prompt)
         if failure is None:
-            return _say(
+            return say(
                 "I can't explain this error without a language model (I found no exception "
                 "line in it); set `DEEPSEEK_API_KEY` and restart the kernel to ask DeepSeek."
             )
         return _explain_step(turn, failure)
     if intent.kind == "help":
-        return _say(compose.cant(intent.unsupported) if intent.unsupported else compose.HELP)
+        return say(compose.cant(intent.unsupported) if intent.unsupported else compose.HELP)
     if intent.background and turn.offers("subagent") and turn.parent is None:
         return delegate_step(turn, question_text(turn.prompt))
     if intent.kind in ("script", "run_script"):
@@ -532,7 +465,7 @@ def next_step(turn: Turn, intent: Intent) -> Step:
 
         return script_step(turn, intent)
     if not turn.offers("notebook_variables"):
-        return _say(
+        return say(
             "The notebook tools are turned off in this kernel, so I cannot see your data. "
             + compose.HELP
         )
@@ -541,7 +474,7 @@ def next_step(turn: Turn, intent: Intent) -> Step:
         return turn.call("notebook_variables", {}, "Let me see what is in your kernel.")
     variables = parse_variables(listed[-1].result or "")
     if intent.kind == "variables":
-        return _say(compose.variables_answer(variables))
+        return say(compose.variables_answer(variables))
     question = question_text(turn.prompt)
     chosen = _choose_frame(turn, variables, question)
     reads = intent.kind in _READ_KINDS and not intent.code_only
@@ -556,40 +489,40 @@ def next_step(turn: Turn, intent: Intent) -> Step:
         )
     frame = parse_frame(chosen.name, described[-1].result or "")
     if frame is None:
-        return _say(f"`{chosen.name}` is not a DataFrame I can read.")
+        return say(f"`{chosen.name}` is not a DataFrame I can read.")
     if intent.kind == "describe" and not intent.code_only:
-        return _say(compose.describe_answer(frame))
+        return say(compose.describe_answer(frame))
     if intent.kind == "missing" and not intent.code_only:
-        return _say(compose.missing_answer(frame))
+        return say(compose.missing_answer(frame))
     if intent.kind in ("describe", "missing"):
         code = (
             f"{frame.name}.describe()"
             if intent.kind == "describe"
             else f"{frame.name}.isna().sum()"
         )
-        return _say(compose.code_answer(code, what=f"this on `{frame.name}`"))
+        return say(compose.code_answer(code, what=f"this on `{frame.name}`"))
     reading = read(question, frame) if reads else None
     if reading is not None and reading.unread:
-        return _say(compose.reading_declined(reading.describe(), reading.unread))
+        return say(compose.reading_declined(reading.describe(), reading.unread))
     if reading is not None and reading.legacy and (reading.trend or reading.plot):
         intent = replace(intent, kind="trend" if reading.trend else "plot")
     selected = _select(turn, intent, frame, question)
     if reading is not None and not reading.legacy and not _older_reads(reading, selected):
-        return _reading_step(turn, reading)
+        return reading_step(turn, reading)
     if isinstance(selected, _Need):
         return selected.step
     if reading is not None and reading.legacy and not _names_only_said(reading, selected, turn):
-        return _say(compose.reading_declined(reading.describe(), (question.strip(),)))
+        return say(compose.reading_declined(reading.describe(), (question.strip(),)))
     plan = selected
     code = program(plan.intent.kind, plan.sel, agg=plan.intent.agg, largest=plan.intent.largest,
                    n=plan.intent.n or 5)  # fmt: skip
     if intent.code_only:
-        return _say(compose.code_answer(code, what=_doing(plan)[7:].split(" in your kernel")[0]))
+        return say(compose.code_answer(code, what=_doing(plan)[7:].split(" in your kernel")[0]))
     if not turn.offers("run_python"):
-        return _say("`run_python` is turned off in this kernel, so I cannot compute in it.")
+        return say("`run_python` is turned off in this kernel, so I cannot compute in it.")
     ran = turn.done("run_python")
     if not ran and turn.parent is not None:
-        return _say(
+        return say(
             "I am a subagent and cannot ask for approval, so I did not run code in your kernel; "
             'ask without "in the background" to compute this.'
         )
@@ -599,5 +532,5 @@ def next_step(turn: Turn, intent: Intent) -> Step:
     if last.is_error or (
         error_line(last.result or "") and "value of the last expression" not in (last.result or "")
     ):
-        return _say(_unread(last.result or "no output"))
-    return _say(_computed_answer(plan, frame, last.result or ""))
+        return say(unread_answer(last.result or "no output"))
+    return say(_computed_answer(plan, frame, last.result or ""))

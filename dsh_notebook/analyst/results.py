@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 __all__ = [
+    "unread_answer",
     "Listing",
     "error_line",
     "printed_text",
@@ -180,3 +181,12 @@ def read_table(text: str, columns: Sequence[str]) -> list[dict[str, str]] | None
             continue  # the index name line of a named index
         out.append(row)
     return out
+
+
+def unread_answer(result: str) -> str:
+    """What the analyst says when the code's output holds no answer it can read."""
+    line = error_line(result)
+    if line is not None:
+        return f"The code did not produce an answer: {line}"
+    first = result.strip().splitlines()
+    return f"The code did not produce an answer I can read: {first[-1] if first else 'no output'}"

@@ -16,7 +16,7 @@ from typing import Any, Final
 from ..scripted_model import Step, ToolCall, analyze_request
 from ..scripted_model.analysis import NOTICE_MESSAGE_PREFIXES, NOTICE_PREFIXES, tool_result_text
 
-__all__ = ["PARENT_NOTICE", "Exchange", "Turn", "read_turn"]
+__all__ = ["PARENT_NOTICE", "Exchange", "Turn", "read_turn", "say"]
 
 #: How the runtime starts the first user message of a subagent child (a notice it writes).
 PARENT_NOTICE: Final = "Your parent agent id is "
@@ -183,3 +183,8 @@ def _parent_of(messages: list[Mapping[str, Any]]) -> str | None:
                 if match:
                     return match.group(1)
     return None
+
+
+def say(text: str) -> Step:
+    """The analyst's answer ``text`` as the model's last step of the turn."""
+    return Step(text=text, output_tokens=max(1, len(text) // 4))
