@@ -18,6 +18,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
+from .helpers.real_kernel import wait_done, wait_pending
 from .kernels import Kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime]
@@ -91,29 +92,12 @@ def newest_widget(k: Kernel, known: int = 0, timeout: float = 30) -> str:
     raise TimeoutError("no widget comm was opened")
 
 
-def wait_pending(k: Kernel, needle: str, timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pending = k.execute("%dsh pending").stdout
-        if needle in pending:
-            return pending
-        time.sleep(0.2)
-    raise TimeoutError(f"{needle!r} never became pending")
-
-
 def click(k: Kernel, comm_id: str, content: dict[str, Any]) -> None:
     time.sleep(0.6)  # the card is inert for ~0.5 s after it appears (a browser waits too)
     data = {"method": "custom", "content": {"type": "approval", **content}}
     k.client.shell_channel.send(
         k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
     )
-
-
-def wait_done(k: Kernel, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while k.value("_dsh.done()") != "True":
-        assert time.monotonic() < deadline, "the run did not settle"
-        time.sleep(0.2)
 
 
 def final_markdown(k: Kernel, cell_outputs: list[dict[str, Any]]) -> str:

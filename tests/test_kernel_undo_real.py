@@ -18,6 +18,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
+from .helpers.real_kernel import wait_done, wait_pending
 from .kernels import Kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(240)]
@@ -57,23 +58,6 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
         setup = k.execute(SETUP)
         assert setup.error is None, setup.error
         yield k
-
-
-def wait_pending(k: Kernel, needle: str, timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pending = k.execute("%dsh pending").stdout
-        if needle in pending:
-            return pending
-        time.sleep(0.2)
-    raise TimeoutError(f"{needle!r} never became pending")
-
-
-def wait_done(k: Kernel, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while k.value("_dsh.done()") != "True":
-        assert time.monotonic() < deadline, "the run did not settle"
-        time.sleep(0.2)
 
 
 def card_changes(k: Kernel) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ import pytest
 from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
+from .helpers.real_kernel import wait_done
 from .kernels import Kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(240)]
@@ -69,13 +70,6 @@ def widget_comm_id(k: Kernel, timeout: float = 30) -> str:
                 return str(m["content"]["comm_id"])
         time.sleep(0.1)
     raise TimeoutError("no widget comm was opened")
-
-
-def wait_done(k: Kernel, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while k.value("_dsh.done()") != "True":
-        assert time.monotonic() < deadline, "the run did not settle"
-        time.sleep(0.2)
 
 
 def send_as_browser(k: Kernel, comm_id: str, data: dict[str, Any]) -> None:

@@ -75,3 +75,23 @@ def play_page_until(
     while k.value("_dsh.done()") != "True":
         assert time.monotonic() < deadline, "the run did not settle"
         time.sleep(0.2)
+
+
+def wait_pending(k: Kernel, needle: str, timeout: float = 60) -> str:
+    """``%dsh pending``'s output once it names ``needle`` (polled; ``TimeoutError`` after
+    ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pending = k.execute("%dsh pending").stdout
+        if needle in pending:
+            return pending
+        time.sleep(0.2)
+    raise TimeoutError(f"{needle!r} never became pending")
+
+
+def wait_done(k: Kernel, timeout: float = 60) -> None:
+    """Until the kernel's last run (``_dsh``) settled; fails after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while k.value("_dsh.done()") != "True":
+        assert time.monotonic() < deadline, "the run did not settle"
+        time.sleep(0.2)
