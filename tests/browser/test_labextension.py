@@ -46,6 +46,7 @@ def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     with lab_with_extension(tmp_path_factory.mktemp("labextension")) as server:
         yield server
 
+
 IDENTITY = re.compile(
     r"NotebookIdentity\(id='(?P<id>[0-9a-f]{32})', path='(?P<path>[^']*)', "
     r"cell_id='(?P<cell>[^']+)', forked_from=(?P<forked>None|'[0-9a-f]{32}')\)"
@@ -124,15 +125,34 @@ def run_in_new_cell(page: Any, code: str, marker: str) -> str:
     return str(output.inner_text()).strip()
 
 
-def read_identity(page: Any, run: str) -> re.Match[str]:
+def read_identity(page: Any, run: str, *, after_path_change: bool = False) -> re.Match[str]:
     """Run the identity cell as a new cell; ``run`` names this run. The marker has letters that
-    are not hex, so no id in an earlier output (a copy keeps its original's) can match it."""
-    marker = f"run-{run}:"
-    text = run_in_new_cell(page, READ_IDENTITY.format(marker=marker), marker)
-    assert text.startswith(marker), text
-    found = IDENTITY.search(text)
-    assert found, text
-    return found
+    are not hex, so no id in an earlier output (a copy keeps its original's) can match it.
+
+    Right after a rename the page checks the old path (one contents request, see
+    ``identity.ts``) and sends no identity until it knows move from copy; on a busy machine a
+    cell typed that quickly can go out inside that window. ``after_path_change`` allows two
+    more tries, 2 s apart, for that window only: a page that never sends the identity fails."""
+    tries = 3 if after_path_change else 1
+    for attempt in range(tries):
+        marker = f"run-{run}{'r' * attempt}:"
+        text = run_in_new_cell(page, READ_IDENTITY.format(marker=marker), marker)
+        assert text.startswith(marker), text
+        found = IDENTITY.search(text)
+        if found:
+            return found
+        if attempt + 1 < tries:
+            page.wait_for_timeout(2000)
+    raise AssertionError(f"no identity on the execute request: {text}")
+
+
+def start_clean(lab: Lab) -> None:
+    """No session and none of this test's files in the module's root (a rerun after a failed
+    attempt would otherwise find ``a.ipynb`` taken and Rename would ask to overwrite it)."""
+    lab.end_sessions(lambda _session: True)
+    for pattern in ("Untitled*.ipynb", "a.ipynb", "a-Copy*.ipynb", "b.ipynb"):
+        for path in lab.root.glob(pattern):
+            path.unlink()
 
 
 def save_current(page: Any, lab: Lab, name: str, notebook_id: str) -> dict[str, Any]:
@@ -160,18 +180,19 @@ def test_two_launcher_notebooks_get_stable_distinct_ids(browser: Any, extlab: La
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    start_clean(extlab)
     open_lab(page, extlab)
 
     assert new_notebook_from_launcher(page, extlab) == "Untitled.ipynb"
     rename_current(page, extlab, "a.ipynb")
-    a = read_identity(page, "a1")
+    a = read_identity(page, "a1", after_path_change=True)
     assert a["path"] == "a.ipynb" and a["forked"] == "None"
     saved_a = save_current(page, extlab, "a.ipynb", a["id"])
     assert saved_a == {"id": a["id"], "path": "a.ipynb"}
 
     assert new_notebook_from_launcher(page, extlab) == "Untitled.ipynb"  # the same name again
     rename_current(page, extlab, "b.ipynb")
-    b = read_identity(page, "b1")
+    b = read_identity(page, "b1", after_path_change=True)
     assert b["path"] == "b.ipynb"
     assert b["id"] != a["id"], "two notebooks share one conversation"
     assert save_current(page, extlab, "b.ipynb", b["id"]) == {"id": b["id"], "path": "b.ipynb"}
