@@ -9,11 +9,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from dsh_notebook.context.notebook_context import NotebookFacts, notebook_context_block
-from dsh_notebook.context.private import private_runs
 from dsh_notebook.kernel.notebook.prompt_context import _page_facts, gather_facts
 from dsh_notebook.notebook_tools.cell_edits import find_cell
 from dsh_notebook.notebook_tools.cells import CellsQuery, format_cells
 from dsh_notebook.notebook_tools.history import notebook_history
+from dsh_notebook.notebook_tools.ran_cells import Ran, private_runs
 from dsh_notebook.page_protocol import parse_read_notebook_reply
 
 SECRET_SOURCE = "salaries = {'alice': 91234}  # PRIVATE-CELL-CANARY"
@@ -70,8 +70,8 @@ def test_the_context_block_names_private_cells_and_never_shows_one_as_edited() -
 
     ids = {c["execution_count"]: c["id"] for c in parsed["cells"]}
 
-    def ran(count: int) -> tuple[str | None, str] | None:
-        return ids[count], "a digest of what ran"  # every cell reads as edited since it ran
+    def ran(count: int) -> Ran | None:
+        return Ran(ids[count], "a digest of what ran")  # every cell reads as edited since it ran
 
     facts = _page_facts(parsed, "cccccccc-3333", ran)
     assert [e.position for e in facts["edited"]] == [1, 3], facts  # not the private cell 2
@@ -90,8 +90,8 @@ def test_the_cells_run_since_name_a_private_cells_run_without_its_code() -> None
     shell = SimpleNamespace(history_manager=SimpleNamespace(input_hist_raw=raw), user_ns={})
     ids = {1: "aaaaaaaa-1111", 2: "bbbbbbbb-2222", 3: "cccccccc-3333"}
 
-    def ran(count: int) -> tuple[str | None, str] | None:
-        return (ids[count], "d") if count in ids else None
+    def ran(count: int) -> Ran | None:
+        return Ran(ids[count], "d") if count in ids else None
 
     facts = gather_facts(shell, {2: "ValueError: PRIVATE-CELL-CANARY"}, execution_count=4,
                          since=None, page=parsed, ran=ran)  # fmt: skip
@@ -112,7 +112,7 @@ def test_notebook_history_withholds_a_private_cells_run() -> None:
         user_ns={"In": ["", "x = 1", SECRET_SOURCE], "Out": {2: SECRET_OUTPUT}},
     )
     ids = {1: "aaaaaaaa-1111", 2: "bbbbbbbb-2222"}
-    private = private_runs(parsed, lambda count: (ids[count], "d") if count in ids else None)
+    private = private_runs(parsed, lambda count: Ran(ids[count], "d") if count in ids else None)
     text = notebook_history(shell, 5, private=private)
     assert "## In [2]\n[private cell]" in text and "x = 1" in text
     assert "CANARY" not in text and "91234" not in text

@@ -102,8 +102,8 @@ def test_a_private_cell_never_reaches_the_model_and_it_is_told_why(
     ]
     assert len(results) == 5, results
     # every tool result (the model's own call names 91234; the context block's cells run since
-    # hold the cell's code when no page answered at the prompt: a page on the shell channel,
-    # as here, cannot while the prompt's cell runs; see DESIGN §11)
+    # hold the cell's code when no page answered at the prompt and the cell's request did not
+    # carry the tag, as this careless page's did not: the next test sends it; DESIGN §11)
     assert [r for r in results if "CANARY" in r or "91234" in r] == []
     default, brief, chosen, edit, history = results
     for text in (default, brief, chosen):
@@ -112,3 +112,34 @@ def test_a_private_cell_never_reaches_the_model_and_it_is_told_why(
     assert not link_messages(kernel, comm_id, "apply_change", start)  # never asked to change
     # the kernel's own history ran the cell: its run reads as private, never its code
     assert f"## In [{counts[1]}]\\n[private cell]" in history, history
+
+
+def test_a_private_cells_run_is_withheld_with_no_page_to_read(
+    kernel: Kernel, scripted_model: ScriptedModelServer
+) -> None:
+    """The page sends the tag with the cell's execute request (``private: true`` beside its
+    identity), so the kernel withholds that run where it has no page to ask: the context
+    block's cells run since the previous prompt, ``notebook_history`` and ``notebook_cells``'
+    fallback to the history. Before, all three held the cell's code and its output."""
+    scripted_model.register(
+        "private-no-page",
+        Script(steps=(call("notebook_history", n=5), call("notebook_cells"), Step(text="done"))),
+    )
+    private = identity(IDS[1])
+    private["dsh_notebook"]["private"] = True
+    for cell_id, code, meta in (
+        (IDS[0], "x = 1", identity(IDS[0])),
+        (IDS[1], f"{SECRET_SOURCE}\nprint({SECRET_OUTPUT!r})\n91234", private),
+    ):
+        ran = kernel.execute(code, metadata={**meta, "cellId": cell_id})
+        assert ran.error is None, ran.error
+    first = len(scripted_model.requests)
+    prompt = "%%dsh --on-approval allow -s private-no-page\n[[scenario:private-no-page]] go"
+    run = kernel.execute(prompt, allow_stdin=True, metadata=identity(IDS[2]))
+    assert run.error is None, run.error
+    play_page_until(kernel, scripted_model, "private-no-page", 3, lambda: None, since=first)
+    requests = [r.body for r in scripted_model.requests[first:] if r.scenario == "private-no-page"]
+    sent = json.dumps(requests, ensure_ascii=False)
+    assert "CANARY" not in sent and "91234" not in sent
+    assert sent.count("[private cell]") >= 3, sent[-3000:]  # context block, history, fallback
+    assert "x = 1" in sent  # the other cell is read as before

@@ -29,7 +29,7 @@ Pure functions over a namespace: no IPython, no threads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 from numbers import Number
 from typing import Any
@@ -45,7 +45,6 @@ __all__ = [
     "private_names",
     "private_refusal",
     "private_texts",
-    "private_runs",
     "private_values",
 ]
 
@@ -124,31 +123,6 @@ def private_texts(value: Any) -> list[str]:
         return []
     lines = {line.strip() for line in text.splitlines()}
     return sorted(line for line in lines if len(line) >= _LINE_MIN)[:_LINES_MAX]
-
-
-def private_runs(
-    page: Mapping[str, Any] | str | None,
-    ran: Callable[[int], tuple[str | None, str] | None] | None,
-) -> Callable[[int], bool]:
-    """Whether the kernel ran ``In [count]`` for a cell the page marks private: ``page`` is a
-    ``read_notebook_reply`` (its private cells' ids), ``ran`` the record of the cell id each
-    count's request named. Always ``False`` without a page read or that record (then the
-    kernel's history cannot tell a private cell's run)."""
-    if not isinstance(page, Mapping) or ran is None:
-        return lambda count: False
-    cells = page.get("cells", [])
-    ids = {c.get("id") for c in cells if isinstance(c, Mapping) and c.get("private")}
-    if not ids:
-        return lambda count: False
-
-    def private(count: int) -> bool:
-        try:
-            entry = ran(count)
-        except Exception:
-            return False
-        return entry is not None and entry[0] in ids
-
-    return private
 
 
 def private_values(namespace: Mapping[str, Any], patterns: Iterable[str]) -> list[tuple[str, str]]:

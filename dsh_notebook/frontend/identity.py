@@ -27,6 +27,8 @@ class NotebookIdentity:
     path: str
     cell_id: str | None = None
     forked_from: str | None = None
+    private: bool = False
+    """The cell is tagged ``dsh-private``: its run is withheld from the model."""
 
     @property
     def session_name(self) -> str:
@@ -57,6 +59,7 @@ def identity_from_metadata(metadata: object) -> NotebookIdentity | None:
         path=parsed["path"],
         cell_id=parsed["cell_id"],
         forked_from=parsed.get("forked_from"),
+        private=parsed.get("private", False),
     )
 
 

@@ -377,11 +377,15 @@ def fallback_cells(
     errors: Mapping[int, str] | None = None,
     max_chars: int = 8000,
     query: CellsQuery | None = None,
+    private: Callable[[int], bool] | None = None,
 ) -> str:
     """The kernel's last executed cells, introduced by :data:`FALLBACK_NOTE` with ``reason``
-    (and, when ``query`` chose cells or the brief mode, a sentence saying it could not)."""
+    (and, when ``query`` chose cells or the brief mode, a sentence saying it could not); the
+    counts ``private`` names (runs of private cells) read "[private cell]" alone."""
     note = FALLBACK_NOTE.format(reason=reason)
     if query is not None and (query.chosen or query.brief):
         note += " The cells and the brief form you asked for need the notebook; all are shown."
-    body = notebook_history(shell, 20, errors=errors, max_chars=max(200, max_chars - len(note) - 2))
+    body = notebook_history(
+        shell, 20, errors=errors, max_chars=max(200, max_chars - len(note) - 2), private=private
+    )
     return truncate(note + "\n\n" + body, max_chars)[0]

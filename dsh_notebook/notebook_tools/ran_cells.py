@@ -3,8 +3,10 @@
 The page shows each code cell's current source and the execution count of its last run; the
 kernel knows what it ran under that count. :class:`RanCells` files, for every cell that finishes
 (``post_run_cell``), the cell id the execute request named (``result.info.cell_id``: JupyterLab
-and Notebook 7 send it) and a digest of the source that ran. :func:`edited_since` compares a
-page cell with that record.
+and Notebook 7 send it), a digest of the source that ran, and whether the page said the cell was
+private (its ``dsh-private`` tag rides on the request: such a run is withheld from the model
+even where no page can be read later). :func:`edited_since` compares a page cell with that
+record.
 
 Guarantees: a cell is called edited only when the kernel ran its count in this kernel (not one
 the page kept from an earlier kernel: the recorded id must be the page cell's own, when the
@@ -26,16 +28,18 @@ import hashlib
 import re
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 __all__ = [
     "KEPT",
     "History",
+    "Ran",
     "RanCells",
     "RanLookup",
     "digest",
     "edited_since",
     "is_cut",
+    "private_runs",
     "shell_history",
     "source_at_run",
 ]
@@ -43,9 +47,21 @@ __all__ = [
 KEPT: Final = 5000
 """Runs remembered (the newest)."""
 
-RanLookup = Callable[[int], "tuple[str | None, str] | None"]
-"""``execution count -> (cell id of the request, or None; digest of the source that ran)``, or
-``None`` when the kernel did not record that count."""
+
+class Ran(NamedTuple):
+    """What the kernel filed for one ``In [k]``."""
+
+    cell_id: str | None
+    """The cell id the execute request named (``None``: it named none)."""
+    digest: str
+    """:func:`digest` of the source that ran."""
+    private: bool = False
+    """The request said the cell is tagged ``dsh-private``."""
+
+
+RanLookup = Callable[[int], "Ran | None"]
+"""``execution count -> what ran under it`` (:class:`Ran`), or ``None`` when the kernel did not
+record that count."""
 
 History = Callable[[int], "str | None"]
 """``execution count -> the raw source that ran under it`` (IPython's ``In``), or ``None``."""
@@ -65,10 +81,11 @@ class RanCells:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._runs: dict[int, tuple[str | None, str]] = {}
+        self._runs: dict[int, Ran] = {}
 
-    def cell_finished(self, result: Any) -> None:
-        """File a finished cell (an IPython ``ExecutionResult``); anything else is ignored."""
+    def cell_finished(self, result: Any, *, private: bool = False) -> None:
+        """File a finished cell (an IPython ``ExecutionResult``); anything else is ignored.
+        ``private``: its request said the cell is private."""
         try:
             count = getattr(result, "execution_count", None)
             info = getattr(result, "info", None)
@@ -76,7 +93,9 @@ class RanCells:
             cell_id = getattr(info, "cell_id", None)
             if not isinstance(count, int) or isinstance(count, bool) or not isinstance(raw, str):
                 return
-            entry = (cell_id if isinstance(cell_id, str) and cell_id else None, digest(raw))
+            entry = Ran(
+                cell_id if isinstance(cell_id, str) and cell_id else None, digest(raw), private
+            )
         except Exception:
             return
         with self._lock:
@@ -85,7 +104,7 @@ class RanCells:
             while len(self._runs) > KEPT:
                 del self._runs[next(iter(self._runs))]
 
-    def lookup(self, count: int) -> tuple[str | None, str] | None:
+    def lookup(self, count: int) -> Ran | None:
         with self._lock:
             return self._runs.get(count)
 
@@ -107,7 +126,7 @@ def edited_since(cell: Mapping[str, Any], ran: RanLookup | None) -> int | None:
         return None
     if entry is None:
         return None
-    ran_id, ran_digest = entry
+    ran_id, ran_digest = entry.cell_id, entry.digest
     if ran_id is not None and ran_id != cell.get("id"):
         return None  # In [k] here ran another cell: the page's count is an earlier kernel's
     return count if digest(source) != ran_digest else None
@@ -146,11 +165,36 @@ def source_at_run(
         return None
     try:
         entry = ran(count)
-        if entry is None or entry[0] is None or entry[0] != cell.get("id"):
+        if entry is None or entry.cell_id is None or entry.cell_id != cell.get("id"):
             return None
         source = history(count)
     except Exception:
         return None
-    if source is None or digest(source) != entry[1]:
+    if source is None or digest(source) != entry.digest:
         return None
     return source
+
+
+def private_runs(
+    page: Mapping[str, Any] | str | None,
+    ran: RanLookup | None,
+) -> Callable[[int], bool]:
+    """Whether the kernel ran ``In [count]`` for a private cell: its request said so (the page
+    sends the tag with the request; ``ran`` is the record of each count's request), or ``page``
+    (a ``read_notebook_reply``) marks private the cell id that count's request named (a tag set
+    after the run). Always ``False`` without that record."""
+    if ran is None:
+        return lambda count: False
+    ids: set[object] = set()
+    if isinstance(page, Mapping):
+        cells = page.get("cells", [])
+        ids = {c.get("id") for c in cells if isinstance(c, Mapping) and c.get("private")}
+
+    def private(count: int) -> bool:
+        try:
+            entry = ran(count)
+        except Exception:
+            return False
+        return entry is not None and (entry.private or entry.cell_id in ids)
+
+    return private

@@ -78,6 +78,8 @@ def parse_identity(metadata: object) -> IdentityMetadata | None:
             return None
         assert isinstance(forked_from, str)
         result["forked_from"] = forked_from
+    if raw.get("private") is True:  # anything else (absent, false, malformed) is not private
+        result["private"] = True
     return result
 
 

@@ -81,9 +81,11 @@ class _IdentityRequired(TypedDict):
 
 
 class IdentityMetadata(_IdentityRequired, total=False):
-    """``metadata.dsh_notebook`` of an ``execute_request``."""
+    """``metadata.dsh_notebook`` of an ``execute_request``. ``private`` (only ever ``True``):
+    the cell carries the ``dsh-private`` tag, so the kernel withholds this run from the model."""
 
     forked_from: str
+    private: bool
 
 
 class Hello(TypedDict):

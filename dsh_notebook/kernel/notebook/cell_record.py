@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...frontend import FrontendLink
+from ...frontend import FrontendLink, current_identity
 from ...notebook_tools.figures import FigureNotes
 from ...notebook_tools.ran_cells import RanCells
+from ..showing.kernel_facts import kernel_of
 from .cell_errors import cell_error_text
 
 __all__ = ["CellRecord"]
@@ -20,6 +21,7 @@ class CellRecord:
     """The per-kernel record of the person's cells. Its hooks run on the main thread."""
 
     def __init__(self, shell: Any, frontend_link: FrontendLink | None = None) -> None:
+        self._shell = shell
         self.errors: dict[int, str] = {}
         self.figure_notes = FigureNotes()  # figures of the person's cells, for notebook_cells
         if shell is not None:
@@ -28,13 +30,17 @@ class CellRecord:
         self.frontend_link = frontend_link or FrontendLink()
 
     def post_run_cell(self, result: Any) -> None:
-        """Record the cell's error for ``{Err[n]}`` (the traceback too), its figures, its code."""
+        """Record the cell's error for ``{Err[n]}`` (the traceback too), its figures, its code,
+        and whether its request said the cell is private (the page's ``dsh-private`` tag: that
+        run is withheld from the model even where no page can be read later). Runs inside the
+        cell's request, so the request it reads is the cell's own."""
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         execution_count = getattr(result, "execution_count", None)
         if error is not None and isinstance(execution_count, int):
             self.errors[execution_count] = cell_error_text(error)
         self.figure_notes.cell_finished(result)
-        self.ran_cells.cell_finished(result)
+        identity = current_identity(kernel_of(self._shell))
+        self.ran_cells.cell_finished(result, private=identity is not None and identity.private)
 
     def cell_started(self) -> None:
         """``pre_run_cell``: the figures shown from now on belong to this cell."""

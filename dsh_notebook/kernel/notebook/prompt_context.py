@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ...context.notebook_context import CellRun, EditedCell, NotebookFacts
-from ...context.private import PRIVATE_CELL, private_runs
+from ...context.private import PRIVATE_CELL
 from ...frontend import current_identity
-from ...notebook_tools.ran_cells import RanLookup, edited_since
+from ...notebook_tools.ran_cells import RanLookup, edited_since, private_runs
 from ..showing.display import kernel_of
 
 __all__ = [

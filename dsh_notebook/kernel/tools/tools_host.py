@@ -38,6 +38,7 @@ from ...context.changes_text import changes_of
 from ...context.consequences import analyse
 from ...notebook_tools.cell_tools import ORIGIN_TIMEOUT
 from ...notebook_tools.edits import Grant, Refusal
+from ...notebook_tools.ran_cells import RanLookup
 from ...notebook_tools.refusals import (
     CONNECTION_LOST_MESSAGE,
     NO_RUN_MESSAGE,
@@ -90,7 +91,7 @@ class NotebookToolsHost:
         record: CallRecorder[ApprovedCall] | None = None,
         read_notebook: Callable[[float, bool], Any] | None = None,
         figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
-        ran_cells: Callable[[int], tuple[str | None, str] | None] | None = None,
+        ran_cells: RanLookup | None = None,
         secrets: Callable[[], Secrets] | None = None,
         edits: EditsHost[Matched] | None = None,
     ) -> None:
