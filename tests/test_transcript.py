@@ -1418,3 +1418,20 @@ def test_a_note_names_a_command_as_code_not_as_escaped_backquotes() -> None:
     md = t.to_markdown()
     assert "`%dsh pending`" in md and "\\`" not in md, md
     assert "<b>" not in md
+
+
+def test_a_fix_prompts_traceback_is_folded_in_the_kept_transcript() -> None:
+    """Issue 48 item 7: the settled prompt of Fix with dsh reads as its one line, the traceback
+    (whole, behind a click) folded; a short fenced block stays inline."""
+    frames = [f'  File "<cell>", line {n}, in <module>' for n in range(36)]
+    traceback = "\n".join(["Traceback (most recent call last):", *frames, "KeyError: 'staton'"])
+    prompt = (
+        "Fix the error in cell 1a2b3c4d (edit it with edit_cell; I will review the diff).\n\n"
+        f"```\n{traceback}\n```"
+    )
+    md = render_markdown(Transcript("s", prompt=prompt).snapshot())
+    head, fold = md.split("<details><summary>Traceback (38 lines)</summary>", 1)
+    assert "Fix the error in cell 1a2b3c4d" in head and "KeyError" not in head
+    assert traceback in fold.split("</details>", 1)[0]
+    short = render_markdown(Transcript("s", prompt="Look:\n```python\nx = 1\n```").snapshot())
+    assert "<details>" not in short and "x = 1" in short

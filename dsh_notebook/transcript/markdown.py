@@ -57,6 +57,7 @@ from .display import (
 from .markdown_cards import approval_markdown, details, question_markdown, tool_name
 from .names import with_names
 from .plan_render import cost_words, goal_words, plan_markdown
+from .prompt_fold import prompt_blocks
 from .sanitize import code_span, escape_inline, fence, quote, sanitize_markdown
 from .schema import (
     ErrorItem,
@@ -155,18 +156,19 @@ def _render(snapshot: Snapshot) -> str:
 
 
 def _prompt(prompt: str) -> str:
-    """The prompt as typed; what dsh_notebook appended (the values a ``{var}`` referenced, each
+    """The prompt as typed, its long fenced blocks (a traceback) folded (:mod:`.prompt_fold`);
+    what dsh_notebook appended (the values a ``{var}`` referenced, each
     described at length) folded below it, as the widget keeps it behind a click."""
     match = _INSERTED.search(prompt)
     if match is None:
-        return "**Prompt**\n\n" + fence(prompt, "text")
+        return "\n\n".join(["**Prompt**", *prompt_blocks(prompt)])
     typed, inserted = prompt[: match.start()], prompt[match.end() :]
     heading = inserted.split("\n", 1)[0].removesuffix(":").split(" (inserted", 1)[0]
     lines = plural(inserted.rstrip("\n").count("\n") + 1, "line")
     return "\n\n".join(
         [
             "**Prompt**",
-            fence(typed, "text"),
+            *prompt_blocks(typed),
             details(f"{heading} ({lines})", fence(inserted, "text")),
         ]
     )

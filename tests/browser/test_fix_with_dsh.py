@@ -9,6 +9,8 @@ on a scripted model server in this test process (it records every request).
   nothing changes before the click; Apply changes the cell; the analyst's ``run_cells`` card
   follows; Allow runs the fixed cell in place (its output in the cell); the answer says it ran;
   "Undo this run" brings the typo back.
+- Ask dsh and Fix with dsh keep their size beside the traceback; once the run settles, the
+  prompt's traceback is folded in the cell's kept transcript (issue 48 item 7).
 """
 
 from __future__ import annotations
@@ -75,6 +77,10 @@ def test_fix_with_dsh_shows_the_diff_applies_runs_and_undoes(
     run_cell(page, lab, name, 0)  # the kernel loads dsh_notebook and links to the page
     fix = typo.locator(".dsh-nb-fix")
     wait_shown(page, fix, 30_000, "Fix with dsh did not show once the kernel linked")
+    ask = typo.locator(".dsh-nb-ask").bounding_box()
+    box = fix.bounding_box()
+    assert ask is not None and box is not None
+    assert box["height"] <= ask["height"] + 2, (box, ask)  # not stretched beside the traceback
     click_when_still(fix)
     pressed = time.monotonic()
 
@@ -99,6 +105,13 @@ def test_fix_with_dsh_shows_the_diff_applies_runs_and_undoes(
     print(f"Allow the run -> the cell's output ({app}): {time.monotonic() - clicked:.2f} s")
     answer = cells(page).nth(3).get_by_text("ran without an error with", exact=False)
     wait_shown(page, answer.first, 60_000, "no answer saying the cell ran")
+
+    # settled: the prompt's traceback is folded in the kept transcript, its one line shows
+    fold = cells(page).nth(3).locator("details:has(> summary:has-text('Traceback ('))")
+    wait_shown(page, fold.first, 60_000, "the prompt's traceback is not folded once settled")
+    assert fold.first.get_attribute("open") is None
+    assert not fold.first.locator("pre").first.is_visible()
+    assert cells(page).nth(3).get_by_text("Fix the error in cell typo1a2b").first.is_visible()
 
     undo = cells(page).nth(3).locator(".dsh-undo-run")
     wait_shown(page, undo, 30_000, "no Undo this run on the Fix with dsh cell")
