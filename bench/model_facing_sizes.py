@@ -4,7 +4,8 @@
 
 Measures (4 characters per token, a rough estimate for English and code): the MCP server's
 instructions (they go into the runtime's system prompt), the tool definitions as JSON (name,
-description, input schema: what ``tools/list`` returns), a typical notebook context block (a
+description, input schema: what ``tools/list`` returns, as ``json.dumps`` spaces it, beside its
+budget and the compact JSON the server sends), a typical notebook context block (a
 sales notebook: path, prompt cell, pandas and matplotlib, two cells run since the previous
 prompt, one of them failed, one cell edited since it ran, one referenced DataFrame), and the
 ``notebook_cells`` results for a realistic 30-cell notebook: the default call, ``brief`` and one
@@ -14,6 +15,8 @@ cell read whole.
 from __future__ import annotations
 
 import json
+
+import mcp_types as mt
 
 from dsh_notebook.context.notebook_context import (
     CellRun,
@@ -60,15 +63,30 @@ def notebook(n: int = 30) -> dict[str, object]:
     return {"path": "analysis/sales.ipynb", "total_cells": n, "cells": cells}
 
 
+TOOLS_BUDGET = 4_500
+"""The ten tool definitions' bound (issue 49 item 5; ``tests/test_cell_tools_real.py``)."""
+TOOLS_BEFORE = 7_381
+"""The same measure before issue 49 item 5 (commit 2a4ae9f)."""
+
+
+def compact(tools: list[mt.Tool]) -> str:
+    """The tools as the server's ``tools/list`` result carries them (pydantic's compact JSON)."""
+    return mt.ListToolsResult(tools=tools).model_dump_json(by_alias=True, exclude_none=True)
+
+
 def size(label: str, text: str) -> None:
     print(f"{label:<44} {len(text):>6,} characters  ~{len(text) // 4:>5,} tokens")
 
 
 def main() -> None:
     size("MCP instructions (run_python on)", instructions(run_python=True, max_chars=8000))
-    tools = [t.model_dump(by_alias=True, exclude_none=True)
-             for t in tool_definitions(run_python=True, max_chars=8000)]  # fmt: skip
-    size("tool definitions JSON (5 tools)", json.dumps(tools, ensure_ascii=False))
+    definitions = tool_definitions(run_python=True, max_chars=8000)
+    tools = [t.model_dump(by_alias=True, exclude_none=True) for t in definitions]
+    listed = json.dumps(tools, ensure_ascii=False)
+    size(f"tool definitions JSON ({len(tools)} tools)", listed)
+    print(f"  {len(listed):,} of the {TOOLS_BUDGET:,} budget ({len(listed) / TOOLS_BUDGET:.0%}); "
+          f"{TOOLS_BEFORE:,} before issue 49; {len(compact(definitions)):,} as tools/list "
+          "sends them (compact JSON)")  # fmt: skip
     for tool in tools:
         size(f"  {tool['name']}", json.dumps(tool, ensure_ascii=False))
     size("typical context block", notebook_context_block(FACTS))

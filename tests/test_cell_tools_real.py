@@ -72,3 +72,34 @@ def test_the_model_edits_a_cell_by_its_short_id_and_reads_that_it_landed(
     assert {f"mcp__notebook__{name}" for name in CELL_TOOLS} <= offered
     final = json.dumps(bodies[-1]["messages"][-1], ensure_ascii=False)
     assert "Applied: Edited cell 2 · id 00000002" in final, final[:2000]
+
+
+TOOLS_BUDGET = 4_500
+"""The notebook tools' definitions on every request (issue 49 item 5; 7,381 before)."""
+
+
+def test_the_ten_notebook_tools_reach_the_model_verbatim_in_under_4500_characters(
+    kernel: Kernel, scripted_model: ScriptedModelServer
+) -> None:
+    """What the model is offered of the notebook server, read in the request the real runtime
+    sends, back in ``tools/list`` form (name, description, inputSchema; JSON as the bench
+    measures it): the ten tools, nothing dropped or added on the way, under the budget."""
+    from dsh_notebook.notebook_tools.schemas import tool_definitions
+
+    scripted_model.clear_requests()
+    run = kernel.execute("%%dsh\n[[scenario:plain]] hello")
+    assert run.error is None, run.error
+    (body,) = [r.body for r in scripted_model.requests if r.scenario == "plain" and r.body]
+    prefix = "mcp__notebook__"
+    offered = [
+        {"name": t["name"].removeprefix(prefix), "description": t.get("description"),
+         "inputSchema": t.get("input_schema")}
+        for t in body.get("tools", []) if t["name"].startswith(prefix)
+    ]  # fmt: skip
+    listed = [t.model_dump(by_alias=True, exclude_none=True)
+              for t in tool_definitions(run_python=True, max_chars=8000)]  # fmt: skip
+    by_name = sorted(listed, key=lambda t: str(t["name"]))  # the runtime lists tools by name
+    assert sorted(offered, key=lambda t: str(t["name"])) == by_name  # verbatim, all of them
+    assert len(offered) == 10
+    size = len(json.dumps(offered, ensure_ascii=False))
+    assert size <= TOOLS_BUDGET, f"{size:,} characters of notebook tool definitions"

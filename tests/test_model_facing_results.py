@@ -64,7 +64,7 @@ def test_the_run_python_description_says_the_code_becomes_a_cell() -> None:
     (tool,) = [
         t for t in tool_definitions(run_python=True, max_chars=8000) if t.name == "run_python"
     ]
-    assert "kept as a new cell below the user's prompt cell" in (tool.description or "")
+    assert "kept as a cell below the prompt" in (tool.description or "")
     assert "the error always kept" in (tool.description or "")
 
 

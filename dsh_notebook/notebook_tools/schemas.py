@@ -7,6 +7,8 @@ the model sees ``mcp__notebook__<tool>`` (:func:`public_tool_name`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import mcp_types as mt
 
 from ..transcript.tool_table import CELL_TOOL_NAMES
@@ -44,32 +46,37 @@ def public_tool_name(tool: str, server_name: str = MCP_SERVER_NAME) -> str:
 def instructions(*, run_python: bool = True, max_chars: int = 8000, cell_tools: bool = True) -> str:
     """The MCP server's instructions: the runtime puts them in the system prompt (section
     ``### MCP server: notebook``), fixed per runtime start. They teach the notebook: where the
-    user's message and the reply are, which tools see the kernel and which must not be used on
-    it, how cells are addressed, that results are capped and, with ``run_python``, that approved
-    code stays in the notebook. Short on purpose (measured in ``tests/test_model_facing.py``)."""
+    user's message and the reply are, which tools must not be used on it, how cells are
+    addressed, and the rules every tool shares, said once here rather than in each description
+    (results are capped; a call that runs or changes something waits for the user's click and,
+    refused, changes nothing; with ``run_python``, approved code stays in the notebook; the cell
+    tools name cells by id and need the cell read first). Short on purpose (measured in
+    ``tests/test_model_facing_results.py`` and ``bench/model_facing_sizes.py``)."""
     text = (
         "You work inside the user's Jupyter notebook: each user message is a %%dsh cell and your "
-        "reply is shown under it. These tools see the live kernel: notebook_variables (values, "
-        "imported modules, versions), "
-        "describe_variable, notebook_history (cells run), notebook_cells (the notebook as "
-        "shown, unrun and edited cells too). Never read, write or edit the open .ipynb with "
-        "file tools (the page is newer than the file); never analyse notebook data with bash "
-        "python (a separate process without the kernel's variables). "
+        "reply is shown under it. Never read, write or edit the open .ipynb with file tools "
+        "(the page is newer than the file); never analyse notebook data with bash python (a "
+        "separate process without the kernel's variables). "
     )
     if run_python:
         text += (
-            "run_python runs code in the kernel after the user approves each call; approved "
-            "code is kept as a cell below the prompt (the result says when), so send code worth "
-            "keeping, not throw-away probes. "
+            "run_python runs code in the kernel; approved code is kept as a cell below the "
+            "prompt (the result says when), so send code worth keeping, not throw-away probes. "
         )
     if cell_tools:
         text += (
-            "edit_cell, replace_cell, insert_cell, delete_cell, run_cells: by id, each approved. "
+            "edit_cell, replace_cell, insert_cell, delete_cell, run_cells name cells by the id "
+            "notebook_cells shows; read a cell before changing it. "
+        )
+    if run_python or cell_tools:
+        text += (
+            "Each call that runs or changes something is shown to the user as a card (a diff "
+            "for edits) and waits for their click; refused, nothing changed and the result says "
+            "why: do not retry the same call. "
         )
     return text + (
-        f"Results are capped at {max_chars:,} characters: print summaries. notebook_cells shows "
-        'each cell\'s short id and marks THIS PROMPT; to the user say "cell N" (position) or '
-        '"In [k]" (execution count).'
+        f"Results are capped at {max_chars:,} characters: print summaries. notebook_cells marks "
+        'THIS PROMPT; to the user say "cell N" (position) or "In [k]" (execution count).'
     )
 
 
@@ -77,110 +84,76 @@ INSTRUCTIONS = instructions()
 """The instructions with the default settings (``run_python`` on, 8,000 characters)."""
 
 
+def _schema(properties: Mapping[str, object], required: tuple[str, ...] = ()) -> dict[str, object]:
+    """An input schema: an object of exactly these ``properties``. Argument descriptions only
+    where the name and the tool's description leave a doubt (each is sent on every request)."""
+    schema: dict[str, object] = {"type": "object", "properties": dict(properties)}
+    if required:
+        schema["required"] = list(required)
+    return schema | {"additionalProperties": False}
+
+
+_STRING = {"type": "string"}
+_IDS = {"type": "array", "items": _STRING}
+
+
 def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = True) -> list[mt.Tool]:
     """The tools, in the order they are listed; ``run_python`` only when it is enabled, the five
     cell tools (:func:`cell_tool_definitions`) only with ``cell_tools``.
 
-    ``max_chars`` is the cap the descriptions promise (the server enforces it).
+    ``max_chars``, the cap the server enforces, is stated once in :func:`instructions`; the
+    descriptions say what each tool does and returns, and what is special to it (the rules all
+    share are in the instructions). The ten stay under 4,500 characters as ``tools/list``
+    sends them (``tests/test_mcp_real_runtime.py``).
     """
-    cap = max_chars
+    del max_chars  # stated in the instructions
     tools = [
         mt.Tool(
             name="notebook_variables",
             description=(
-                "List the variables defined in the user's live Jupyter notebook kernel: name, "
-                "type, shape or length, memory size and a one-line preview; first the Python "
-                "version and the imported modules with their aliases and versions (pd = pandas "
-                "2.2.3). Functions, classes and names starting with _ are left out. Read-only. "
-                "Call this first to learn what data the user has loaded, then describe_variable "
-                "for details."
+                "The Python version and imported modules (pd = pandas 2.2.3), then the kernel's "
+                "variables: name, type, shape or length, size, preview (not functions, classes "
+                "or _names). Read-only; call it first."
             ),
-            input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+            input_schema=_schema({}),
         ),
         mt.Tool(
             name="describe_variable",
             description=(
-                "Describe one variable of the user's live notebook kernel without changing it: "
-                "for a pandas/polars DataFrame its shape, column dtypes, first rows, null counts "
-                "and numeric summary; for an array its shape, dtype and statistics; for a "
-                f"container a sample of items; otherwise its repr. At most {cap} characters. "
-                "`name` is a name from notebook_variables; an attribute path such as df.columns "
-                "also works (no code is evaluated)."
+                "One variable in detail, read-only: a DataFrame's dtypes, first rows, null counts "
+                "and numeric summary; an array's shape, dtype and statistics; a container's "
+                "sample; else its repr. name: a variable or an attribute path (df.columns); no "
+                "code is evaluated."
             ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "name": {
-                        "type": "string",
-                        "description": "Variable name, e.g. df or df.columns",
-                    }
-                },
-                "required": ["name"],
-                "additionalProperties": False,
-            },
+            input_schema=_schema({"name": _STRING}, ("name",)),
         ),
         mt.Tool(
             name="notebook_history",
             description=(
-                "Show the last n cells the user executed in this notebook session, oldest first: "
-                "each cell's source, a short text form of its result (Out) and the error it "
-                "raised, if any. Read-only. Use it to see how the user's variables were made."
+                "The last n cells the user ran this session, oldest first: source, Out and "
+                "error. Read-only."
             ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "n": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 50,
-                        "default": 10,
-                        "description": "How many recent cells (1-50).",
-                    }
-                },
-                "additionalProperties": False,
-            },
+            input_schema=_schema(
+                {"n": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}}
+            ),
         ),
         mt.Tool(
             name="notebook_cells",
             description=(
-                "Show the user's notebook as they see it now: each cell's position (cell N), "
-                "short stable id, type, In [k] ('edited since In [k]' when changed after it ran, "
-                "'running', 'not run'), source and an output summary (text, kinds of rich "
-                "outputs, errors); marks THIS PROMPT (the %%dsh cell you are answering), cells "
-                "the agent wrote and the selected cell. Earlier %%dsh cells show only their "
-                "prompt's first line. Long notebooks are cut evenly: then read chosen cells "
-                "whole (cell_ids, start-end) or one line per cell (brief). Read-only. Without "
-                "the notebook page (no JupyterLab extension, or a busy kernel) it returns the "
-                f"kernel's execution history and says so. At most {cap} characters."
+                "The notebook as the user sees it, unrun and edited cells too: per cell its "
+                "position (cell N), short id, type, In [k], source and an output summary; marks "
+                "THIS PROMPT (the %%dsh cell you answer), cells the agent wrote and the selected "
+                "one. A long notebook is cut evenly: then read cells whole by cell_ids or "
+                "start-end (positions, inclusive), or brief: one line per cell. Read-only."
             ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "cell_ids": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "maxItems": 50,
-                        "description": "Ids of cells to read whole (the short ids shown).",
-                    },
-                    "start": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "description": "First position (cell N) of a range to read whole.",
-                    },
-                    "end": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "description": "Last position of that range, included.",
-                    },
-                    "brief": {
-                        "type": "boolean",
-                        "default": False,
-                        "description": "One line per cell: position, id, status, first line, "
-                        "outputs.",
-                    },
-                },
-                "additionalProperties": False,
-            },
+            input_schema=_schema(
+                {
+                    "cell_ids": _IDS | {"maxItems": 50},
+                    "start": {"type": "integer", "minimum": 1},
+                    "end": {"type": "integer", "minimum": 1},
+                    "brief": {"type": "boolean"},
+                }
+            ),
         ),
     ]
     if run_python:
@@ -188,35 +161,18 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
             mt.Tool(
                 name="run_python",
                 description=(
-                    "Run Python code in the user's live notebook kernel, in the notebook's global "
-                    "namespace: it can use the user's variables, and variables it assigns stay in "
-                    "the notebook. The user sees the code and must approve every call; if it is "
-                    "refused, nothing runs and the result says why: do not retry the same code. "
-                    "Approved code is kept as a new cell below the user's prompt cell when the "
-                    "notebook page allows it (the result then says so): write code worth keeping "
-                    "and do not repeat it in your answer. It runs when no notebook cell is "
-                    "executing. Returns captured stdout/stderr, the value of the last expression "
-                    "(described), the error with its traceback, and matplotlib figures it created "
-                    "or showed, each as a text description (titles, axis labels and limits, "
-                    "series with point counts and value ranges, legend) and, where the model "
-                    "takes images, as a PNG (figures are closed afterwards). Output is capped at "
-                    f"{cap} characters, the error always kept: print summaries, not whole "
-                    "datasets. "
-                    "Keep each call short and quick; never call input(); do not install packages "
-                    "or modify files unless the user asked. The user can stop long code with "
-                    "Interrupt kernel."
+                    "Run Python in the user's kernel, in the notebook's namespace: it sees the "
+                    "user's variables and what it assigns stays. Approved code is kept as a cell "
+                    "below the prompt: do not repeat it in your answer. Waits while a notebook "
+                    "cell runs. "
+                    "Returns stdout/stderr, the last expression's value, the error with its "
+                    "traceback, and matplotlib figures as text and, where the model takes images, "
+                    "PNG. Output is capped, the error always kept. "
+                    "Keep calls short; never input(); no installs or file changes unless asked."
                 ),
-                input_schema={
-                    "type": "object",
-                    "properties": {
-                        "code": {
-                            "type": "string",
-                            "description": "Python source; IPython magics such as %timeit work.",
-                        }
-                    },
-                    "required": ["code"],
-                    "additionalProperties": False,
-                },
+                input_schema=_schema(
+                    {"code": _STRING | {"description": "IPython magics work."}}, ("code",)
+                ),
             )
         )
     if cell_tools:
@@ -224,92 +180,61 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
     return tools
 
 
-_ID = "the short id notebook_cells shows (or the full id)"
-_APPROVAL = (
-    "The user sees a diff and must approve; refused (nothing changed) when the cell changed since "
-    "you last read it (the result then holds its current source). Needs the notebook open in "
-    "JupyterLab/Notebook 7 with the dsh-notebook extension."
-)
-
-
-def _schema(properties: dict[str, object], required: list[str]) -> dict[str, object]:
-    return {"type": "object", "properties": properties, "required": required,
-            "additionalProperties": False}  # fmt: skip
+_APPROVAL = " The user approves it on a card."
 
 
 def cell_tool_definitions() -> list[mt.Tool]:
     """``edit_cell``, ``replace_cell``, ``insert_cell``, ``delete_cell`` and ``run_cells``
-    (``docs/cell-editing.md``): each asks the user's approval; cells are named by id."""
-    cell_id = {"type": "string", "description": _ID}
+    (``docs/cell-editing.md``): each asks the user's approval; cells are named by id (what they
+    share, ids, the diff card and a stale refusal, is said once in :func:`instructions`)."""
+    cell = {"cell_id": _STRING}
     return [
         mt.Tool(
             name="edit_cell",
             description=(
-                "Replace one exact occurrence of old_text in a cell of the user's notebook with "
-                "new_text (may be empty); refused when old_text occurs 0 or several times. "
-                + _APPROVAL
+                "Replace the one exact occurrence of old_text in a cell with new_text (may be "
+                "empty)." + _APPROVAL
             ),
             input_schema=_schema(
-                {
-                    "cell_id": cell_id,
-                    "old_text": {"type": "string"},
-                    "new_text": {"type": "string"},
-                },
-                ["cell_id", "old_text", "new_text"],
+                cell | {"old_text": _STRING, "new_text": _STRING},
+                ("cell_id", "old_text", "new_text"),
             ),
         ),
         mt.Tool(
             name="replace_cell",
-            description="Replace a cell's whole source (for rewrites). " + _APPROVAL,
-            input_schema=_schema(
-                {"cell_id": cell_id, "source": {"type": "string"}}, ["cell_id", "source"]
-            ),
+            description="Replace a cell's whole source." + _APPROVAL,
+            input_schema=_schema(cell | {"source": _STRING}, ("cell_id", "source")),
         ),
         mt.Tool(
             name="insert_cell",
-            description=(
-                "Insert a new cell (not run) below the cell after_cell_id. The user sees it and "
-                "must approve. Needs the dsh-notebook extension."
-            ),
+            description="Insert a new cell (not run) below after_cell_id." + _APPROVAL,
             input_schema=_schema(
                 {
-                    "after_cell_id": {"type": "string", "description": _ID},
-                    "source": {"type": "string"},
-                    "cell_type": {
-                        "type": "string",
-                        "enum": ["code", "markdown"],
-                        "default": "code",
-                    },
+                    "after_cell_id": _STRING,
+                    "source": _STRING,
+                    "cell_type": {"enum": ["code", "markdown"], "default": "code"},
                 },
-                ["after_cell_id", "source"],
+                ("after_cell_id", "source"),
             ),
         ),
         mt.Tool(
             name="delete_cell",
-            description="Delete a cell. " + _APPROVAL,
-            input_schema=_schema({"cell_id": cell_id}, ["cell_id"]),
+            description="Delete a cell." + _APPROVAL,
+            input_schema=_schema(cell, ("cell_id",)),
         ),
         mt.Tool(
             name="run_cells",
             description=(
-                "Run cells of the user's notebook in the given order, as if the user ran them "
-                "(outputs appear in the cells); stops at the first error. The user must approve. "
-                "Returns each cell's outputs (errors first, figures as text), or that cells are "
-                "still running after timeout_s (they are not interrupted). Refused while a cell "
-                "is running. Needs the dsh-notebook extension."
+                "Run cells in the given order as the user would (outputs land in the cells), "
+                "stopping at the first error; refused while a cell runs." + _APPROVAL + " Returns "
+                "their outputs; cells still running after timeout_s go on."
             ),
             input_schema=_schema(
                 {
-                    "cell_ids": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "minItems": 1,
-                        "maxItems": 20,
-                        "description": "ids as notebook_cells shows them",
-                    },
+                    "cell_ids": _IDS | {"minItems": 1, "maxItems": 20},
                     "timeout_s": {"type": "integer", "minimum": 1, "maximum": 600, "default": 60},
                 },
-                ["cell_ids"],
+                ("cell_ids",),
             ),
         ),
     ]
