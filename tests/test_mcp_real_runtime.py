@@ -338,6 +338,7 @@ async def test_the_system_prompt_teaches_the_notebook(
         "Never read, write or edit the open .ipynb with file tools",
         "never analyse notebook data with bash python",
         "approved code is kept as a cell below the prompt",
+        "shown to the user as a card (a diff for edits) and waits for their click",
         f"Results are capped at {CAP:,} characters",
     ):
         assert json.dumps(taught)[1:-1] in body, taught

@@ -53,9 +53,13 @@ def test_the_instructions_teach_the_notebook_and_stay_short() -> None:
         "kept as a cell below the prompt",
         "Results are capped at 8,000 characters",
         '"cell N" (position) or "In [k]"',
+        # said once here, not in each tool's description (issue 49 item 5)
+        "name cells by the id notebook_cells shows; read a cell before changing it",
+        "shown to the user as a card (a diff for edits) and waits for their click",
+        "refused, nothing changed and the result says why: do not retry the same call",
     ):
         assert taught in text
-    assert len(text) <= 1000  # ≈ 220 tokens; today's size is in the closing note
+    assert len(text) <= 1000  # ≈ 240 tokens; today's size is in bench/model_facing_sizes.py
     off = instructions(run_python=False, max_chars=3000)
     assert "run_python" not in off and "3,000 characters" in off
 
