@@ -21,7 +21,7 @@ import { markEditsLinked } from './buttons';
 import { CellEdits } from './celledits';
 import { addIdentityToExecutes } from './executehook';
 import { Lookup, resolveIdentity } from './identity';
-import { readCells } from './cells';
+import { isPrivateCell, readCells } from './cells';
 import { linkKernel, RequestAnswers } from './link';
 import { METADATA_KEY } from './protocol/constants';
 import { identityMetadata, IIdentityMetadata, IStoredIdentity, parseStoredIdentity } from './protocol/identity';
@@ -76,13 +76,28 @@ export class NotebookBinding {
     return this._waiting?.count ?? 0;
   }
 
-  /** The identity to send with a request from cell `cellId`; `null` while resolving. */
+  /** The identity to send with a request from cell `cellId`; `null` while resolving. It says
+   * whether that cell is private now (one pass over the cells, only for a cell id). */
   identityFor(cellId: string | null): IIdentityMetadata | null {
     if (this._pending > 0 || this._context.isDisposed) {
       return null;
     }
-    const stored = parseStoredIdentity(this._context.model.getMetadata(METADATA_KEY));
-    return stored === null ? null : identityMetadata(stored, cellId);
+    const model = this._context.model;
+    const stored = parseStoredIdentity(model.getMetadata(METADATA_KEY));
+    if (stored === null) {
+      return null;
+    }
+    let isPrivate = false;
+    if (cellId !== null) {
+      for (let i = 0; i < model.cells.length; i++) {
+        const cell = model.cells.get(i);
+        if (cell.id === cellId) {
+          isPrivate = isPrivateCell(cell);
+          break;
+        }
+      }
+    }
+    return identityMetadata(stored, cellId, isPrivate);
   }
 
   private _setWaiting(waiting: IWaiting | null): void {

@@ -178,12 +178,13 @@ test('shared examples: what the page builds is what the kernel reads', () => {
   assert.deepEqual(undoRequest('c1'), valid('undo_request')[0]);
   const hello = valid('hello_reply')[0]!;
   assert.deepEqual(Object.keys(helloReply('0.1.0')).sort(), Object.keys(hello).sort());
-  const [plain, forked] = fixture.identity.valid as { id: string; path: string; cell_id: string | null; forked_from?: string }[];
+  const [plain, forked, hidden] = fixture.identity.valid as { id: string; path: string; cell_id: string | null; forked_from?: string }[];
   assert.deepEqual(identityMetadata({ id: plain!.id, path: plain!.path }, plain!.cell_id), plain);
   assert.deepEqual(
     identityMetadata({ id: forked!.id, path: forked!.path, forked_from: forked!.forked_from }, forked!.cell_id),
     forked
   );
+  assert.deepEqual(identityMetadata({ id: hidden!.id, path: hidden!.path }, hidden!.cell_id, true), hidden);
   for (const { output, summary, run_summary } of fixture.output_summaries) {
     assert.deepEqual(summarizeOutput(output), summary);
     assert.deepEqual(summarizeOutput(output, true), run_summary ?? summary);

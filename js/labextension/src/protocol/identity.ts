@@ -1,8 +1,9 @@
 /**
  * The protocol's identity carrier: `metadata.dsh_notebook` of the notebook document (what is
  * saved in the file: `{id, path, forked_from?}`) and of every execute_request the page sends
- * (`{v: 1, id, path, cell_id, forked_from?}`), so the kernel knows the notebook of each cell
- * with no race. The rule that assigns and keeps the id: `../identity.ts`; the hook that adds it
+ * (`{v: 1, id, path, cell_id, forked_from?, private?}`), so the kernel knows the notebook of each
+ * cell with no race, and that a cell tagged `dsh-private` ran (`private: true`: the kernel keeps
+ * that run from the model even when it cannot read the page later). The rule that assigns and keeps the id: `../identity.ts`; the hook that adds it
  * to execute requests: `../executehook.ts`.
  *
  * Guarantee: `parseStoredIdentity` never throws; anything malformed gives `null`.
@@ -26,6 +27,8 @@ export interface IIdentityMetadata {
   path: string;
   cell_id: string | null;
   forked_from?: string;
+  /** Only ever `true`: the cell is tagged `dsh-private`. */
+  private?: true;
 }
 
 /** A notebook id: 32 lowercase hex digits. */
@@ -57,11 +60,15 @@ export function parseStoredIdentity(value: unknown): IStoredIdentity | null {
   return stored;
 }
 
-/** What an execute_request of cell `cellId` carries for the notebook `stored`. */
-export function identityMetadata(stored: IStoredIdentity, cellId: string | null): IIdentityMetadata {
+/** What an execute_request of cell `cellId` (`isPrivate`: tagged `dsh-private`) carries for the
+ * notebook `stored`. */
+export function identityMetadata(stored: IStoredIdentity, cellId: string | null, isPrivate = false): IIdentityMetadata {
   const meta: IIdentityMetadata = { v: 1, id: stored.id, path: stored.path, cell_id: cellId };
   if (stored.forked_from !== undefined) {
     meta.forked_from = stored.forked_from;
+  }
+  if (isPrivate) {
+    meta.private = true;
   }
   return meta;
 }
