@@ -70,6 +70,7 @@ def test_the_run_python_description_says_the_code_becomes_a_cell() -> None:
     ]
     assert "kept as a cell below the prompt" in (tool.description or "")
     assert "the error always kept" in (tool.description or "")
+    assert "The user approves each call" in (tool.description or "")
 
 
 # -- 5: the error survives the cap ----------------------------------------------------------------

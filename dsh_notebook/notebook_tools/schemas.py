@@ -162,13 +162,13 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
                 name="run_python",
                 description=(
                     "Run Python in the user's kernel, in the notebook's namespace: it sees the "
-                    "user's variables and what it assigns stays. Approved code is kept as a cell "
-                    "below the prompt: do not repeat it in your answer. Waits while a notebook "
-                    "cell runs. "
-                    "Returns stdout/stderr, the last expression's value, the error with its "
-                    "traceback, and matplotlib figures as text and, where the model takes images, "
-                    "PNG. Output is capped, the error always kept. "
-                    "Keep calls short; never input(); no installs or file changes unless asked."
+                    "user's variables and what it assigns stays. The user approves each call; "
+                    "approved code is kept as a cell below the prompt: do not repeat it in your "
+                    "answer. Waits while a notebook cell runs. Returns stdout/stderr, the last "
+                    "expression's value, the error with its traceback, and matplotlib figures as "
+                    "text and, where the model takes images, PNG. Output is capped, the error "
+                    "always kept. Keep calls short; never input(); no installs or file changes "
+                    "unless asked."
                 ),
                 input_schema=_schema(
                     {"code": _STRING | {"description": "IPython magics work."}}, ("code",)
