@@ -143,8 +143,9 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
                 "The notebook as the user sees it, unrun and edited cells too: per cell its "
                 "position (cell N), short id, type, In [k], source and an output summary; marks "
                 "THIS PROMPT (the %%dsh cell you answer), cells the agent wrote and the selected "
-                "one. A long notebook is cut evenly: then read cells whole by cell_ids or "
-                "start-end (positions, inclusive), or brief: one line per cell. Read-only."
+                "one. A long notebook is cut (the result says how): then read cells whole by "
+                "cell_ids or start-end (positions, inclusive), or brief: one line per cell. "
+                "Read-only."
             ),
             input_schema=_schema(
                 {
