@@ -104,7 +104,7 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
     ``max_chars``, the cap the server enforces, is stated once in :func:`instructions`; the
     descriptions say what each tool does and returns, and what is special to it (the rules all
     share are in the instructions). The ten stay under 4,500 characters as ``tools/list``
-    sends them (``tests/test_mcp_real_runtime.py``).
+    sends them, measured where the model receives them (``tests/test_cell_tools_real.py``).
     """
     del max_chars  # stated in the instructions
     tools = [
