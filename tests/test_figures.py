@@ -127,6 +127,9 @@ def test_figures_of_the_persons_cells_are_noted_for_notebook_cells(
         assert plt.get_fignums() == []  # shown and closed by the backend: only notes remain
         (noted,) = notes.lookup(None, count)
         assert 'axes 1/1 "Revenue by month"' in noted and 'line "revenue"' in noted
+        (png,) = notes.images(None, count)  # the PNG the display sent, for an image route
+        assert png is not None and png.startswith(b"\x89PNG") and len(png) > 1000
+        assert notes.images(None, count + 1) == []
         assert notes.lookup(None, count + 1) == [] and notes.lookup("other", None) == []
         notes.cell_started()  # run_python pumped inside a cell (%%dsh --wait)
         run_python(shell, CODE + "plt.show()")  # the agent's figure: not the cell's

@@ -12,19 +12,29 @@ removes an instance attribute on the shell's formatter, restored even when the c
 Without a formatter (not an IPython shell) it yields a list that stays empty.
 
 :class:`FigureNotes` does the same for the person's own cells, for the kernel's life, so
-``notebook_cells`` can describe the figures a cell shows (the page only has their PNG).
+``notebook_cells`` can describe the figures a cell shows, and keeps the PNG the display sent,
+so a cell read by id can hand its figures to a model that takes images.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
 
 from ..context.figure_of import as_figure
 
 __all__ = ["FigureNotes", "watch_displayed_figures"]
+
+MAX_PNG_BYTES: Final = 1_000_000
+"""A figure whose PNG is larger is described, never kept as an image."""
+
+KEPT_PNG_BYTES: Final = 16_000_000
+"""The PNGs kept for all cells together; over it the oldest cells' go first (their text stays)."""
 
 
 def _describe(figure: Any, max_chars: int) -> str:
@@ -80,10 +90,13 @@ class FigureNotes:
     described, then filed under the cell's id and execution count. A ``run_python`` call (inside
     :func:`watch_displayed_figures`) is not recorded: those figures are the agent's.
 
-    Bounds: the newest :data:`KEPT_CELLS` cells, :data:`PER_CELL` figures each, ``max_chars``
-    per description. Threads: the hooks and the formatter run on the kernel's main thread;
-    :meth:`lookup` may be called from any thread (it reads under a lock). Never raises into the
-    display machinery: a figure that cannot be described is skipped.
+    The PNG the formatter made for that display is kept beside its description
+    (:meth:`images`). Bounds: the newest :data:`KEPT_CELLS` cells, :data:`PER_CELL` figures each,
+    ``max_chars`` per description, a PNG up to :data:`MAX_PNG_BYTES` and :data:`KEPT_PNG_BYTES`
+    of them in all (the oldest cells lose theirs first). Threads: the hooks and the formatter run
+    on the kernel's main thread; :meth:`lookup` and :meth:`images` may be called from any thread
+    (they read under a lock). Never raises into the display machinery: a figure that cannot be
+    described is skipped.
     """
 
     KEPT_CELLS = 64
@@ -92,8 +105,8 @@ class FigureNotes:
     def __init__(self, *, max_chars: int = 1500) -> None:
         self.max_chars = max_chars
         self._lock = threading.Lock()
-        self._current: list[str] | None = None
-        self._notes: dict[str, tuple[int, list[str]]] = {}  # cell key -> (count, descriptions)
+        self._current: list[_Noted] | None = None
+        self._notes: dict[str, tuple[int, list[_Noted]]] = {}  # cell key -> (count, figures)
         self._formatter: Any = None
         self._wrapper: Any = None
 
@@ -106,11 +119,16 @@ class FigureNotes:
 
         def format_and_note(obj: Any, *args: Any, **kwargs: Any) -> Any:
             current = self._current
+            noted: _Noted | None = None
             if current is not None and not getattr(_watching, "depth", 0):
                 with contextlib.suppress(Exception):
                     if len(current) < self.PER_CELL and as_figure(obj) is not None:
-                        current.append(_describe(obj, self.max_chars))
-            return original(obj, *args, **kwargs)
+                        noted = _Noted(_describe(obj, self.max_chars))
+                        current.append(noted)
+            formatted = original(obj, *args, **kwargs)
+            if noted is not None:
+                noted.png = _png_of(formatted)
+            return formatted
 
         try:
             formatter.format = format_and_note
@@ -141,10 +159,25 @@ class FigureNotes:
             self._notes[key] = (count, current)
             while len(self._notes) > self.KEPT_CELLS:
                 del self._notes[next(iter(self._notes))]
+            kept = sum(len(n.png or b"") for _, noted in self._notes.values() for n in noted)
+            for _, noted in self._notes.values():  # oldest first
+                for note in noted:
+                    if kept <= KEPT_PNG_BYTES:
+                        return
+                    kept -= len(note.png or b"")
+                    note.png = None
 
     def lookup(self, cell_id: str | None, execution_count: int | None) -> list[str]:
         """The descriptions for the cell the page shows with this id and count (both must
         match when the kernel knew the id), else ``[]``."""
+        return [n.description for n in self._find(cell_id, execution_count)]
+
+    def images(self, cell_id: str | None, execution_count: int | None) -> list[bytes | None]:
+        """The PNG of each figure :meth:`lookup` describes, in the same order (``None``: not
+        kept, too large or dropped for room)."""
+        return [n.png for n in self._find(cell_id, execution_count)]
+
+    def _find(self, cell_id: str | None, execution_count: int | None) -> list[_Noted]:
         if not isinstance(execution_count, int):
             return []
         with self._lock:
@@ -152,3 +185,26 @@ class FigureNotes:
                 if key and key in self._notes and self._notes[key][0] == execution_count:
                     return list(self._notes[key][1])
         return []
+
+
+@dataclass
+class _Noted:
+    """One figure a person's cell displayed: its description and the PNG its display sent."""
+
+    description: str
+    png: bytes | None = None
+
+
+def _png_of(formatted: Any) -> bytes | None:
+    """The PNG in what ``display_formatter.format`` returned (``(data, metadata)``; bytes, or
+    base64 text once a kernel encoded it), up to :data:`MAX_PNG_BYTES`; else ``None``."""
+    data = formatted[0] if isinstance(formatted, tuple) and formatted else None
+    raw = data.get("image/png") if isinstance(data, Mapping) else None
+    if isinstance(raw, str):
+        try:
+            raw = base64.b64decode(raw, validate=False)
+        except (binascii.Error, ValueError):
+            return None
+    if not isinstance(raw, bytes) or not raw.startswith(b"\x89PNG") or len(raw) > MAX_PNG_BYTES:
+        return None
+    return raw
