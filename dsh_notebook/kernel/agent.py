@@ -62,6 +62,7 @@ from .tools.notebook_edits import NotebookEdits
 from .tools.tool_calls import CallOrigins
 from .tools.tools_host import NotebookToolsHost
 from .tools.undo import UndoLedger
+from .tools.user_mcp import UserMcp, default_where
 
 if TYPE_CHECKING:  # the widget needs the jupyter extra; only its click type is used here
     from ..widget._messages import WidgetAction
@@ -137,6 +138,12 @@ class NotebookAgent:
             memory=lambda: self.settings().undo_memory_mb * 2**20,
             value_limit=lambda: self.settings().undo_value_mb * 2**20,
         )
+        self.user_mcp = UserMcp(  # the person's own MCP servers, mounted at each runtime start
+            default_where(
+                lambda: self.settings().mcp_servers, lambda: self.settings().cwd,
+                self.resolved_home,
+            )
+        )  # fmt: skip
         self.tools = NotebookToolsHost(
             shell,
             self.host,
@@ -191,6 +198,7 @@ class NotebookAgent:
         ]
         if s.private:  # the person's private values, as text (context.private)
             named += private_values(getattr(self.shell, "user_ns", {}) or {}, s.private)
+        named += self.user_mcp.secret_values()  # their MCP servers' env and headers
         env = {k: v for k, v in os.environ.items() if v != DEMO_API_KEY}
         return Masking.build(
             named, env_names=s.secret_env_names, environ=env, patterns=s.mask_patterns,
@@ -226,6 +234,7 @@ class NotebookAgent:
             max_chars=s.notebook_tools_max_chars,
             images=takes_images(s.provider, model),
         )
+        mounts = [m for m in (mount, self.user_mcp.mount()) if m is not None]
         return HarnessConfig(
             dsh_bin=s.dsh_bin or None,
             dsh_home=self.resolved_home(),
@@ -238,8 +247,8 @@ class NotebookAgent:
             base_url=self.demo.endpoint() if demo else (s.base_url or None),
             api_key=DEMO_API_KEY if demo else (s.api_key or None),
             bridge=s.bridge,
-            patches=[mount.patch_path] if mount is not None else [],
-            env=dict(mount.env) if mount is not None else {},
+            patches=[m.patch_path for m in mounts],
+            env={k: v for m in mounts for k, v in m.env.items()},
         )
 
     @property
@@ -388,6 +397,7 @@ class NotebookAgent:
         self.broker.reject_all("connection-lost")
         self.host.close()
         self.tools.stop()
+        self.user_mcp.stop()
         self.record.close()
         self.demo.stop()
         if self._locks is not None:

@@ -36,6 +36,7 @@ from .registry.budget import BudgetMeter, KernelSpend
 from .registry.runs import ActiveRun, Runs
 from .showing.pump import LiveView, UiPump
 from .tools.tools_host import NotebookToolsHost
+from .tools.user_mcp import UserMcp
 
 __all__ = ["Frontend", "RunContext", "RunLifecycle"]
 
@@ -58,6 +59,7 @@ class RunContext(Protocol):
     host: RuntimeHost
     pump: UiPump
     tools: NotebookToolsHost
+    user_mcp: UserMcp
     results: dict[str, RunResult]
     runs: Runs
     contexts: SessionContexts
@@ -128,6 +130,8 @@ class RunLifecycle:
         the context it carries over (once per session) is shown."""
         agent = self._agent
         agent.runs.hold(self._run)
+        for line in agent.user_mcp.take_notes():  # the person's servers the start left out
+            agent.pump.local(self._view, Note(line))
         if self._meter is not None:  # the time budget counts from the run's turn
             self._meter.start()
         carried = agent.contexts.carried(

@@ -17,6 +17,14 @@ server. The bearer token is **not** in the file: the header is a ``!!js`` expres
 ``HarnessConfig.env`` (which ``describe()`` masks, the name containing ``TOKEN``). The file still
 lives in a fresh private directory (``0700``; file ``0600``) removed by :meth:`McpMount.remove`.
 
+:func:`write_user_patch` writes the patch of the person's own servers
+(:mod:`.user_servers`): one such plugin per server (``failOnStartupError: false``: a server that
+does not start leaves the runtime running without it), and the approval gate
+(``bridge/user-mcp-gate.mjs``) that makes every call of their tools ask, except the tools the
+person listed in ``autoApprove``, and masks their ``env`` and ``headers`` values in what their
+tools return. Their ``env`` and ``headers`` values are in that file, which
+lives in its own private directory like the notebook server's.
+
 Guarantees: pure file writing, no network, no runtime. The returned :class:`McpMount` carries the
 patch path (for ``HarnessConfig.patches``) and the environment entries (for ``HarnessConfig.env``).
 """
@@ -33,20 +41,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .schemas import MCP_SERVER_NAME
+from .user_servers import UserServer, secret_values
 
 __all__ = [
     "MCP_CLIENT_PLUGIN",
     "MCP_PLUGIN_ID",
     "MCP_TOKEN_ENV",
     "McpMount",
+    "USER_GATE_PLUGIN",
     "render_mcp_patch",
+    "render_user_patch",
     "write_mcp_patch",
+    "write_user_patch",
 ]
 
 MCP_CLIENT_PLUGIN = "@deepseek-ai/dsh-mcp-client"
 MCP_PLUGIN_ID = "dsh-notebook-mcp"
 MCP_TOKEN_ENV = "DSH_NOTEBOOK_MCP_TOKEN"
 """Environment variable of the runtime process that holds the server's bearer token."""
+
+USER_GATE_PLUGIN = Path(__file__).resolve().parent.parent / "bridge" / "user-mcp-gate.mjs"
+"""The approval gate of the person's servers (a runtime plugin, package data)."""
+
+USER_TOOL_CALL_TIMEOUT_MS = 30 * 60 * 1000
+"""A call of a person's tool includes the approval wait too."""
 
 DEFAULT_TOOL_CALL_TIMEOUT_MS = 30 * 60 * 1000
 """``run_python`` includes the person's approval time, so the runtime's 60 s default is short."""
@@ -130,3 +148,58 @@ def write_mcp_patch(
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
     return McpMount(patch_path=path, env={MCP_TOKEN_ENV: token})
+
+
+def _write_private(text: str, directory: str | os.PathLike[str] | None, name: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="dsh-notebook-mcp-", dir=directory))  # mode 0700
+    path = folder / name
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
+
+
+def _user_config(server: UserServer) -> dict[str, object]:
+    config: dict[str, object] = {"transport": server.transport, "serverName": server.name}
+    if server.transport == "stdio":
+        config.update(command=server.command, args=list(server.args), env=dict(server.env))
+        if server.cwd:
+            config["cwd"] = server.cwd
+    else:
+        config.update(url=server.url, headers=dict(server.headers))
+    config.update(toolCallTimeoutMs=USER_TOOL_CALL_TIMEOUT_MS, failOnStartupError=False)
+    return config
+
+
+def render_user_patch(servers: list[UserServer], gate: Path = USER_GATE_PLUGIN) -> str:
+    """The patch YAML of the person's ``servers`` (each config a JSON flow mapping, which YAML
+    reads as is), the gate first. It holds their ``env`` and ``headers`` values."""
+    names = [s.name for s in servers]
+    if len(set(names)) != len(names) or not all(_SERVER_NAME.match(n) for n in names):
+        raise ValueError("server names must be distinct and match [A-Za-z0-9_-]{1,32}")
+    if MCP_SERVER_NAME in names:
+        raise ValueError(f"{MCP_SERVER_NAME!r} is the notebook's own server")
+    approved = {s.name: list(s.auto_approve) for s in servers}
+    secrets = [list(pair) for pair in secret_values(servers)]
+    lines = [
+        "# dsh-notebook: the person's own MCP servers and the gate that makes their tools ask.",
+        "- insert:",
+        "    - id: dsh-notebook-user-mcp-gate",
+        f"      name: {_quote(str(gate))}",
+        f"      config: {json.dumps({'servers': approved, 'secrets': secrets})}",
+    ]
+    for server in servers:
+        lines += [
+            f"    - id: {_quote('dsh-user-mcp-' + server.name)}",
+            f"      name: {_quote(MCP_CLIENT_PLUGIN)}",
+            f"      config: {json.dumps(_user_config(server))}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def write_user_patch(
+    servers: list[UserServer], *, directory: str | os.PathLike[str] | None = None
+) -> McpMount:
+    """Write the person's servers' patch into a new private directory (``0700``, file ``0600``)."""
+    path = _write_private(render_user_patch(servers), directory, "user-mcp.patch.yml")
+    return McpMount(patch_path=path, env={})

@@ -415,6 +415,11 @@ def _key(m: NotebookAgent, args: NoArgs) -> None:
     print("dsh: key set for this kernel (in memory only; it is not saved anywhere)")
 
 
+def _mcp(m: NotebookAgent, args: NoArgs) -> None:
+    for line in m.user_mcp.lines():
+        print(line)
+
+
 def _help(m: NotebookAgent, args: NoArgs) -> None:
     print(help_text())
 
@@ -481,6 +486,9 @@ _DECLARED: list[Command[NotebookAgent, Any]] = [
     Command("rules", NoArgs, _rules,
             "the instruction files and skills the runtime loads (AGENTS.md, CLAUDE.md,\n"
             "skills, DSH_AGENTS_HOME), with their text"),
+    Command("mcp", NoArgs, _mcp,
+            "your own MCP servers (DshMagics.mcp_servers, dsh-mcp.json): each with\n"
+            "its tools, or why it is left out"),
     Command("help", NoArgs, _help, "this list"),
 ]  # fmt: skip
 COMMANDS = {command.name: command for command in _DECLARED}

@@ -235,6 +235,16 @@ class KernelSettings:
         ),
     )
 
+    mcp_servers: str | None = field(
+        default=None,
+        metadata=_about(
+            'Your own MCP servers: a JSON file {"mcpServers": {name: {command, args, env} | '
+            "{url, headers}}} (default: $DSH_HOME/mcp.json, then dsh-mcp.json in the "
+            "workspace; '' turns them off). Read at each runtime start; every call of their "
+            "tools asks you unless the entry lists it in autoApprove. `%dsh mcp` lists them."
+        ),
+    )
+
     def __repr__(self) -> str:  # the key never shows, not even in a traceback's locals
         return f"KernelSettings(model={self.model!r}, api_key={'<set>' if self.api_key else None})"
 
