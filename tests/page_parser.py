@@ -6,6 +6,7 @@ same examples."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from dsh_notebook.page_protocol.editing import (
     ApplyChange,
@@ -20,6 +21,8 @@ from dsh_notebook.page_protocol.editing import (
 from dsh_notebook.page_protocol.parsing import checked_insert_cell
 from dsh_notebook.page_protocol.shapes import (
     MAX_BUNDLE_TEXT,
+    MAX_READ_CELLS,
+    MAX_READ_IDS,
     PROTOCOL_VERSION,
     Hello,
     InsertCell,
@@ -158,12 +161,43 @@ def parse_kernel_message(data: object) -> KernelMessage | None:
     if kind == "insert_cell":
         return checked_insert_cell(data)
     if kind == "read_notebook":
-        request_id = _text(data.get("request_id"), empty=False)
-        return (
-            None
-            if request_id is None
-            else {"v": 1, "type": "read_notebook", "request_id": request_id}
-        )
+        return _read_notebook(data)
     if kind in ("apply_change", "run_cells", "undo_changes"):
         return parse_editing_kernel_message(data)
     return None
+
+
+def _position(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _read_notebook(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``parse.ts`` ``parseReadNotebook``: the request id and the optional choice of cells."""
+    request_id = _text(data.get("request_id"), empty=False)
+    if request_id is None:
+        return None
+    message: dict[str, Any] = {"v": 1, "type": "read_notebook", "request_id": request_id}
+    around, window, ids = data.get("around"), data.get("window"), data.get("cell_ids")
+    if around is not None:
+        if not isinstance(around, str) or not 0 < len(around) <= 200:
+            return None
+        message["around"] = around
+    if window is not None:
+        if not _position(window) or int(str(window)) > MAX_READ_CELLS:
+            return None
+        message["window"] = window
+    if ids is not None:
+        if not isinstance(ids, list) or len(ids) > MAX_READ_IDS:
+            return None
+        if not all(isinstance(i, str) and 4 <= len(i) <= 200 for i in ids):
+            return None
+        message["cell_ids"] = list(ids)
+    for key in ("first", "last"):
+        value = data.get(key)
+        if value is not None:
+            if not _position(value):
+                return None
+            message[key] = value
+    if "first" in message and "last" in message and message["last"] < message["first"]:
+        return None
+    return message

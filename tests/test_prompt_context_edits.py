@@ -65,7 +65,7 @@ def test_gather_compares_the_page_with_what_ran() -> None:
 def test_the_page_is_read_off_the_main_thread_and_the_wait_is_bounded() -> None:
     threads: list[threading.Thread] = []
 
-    def read(timeout: float, busy: bool) -> Any:
+    def read(timeout: float, busy: bool, want: Any = None) -> Any:
         threads.append(threading.current_thread())
         assert busy  # the reader is told a cell holds the main thread
         return {"cells": []}
@@ -73,7 +73,7 @@ def test_the_page_is_read_off_the_main_thread_and_the_wait_is_bounded() -> None:
     assert read_page_now(read) == {"cells": []}
     assert threads[0] is not threading.main_thread()
 
-    def hangs(timeout: float, busy: bool) -> Any:
+    def hangs(timeout: float, busy: bool, want: Any = None) -> Any:
         time.sleep(5)
         return {}
 

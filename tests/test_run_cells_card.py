@@ -90,7 +90,7 @@ def card_of(kernel: Kernel, page: list[dict[str, Any]], ids: list[str]) -> tuple
     host = Host()
     server = NotebookMcpServer(
         kernel.shell, approve=None, executor=SimpleNamespace(cell_running=False),  # type: ignore[arg-type]
-        read_notebook=lambda timeout, busy: {"cells": page}, ran_cells=kernel.ran.lookup,
+        read_notebook=lambda timeout, busy, want=None: {"cells": page}, ran_cells=kernel.ran.lookup,
         edits=host,
     )  # fmt: skip
     assert server.cells is not None

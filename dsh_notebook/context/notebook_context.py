@@ -110,6 +110,8 @@ class NotebookFacts:
     """Images attached with ``--image``."""
     position: int | None = None
     """The prompt cell's position on the page (cell N), when the page was read."""
+    cells_total: int | None = None
+    """How many cells the notebook has, when the page was read."""
     edited: Sequence[EditedCell] | None = None
     """The cells edited since they ran, in page order, when the page was read; else ``None``."""
     edited_note: str | None = None
@@ -140,7 +142,8 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
             "notebook's path and this prompt's cell are not known)."
         )
     else:
-        lines.append(f"Notebook: {_line(facts.path)}")
+        size = f" ({facts.cells_total:,} cells)" if facts.cells_total is not None else ""
+        lines.append(f"Notebook: {_line(facts.path)}{size}")
     prompt = [f"cell {facts.position}"] if facts.position is not None else []
     if facts.cell_id:
         prompt.append(f"the %%dsh cell with id {_line(short_id(facts.cell_id))}")

@@ -54,6 +54,7 @@ from ..page_protocol import (
     ApplyChangeReply,
     InsertCell,
     ReadNotebookReply,
+    ReadWant,
     RunCells,
     RunCellsReply,
     RunOutput,
@@ -289,9 +290,11 @@ class FrontendLink:
             return self._send_locked("insert_cell", message)
 
     def read_notebook(
-        self, timeout: float, main_thread_busy: bool = False
+        self, timeout: float, main_thread_busy: bool = False, want: ReadWant | None = None
     ) -> ReadNotebookReply | str:
-        """The notebook's cells from the extension, or why not (a sentence for the model).
+        """The notebook's cells from the extension, or why not (a sentence for the model):
+        those ``want`` chooses (a window around a cell, cells by id or position; ``None``: the
+        first :data:`~dsh_notebook.page_protocol.MAX_READ_CELLS`).
 
         Waits at most ``timeout`` seconds; never call it on the main thread (see the module
         doc). ``main_thread_busy`` (a cell runs, ``%%dsh --wait`` included) or ``timeout <= 0``
@@ -299,7 +302,7 @@ class FrontendLink:
         subshell of its own (:attr:`replies_off_main`), whose thread handles the reply while
         the cell runs. Never raises."""
         replies = self._request(
-            _READ, lambda: read_notebook(self.request_id("n")), timeout, main_thread_busy
+            _READ, lambda: read_notebook(self.request_id("n"), want), timeout, main_thread_busy
         )
         if isinstance(replies, str):
             return replies

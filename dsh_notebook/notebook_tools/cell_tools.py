@@ -50,6 +50,7 @@ from .cell_edits import (
     run_cells_reason,
 )
 from .edits import Grant, Refusal
+from .page_reader import NotebookReader, want_cells
 from .refusals import refusal_text
 
 __all__ = [
@@ -173,7 +174,7 @@ class EditsHost(Protocol[Token]):
         ...
 
 
-Reader = Callable[[float, bool], Mapping[str, Any] | str]
+Reader = NotebookReader
 Result = tuple[str, bool]
 """(text, is_error)."""
 
@@ -216,12 +217,14 @@ class CellTools(Generic[Token]):
             conversation, [(str(c.get("id")), str(c.get("source", ""))) for c in cells]
         )
 
-    async def _cells(self) -> list[Mapping[str, Any]] | str:
+    async def _cells(self, *cell_ids: str) -> list[Mapping[str, Any]] | str:
+        """The page's cells ``cell_ids`` (and their neighbours) wherever they are, or why not."""
         read = self.read
         if read is None:
             return texts.NO_PAGE_TO_ASK
         busy = self.cell_running()
-        reply = await anyio.to_thread.run_sync(lambda: read(self.read_timeout, busy))
+        want = want_cells(cell_ids)
+        reply = await anyio.to_thread.run_sync(lambda: read(self.read_timeout, busy, want))
         if isinstance(reply, str):
             return reply
         return [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
@@ -237,10 +240,10 @@ class CellTools(Generic[Token]):
         caller = await self.host.caller(tool, args, ORIGIN_TIMEOUT)
         if isinstance(caller, str):
             return caller, True
-        cells = await self._cells()
+        target_id = str(args["after_cell_id"] if tool == "insert_cell" else args["cell_id"])
+        cells = await self._cells(target_id)
         if isinstance(cells, str):
             return texts.not_read_text(tool, cells), True
-        target_id = str(args["after_cell_id"] if tool == "insert_cell" else args["cell_id"])
         found = find_cell(cells, target_id)
         if isinstance(found, str):
             return texts.refused_text(tool, found), True
@@ -366,7 +369,7 @@ class CellTools(Generic[Token]):
         caller = await self.host.caller("run_cells", args, ORIGIN_TIMEOUT)
         if isinstance(caller, str):
             return caller, True
-        cells = await self._cells()
+        cells = await self._cells(*ids)
         if isinstance(cells, str):
             return texts.not_read_text("run_cells", cells, "run"), True
         targets: list[Mapping[str, Any]] = []

@@ -36,6 +36,7 @@ from ..context.describe import truncate
 from ..context.notebook_context import short_id
 from ..context.private import PRIVATE_CELL
 from ..transcript.bounds import truncation_mark
+from .cells_window import WINDOW_SIZES, anchor_of, left_out, positions, spans, window
 from .history import notebook_history
 from .ran_cells import RanLookup, edited_since
 
@@ -279,10 +280,11 @@ def _brief_line(cell: Mapping[str, Any], chars: int, this_cell: str | None,
 
 
 def _choose(
-    cells: list[Mapping[str, Any]], total: int, query: CellsQuery
+    cells: list[Mapping[str, Any]], total: int, query: CellsQuery, complete: bool = True
 ) -> tuple[list[Mapping[str, Any]], list[str]]:
     """The cells ``query`` names, in notebook order, and a sentence per id or range that names
-    none (or, for a short id, several)."""
+    none (or, for a short id, several). Unless ``complete`` (the page sent every cell, or the
+    cells asked for), an id not found is not denied: the page may not have sent it."""
     chosen: set[int] = set()
     notes: list[str] = []
     for given in query.cell_ids:
@@ -295,8 +297,13 @@ def _choose(
             chosen.add(found[0])
         elif found:
             notes.append(f"Id {given!r} matches {len(found)} cells; give more of the id.")
-        else:
+        elif complete:
             notes.append(f"No cell has id {given!r} (brief: true lists every cell's id).")
+        else:
+            notes.append(
+                f"Id {given!r} is not among the {len(cells)} of {total} cells the page sent "
+                "(it may exist: ask with start/end)."
+            )
     if query.start is not None or query.end is not None:
         first, last = query.start or 1, min(query.end or total, total)
         if first > total:
@@ -304,6 +311,13 @@ def _choose(
         for i, c in enumerate(cells):
             if first <= int(c.get("index", i)) + 1 <= last:
                 chosen.add(i)
+        sent = set(positions(cells))
+        unsent = spans([n for n in range(first, last + 1) if n not in sent])
+        if unsent:
+            notes.append(
+                f"Cells {', '.join(unsent[:8])} of that range were not sent (at most "
+                f"{len(cells)} per read): ask for them separately."
+            )
     return [cells[i] for i in sorted(chosen)], notes
 
 
@@ -338,35 +352,47 @@ def format_cells(
     selected = next((int(c.get("index", 0)) + 1 for c in cells if c.get("selected")), None)
     head = f"{path} as the user sees it now (read from the open notebook): {total} cell(s)"
     head += f", cell {selected} is selected." if selected is not None else "."
-    if len(cells) < total:
-        head += f" Only the first {len(cells)} are listed."
-    if not cells:
+    if not cells and not total:
         return truncate(head + " The notebook is empty.", max_chars)[0]
     if query.chosen:
-        cells, notes = _choose(cells, total, query)
+        complete = len(cells) >= total or reply.get("chosen") is True
+        cells, notes = _choose(cells, total, query, complete)
         shown = ", ".join(str(int(c.get("index", 0)) + 1) for c in cells) or "none"
         head += f" Showing only the cells asked for ({shown})"
         head += "." if query.brief else ", whole where the cap allows."
         head = " ".join([head, *notes])
         if not cells:
             return truncate(head, max_chars)[0]
-    if query.brief:
-        for chars in _BRIEF_LINE:
-            text = head + "\n" + "\n".join(_brief_line(c, chars, this_cell, ran) for c in cells)
-            if len(text) <= max_chars:
-                break
-        return truncate(text, max_chars)[0]
     keep = min(_SOURCE_CHARS, max_chars // 5)  # the selected cell's source, at any level
-    levels = (_WHOLE, *_LEVELS) if query.chosen else _LEVELS
-    for source_chars, output_chars in levels:
-        blocks = [
+
+    def body(shown: list[Mapping[str, Any]], level: tuple[int, int]) -> str:
+        if query.brief:
+            return "\n" + "\n".join(_brief_line(c, level[0], this_cell, ran) for c in shown)
+        source_chars, output_chars = level
+        return "\n\n" + "\n\n".join(
             _cell_block(c, max(source_chars, keep) if c.get("selected") else source_chars,
                         output_chars, figures, this_cell, ran, whole=query.chosen)
-            for c in cells
-        ]  # fmt: skip
-        text = head + "\n\n" + "\n\n".join(blocks)
-        if len(text) <= max_chars:
-            break
+            for c in shown
+        )  # fmt: skip
+
+    levels: tuple[tuple[int, int], ...]
+    if query.brief:
+        levels = tuple((chars, 0) for chars in _BRIEF_LINE)
+    else:
+        levels = (_WHOLE, *_LEVELS) if query.chosen else _LEVELS
+    tries = [(cells, levels)]
+    if not query.chosen:  # a listing too long for every header: a window around the prompt
+        anchor, readable = anchor_of(cells, this_cell), levels if query.brief else levels[:5]
+        sizes = [n for n in WINDOW_SIZES if n < len(cells)]
+        tries += [(window(cells, anchor, n), levels if n == 1 else readable) for n in sizes]
+    for listed, tried in tries:
+        note = "" if query.chosen else left_out(positions(listed), total)
+        for level in tried:
+            text = (f"{head} {note}" if note else head) + body(listed, level)
+            if len(text) <= max_chars:
+                return text
+        if listed is cells and text.rfind("\n## " if not query.brief else "\n") + 200 < max_chars:
+            break  # every header survives a cut of the end (the selected cell's longer source)
     return truncate(text, max_chars)[0]
 
 

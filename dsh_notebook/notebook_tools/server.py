@@ -99,8 +99,9 @@ from .cells import FigureLookup
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .masking import mask_result
+from .page_reader import NotebookReader
 from .ran_cells import RanLookup, shell_history, source_at_run
-from .read_tools import READ_TOOL_NAMES, NotebookReader, PromptCellLookup, ReadTools
+from .read_tools import READ_TOOL_NAMES, PromptCellLookup, ReadTools
 from .refusals import REJECTED_MESSAGE, code_too_long_text
 from .run_python import RunPythonResult, run_python
 from .schemas import MCP_SERVER_NAME, instructions, tool_definitions

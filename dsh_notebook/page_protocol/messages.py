@@ -16,9 +16,12 @@ from .shapes import (
     MAX_BUNDLE_TEXT,
     MAX_CELL_OUTPUTS,
     MAX_OUTPUTS_TEXT,
+    MAX_READ_CELLS,
+    MAX_READ_IDS,
     Hello,
     InsertCell,
     ReadNotebook,
+    ReadWant,
     RunOutput,
     RunOutputBundle,
     RunOutputState,
@@ -39,9 +42,27 @@ def hello(kernel_version: str) -> Hello:
     return {"v": 1, "type": "hello", "kernel_version": kernel_version}
 
 
-def read_notebook(request_id: str) -> ReadNotebook:
-    """The ``read_notebook`` request; the reply carries the same ``request_id``."""
-    return {"v": 1, "type": "read_notebook", "request_id": request_id}
+def read_notebook(request_id: str, want: ReadWant | None = None) -> ReadNotebook:
+    """The ``read_notebook`` request for the cells ``want`` chooses (see :class:`ReadWant`;
+    ``None``: the first :data:`MAX_READ_CELLS`); the reply carries the same ``request_id``.
+    Out-of-bounds choices are clamped, ids of 4-200 characters kept (at most
+    :data:`MAX_READ_IDS`), so the page never refuses the request."""
+    message: ReadNotebook = {"v": 1, "type": "read_notebook", "request_id": request_id}
+    want = want or {}
+    around = want.get("around")
+    if isinstance(around, str) and 0 < len(around) <= 200:
+        message["around"] = around
+    if "window" in want:
+        message["window"] = max(0, min(int(want["window"]), MAX_READ_CELLS))
+    ids = [i for i in want.get("cell_ids", []) if 4 <= len(i) <= 200][:MAX_READ_IDS]
+    if ids:
+        message["cell_ids"] = ids
+    first, last = want.get("first"), want.get("last")
+    if first is not None:
+        message["first"] = max(0, first)
+    if last is not None:
+        message["last"] = max(last, message.get("first", 0))
+    return message
 
 
 def waiting(cells: Sequence[WaitingCell]) -> Waiting:

@@ -175,8 +175,16 @@ def parse_read_notebook_reply(data: object) -> ReadNotebookReply | None:
     cells = [_notebook_cell(c) for c in raw_cells]
     if any(c is None for c in cells):
         return None
-    return {"v": 1, "type": "read_notebook_reply", "request_id": request_id, "path": path,
-            "total_cells": total, "cells": [c for c in cells if c is not None]}  # fmt: skip
+    chosen = data.get("chosen", False)
+    if type(chosen) is not bool:
+        return None
+    reply: ReadNotebookReply = {
+        "v": 1, "type": "read_notebook_reply", "request_id": request_id, "path": path,
+        "total_cells": total, "cells": [c for c in cells if c is not None],
+    }  # fmt: skip
+    if chosen:
+        reply["chosen"] = True
+    return reply
 
 
 def parse_frontend_message(data: object) -> HelloReply | None:

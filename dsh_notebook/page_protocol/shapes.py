@@ -38,6 +38,7 @@ __all__ = [
     "CellOutput",
     "NotebookCell",
     "ReadNotebookReply",
+    "ReadWant",
 ]
 
 PROTOCOL_VERSION: Final = 1
@@ -62,6 +63,8 @@ MAX_BUNDLE_TEXT: Final = 256 * 1024
 RUN_OUTPUT_STATES: Final = ("live", "settled")
 MAX_READ_CELLS: Final = 500
 """Most cells one ``read_notebook_reply`` carries (``total_cells`` says how many there are)."""
+MAX_READ_IDS: Final = 50
+"""Most ``cell_ids`` one ``read_notebook`` may name."""
 MAX_READ_SOURCE: Final = 20000
 """Longest ``source`` of one cell in a ``read_notebook_reply`` (the frontend cuts longer ones)."""
 MAX_OUTPUT_TEXT: Final = 2000
@@ -161,10 +164,32 @@ class InsertCell(TypedDict):
     outputs: list[dict[str, object]]
 
 
-class ReadNotebook(TypedDict):
+class _ReadNotebookRequired(TypedDict):
     v: Literal[1]
     type: Literal["read_notebook"]
     request_id: str
+
+
+class ReadWant(TypedDict, total=False):
+    """Which cells a ``read_notebook`` asks for (each optional; none: the first
+    :data:`MAX_READ_CELLS`)."""
+
+    around: str
+    """The cell id the window is centred on (the asking ``%%dsh`` cell); else the active cell."""
+    window: int
+    """At most this many cells around ``around`` (0 to :data:`MAX_READ_CELLS`; default
+    :data:`MAX_READ_CELLS` with ``around``, else 0)."""
+    cell_ids: list[str]
+    """Cells whose id is one of these or starts with one (4-200 characters; at most
+    :data:`MAX_READ_IDS`), wherever they are."""
+    first: int
+    """The first position (from 0) of a range of cells."""
+    last: int
+    """The last position of that range, included."""
+
+
+class ReadNotebook(_ReadNotebookRequired, ReadWant):
+    """The ``read_notebook`` request: the page also sends every private cell, bare."""
 
 
 class _CellOutputRequired(TypedDict):
@@ -199,10 +224,16 @@ class NotebookCell(_NotebookCellRequired, total=False):
     ``outputs`` (the page never sends them; the kernel drops them if one does)."""
 
 
-class ReadNotebookReply(TypedDict):
+class _ReadNotebookReplyRequired(TypedDict):
     v: Literal[1]
     type: Literal["read_notebook_reply"]
     request_id: str
     path: str
     total_cells: int
     cells: list[NotebookCell]
+
+
+class ReadNotebookReply(_ReadNotebookReplyRequired, total=False):
+    chosen: bool
+    """Present (true) when the page chose the cells by the request's :class:`ReadWant` (so an
+    id it did not send is in no cell); absent from pages that send the first cells only."""

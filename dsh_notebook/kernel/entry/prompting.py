@@ -93,7 +93,7 @@ class Prompting:
         prompt_count = current_execution_count(shell, cell)  # IPython 9 counts ahead
         link = agent.frontend_link  # the page's cells, for the block's edited cells
         asks = self.settings().context_block and "read_notebook" in link.capabilities
-        page = read_page_now(link.read_notebook) if asks else None
+        page = read_page_now(link.read_notebook, shell) if asks else None
         facts = gather_facts(
             shell, agent.errors, execution_count=prompt_count,
             since=self._prompted.get(session_id), page=page, ran=agent.ran_cells.lookup,

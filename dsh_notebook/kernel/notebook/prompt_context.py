@@ -21,12 +21,13 @@ import re
 import sys
 import threading
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from ...context.notebook_context import CellRun, EditedCell, NotebookFacts
 from ...context.private import PRIVATE_CELL
 from ...frontend import current_identity
+from ...notebook_tools.page_reader import NotebookReader, want_for
 from ...notebook_tools.ran_cells import RanLookup, edited_since, private_runs
 from ..showing.display import kernel_of
 
@@ -114,17 +115,21 @@ def current_execution_count(shell: Any, cell: str) -> int | None:
 
 
 def read_page_now(
-    read: Callable[[float, bool], Mapping[str, Any] | str], timeout: float = PAGE_READ_TIMEOUT
+    read: NotebookReader, shell: Any = None, timeout: float = PAGE_READ_TIMEOUT
 ) -> Mapping[str, Any] | str:
     """The page's ``read_notebook_reply``, or why not, asked from the kernel's main thread inside
     a cell (``read`` is :meth:`~dsh_notebook.frontend.FrontendLink.read_notebook`, which must run
-    on another thread and is told the main thread is busy). Waits at most ``timeout`` seconds
-    and a half; never raises."""
+    on another thread and is told the main thread is busy): the window of cells around the
+    running ``%%dsh`` cell of ``shell``'s kernel (wherever it is in a long notebook). Waits at
+    most ``timeout`` seconds and a half; never raises."""
     box: list[Mapping[str, Any] | str] = []
+    identity = current_identity(kernel_of(shell)) if shell is not None else None
+    around = identity.cell_id if identity is not None else None
+    want = want_for((), None, None, around)
 
     def work() -> None:
         try:
-            box.append(read(timeout, True))
+            box.append(read(timeout, True, want))
         except Exception as exc:
             box.append(f"the page could not be read ({type(exc).__name__})")
 
@@ -153,7 +158,9 @@ def _page_facts(
         count = edited_since(cell, ran)
         if count is not None and not cell.get("private"):  # a private cell is never shown
             edited.append(EditedCell(where, str(cell.get("id")), count, str(cell.get("source"))))
-    return {"position": position, "edited": tuple(edited), "private_cells": tuple(private)}
+    total = page.get("total_cells")
+    return {"position": position, "edited": tuple(edited), "private_cells": tuple(private),
+            "cells_total": total if isinstance(total, int) else None}  # fmt: skip
 
 
 def gather_facts(

@@ -38,6 +38,7 @@ from ...context.changes_text import changes_of
 from ...context.consequences import analyse
 from ...notebook_tools.cell_tools import ORIGIN_TIMEOUT
 from ...notebook_tools.edits import Grant, Refusal
+from ...notebook_tools.page_reader import NotebookReader
 from ...notebook_tools.ran_cells import RanLookup
 from ...notebook_tools.refusals import (
     CONNECTION_LOST_MESSAGE,
@@ -89,7 +90,7 @@ class NotebookToolsHost:
         origins: CallOrigins,
         kernel_loop: asyncio.AbstractEventLoop | None,
         record: CallRecorder[ApprovedCall] | None = None,
-        read_notebook: Callable[[float, bool], Any] | None = None,
+        read_notebook: NotebookReader | None = None,
         figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
         ran_cells: RanLookup | None = None,
         secrets: Callable[[], Secrets] | None = None,
