@@ -29,6 +29,7 @@ from ..context.time_limit import TimedOut, call_with_time_limit
 from .cell_tools import Caller, CellTools
 from .cells import FigureLookup, cells_query, fallback_cells, format_cells, shown_cells
 from .history import notebook_history
+from .page_reader import NotebookReader, want_for
 from .ran_cells import RanLookup, private_runs
 from .refusals import UNCERTAIN_READ_NOTE
 from .variables import describe_variable, notebook_variables
@@ -43,13 +44,6 @@ READ_TOOL_NAMES = ("notebook_variables", "describe_variable", "notebook_history"
 PromptCellLookup = Callable[[str, Mapping[str, Any]], Awaitable[str | None]]
 """``(tool name, arguments) -> the notebook cell id of the %%dsh cell whose run made this call``,
 or None when that is not known for sure (awaited on the server loop, briefly)."""
-
-NotebookReader = Callable[[float, bool], Mapping[str, Any] | str]
-"""Reads the notebook from the page, waiting at most the given seconds (called on a worker
-thread): a ``read_notebook_reply`` mapping, or a sentence saying why not. The flag says a cell
-holds the main thread: then the reader asks only where the page's reply is handled elsewhere (a
-subshell), else it only says why there is no answer
-(:meth:`dsh_notebook.frontend.FrontendLink.read_notebook`)."""
 
 
 class ReadTools:
@@ -106,7 +100,7 @@ class ReadTools:
                 n = 10
             page = None  # the page names its private cells (a tag set after the run)
             if self._reader is not None and self._ran is not None:
-                page = self._reader(self._cells_timeout, self._cell_running())
+                page = self._reader(self._cells_timeout, self._cell_running(), {"window": 0})
             return True, notebook_history(
                 shell, n, errors=self._errors, max_chars=cap,
                 private=private_runs(page, self._ran),
@@ -154,7 +148,8 @@ class ReadTools:
             if reader is None:
                 reason: Mapping[str, Any] | str = "this kernel has no notebook page to ask"
             else:
-                reason = reader(timeout, self._cell_running())
+                want = want_for(query.cell_ids, query.start, query.end, this_cell)
+                reason = reader(timeout, self._cell_running(), want)
             if isinstance(reason, str):
                 return fallback_cells(
                     shell, reason, errors=self._errors, max_chars=cap, query=query,
