@@ -93,10 +93,12 @@ def test_each_queued_request_reads_its_own_identity(kernel: Kernel) -> None:
     got = collect(kernel, ids)
     out = [stdout(got[i]) for i in ids]
     assert out[0] == (
-        f"NotebookIdentity(id='{ID_A}', path='work/a.ipynb', cell_id='c0', forked_from=None)"
+        f"NotebookIdentity(id='{ID_A}', path='work/a.ipynb', cell_id='c0', forked_from=None, "
+        "private=False)"
     )
     assert out[1] == (
-        f"NotebookIdentity(id='{ID_B}', path='work/a.ipynb', cell_id='c1', forked_from='{ID_A}')"
+        f"NotebookIdentity(id='{ID_B}', path='work/a.ipynb', cell_id='c1', forked_from='{ID_A}', "
+        "private=False)"
     )
     assert out[2] == "None"
     assert out[3] == "None"

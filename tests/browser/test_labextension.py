@@ -49,7 +49,7 @@ def extlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 IDENTITY = re.compile(
     r"NotebookIdentity\(id='(?P<id>[0-9a-f]{32})', path='(?P<path>[^']*)', "
-    r"cell_id='(?P<cell>[^']+)', forked_from=(?P<forked>None|'[0-9a-f]{32}')\)"
+    r"cell_id='(?P<cell>[^']+)', forked_from=(?P<forked>None|'[0-9a-f]{32}'), private=False\)"
 )
 READ_IDENTITY = (
     "from dsh_notebook.frontend.identity import current_identity; "
