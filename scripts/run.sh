@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command that sets everything up on a fresh machine and runs the main job: JupyterLab
-# on 127.0.0.1 with notebooks/quickstart.ipynb open.
+# on 127.0.0.1 with the quickstart open, in your copy of notebooks/ (my-notebooks/, ignored by
+# git: the clone stays clean) and without JupyterLab's news toast (scripts/lab.sh).
 #
 #   bash scripts/run.sh [jupyter lab options...]   # e.g. --port 9999 --no-browser
 #   bash scripts/run.sh --headless                  # no browser: execute the quickstart and write
@@ -29,15 +30,13 @@ ensure_debian_packages bwrap:bubblewrap  # the runtime's sandbox for the agent's
 echo "== installing dsh-notebook with the runtime and JupyterLab (the first time takes a few minutes)"
 ensure_venv .venv -e '.[runtime,jupyter]' jupyterlab nbconvert pandas matplotlib
 
-# The notebooks ask for the kernel "python3": make that this environment's kernel even when a
-# user-wide "python3" kernelspec (another Python, without dsh_notebook) exists.
-export JUPYTER_PATH="$PWD/.venv/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
-
 if [ -z "${DEEPSEEK_API_KEY:-}" ] && [ -z "${DEEPSEEK_BASE_URL:-}" ]; then
   echo "== no DEEPSEEK_API_KEY: the notebooks use the demo analyst (rule-based, no LLM)"
 fi
 
 if [ "$headless" = "1" ]; then
+  # the kernel "python3" is this environment's (scripts/lab.sh says why)
+  export JUPYTER_PATH="$PWD/.venv/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
   mkdir -p build
   echo "== executing notebooks/quickstart.ipynb (no browser needed)"
   .venv/bin/jupyter nbconvert --to html --execute notebooks/quickstart.ipynb \
@@ -47,10 +46,4 @@ if [ "$headless" = "1" ]; then
   exit 0
 fi
 
-root_flag=()
-if [ "$(id -u)" = "0" ]; then
-  root_flag=(--allow-root)  # Jupyter refuses to run as root without it
-fi
-echo "== starting JupyterLab on 127.0.0.1 (Ctrl-C to stop)"
-exec .venv/bin/jupyter lab --ServerApp.ip=127.0.0.1 ${root_flag[@]+"${root_flag[@]}"} "$@" \
-  notebooks/quickstart.ipynb
+exec bash scripts/lab.sh "$@"
