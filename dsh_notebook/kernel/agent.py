@@ -223,8 +223,10 @@ class NotebookAgent:
     def resolved_home(self) -> Path:
         return resolve_dsh_home(self.settings().dsh_home or None)
 
-    def harness_config(self) -> HarnessConfig:
-        """The client configuration the settings describe (read when the runtime starts)."""
+    def harness_config(self, *, starting: bool = True) -> HarnessConfig:
+        """The client configuration the settings describe (read when the runtime starts).
+        ``starting=False`` (``%dsh config``) describes it without starting the person's MCP
+        servers again: their current mount is named."""
         s = self.settings()
         demo = demo_active(s)
         model = s.model or os.environ.get("DSH_MODEL") or "deepseek-flash"
@@ -234,7 +236,8 @@ class NotebookAgent:
             max_chars=s.notebook_tools_max_chars,
             images=takes_images(s.provider, model),
         )
-        mounts = [m for m in (mount, self.user_mcp.mount()) if m is not None]
+        user = self.user_mcp.mount() if starting else self.user_mcp.current()
+        mounts = [m for m in (mount, user) if m is not None]
         return HarnessConfig(
             dsh_bin=s.dsh_bin or None,
             dsh_home=self.resolved_home(),

@@ -391,7 +391,7 @@ def _export(m: NotebookAgent, args: ExportArgs) -> None:
 
 
 def _config(m: NotebookAgent, args: NoArgs) -> None:
-    for key, value in m.harness_config().describe().items():
+    for key, value in m.harness_config(starting=False).describe().items():
         print(f"{key:20s} {value!r}")
 
 

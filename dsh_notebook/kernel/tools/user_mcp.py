@@ -102,6 +102,11 @@ class UserMcp:
             atexit.unregister(old.remove)
         return mount
 
+    def current(self) -> McpMount | None:
+        """The patch of the last start (None before one, or when no server answered)."""
+        with self._lock:
+            return self._mount
+
     def stop(self) -> None:
         """Remove the patch (the extension unloads). Idempotent."""
         with self._lock:
