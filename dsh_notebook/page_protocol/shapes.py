@@ -19,6 +19,7 @@ __all__ = [
     "MAX_BUNDLE_TEXT",
     "RUN_OUTPUT_STATES",
     "MAX_READ_CELLS",
+    "MAX_READ_IDS",
     "MAX_READ_SOURCE",
     "MAX_OUTPUT_TEXT",
     "MAX_READ_OUTPUTS",

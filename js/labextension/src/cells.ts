@@ -6,6 +6,9 @@
  * results, the mime types of rich outputs, an error's name and value; never image data). The
  * output summary is also the `run_cells_reply`'s (`runcells.ts`).
  *
+ * In a notebook longer than `MAX_READ_CELLS` the request chooses which cells (`chosenPositions`:
+ * a window around the asking cell, cells by id or position, wherever they are).
+ *
  * Bounded to what the kernel accepts (`MAX_READ_CELLS` cells, `MAX_READ_SOURCE` characters of
  * source, `MAX_READ_OUTPUTS` outputs with `MAX_OUTPUT_TEXT` characters each); longer parts are cut
  * with the kernel's marker (`truncationMark`). Pure over the model: reads, never changes it.
@@ -22,6 +25,7 @@ import {
   MAX_READ_SOURCE,
   PRIVATE_TAG
 } from './protocol/constants';
+import type { IReadNotebook } from './protocol/kernel';
 import type { ICellOutput, INotebookCell, IReadNotebookReply, IRunCellOutput } from './protocol/page';
 
 // CSI sequences (colours, cursor), OSC sequences, and lone escapes
@@ -175,17 +179,76 @@ function cellOf(cell: ICellModel, index: number, selectedId: string | null): INo
   };
 }
 
-/** The `read_notebook_reply` for `requestId` from the notebook `model` at `path`. */
+/** Which cells a `read_notebook` asks for (its optional fields, `IReadNotebook`). */
+export type ReadWant = Pick<IReadNotebook, 'around' | 'window' | 'cell_ids' | 'first' | 'last'>;
+
+/**
+ * The positions of the cells `want` asks for, in notebook order, at most `MAX_READ_CELLS`: first
+ * every cell whose id is one of `cell_ids` or starts with one (a short id), then every private
+ * cell (sent bare, so the kernel knows them wherever they are), then the `first`..`last` range,
+ * then the `window` cells around `around` (its id, or the first id starting with it; else the
+ * active cell `selected`, else the first cell; `window` defaults to `MAX_READ_CELLS` with
+ * `around`, else 0). Asked for nothing (an older kernel): the first `MAX_READ_CELLS`.
+ */
+export function chosenPositions(ids: readonly string[], privates: readonly number[], want: ReadWant, selected: number): number[] {
+  const total = ids.length;
+  const chosen = new Set<number>();
+  const add = (i: number): boolean => {
+    if (chosen.size >= MAX_READ_CELLS) {
+      return false;
+    }
+    chosen.add(i);
+    return true;
+  };
+  for (const given of want.cell_ids ?? []) {
+    ids.forEach((id, i) => (id === given || id.startsWith(given)) && add(i));
+  }
+  privates.forEach(add);
+  if (want.first !== undefined || want.last !== undefined) {
+    for (let i = want.first ?? 0; i <= Math.min(want.last ?? total - 1, total - 1) && add(i); i++);
+  }
+  const asked = Object.values(want).some(v => v !== undefined);
+  const wide = Math.min(want.window ?? (want.around !== undefined || !asked ? MAX_READ_CELLS : 0), total);
+  const around = want.around;
+  const exact = around === undefined ? -1 : ids.indexOf(around);
+  const found = around === undefined || exact >= 0 ? exact : ids.findIndex(id => id.startsWith(around));
+  const centre = !asked ? 0 : found >= 0 ? found : Math.max(selected, 0);
+  const start = Math.max(0, Math.min(centre - Math.floor(wide / 2), total - wide));
+  // nearest the centre first, so a window cut by the cap still holds it
+  const order = Array.from({ length: wide }, (_, k) => start + k).sort((a, b) => Math.abs(a - centre) - Math.abs(b - centre));
+  order.forEach(add);
+  return [...chosen].sort((a, b) => a - b);
+}
+
+/**
+ * The `read_notebook_reply` for `requestId` from the notebook `model` at `path`: the cells
+ * `want` chooses (`chosenPositions`), each with its position; `total_cells` says how many exist.
+ */
 export function readCells(
   requestId: string,
   path: string,
   model: INotebookModel,
-  selectedId: string | null
+  selectedId: string | null,
+  want: ReadWant = {}
 ): IReadNotebookReply {
-  const cells: INotebookCell[] = [];
   const total = model.cells.length;
-  for (let i = 0; i < total && i < MAX_READ_CELLS; i++) {
-    cells.push(cellOf(model.cells.get(i), i, selectedId));
+  const ids: string[] = [];
+  const privates: number[] = [];
+  let selected = -1;
+  for (let i = 0; i < total; i++) {
+    const cell = model.cells.get(i);
+    ids.push(cell.id);
+    if (cell.id === selectedId) {
+      selected = i;
+    }
+    if (isPrivateCell(cell)) {
+      privates.push(i);
+    }
   }
-  return { v: 1, type: 'read_notebook_reply', request_id: requestId, path: cut(path, 4000), total_cells: total, cells };
+  const cells = chosenPositions(ids, privates, want, selected).map(i => cellOf(model.cells.get(i), i, selectedId));
+  const reply: IReadNotebookReply = { v: 1, type: 'read_notebook_reply', request_id: requestId, path: cut(path, 4000), total_cells: total, cells };
+  if (Object.values(want).some(v => v !== undefined)) {
+    reply.chosen = true; // the cells asked for: an id not sent is in no cell
+  }
+  return reply;
 }

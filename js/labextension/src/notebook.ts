@@ -25,7 +25,7 @@ import { isPrivateCell, readCells } from './cells';
 import { linkKernel, RequestAnswers } from './link';
 import { METADATA_KEY } from './protocol/constants';
 import { identityMetadata, IIdentityMetadata, IStoredIdentity, parseStoredIdentity } from './protocol/identity';
-import type { IWaiting } from './protocol/kernel';
+import type { IReadNotebook, IWaiting } from './protocol/kernel';
 import { IReadNotebookReply, IUndoReply, undoRequest } from './protocol/page';
 import { RunOutputs } from './runoutputs';
 import { WaitingState } from './waiting';
@@ -137,7 +137,7 @@ export class NotebookBinding {
 
   /** This notebook's answers to the kernel's requests (`docs/cell-editing.md` for the edits). */
   private readonly _answers: RequestAnswers = {
-    read_notebook: message => this._readCells(message.request_id),
+    read_notebook: message => this._readCells(message),
     apply_change: message => this._edits.applyChange(message),
     run_cells: message => this._edits.runCells(message),
     undo_changes: message => {
@@ -197,7 +197,7 @@ export class NotebookBinding {
   }
 
   /** The notebook's cells for the kernel's `read_notebook` (the model as shown, unsaved edits). */
-  private _readCells(requestId: string): IReadNotebookReply | null {
+  private _readCells(message: IReadNotebook): IReadNotebookReply | null {
     if (this._context.isDisposed) {
       return null;
     }
@@ -208,7 +208,7 @@ export class NotebookBinding {
         break; // prefer the view the person looks at
       }
     }
-    return readCells(requestId, this._context.path, this._context.model, selected);
+    return readCells(message.request_id, this._context.path, this._context.model, selected, message);
   }
 
   /** Once the session has its kernel (or none): run widgets of models it lacks read "interrupted". */

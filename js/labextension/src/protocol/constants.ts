@@ -43,6 +43,8 @@ export const MAX_OUTPUTS_TEXT = 8388608;
 export const MAX_BUNDLE_TEXT = 262144;
 /** Bounds of a `read_notebook_reply` (the kernel rejects a reply over them). */
 export const MAX_READ_CELLS = 500;
+/** The most `cell_ids` one `read_notebook` may name. */
+export const MAX_READ_IDS = 50;
 export const MAX_READ_SOURCE = 20000;
 export const MAX_OUTPUT_TEXT = 2000;
 export const MAX_READ_OUTPUTS = 20;

@@ -81,11 +81,24 @@ export interface IInsertCell {
   outputs: AgentOutput[];
 }
 
-/** The notebook as the person sees it, please (see `../cells.ts`). */
+/**
+ * The notebook as the person sees it, please (see `../cells.ts`). The optional fields choose
+ * the cells of a notebook longer than `MAX_READ_CELLS`; without them the page sends the first
+ * `MAX_READ_CELLS`.
+ */
 export interface IReadNotebook {
   v: 1;
   type: 'read_notebook';
   request_id: string;
+  /** The cell (id or id prefix) the window is centred on (the asking `%%dsh` cell); else the active cell. */
+  around?: string;
+  /** At most `window` cells around `around` (0: none; default `MAX_READ_CELLS`). */
+  window?: number;
+  /** Cells whose id is one of these or starts with one (4 characters or more), wherever. */
+  cell_ids?: string[];
+  /** Positions `first`..`last` (from 0, both included). */
+  first?: number;
+  last?: number;
 }
 
 /**

@@ -60,6 +60,8 @@ export interface IReadNotebookReply {
   path: string;
   total_cells: number;
   cells: INotebookCell[];
+  /** Present (true) when the cells are those the request chose (`cells.ts`, `chosenPositions`). */
+  chosen?: boolean;
 }
 
 export type ApplyStatus = 'applied' | 'stale' | 'missing' | 'failed';

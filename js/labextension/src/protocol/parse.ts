@@ -11,9 +11,9 @@
 
 import { parseInsertCell } from './agentoutput';
 import { isInteger, isRecord, isText } from './checks';
-import { MAX_BUNDLE_TEXT, PROTOCOL_VERSION } from './constants';
+import { MAX_BUNDLE_TEXT, MAX_READ_CELLS, MAX_READ_IDS, PROTOCOL_VERSION } from './constants';
 import { parseApplyChange, parseRunCells, parseUndoChanges } from './editing';
-import type { IRunOutput, IWaiting, IWaitingCell, KernelMessage, KernelMessageOf } from './kernel';
+import type { IReadNotebook, IRunOutput, IWaiting, IWaitingCell, KernelMessage, KernelMessageOf } from './kernel';
 
 /** The most cells one `waiting` may name. */
 const MAX_WAITING_CELLS = 1000;
@@ -28,8 +28,7 @@ const PARSERS: Parsers = {
   waiting: parseWaiting,
   run_output: parseRunOutput,
   insert_cell: parseInsertCell,
-  read_notebook: data =>
-    isText(data.request_id, false) ? { v: 1, type: 'read_notebook', request_id: data.request_id } : null,
+  read_notebook: parseReadNotebook,
   apply_change: parseApplyChange,
   run_cells: parseRunCells,
   undo_changes: parseUndoChanges
@@ -100,6 +99,52 @@ function parseRunOutput(data: Record<string, unknown>): IRunOutput | null {
   };
   if (data.replay === true) {
     message.replay = true;
+  }
+  return message;
+}
+
+function isPosition(value: unknown): value is number {
+  return isInteger(value) && value >= 0;
+}
+
+/** A `read_notebook`: its request id and, each optional, `around` (an id), `window` (0 to
+ * `MAX_READ_CELLS`), `cell_ids` (at most `MAX_READ_IDS` ids of 4-200 characters) and a
+ * `first`..`last` range of positions; any of them malformed: `null`. */
+function parseReadNotebook(data: Record<string, unknown>): IReadNotebook | null {
+  if (!isText(data.request_id, false)) {
+    return null;
+  }
+  const message: IReadNotebook = { v: 1, type: 'read_notebook', request_id: data.request_id };
+  const { around, window, cell_ids: ids, first, last } = data;
+  if (around !== undefined) {
+    if (typeof around !== 'string' || around.length === 0 || around.length > 200) {
+      return null;
+    }
+    message.around = around;
+  }
+  if (window !== undefined) {
+    if (!isPosition(window) || window > MAX_READ_CELLS) {
+      return null;
+    }
+    message.window = window;
+  }
+  if (ids !== undefined) {
+    const valid = (id: unknown): id is string => typeof id === 'string' && id.length >= 4 && id.length <= 200;
+    if (!Array.isArray(ids) || ids.length > MAX_READ_IDS || !ids.every(valid)) {
+      return null;
+    }
+    message.cell_ids = [...ids];
+  }
+  for (const [key, value] of [['first', first], ['last', last]] as const) {
+    if (value !== undefined) {
+      if (!isPosition(value)) {
+        return null;
+      }
+      message[key] = value;
+    }
+  }
+  if (message.first !== undefined && message.last !== undefined && message.last < message.first) {
+    return null;
   }
   return message;
 }
