@@ -206,3 +206,40 @@ def test_the_probe_lists_tools_and_leaves_out_what_does_not_start(tmp_path: Path
         ("exits", (), "it exited before answering; it said: bad setup"),
         ("missing", (), "command not found"),
     ]
+
+
+def test_a_failure_while_mounting_leaves_the_servers_out_with_one_line() -> None:
+    from dsh_notebook.kernel.tools.user_mcp import UserMcp
+
+    def where() -> tuple[str | None, Path, Path]:
+        raise PermissionError("home is not readable")
+
+    servers = UserMcp(where)
+    assert servers.mount() is None  # the runtime starts without them
+    assert servers.take_notes() == [
+        "MCP: your servers are left out (PermissionError: home is not readable)"
+    ]
+    assert servers.take_notes() == []  # said once
+
+
+def test_a_stdio_server_is_checked_in_the_workspace(tmp_path: Path) -> None:
+    from dsh_notebook.kernel.tools.user_mcp import UserMcp
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "here.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if 'id' not in m: continue\n"
+        "    r = {'tools': []} if m['method'] == 'tools/list' else"
+        " {'protocolVersion': m['params'].get('protocolVersion'), 'capabilities': {},"
+        " 'serverInfo': {'name': 't', 'version': '1'}}\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
+    )
+    write(workspace / "dsh-mcp.json", {"here": {"command": sys.executable, "args": ["here.py"]}})
+    servers = UserMcp(lambda: (None, workspace, tmp_path / "home"))
+    mount = servers.mount()  # a relative path works as the runtime runs it: in the workspace
+    assert mount is not None and servers.take_notes() == []
+    servers.stop()
+    assert not mount.patch_path.exists()

@@ -18,7 +18,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,13 +71,26 @@ class UserMcp:
         if probe and servers:  # without ``mcp`` each check says so, and nothing is mounted
             from ...notebook_tools.user_probe import probe_servers
 
-            checks = tuple(probe_servers(servers))
+            # started where the runtime starts them: the workspace, unless the entry says
+            started = [replace(s, cwd=str(workspace / (s.cwd or "."))) for s in servers]
+            checks = tuple(probe_servers(started))
         return _Looked(tuple(files), tuple(servers), tuple(problems), checks)
 
     def mount(self) -> McpMount | None:
         """Read, check and mount (a runtime starts): the patch of the servers that answered,
         or None. The previous patch is removed; the lines about what was left out are kept
-        for :meth:`take_notes`."""
+        for :meth:`take_notes`. Never raises: whatever goes wrong here leaves the person's
+        servers out (one line) and the runtime starts without them."""
+        try:
+            return self._mount_now()
+        except Exception as exc:
+            note = f"MCP: your servers are left out ({type(exc).__name__}: {exc})"
+            log.warning("dsh: %s", note, exc_info=True)
+            with self._lock:
+                self._notes = [note[:300]]
+            return None
+
+    def _mount_now(self) -> McpMount | None:
         looked = self._look(probe=True)
         good = [s for s, c in zip(looked.servers, looked.checks, strict=True) if c.ok]
         mount = None
