@@ -222,7 +222,9 @@ def test_a_failure_while_mounting_leaves_the_servers_out_with_one_line() -> None
     assert servers.take_notes() == []  # said once
 
 
-def test_a_stdio_server_is_checked_in_the_workspace(tmp_path: Path) -> None:
+def test_a_stdio_server_is_checked_in_the_workspace_and_read_only_asks_for_every_tool(
+    tmp_path: Path,
+) -> None:
     from dsh_notebook.kernel.tools.user_mcp import UserMcp
 
     workspace = tmp_path / "ws"
@@ -237,9 +239,14 @@ def test_a_stdio_server_is_checked_in_the_workspace(tmp_path: Path) -> None:
         " 'serverInfo': {'name': 't', 'version': '1'}}\n"
         "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
     )
-    write(workspace / "dsh-mcp.json", {"here": {"command": sys.executable, "args": ["here.py"]}})
+    entry = {"command": sys.executable, "args": ["here.py"], "autoApprove": ["look"]}
+    write(workspace / "dsh-mcp.json", {"here": entry})
     servers = UserMcp(lambda: (None, workspace, tmp_path / "home"))
     mount = servers.mount()  # a relative path works as the runtime runs it: in the workspace
     assert mount is not None and servers.take_notes() == []
+    assert '{"servers": {"here": ["look"]}' in mount.patch_path.read_text()
+    read_only = servers.mount(read_only=True)  # a read-only runtime: every call asks
+    assert read_only is not None and not mount.patch_path.exists()  # the old patch is gone
+    assert '{"servers": {"here": []}' in read_only.patch_path.read_text()
     servers.stop()
-    assert not mount.patch_path.exists()
+    assert not read_only.patch_path.exists()

@@ -236,7 +236,8 @@ class NotebookAgent:
             max_chars=s.notebook_tools_max_chars,
             images=takes_images(s.provider, model),
         )
-        user = self.user_mcp.mount() if starting else self.user_mcp.current()
+        read_only = self.runtime_read_only or s.permission_mode == "read-only"
+        user = self.user_mcp.mount(read_only=read_only) if starting else self.user_mcp.current()
         mounts = [m for m in (mount, user) if m is not None]
         return HarnessConfig(
             dsh_bin=s.dsh_bin or None,

@@ -76,13 +76,15 @@ class UserMcp:
             checks = tuple(probe_servers(started))
         return _Looked(tuple(files), tuple(servers), tuple(problems), checks)
 
-    def mount(self) -> McpMount | None:
+    def mount(self, *, read_only: bool = False) -> McpMount | None:
         """Read, check and mount (a runtime starts): the patch of the servers that answered,
         or None. The previous patch is removed; the lines about what was left out are kept
         for :meth:`take_notes`. Never raises: whatever goes wrong here leaves the person's
-        servers out (one line) and the runtime starts without them."""
+        servers out (one line) and the runtime starts without them. ``read_only`` (a read-only
+        runtime): no tool passes unasked, ``autoApprove`` ignored, so a read-only run's broker
+        refuses every call of theirs."""
         try:
-            return self._mount_now()
+            return self._mount_now(read_only)
         except Exception as exc:
             note = f"MCP: your servers are left out ({type(exc).__name__}: {exc})"
             log.warning("dsh: %s", note, exc_info=True)
@@ -90,13 +92,15 @@ class UserMcp:
                 self._notes = [note[:300]]
             return None
 
-    def _mount_now(self) -> McpMount | None:
+    def _mount_now(self, read_only: bool) -> McpMount | None:
         looked = self._look(probe=True)
         good = [s for s, c in zip(looked.servers, looked.checks, strict=True) if c.ok]
         mount = None
         if good:
             from ...notebook_tools.patch import write_user_patch
 
+            if read_only:
+                good = [replace(s, auto_approve=()) for s in good]
             mount = write_user_patch(good)
             atexit.register(mount.remove)
         notes = [f"MCP: {p}" for p in looked.problems]
