@@ -159,6 +159,12 @@ def test_a_person_server_is_listed_asked_called_and_a_broken_one_left_out(
     assert "**Tool** `echo` (tiny)" in shown  # the card names the server
     assert "MCP server broken did not start (it exited before answering" in shown
     assert "The tiny server answered." in shown  # the run went on
+    stderr = [
+        m["content"]["text"]
+        for m in kernel.iopub
+        if m["msg_type"] == "stream" and m["content"]["name"] == "stderr"
+    ]
+    assert not [t for t in stderr if "did not start" in t]  # one line: the note, no log line
     assert TOKEN not in shown
 
 

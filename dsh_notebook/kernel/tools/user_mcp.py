@@ -87,7 +87,7 @@ class UserMcp:
             return self._mount_now(read_only)
         except Exception as exc:
             note = f"MCP: your servers are left out ({type(exc).__name__}: {exc})"
-            log.warning("dsh: %s", note, exc_info=True)
+            log.info("dsh: %s", note, exc_info=True)  # the note is the one line shown
             with self._lock:
                 self._notes = [note[:300]]
             return None
@@ -110,7 +110,7 @@ class UserMcp:
             if not c.ok
         ]
         for note in notes:
-            log.warning("dsh: %s", note)
+            log.info("dsh: %s", note)  # shown once as the next run's note, not twice
         with self._lock:
             old, self._mount, self._mounted = self._mount, mount, looked
             self._notes = notes
