@@ -17,7 +17,7 @@ import math
 import re
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,7 @@ SCRIPTS = {
         ),
     ),
     "run-kept": one_call("run_python", code="kept_value = 41 + 1\nkept_value"),
+    "cell-figure": one_call("notebook_cells", cell_ids=["c-fig"]),
 }
 
 
@@ -166,6 +167,7 @@ async def open_notebook(
     *,
     model: str = "deepseek-flash",
     record: Any = None,
+    server_args: Mapping[str, Any] | None = None,
     **settings: Any,
 ) -> tuple[Notebook, Any]:
     executor = MainThreadExecutor(loop=asyncio.get_running_loop())
@@ -180,6 +182,7 @@ async def open_notebook(
         executor=executor,
         settings=NotebookToolsSettings(max_chars=CAP, **settings),
         record=record,
+        **(server_args or {}),
     ).start()
     mount = write_mcp_patch(server.url, server.token, directory=tmp_path)
     harness = real_harness(
@@ -424,6 +427,65 @@ async def test_a_text_only_route_gets_no_images_and_is_told_so(
     seen = model_saw(scripted_model, "run-figure-text-only")
     assert "1 figure(s) not sent as images: this model route takes no image input" in seen
     assert 'axes 1/1 \\"Trend\\"' in body or 'axes 1/1 "Trend"' in seen
+
+
+def figure_page(figure_png: bytes) -> tuple[Any, Any]:
+    """A page with one cell that showed a figure as In [3], and the kernel's PNG of that run."""
+    page = {"v": 1, "type": "read_notebook_reply", "request_id": "r", "path": "a.ipynb",
+            "total_cells": 1, "cells": [
+                {"index": 0, "id": "c-fig", "cell_type": "code", "source": "plt.plot(y)",
+                 "execution_count": 3, "agent": False, "selected": False,
+                 "outputs": [{"output_type": "display_data", "mime": ["image/png", "text/plain"],
+                              "text": "<Figure size 640x480 with 1 Axes>"}]}]}  # fmt: skip
+
+    def images(cell_id: str | None, count: int | None) -> list[bytes | None]:
+        return [figure_png] if (cell_id, count) == ("c-fig", 3) else []
+
+    return (lambda timeout, busy, want=None: page), images
+
+
+@pytest.mark.parametrize("route", ["image", "text"])
+async def test_a_cell_read_by_id_brings_its_figure_as_png_or_as_words(
+    tmp_path: Path, scripted_model: ScriptedModelServer, shell: InteractiveShell, route: str
+) -> None:
+    """Issue 49 item 3: ``notebook_cells`` for a cell by id attaches the PNG of the figure that
+    cell showed where the route takes images (it arrives in the model's request), and says the
+    figure is described as text where it does not."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import io
+
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 1.5))
+    ax.plot([1, 3, 2])
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=50)
+    plt.close(fig)
+    reader, images = figure_page(buffer.getvalue())
+    extra = {"model": "deepseek-v4-pro", "images": False} if route == "text" else {}
+    nb, mount = await open_notebook(
+        tmp_path, scripted_model, shell,
+        server_args={"read_notebook": reader, "figure_images": images}, **extra,
+    )  # fmt: skip
+    try:
+        async with nb.harness:
+            result = await nb.prompt("cell-figure")
+    finally:
+        nb.server.stop()
+        mount.remove()
+    assert not result["isError"], result["text"]
+    seen = model_saw(scripted_model, "cell-figure")
+    body = last_body(scripted_model, "cell-figure")
+    # the runtime admits the PNG, then sends the model a handle and a normalized copy
+    handle = "; request preview 100x75px. Normalized copy"  # 2 x 1.5 in at 50 dpi
+    image_block = '{"type": "image", "source": {"type": "base64"'
+    if route == "image":
+        assert "Figures: 1 figure(s) attached as PNG (cell 1: 1)." in seen
+        assert handle in body and image_block in body  # the figure itself reached the model
+    else:
+        assert "Figures in cell 1: not sent as images (this model takes none)" in seen
+        assert handle not in body and image_block not in body
 
 
 # -- a real ipykernel (active once the integration patch is applied to magics.py) -----------------

@@ -165,6 +165,7 @@ class NotebookAgent:
             ),
             read_notebook=self.frontend_link.read_notebook,
             figure_notes=self.figure_notes.lookup,
+            figure_images=self.figure_notes.images,
             ran_cells=self.ran_cells.lookup,
             secrets=self.secrets,  # asked at every tool call: a key typed later counts
         )

@@ -12,9 +12,11 @@ Guarantees:
   while a cell runs (``%%dsh --wait`` included) the page is asked only when its reply is handled
   on a subshell (the reader knows). The calling run's ``%%dsh`` cell is marked when known, and
   with the cell tools the full sources the conversation was shown are noted for them
-  (:meth:`~.cell_tools.CellTools.saw`).
-- Each handler returns ``(text, is_error)``; the text is capped at ``max_chars`` and not yet
-  masked (the server masks every result).
+  (:meth:`~.cell_tools.CellTools.saw`). A call that names cells also gets their figures
+  (:func:`~.cell_figures.cell_figures`: PNGs where the route takes images, else a line saying
+  they are described as text).
+- Each handler returns ``(text, is_error)`` (``notebook_cells`` also its PNGs); the text is
+  capped at ``max_chars`` and not yet masked (the server masks every result).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 import anyio
 
 from ..context.time_limit import TimedOut, call_with_time_limit
+from .cell_figures import CellFigures, FigureImages, cell_figures
 from .cell_tools import Caller, CellTools
 from .cells import FigureLookup, cells_query, fallback_cells, format_cells, shown_cells
 from .history import notebook_history
@@ -63,6 +66,8 @@ class ReadTools:
         prompt_cell: PromptCellLookup | None = None,
         figures: FigureLookup | None = None,
         ran: RanLookup | None = None,
+        images: FigureImages | None = None,
+        takes_images: bool = False,
     ) -> None:
         self._shell = shell
         self._errors = errors
@@ -75,6 +80,8 @@ class ReadTools:
         self._prompt_cell = prompt_cell
         self._figures = figures
         self._ran = ran
+        self._images = images  # the PNGs of the person's figures (FigureNotes.images)
+        self._takes_images = takes_images  # the model route takes images
         self._lock: anyio.Lock | None = None
 
     async def read(
@@ -124,13 +131,14 @@ class ReadTools:
             ok, text = await anyio.to_thread.run_sync(bounded)
         return text, not ok
 
-    async def notebook_cells(self, args: Mapping[str, Any]) -> tuple[str, bool]:
-        """The page's cells, else the history (see the module docstring)."""
+    async def notebook_cells(self, args: Mapping[str, Any]) -> tuple[str, bool, list[bytes]]:
+        """The page's cells, else the history, and the PNGs of the figures of the cells the
+        call named (see the module docstring)."""
         shell, cap, reader = self._shell, self._max_chars, self._reader
         timeout = self._cells_timeout
         query = cells_query(args)
         if isinstance(query, str):
-            return query, True
+            return query, True, []
         this_cell, conversation, cells = None, None, self._cells
         uncertain: Caller[Any] | None = None
         try:
@@ -144,7 +152,7 @@ class ReadTools:
         except Exception as exc:  # a mark, never a reason to fail the read
             log.debug("the prompt cell of a notebook_cells call is unknown: %r", exc)
 
-        def work() -> str:
+        def work() -> tuple[str, list[bytes]]:
             if reader is None:
                 reason: Mapping[str, Any] | str = "this kernel has no notebook page to ask"
             else:
@@ -154,7 +162,7 @@ class ReadTools:
                 return fallback_cells(
                     shell, reason, errors=self._errors, max_chars=cap, query=query,
                     private=private_runs(None, self._ran),
-                )  # fmt: skip
+                ), []  # fmt: skip
             if cells is not None:  # what this conversation saw: the full sources it was shown
                 shown = shown_cells(reason, query)
                 if uncertain is None:
@@ -167,7 +175,16 @@ class ReadTools:
                 reason, max_chars=cap, figures=self._figures, this_cell=this_cell,
                 query=query, ran=self._ran,
             )  # fmt: skip
+            found = CellFigures()
+            if query.chosen:  # a cell read by id or range: its figures too
+                found = cell_figures(
+                    shown_cells(reason, query), self._images, takes_images=self._takes_images,
+                    ran=self._ran,
+                )  # fmt: skip
+                text = f"{text}\n\n{found.note}" if found.note else text
             # an uncertain read may count for no conversation: say so
-            return f"{text}\n\n{UNCERTAIN_READ_NOTE}" if uncertain is not None else text
+            text = f"{text}\n\n{UNCERTAIN_READ_NOTE}" if uncertain is not None else text
+            return text, found.images
 
-        return await anyio.to_thread.run_sync(work), False
+        text, pngs = await anyio.to_thread.run_sync(work)
+        return text, False, pngs

@@ -94,6 +94,7 @@ from ..runtime.secret import Secrets, redact
 from ..transcript.bounds import PROPOSED_MAX
 from ..transcript.tool_table import CELL_TOOL_NAMES
 from .auth import BearerAuth
+from .cell_figures import FigureImages
 from .cell_tools import CellTools, EditsHost
 from .cells import FigureLookup
 from .edits import Grant, Refusal, edited_note
@@ -194,7 +195,15 @@ def environment_secrets() -> Masking:
 
 
 def _text(text: str, *, error: bool = False) -> mt.CallToolResult:
-    return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], is_error=error)
+    return mt.CallToolResult(content=[_text_block(text)], is_error=error)
+
+
+def _text_block(text: str) -> mt.TextContent:
+    return mt.TextContent(type="text", text=text)
+
+
+def _png_block(png: bytes) -> mt.ImageContent:
+    return mt.ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png")
 
 
 WITHHELD_MESSAGE = (
@@ -222,6 +231,7 @@ class NotebookMcpServer(Generic[CallOwner]):
         record: CallRecorder[CallOwner] | None = None,
         read_notebook: NotebookReader | None = None,
         figure_notes: FigureLookup | None = None,
+        figure_images: FigureImages | None = None,
         secrets: SecretsLookup = environment_secrets,
         prompt_cell: PromptCellLookup | None = None,
         ran_cells: RanLookup | None = None,
@@ -253,6 +263,7 @@ class NotebookMcpServer(Generic[CallOwner]):
             read_timeout=self.settings.read_timeout, cells_timeout=self.settings.cells_timeout,
             cell_running=lambda: self.executor.cell_running, reader=read_notebook,
             cells=self.cells, prompt_cell=prompt_cell, figures=figure_notes, ran=ran_cells,
+            images=figure_images, takes_images=self.settings.images,
         )  # fmt: skip
         self._tools = tool_definitions(
             run_python=self.settings.run_python, max_chars=self.settings.max_chars,
@@ -393,8 +404,10 @@ class NotebookMcpServer(Generic[CallOwner]):
             if params.name == "run_python":
                 return await self._run_python(args)
             if params.name == "notebook_cells":
-                text, error = await self._reads.notebook_cells(args)
-                return _text(text, error=error)
+                text, error, pngs = await self._reads.notebook_cells(args)
+                content: list[mt.TextContent | mt.ImageContent] = [_text_block(text)]
+                content.extend(_png_block(png) for png in pngs)
+                return mt.CallToolResult(content=content, is_error=error)
             if params.name in READ_TOOL_NAMES:
                 text, error = await self._reads.read(params.name, args, self._private())
                 return _text(text, error=error)
@@ -494,14 +507,9 @@ class NotebookMcpServer(Generic[CallOwner]):
         text = result.as_text(cap, images=images, notes=kept)
         if edited is not None:
             text = edited_note(edited, cap) + text
-        content: list[mt.TextContent | mt.ImageContent] = [mt.TextContent(type="text", text=text)]
+        content: list[mt.TextContent | mt.ImageContent] = [_text_block(text)]
         if result.sends_images(images):
-            for png in result.figures:
-                content.append(
-                    mt.ImageContent(
-                        type="image", data=base64.b64encode(png).decode(), mime_type="image/png"
-                    )
-                )
+            content.extend(_png_block(png) for png in result.figures)
         return mt.CallToolResult(content=content, is_error=not result.ok)
 
     def _busy_message(self) -> str:

@@ -36,6 +36,7 @@ import anyio
 
 from ...context.changes_text import changes_of
 from ...context.consequences import analyse
+from ...notebook_tools.cell_figures import FigureImages
 from ...notebook_tools.cell_tools import ORIGIN_TIMEOUT
 from ...notebook_tools.edits import Grant, Refusal
 from ...notebook_tools.page_reader import NotebookReader
@@ -92,6 +93,7 @@ class NotebookToolsHost:
         record: CallRecorder[ApprovedCall] | None = None,
         read_notebook: NotebookReader | None = None,
         figure_notes: Callable[[str | None, int | None], list[str]] | None = None,
+        figure_images: FigureImages | None = None,
         ran_cells: RanLookup | None = None,
         secrets: Callable[[], Secrets] | None = None,
         edits: EditsHost[Matched] | None = None,
@@ -106,6 +108,7 @@ class NotebookToolsHost:
         self._record = record  # the agent cells, or None
         self._read_notebook = read_notebook  # FrontendLink.read_notebook: notebook_cells
         self._figure_notes = figure_notes  # FigureNotes.lookup: figures of the person's cells
+        self._figure_images = figure_images  # FigureNotes.images: their PNGs
         self._ran_cells = ran_cells  # RanCells.lookup: what ran as In [k]
         self._secrets = secrets  # NotebookAgent.secrets: masked in every tool result, per call
         self.edits = edits  # the cell tools' kernel side, or None
@@ -155,6 +158,7 @@ class NotebookToolsHost:
             record=self._record,
             read_notebook=self._read_notebook,
             figure_notes=self._figure_notes,
+            figure_images=self._figure_images,
             ran_cells=self._ran_cells,
             secrets=self._secrets or environment_secrets,
             prompt_cell=self._prompt_cell,

@@ -1,0 +1,135 @@
+"""The figures of the cells a ``notebook_cells`` call read by id or range, for the model.
+
+The page sends a cell's outputs as text and the kinds of its rich outputs, never their bytes;
+the kernel keeps the PNG of each figure the person's own cells displayed while it ran them
+(:class:`.figures.FigureNotes`). :func:`cell_figures` picks those of the cells a call chose:
+
+- only a call that names cells (``cell_ids``, or ``start``/``end``) gets images: the default
+  listing says which cells have a figure, and reading such a cell is how to see it;
+- a cell counts only with the execution count the page shows now (the kernel's note of that
+  very run), never a private cell or a run of one;
+- at most :data:`MAX_FIGURES` images and :data:`MAX_BYTES` bytes per call, in the order of
+  the cells; the note says how many were attached and what was left out and why;
+- a route that takes no images gets no bytes: the note says so, and that the kernel's text
+  description of a figure (which :func:`.cells.format_cells` adds where it has one) is above.
+
+Pure (no kernel, no I/O); the lookups are called on the caller's thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .ran_cells import RanLookup
+
+__all__ = ["MAX_BYTES", "MAX_FIGURES", "CellFigures", "FigureImages", "cell_figures"]
+
+MAX_FIGURES: Final = 4
+"""Most figures one call attaches."""
+
+MAX_BYTES: Final = 3_000_000
+"""Most PNG bytes one call attaches."""
+
+FigureImages = Callable[[str | None, int | None], "list[bytes | None]"]
+"""``(cell id, execution count) -> the PNG of each figure that run displayed`` (``None``: not
+kept), :meth:`.figures.FigureNotes.images`."""
+
+
+@dataclass(frozen=True)
+class CellFigures:
+    """What :func:`cell_figures` found: the PNGs to attach, in order, and one line for the
+    model (``""`` when the chosen cells showed no figure)."""
+
+    images: list[bytes] = field(default_factory=list)
+    note: str = ""
+
+
+def _has_figure(cell: Mapping[str, Any]) -> bool:
+    outputs = cell.get("outputs")
+    return isinstance(outputs, list) and any(
+        isinstance(o, Mapping) and "image/png" in (o.get("mime") or ()) for o in outputs
+    )
+
+
+def _label(cell: Mapping[str, Any]) -> str:
+    index = cell.get("index")
+    return f"cell {index + 1}" if isinstance(index, int) else f"cell {cell.get('id')}"
+
+
+def cell_figures(
+    cells: Sequence[Mapping[str, Any]],
+    images: FigureImages | None,
+    *,
+    takes_images: bool,
+    ran: RanLookup | None = None,
+) -> CellFigures:
+    """The figures of ``cells`` (the page cells a call chose, in order) for the model."""
+    shown = [
+        c
+        for c in cells
+        if c.get("cell_type", "code") == "code" and not c.get("private") and _has_figure(c)
+    ]
+    if not shown:
+        return CellFigures()
+    if not takes_images:
+        names = ", ".join(_label(c) for c in shown)
+        return CellFigures(
+            note=f"Figures in {names}: not sent as images (this model takes none); the kernel's "
+            "description of each, where it has one, is in the cell's output above."
+        )
+    attached: list[bytes] = []
+    per_cell: list[str] = []
+    unavailable: list[str] = []
+    left = 0
+    size = 0
+    for cell in shown:
+        count = cell.get("execution_count")
+        count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        kept = _kept(cell, count, images, ran)
+        if not kept:
+            unavailable.append(_label(cell))
+            continue
+        taken = 0
+        for png in kept:
+            if len(attached) >= MAX_FIGURES or size + len(png) > MAX_BYTES:
+                left += 1
+                continue
+            attached.append(png)
+            size += len(png)
+            taken += 1
+        if taken:
+            per_cell.append(f"{_label(cell)}: {taken}")
+    parts = []
+    if attached:
+        parts.append(f"{len(attached)} figure(s) attached as PNG ({', '.join(per_cell)})")
+    if left:
+        parts.append(
+            f"{left} more not attached (at most {MAX_FIGURES} or {MAX_BYTES // 1_000_000} MB a call: read fewer cells)"
+        )
+    if unavailable:
+        parts.append(
+            f"no image of the figure in {', '.join(unavailable)} (shown before this kernel ran "
+            "that cell, or too large): its output text above is what there is"
+        )
+    return CellFigures(attached, "Figures: " + "; ".join(parts) + ".")
+
+
+def _kept(
+    cell: Mapping[str, Any], count: int | None, images: FigureImages | None, ran: RanLookup | None
+) -> list[bytes]:
+    if images is None or count is None:
+        return []
+    if ran is not None:
+        try:
+            entry = ran(count)
+        except Exception:
+            entry = None
+        if entry is not None and entry.private:
+            return []
+    try:
+        found = images(str(cell.get("id")) if cell.get("id") else None, count)
+    except Exception:
+        return []
+    return [png for png in found if png]
