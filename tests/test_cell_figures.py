@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from dsh_notebook.context.notebook_context import notebook_context_block
+from dsh_notebook.kernel.notebook.prompt_context import _page_facts
 from dsh_notebook.notebook_tools.cell_figures import MAX_BYTES, MAX_FIGURES, cell_figures
 from dsh_notebook.notebook_tools.ran_cells import Ran
+
+from .helpers.notebook_facts import FACTS
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"x" * 100
 
@@ -72,3 +77,20 @@ def test_a_call_attaches_at_most_the_bounds_and_says_how_many_were_left() -> Non
 
 def test_no_figure_no_note() -> None:
     assert cell_figures([cell(0, 1, figure=False)], kept({}), takes_images=True).note == ""
+
+
+def test_the_context_block_names_the_cells_that_show_a_figure() -> None:
+    """The model learns which cells hold a figure (never a private one's), so it knows to ask."""
+    page = {
+        "total_cells": 4,
+        "cells": [cell(0, 1), cell(1, 2, figure=False), cell(2, 3, private=True), cell(3, 4)],
+    }
+    facts = _page_facts(page, None, None)
+    assert facts["figure_cells"] == (1, 4) and not facts["figures_partial"]
+    block = notebook_context_block(replace(FACTS, **facts))
+    assert "Figures in cells: 1, 4 (notebook_cells with a cell's id returns its figure)" in block
+    windowed = _page_facts({**page, "total_cells": 900}, None, None)
+    assert "Figures in cells: 1, 4 (of the cells read)" in notebook_context_block(
+        replace(FACTS, **windowed)
+    )
+    assert "Figures in cells" not in notebook_context_block(FACTS)

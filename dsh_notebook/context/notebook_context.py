@@ -125,6 +125,10 @@ class NotebookFacts:
     """The private variables that exist (``DshMagics.private``): named, never shown."""
     private_cells: Sequence[int] = ()
     """The positions of the cells the page marks private (tagged ``dsh-private``)."""
+    figure_cells: Sequence[int] = ()
+    """The positions of the cells whose outputs show a figure (an ``image/png``), of those the
+    page sent; ``figures_partial``: the page sent only part of the notebook."""
+    figures_partial: bool = False
 
 
 def short_id(cell_id: str) -> str:
@@ -180,6 +184,16 @@ def notebook_context_block(facts: NotebookFacts, *, max_chars: int = CONTEXT_MAX
         )
         lines.append(
             f"Private (withheld from you by the user; do not ask for their values): {names}{more}"
+        )
+    if facts.figure_cells:
+        where = ", ".join(str(n) for n in facts.figure_cells[:_VALUES_MAX])
+        extra = len(facts.figure_cells) - _VALUES_MAX
+        lines.append(
+            "Figures in cells: "
+            + where
+            + (f" and {extra} more" if extra > 0 else "")
+            + (" (of the cells read)" if facts.figures_partial else "")
+            + " (notebook_cells with a cell's id returns its figure)"
         )
     if facts.private_cells:
         where = ", ".join(str(n) for n in facts.private_cells[:_VALUES_MAX])

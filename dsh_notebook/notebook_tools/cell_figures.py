@@ -24,7 +24,14 @@ from typing import Any, Final
 
 from .ran_cells import RanLookup
 
-__all__ = ["MAX_BYTES", "MAX_FIGURES", "CellFigures", "FigureImages", "cell_figures"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_FIGURES",
+    "CellFigures",
+    "FigureImages",
+    "cell_figures",
+    "shows_figure",
+]
 
 MAX_FIGURES: Final = 4
 """Most figures one call attaches."""
@@ -46,7 +53,8 @@ class CellFigures:
     note: str = ""
 
 
-def _has_figure(cell: Mapping[str, Any]) -> bool:
+def shows_figure(cell: Mapping[str, Any]) -> bool:
+    """Whether a page cell's outputs hold a figure (an ``image/png`` display)."""
     outputs = cell.get("outputs")
     return isinstance(outputs, list) and any(
         isinstance(o, Mapping) and "image/png" in (o.get("mime") or ()) for o in outputs
@@ -69,7 +77,7 @@ def cell_figures(
     shown = [
         c
         for c in cells
-        if c.get("cell_type", "code") == "code" and not c.get("private") and _has_figure(c)
+        if c.get("cell_type", "code") == "code" and not c.get("private") and shows_figure(c)
     ]
     if not shown:
         return CellFigures()

@@ -27,6 +27,7 @@ from typing import Any, Final
 from ...context.notebook_context import CellRun, EditedCell, NotebookFacts
 from ...context.private import PRIVATE_CELL
 from ...frontend import current_identity
+from ...notebook_tools.cell_figures import shows_figure
 from ...notebook_tools.page_reader import NotebookReader, want_for
 from ...notebook_tools.ran_cells import RanLookup, edited_since, private_runs
 from ..showing.display import kernel_of
@@ -149,18 +150,24 @@ def _page_facts(
     position = None
     edited: list[EditedCell] = []
     private: list[int] = []
-    for i, cell in enumerate(c for c in page.get("cells", []) if isinstance(c, Mapping)):
+    figures: list[int] = []
+    cells = [c for c in page.get("cells", []) if isinstance(c, Mapping)]
+    for i, cell in enumerate(cells):
         where = int(cell.get("index", i)) + 1
         if cell_id is not None and cell.get("id") == cell_id:
             position = where
         if cell.get("private"):
             private.append(where)
+        elif shows_figure(cell):
+            figures.append(where)
         count = edited_since(cell, ran)
         if count is not None and not cell.get("private"):  # a private cell is never shown
             edited.append(EditedCell(where, str(cell.get("id")), count, str(cell.get("source"))))
     total = page.get("total_cells")
     return {"position": position, "edited": tuple(edited), "private_cells": tuple(private),
-            "cells_total": total if isinstance(total, int) else None}  # fmt: skip
+            "cells_total": total if isinstance(total, int) else None,
+            "figure_cells": tuple(figures),
+            "figures_partial": isinstance(total, int) and total > len(cells)}  # fmt: skip
 
 
 def gather_facts(
