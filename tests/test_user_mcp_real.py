@@ -15,10 +15,12 @@ Nothing leaves 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,6 +68,12 @@ SCRIPTS = {
         steps=(
             Step(tool_calls=(ToolCall("mcp__tiny__echo", {"text": "hello"}),)),
             Step(text="The tiny server answered."),
+        )
+    ),
+    "user-mcp-web": Script(
+        steps=(
+            Step(tool_calls=(ToolCall("mcp__web__lookup", {"q": "tea"}),)),
+            Step(text="Looked up."),
         )
     ),
     "user-mcp-more": Script(
@@ -193,3 +201,88 @@ def test_auto_approved_tools_run_unasked_and_a_rejected_call_never_reaches_the_s
     assert 'Error: the user rejected tool \\"mcp__tiny__echo\\"' in last, last[-2000:]
     assert "tiny says free with [masked: auto.TINY_TOKEN]" in json.dumps(requests[1].body)
     assert AUTO_TOKEN not in json.dumps([r.body for r in requests])
+
+
+WEB_TOKEN = "web-bearer-6a0d93f2e1"
+
+
+@contextlib.contextmanager
+def serve_web() -> Iterator[str]:
+    """A streamable-HTTP MCP server on 127.0.0.1 that answers only ``Bearer WEB_TOKEN``; its
+    tool ``lookup`` says the token back (a server that leaks it)."""
+    import threading
+    import time
+
+    import uvicorn
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("web")
+
+    @server.tool()
+    def lookup(q: str) -> str:
+        """Look a word up."""
+        return f"web found {q} (signed {WEB_TOKEN})"
+
+    app = server.streamable_http_app()
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers") or [])
+        if scope["type"] == "http" and headers.get(b"authorization") != (
+            f"Bearer {WEB_TOKEN}".encode()
+        ):
+            await send({"type": "http.response.start", "status": 401, "headers": []})
+            await send({"type": "http.response.body", "body": b"no"})
+            return
+        await app(scope, receive, send)
+
+    config = uvicorn.Config(guarded, host="127.0.0.1", port=0, log_level="error")
+    web = uvicorn.Server(config)
+    thread = threading.Thread(target=web.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not web.started:
+        assert time.monotonic() < deadline, "the web server did not start"
+        time.sleep(0.05)
+    port = web.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        web.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture
+def web_kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
+    with serve_web() as url:
+        config = {
+            "mcpServers": {"web": {"url": url, "headers": {"Authorization": f"Bearer {WEB_TOKEN}"}}}
+        }
+        path = tmp_path / "servers.json"  # named by the setting, not found beside the notebook
+        path.write_text(json.dumps(config))
+        setup = f"%load_ext dsh_notebook\n%config DshMagics.mcp_servers = {str(path)!r}"
+        with scripted_kernel(tmp_path, scripted_model.base_url, setup=setup) as k:
+            yield k
+
+
+def test_a_url_server_with_a_secret_header_is_listed_and_called(
+    web_kernel: Kernel, scripted_model: ScriptedModelServer
+) -> None:
+    listed = web_kernel.execute("%dsh mcp").stdout
+    assert "web: 1 tool, every call asks  [http://127.0.0.1:" in listed, listed
+    assert "mcp__web__lookup  Look a word up." in listed
+    since = len(scripted_model.requests)
+    cell = web_kernel.execute(
+        "%%dsh --on-approval allow\n[[scenario:user-mcp-web]] look it up", allow_stdin=True
+    )
+    assert cell.error is None, cell.error
+    wait_done(web_kernel)
+    requests = [r for r in scripted_model.requests[since:] if r.scenario == "user-mcp-web"]
+    assert len(requests) == 2
+    assert "mcp__web__lookup" in tool_names(requests[0].body)
+    answer = json.dumps(requests[1].body)
+    # the header's value is "Bearer <token>": its piece " <token>" is masked (the fragment rule)
+    assert "web found tea (signed[masked: web.Authorization])" in answer
+    assert WEB_TOKEN not in json.dumps([r.body for r in scripted_model.requests])
+    web_kernel.drain_iopub()
+    shown = json.dumps([m["content"] for m in web_kernel.iopub])
+    assert "**Tool** `lookup` (web)" in shown and WEB_TOKEN not in shown

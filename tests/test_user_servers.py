@@ -164,7 +164,7 @@ def test_the_patch_mounts_each_server_behind_the_gate(tmp_path: Path) -> None:
     assert lines[1] == "- insert:" and lines[2] == "    - id: dsh-notebook-user-mcp-gate"
     gate = json.loads(lines[4].split("config: ", 1)[1])
     assert gate == {"servers": {"wh": ["ping"], "docs": []},
-                    "secrets": [["tok-12345678", "wh.WH_TOKEN"]]}  # fmt: skip
+                    "secrets": [["tok-12345678", "wh.WH_TOKEN"]], "fragment": 8}  # fmt: skip
     configs = [json.loads(line.split("config: ", 1)[1]) for line in lines[5:] if "config: " in line]
     assert configs[0]["serverName"] == "wh" and configs[0]["transport"] == "stdio"
     assert configs[0]["env"] == {"WH_TOKEN": "tok-12345678"}
@@ -250,3 +250,50 @@ def test_a_stdio_server_is_checked_in_the_workspace_and_read_only_asks_for_every
     assert '{"servers": {"here": []}' in read_only.patch_path.read_text()
     servers.stop()
     assert not read_only.patch_path.exists()
+
+
+GATE_CHECK = """
+import { apply } from %(gate)s;
+const on = {};
+apply({ on: (name, fn) => { on[name] = fn; } }, %(config)s);
+const allow = async () => ({ kind: 'allow' });
+const accept = async () => ({ kind: 'accept' });
+const text = (t) => ({ content: [{ type: 'text', text: t }, { type: 'image', data: 'QUJD' }] });
+const out = [
+  await on['tools/pre-execute']({ name: 'mcp__wh__query', arguments: { sql: 'select 1' } }, allow),
+  await on['tools/pre-execute']({ name: 'mcp__wh__ping', arguments: {} }, allow),
+  await on['tools/pre-execute']({ name: 'mcp__notebook__run_python', arguments: {} }, allow),
+  await on['tools/pre-execute']({ name: 'bash', arguments: {} }, allow),
+  await on['tools/post-execute']({ name: 'mcp__wh__query' },
+    text('token tok-12345678-abc, a piece 2345678-a, none here'), accept),
+  await on['tools/post-execute']({ name: 'bash' }, text('tok-12345678-abc'), accept),
+];
+console.log(JSON.stringify(out));
+"""
+
+
+def test_the_gate_asks_for_the_persons_tools_and_masks_their_results(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    servers = [
+        UserServer("wh", "stdio", "f", command="x", env={"WH_TOKEN": "tok-12345678-abc"},
+                   auto_approve=("ping",)),
+    ]  # fmt: skip
+    line = render_user_patch(servers).splitlines()[4]
+    config = line.split("config: ", 1)[1]
+    script = tmp_path / "check.mjs"
+    script.write_text(GATE_CHECK % {"gate": json.dumps(str(USER_GATE_PLUGIN)), "config": config})
+    done = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    ask, ping, notebook, bash, masked, other = json.loads(done.stdout)
+    assert ask == {"kind": "ask", "reason": 'your MCP server wh: {"sql":"select 1"}'}
+    assert ping == notebook == bash == {"kind": "allow"}  # autoApprove, and not theirs
+    assert masked["content"][0]["text"] == (
+        "token [masked: wh.WH_TOKEN], a piece [masked: wh.WH_TOKEN], none here"
+    )
+    assert masked["content"][1] == {"type": "image", "data": "QUJD"}
+    assert other == {"kind": "accept"}  # another tool's result is not theirs to change

@@ -21,8 +21,8 @@ lives in a fresh private directory (``0700``; file ``0600``) removed by :meth:`M
 (:mod:`.user_servers`): one such plugin per server (``failOnStartupError: false``: a server that
 does not start leaves the runtime running without it), and the approval gate
 (``bridge/user-mcp-gate.mjs``) that makes every call of their tools ask, except the tools the
-person listed in ``autoApprove``, and masks their ``env`` and ``headers`` values in what their
-tools return. Their ``env`` and ``headers`` values are in that file, which
+person listed in ``autoApprove``, and masks their ``env`` and ``headers`` values (and their
+pieces, the kernel's fragment rule) in what their tools return. Their ``env`` and ``headers`` values are in that file, which
 lives in its own private directory like the notebook server's.
 
 Guarantees: pure file writing, no network, no runtime. The returned :class:`McpMount` carries the
@@ -40,6 +40,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..runtime.secret import FRAGMENT_CHARS
 from .schemas import MCP_SERVER_NAME
 from .user_servers import UserServer, secret_values
 
@@ -181,12 +182,13 @@ def render_user_patch(servers: list[UserServer], gate: Path = USER_GATE_PLUGIN) 
         raise ValueError(f"{MCP_SERVER_NAME!r} is the notebook's own server")
     approved = {s.name: list(s.auto_approve) for s in servers}
     secrets = [list(pair) for pair in secret_values(servers)]
+    gate_config = {"servers": approved, "secrets": secrets, "fragment": FRAGMENT_CHARS}
     lines = [
         "# dsh-notebook: the person's own MCP servers and the gate that makes their tools ask.",
         "- insert:",
         "    - id: dsh-notebook-user-mcp-gate",
         f"      name: {_quote(str(gate))}",
-        f"      config: {json.dumps({'servers': approved, 'secrets': secrets})}",
+        f"      config: {json.dumps(gate_config)}",
     ]
     for server in servers:
         lines += [
