@@ -12,6 +12,7 @@ kernel's own channels (execute metadata with cell ids, the extension's ``hello_r
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import time
@@ -145,10 +146,22 @@ def test_run_all_two_cells_on_one_session_the_first_owns_its_call(kernel: Kernel
         lambda: [m for m in link_messages(kernel, comm_id, "waiting", start) if m.get("cells")],
     )
     assert [c["cell_id"] for c in waiting[-1]["cells"]] == ["c1"]
-    # the queued cell says what it waits for (not just "running · 0 turns")
+    # the queued cell reads "queued" (not "running · 0 turns") and names the cell it waits
+    # behind by the In [k] the first cell ran as; its note carries that cell's id for "Show"
     second_view = "get_ipython()._dsh_notebook_magics.agent.runs.last().view.transcript"
+    dumped = kernel.value(f"__import__('json').dumps({second_view}.snapshot())")
+    snapshot = json.loads(ast.literal_eval(dumped))
+    assert snapshot["header"]["state"] == "queued"
+    [note] = [i for i in snapshot["items"] if i["kind"] == "note" and "queued" in i["text"]]
+    k = first.reply["execution_count"]
+    assert note["text"] == (
+        f"queued behind the run of cell In [{k}] on session 'shared': this prompt is sent when "
+        "it ends. If that run waits for your decision, its card is in that cell "
+        "(`%dsh pending` lists it)."
+    )
+    assert note["cell"] == "c1"
     queued = kernel.value(f"print({second_view}.to_markdown())")
-    assert "queued: an earlier run on session 'shared'" in queued and "%dsh pending" in queued
+    assert f"In [{k}]" in queued and "`%dsh pending`" in queued
     assert kernel.execute(f"%dsh allow {key}").error is None
     wait_for(
         kernel, "the code never ran", lambda: kernel.value("globals().get('queued_ran')") == "True"
@@ -157,6 +170,12 @@ def test_run_all_two_cells_on_one_session_the_first_owns_its_call(kernel: Kernel
         kernel, "no agent cell", lambda: link_messages(kernel, comm_id, "insert_cell", start)
     )
     assert [(c["anchor"], c["call"]) for c in cells] == [("c1", 1)]
+    # its turn came: no longer "queued"
+    wait_for(
+        kernel,
+        "the second run never left 'queued'",
+        lambda: kernel.value(f"{second_view}.snapshot()['header']['state']") != "'queued'",
+    )
 
 
 def test_a_subagents_call_belongs_to_its_roots_run(kernel: Kernel) -> None:

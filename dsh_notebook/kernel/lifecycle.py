@@ -25,7 +25,7 @@ from ..frontend import FrontendLink
 from ..protocol import Notification
 from ..runtime.secret import Secrets
 from ..transcript import Transcript
-from ..transcript.facts import ContextCarried, Note
+from ..transcript.facts import ContextCarried, Note, Status
 from .host import RuntimeHost
 from .notebook.session_context import SessionContexts, record_settled
 from .options.settings import KernelSettings
@@ -111,11 +111,14 @@ class RunLifecycle:
         session_id: str,
         prompt: str,
         meter: BudgetMeter | None = None,
+        queued: bool = False,
     ) -> None:
         """``meter``: the run's budget (``--max-tokens``, ``--max-time``), checked at each step
-        boundary; the first one crossed stops the run (:meth:`on_notification`)."""
+        boundary; the first one crossed stops the run (:meth:`on_notification`). ``queued``: the
+        run waits behind an earlier run of its session (its view reads "queued" until its turn)."""
         self._agent = agent
         self._meter = meter
+        self._queued = queued
         self._run = run
         self._view = view
         self._session_id = session_id
@@ -130,6 +133,8 @@ class RunLifecycle:
         the context it carries over (once per session) is shown."""
         agent = self._agent
         agent.runs.hold(self._run)
+        if self._queued:  # its turn came: no longer "queued"
+            agent.pump.local(self._view, Status("running"))
         for line in agent.user_mcp.take_notes():  # the person's servers the start left out
             agent.pump.local(self._view, Note(line))
         if self._meter is not None:  # the time budget counts from the run's turn

@@ -313,8 +313,6 @@ def start_run(
         notify=lambda fact: agent.pump.local(view, fact),
         prompts=prompts,
     )
-    # a runtime that still has to start takes seconds: say so (the cell returns at once anyway)
-    agent.pump.local(view, Status("running" if agent.host.alive() else "starting"))
     future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
     handle = RunHandle(
         future,
@@ -324,14 +322,25 @@ def start_run(
         context_block=plan.context_block,
     )
     run = ActiveRun(handle, view, policy, prompts, cell_id)
+    _count_when_cell_ends(shell, run)
     ahead = [r for r in agent.runs.in_progress() if r.session == plan.session_id]
     agent.runs.add(run)  # queued: it owns nothing until its turn on the session comes
-    if ahead:  # say what it waits for: "running · 0 turns" alone reads as a hang
-        agent.pump.local(view, Note(_queued_note(plan.session_id)))
+    if ahead:  # say what it waits for and where: "running · 0 turns" alone reads as a hang
+        first = agent.runs.holder_of(plan.session_id) or ahead[0]
+        agent.pump.local(view, Status("queued"))
+        agent.pump.local(view, Note(queued_note(plan.session_id, first, len(ahead)), first.cell_id))
+    else:  # a runtime that still has to start takes seconds: say so (the cell returns at once)
+        agent.pump.local(view, Status("running" if agent.host.alive() else "starting"))
 
     meter = BudgetMeter(plan.budget, kernel=agent.spend)  # every run counts for the kernel
     life = RunLifecycle(
-        agent, run, view, session_id=plan.session_id, prompt=plan.prompt, meter=meter
+        agent,
+        run,
+        view,
+        session_id=plan.session_id,
+        prompt=plan.prompt,
+        meter=meter,
+        queued=bool(ahead),
     )
     view.keep = life.keep_live
     run.record = life.record
@@ -350,11 +359,35 @@ def start_run(
     return run
 
 
-def _queued_note(session_id: str) -> str:
-    """The note of a run queued behind an earlier run of its session."""
+def _count_when_cell_ends(shell: Any, run: ActiveRun) -> None:
+    """Set ``run.execution_count`` to the ``In [k]`` of the cell execution that started it, from
+    that execution's result (``post_run_cell``, once): the shell's own counter reads ``k`` or
+    ``k + 1`` during the cell, depending on the IPython version, so it is never read."""
+    events = getattr(shell, "events", None)
+    if events is None:
+        return
+
+    def ended(result: Any) -> None:
+        events.unregister("post_run_cell", ended)
+        count = getattr(result, "execution_count", None)
+        if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+            run.execution_count = count
+
+    events.register("post_run_cell", ended)
+
+
+def queued_note(session_id: str, first: ActiveRun, ahead: int) -> str:
+    """The note of a run queued behind ``ahead`` earlier runs of its session, ``first`` the one
+    holding it (or next to): its cell by the ``In [k]`` the kernel gave that cell's execution,
+    never a guess (no count, no name); the widget offers "Show" for ``first.cell_id``."""
+    more = f" (and {ahead - 1} more queued)" if ahead > 1 else ""
+    if first.execution_count:
+        where = f"the run of cell In [{first.execution_count}]{more}"
+    else:
+        where = f"an earlier run{more}"
     return (
-        f"queued: an earlier run on session {session_id!r} is still in progress; this prompt is "
-        "sent when it ends (if that run waits for your decision, `%dsh pending` lists it)."
+        f"queued behind {where} on session {session_id!r}: this prompt is sent when it ends. "
+        "If that run waits for your decision, its card is in that cell (`%dsh pending` lists it)."
     )
 
 

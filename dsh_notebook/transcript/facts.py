@@ -164,10 +164,14 @@ class RunError:
 
 @dataclass(frozen=True)
 class Note:
-    """A one-line note of the client (e.g. a dead runtime was replaced), not an error."""
+    """A one-line note of the client (e.g. a dead runtime was replaced), not an error.
+
+    ``cell``: the notebook cell it is about (the queued note names the cell of the run ahead),
+    which the widget offers to show with the page extension."""
 
     kind: ClassVar[str] = "note"
     text: str
+    cell: str | None = None
 
 
 @dataclass(frozen=True)

@@ -345,9 +345,14 @@ class NoteNode(Node):
     note: str = ""
     text: str = ""
     count: int = 1
+    cell: str | None = None
+    """The cell the note is about (``NoteItem.cell``); the snapshot omits it when None."""
 
     def to_dict(self) -> schema.NoteItem:
-        return cast(schema.NoteItem, self._snapshot("note"))
+        item = self._snapshot("note")
+        if item["cell"] is None:
+            del item["cell"]
+        return cast(schema.NoteItem, item)
 
 
 Item = (

@@ -188,7 +188,7 @@ class Transcript:
         elif isinstance(fact, RunError):
             self._error(fact)
         elif isinstance(fact, Note):
-            self._note(fact.text)
+            self._note(fact.text, fact.cell)
         elif isinstance(fact, Settled):
             self._settled(fact.finish_reason)
         elif isinstance(fact, Status):
@@ -423,11 +423,14 @@ class Transcript:
         if core.header.state != "error":
             core.set_header("state", "error" if core.header.finish_reason == "error" else "settled")
 
-    def _note(self, text: str) -> None:
-        """A one-line note of the client (e.g. a dead runtime was replaced), not an error."""
+    def _note(self, text: str, cell: str | None = None) -> None:
+        """A one-line note of the client (e.g. a dead runtime was replaced), not an error;
+        ``cell``: the cell it is about (an id longer than a label is dropped, never cut)."""
         core = self._core
+        about = cell if cell and len(cell) <= LABEL_MAX else None
         core.add_item(
-            core.root, NoteNode(id=core.new_id(), note="client", text=cap(text, LINE_MAX))
+            core.root,
+            NoteNode(id=core.new_id(), note="client", text=cap(text, LINE_MAX), cell=about),
         )
 
     def _stopped(self, reason: str = "") -> None:

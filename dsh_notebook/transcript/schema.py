@@ -66,8 +66,8 @@ ItemKind = Literal[
 ]
 
 
-RunState = Literal["starting", "running", "waiting", "settled", "error"]
-"""The run's state (``Header.state``)."""
+RunState = Literal["starting", "queued", "running", "waiting", "settled", "error"]
+"""The run's state (``Header.state``); ``queued``: behind an earlier run of its session."""
 ApprovalState = Literal["pending", "decided", "undecided"]
 """``undecided``: only in the view of a run that ended with the card pending (``closed_view``)."""
 QuestionState = Literal["pending", "answered", "dismissed", "cancelled", "failed", "undecided"]
@@ -370,16 +370,21 @@ class ErrorItem(TypedDict):
     detail: str | None
 
 
-class NoteItem(TypedDict):
-    """A small marker: ``retry``, ``compaction``, ``turn-end``, ``subagent``, ``block``, ``client``,
-    ``stopped``…"""
-
+class _NoteFields(TypedDict):
     kind: Literal["note"]
     id: str
     rev: int
     note: str
     text: str
     count: int
+
+
+class NoteItem(_NoteFields, total=False):
+    """A small marker: ``retry``, ``compaction``, ``turn-end``, ``subagent``, ``block``, ``client``,
+    ``stopped``… ``cell`` (present on the queued note only): the notebook cell the note is about
+    (the cell of the run ahead), which the widget offers to show."""
+
+    cell: str
 
 
 Item = (

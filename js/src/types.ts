@@ -5,7 +5,7 @@
 import type { ViewMessage } from "./messages";
 
 /** The run's state (`Header.state`). */
-export type RunState = "starting" | "running" | "waiting" | "settled" | "error";
+export type RunState = "starting" | "queued" | "running" | "waiting" | "settled" | "error";
 /** `undecided`: only in the view of a run that ended with the card pending. */
 export type ApprovalState = "pending" | "decided" | "undecided";
 export type QuestionState = "pending" | "answered" | "dismissed" | "cancelled" | "failed" | "undecided";
@@ -271,6 +271,8 @@ export interface NoteItem extends NodeBase {
   note: string;
   text: string;
   count: number;
+  /** The cell the note is about (the queued note's: the cell of the run ahead); "Show" goes there. */
+  cell?: string;
 }
 
 export type Item =

@@ -44,6 +44,9 @@ class ActiveRun:
     prompts: queue.Queue[MainThreadPrompt]
     cell_id: str | None = None
     """The notebook cell that started it (known with the frontend extension)."""
+    execution_count: int | None = None
+    """The ``In [k]`` of the cell execution that started it, set once that execution ended (None
+    before: a run queued behind a run of the same cell execution cannot name it)."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     """Names the run in its agent cells' metadata (see :mod:`.agent_cells`)."""
     agent_calls: int = 0

@@ -4,12 +4,16 @@
  * dispatches (`cellId`: a full cell id or its 8-character short id). The cell is looked up in the
  * notebook panel that holds the event's target, else the current notebook; it is scrolled into
  * view, made the active (selected) cell in command mode and flashed (`dsh-agent-edited`).
+ * With `waiting: true` (the queued note's "Show": the cell of the run ahead) a card of that cell
+ * that waits for a decision is then brought on screen as "Go to the next waiting request" does
+ * (its buttons visible, what it asks to read focused, no decision button).
  * An unknown or ambiguous id, or a malformed event, does nothing. Never throws.
  */
 
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { flashCell } from './celledits';
+import { showCard, waitingCard } from './gotowaiting';
 
 export const SHOW_CELL_EVENT = 'dsh-show-cell';
 
@@ -42,15 +46,17 @@ export function listenShowCell(tracker: INotebookTracker): void {
           panel = p;
         }
       });
-      showCell(panel ?? tracker.currentWidget, id);
+      const waiting = ((event as CustomEvent).detail as Record<string, unknown>).waiting === true;
+      showCell(panel ?? tracker.currentWidget, id, waiting);
     } catch (error) {
       console.warn('dsh-notebook: could not show the cell', error);
     }
   });
 }
 
-/** Scroll to, select and flash the cell `id` (full or a unique prefix) of `panel`. */
-export function showCell(panel: NotebookPanel | null, id: string): boolean {
+/** Scroll to, select and flash the cell `id` (full or a unique prefix) of `panel`; with
+ * `waiting`, then show the card of that cell that waits for a decision, if any. */
+export function showCell(panel: NotebookPanel | null, id: string, waiting = false): boolean {
   if (panel === null || panel.isDisposed) {
     return false;
   }
@@ -65,9 +71,13 @@ export function showCell(panel: NotebookPanel | null, id: string): boolean {
   notebook.deselectAll();
   notebook.activeCellIndex = index;
   notebook.mode = 'command';
-  void notebook.scrollToCell(widget, 'center').then(
-    () => flashCell(panel, widget.model.id),
-    () => flashCell(panel, widget.model.id)
-  );
+  const done = (): void => {
+    flashCell(panel, widget.model.id);
+    const card = waiting ? waitingCard(widget.node) : null;
+    if (card !== null) {
+      showCard(card);
+    }
+  };
+  void notebook.scrollToCell(widget, 'center').then(done, done);
   return true;
 }

@@ -98,6 +98,14 @@ export function showInNotebook(from: HTMLElement, cellId: string): HTMLButtonEle
   }, "dsh-link dsh-show-cell");
 }
 
+/** "Show" on the queued note: the page scrolls to the cell of the run ahead and, when a card there
+ * waits for a decision, brings that card's buttons on screen (`waiting: true`). */
+export function showWaitingCell(from: HTMLElement, cellId: string): HTMLButtonElement {
+  return button("Show", "Show the cell of the run ahead and the card it waits on", () => {
+    from.dispatchEvent(new CustomEvent(SHOW_CELL_EVENT, { bubbles: true, composed: true, detail: { cellId, waiting: true } }));
+  }, "dsh-link dsh-show-cell");
+}
+
 /** The attribute that marks what a card asks the person to read first (the diff, the cells to
  * run, the code): focusable (tabindex -1, never a Tab stop of its own), named by its aria-label.
  * "dsh: Go to the next waiting request" (Alt+Shift+D) focuses it, never a decision button: one

@@ -4,6 +4,8 @@ import { Keyed, type Ctx } from "../context";
 import { foldedText } from "../fold";
 import { MarkdownView } from "../markdown";
 import type { ErrorItem, NoteItem, TextItem, UserItem } from "../types";
+import { extensionPresent } from "../insert";
+import { showWaitingCell } from "./celledit";
 
 export class TextCard {
   readonly view = new MarkdownView("dsh-md dsh-text");
@@ -86,7 +88,11 @@ export class NoteCard extends Keyed<NoteItem> {
     const text = node.count > 1 ? `${node.text} (×${node.count})` : node.text;
     text.split(/(`[^`\n]+`)/).forEach((part, i) => {
       this.el.appendChild(i % 2 ? h("code", {}, part.slice(1, -1)) : document.createTextNode(part));
-    });
+    });    // the queued note's cell (the run ahead): "Show" with the page extension; without it the
+    // note's words say where (its In [k])
+    if (node.cell && extensionPresent()) {
+      this.el.append(" ", showWaitingCell(this.el, node.cell));
+    }
   }
 }
 

@@ -19,6 +19,7 @@ export const DECIDED_BY_WORDS: Record<string, string> = {
 
 export const STATE_WORDS: Record<string, string> = {
   starting: "starting",
+  queued: "queued",
   running: "running",
   waiting: "waiting for you",
   settled: "settled",
