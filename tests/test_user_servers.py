@@ -215,6 +215,9 @@ def test_a_failure_while_mounting_leaves_the_servers_out_with_one_line() -> None
         raise PermissionError("home is not readable")
 
     servers = UserMcp(where)
+    assert servers.lines() == [
+        "dsh: your MCP servers cannot be read (PermissionError: home is not readable)"
+    ]
     assert servers.mount() is None  # the runtime starts without them
     assert servers.take_notes() == [
         "MCP: your servers are left out (PermissionError: home is not readable)"

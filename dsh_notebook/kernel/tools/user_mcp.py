@@ -152,7 +152,10 @@ class UserMcp:
             looked = self._mounted
         fresh = looked is None
         if looked is None:
-            looked = self._look(probe=True)
+            try:
+                looked = self._look(probe=True)
+            except Exception as exc:
+                return [f"dsh: your MCP servers cannot be read ({type(exc).__name__}: {exc})"]
         files = ", ".join(str(f) for f in looked.files) or "none (DshMagics.mcp_servers is '')"
         if not looked.servers and not looked.problems:
             return [f"dsh: no MCP servers of yours (files read: {files})"]
