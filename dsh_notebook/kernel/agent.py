@@ -168,11 +168,11 @@ class NotebookAgent:
             figure_images=self.figure_notes.images,
             ran_cells=self.ran_cells.lookup,
             secrets=self.secrets,  # asked at every tool call: a key typed later counts
+            edits=lambda tools: NotebookEdits(  # the cell tools, matched and decided by `tools`
+                tools, self.frontend_link, self.undo, self.kernel_undo, secrets=self.secrets
+            ),
+            undo_limit=lambda: self.settings().undo_value_mb * 2**20,
         )
-        self.tools.edits = NotebookEdits(
-            self.tools, self.frontend_link, self.undo, self.kernel_undo, secrets=self.secrets
-        )
-        self.tools.undo_limit = lambda: self.settings().undo_value_mb * 2**20
         self._ledger: PromptLedger | None = None
         self._conversations: ConversationIndex | None = None
         self._prewarmed: KernelSettings | None = None

@@ -96,7 +96,8 @@ class NotebookToolsHost:
         figure_images: FigureImages | None = None,
         ran_cells: RanLookup | None = None,
         secrets: Callable[[], Secrets] | None = None,
-        edits: EditsHost[Matched] | None = None,
+        edits: Callable[[NotebookToolsHost], EditsHost[Matched]] | None = None,
+        undo_limit: Callable[[], int] = lambda: 256 * 2**20,
     ) -> None:
         self._shell = shell
         self._host = host
@@ -111,9 +112,11 @@ class NotebookToolsHost:
         self._figure_images = figure_images  # FigureNotes.images: their PNGs
         self._ran_cells = ran_cells  # RanCells.lookup: what ran as In [k]
         self._secrets = secrets  # NotebookAgent.secrets: masked in every tool result, per call
-        self.edits = edits  # the cell tools' kernel side, or None
-        self.undo_limit: Callable[[], int] = lambda: 256 * 2**20
+        self.undo_limit = undo_limit
         """The largest value undo keeps (bytes): the card names what it cannot keep."""
+        self.edits: EditsHost[Matched] | None = edits(self) if edits is not None else None
+        """The cell tools' kernel side (made by ``edits`` from this host: it matches and decides
+        their calls here), or None."""
         self._lock = threading.Lock()
         self._served: Any = None  # (NotebookMcpServer, McpMount) while the tools are served
 
