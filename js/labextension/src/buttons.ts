@@ -147,7 +147,10 @@ export class NotebookButtons {
     if (model === null) {
       return null;
     }
-    oneUndoStep(model.sharedModel, () => model.sharedModel.insertCell(index, { cell_type: 'code', source, metadata: {} }));
+    // trusted as JupyterLab's own inserted cells are: it has no output to distrust (unmarked,
+    // Notebook 7 reads "Not Trusted" until it runs)
+    const metadata = { trusted: true };
+    oneUndoStep(model.sharedModel, () => model.sharedModel.insertCell(index, { cell_type: 'code', source, metadata }));
     notebook.deselectAll();
     notebook.activeCellIndex = index;
     notebook.mode = 'command';

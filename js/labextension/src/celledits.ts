@@ -95,7 +95,13 @@ export class NotebookStore implements ICellStore {
     if (cell.records !== undefined && cell.records.length > 0) {
       own[UNDO_KEY] = cell.records;
     }
-    const metadata = Object.keys(own).length === 0 ? {} : { [AGENT_METADATA_KEY]: own };
+    const metadata: Record<string, unknown> = Object.keys(own).length === 0 ? {} : { [AGENT_METADATA_KEY]: own };
+    if (cell.cell_type === 'code' && (cell.outputs?.outputs ?? []).length === 0) {
+      // A code cell with no output has nothing to distrust (Jupyter's rule), and JupyterLab
+      // marks the empty cells it inserts so: unmarked, Notebook 7 reads "Not Trusted" and the
+      // save is not signed. A deleted cell put back with its outputs stays unmarked.
+      metadata.trusted = true;
+    }
     const json: Record<string, unknown> = { cell_type: cell.cell_type, source: cell.source, metadata };
     if (cell.id !== undefined) {
       json.id = cell.id;
