@@ -6,8 +6,9 @@
  * button, the page title, and in JupyterLab a status-bar item for the current notebook); Insert
  * below, Ask dsh and Fix with dsh (`buttons.ts`), announced to the widget by a marker on
  * `document.body`; the kernel's approved cell edits and runs and "Undo this run"
- * (`celledits.ts`); the widget's "Show in notebook" (`showcell.ts`); and
- * `%%dsh` cells edited as prose (./promptmodeplugin).
+ * (`celledits.ts`); the widget's "Show in notebook" (`showcell.ts`); a `%%dsh` cell's run never in
+ * Notebook 7's scrolled output box (`unboxed.ts`); and `%%dsh` cells edited as prose
+ * (./promptmodeplugin).
  */
 
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -24,6 +25,7 @@ import promptModePlugin from './promptmodeplugin';
 import { NotebookBinding } from './notebook';
 import { PageTitleBadge } from './pagetitle';
 import { listenShowCell } from './showcell';
+import { RunsUnboxed } from './unboxed';
 import { WaitingState, WaitingStatus } from './waiting';
 import { registerGoToWaiting } from './gotowaiting';
 import { registerPrivateToggle } from './privatetoggle';
@@ -74,6 +76,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       views.set(panel, binding.addView(panel));
       new NotebookButtons(panel);
       new PlaceKeeper(panel);
+      new RunsUnboxed(panel); // Notebook 7 boxes tall outputs: a run's card and summary stay in view
     });
 
     registerGoToWaiting(app, tracker, panel => views.get(panel), palette);
