@@ -11,6 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "dsh_notebook" / "labextension"
 TARGET = "share/jupyter/labextensions/dsh-notebook"
+SERVER_CONFIG = "jupyter-config/jupyter_server_config.d/dsh_notebook.json"
 
 
 def test_shared_data_maps_the_build_and_install_json() -> None:
@@ -22,7 +23,12 @@ def test_shared_data_maps_the_build_and_install_json() -> None:
     assert mapping == {
         "dsh_notebook/labextension": TARGET,
         "js/labextension/install.json": f"{TARGET}/install.json",
+        SERVER_CONFIG: f"etc/jupyter/{SERVER_CONFIG.split('/', 1)[1]}",
     }
+    enabled = json.loads((REPO / SERVER_CONFIG).read_text())["ServerApp"]["jpserver_extensions"]
+    assert enabled == {"dsh_notebook.server_extension": True}
+    assert (REPO / "dsh_notebook" / "server_extension.py").is_file()
+    assert "jupyter-config" in pyproject.split("[tool.hatch.build.targets.sdist]", 1)[1]
     install = json.loads((REPO / "js" / "labextension" / "install.json").read_text())
     assert install["packageManager"] == "python" and install["packageName"] == "dsh-notebook"
     sdist = pyproject.split("[tool.hatch.build.targets.sdist]", 1)[1].split("\n[", 1)[0]

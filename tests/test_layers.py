@@ -16,7 +16,7 @@ PACKAGE = Path(dsh_notebook.__file__).resolve().parent
 
 # part -> rank (DESIGN.md §2, top to bottom); a part imports only parts of a lower rank
 RANK = {
-    "errors": 0, "lazy": 0, "bridge": 0, "comm_routing": 0, "protocol": 1, "transport": 2, "runtime": 3,
+    "errors": 0, "lazy": 0, "bridge": 0, "comm_routing": 0, "server_extension": 0, "protocol": 1, "transport": 2, "runtime": 3,
     "client": 4, "transcript": 5, "widget": 6, "context": 7, "page_protocol": 8, "notebook_tools": 9,
     "scripted_model": 10, "analyst": 11, "frontend": 12, "kernel": 13, "testing": 14,
 }  # fmt: skip
