@@ -1,0 +1,88 @@
+"""A prompt queued behind a run that waits elsewhere (issue 48 item 5), in Notebook 7 with this
+checkout's extension build, a real kernel and the scripted model.
+
+Run All with two ``%%dsh`` cells on one session, a long output between them: the first (a long
+answer, then a ``run_python`` call) waits for the person; the second is queued. The queued cell's widget reads "queued" (not
+"running"), names the first cell by its ``In [k]``, shows ``%dsh pending`` as code, and its
+**Show** brings the first cell's waiting card on screen with what the card asks to read focused
+(never a decision button). Before, the queued widget read "running" and named no cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
+
+from .conftest import Lab, SharedServers, write_notebook
+from .labpage import cells, new_page, open_notebook, run_all, setup_cell
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+LONG = "\n\n".join(f"Step {i}: looked at column c{i}; nothing odd." for i in range(60))
+
+#: whether the element is inside the browser's window
+ON_SCREEN = """(el) => { const r = el.getBoundingClientRect();
+  return r.top >= 0 && r.bottom <= window.innerHeight; }"""
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        call = ToolCall("mcp__notebook__run_python", {"code": "x = 1"})
+        server.register(
+            "ahead", Script(steps=(Step(text=LONG, tool_calls=(call,)), Step(text="A done.")))
+        )
+        server.register("behind", Script(steps=(Step(text="B done."),)))
+        yield server
+
+
+def test_the_queued_cell_names_the_cell_ahead_and_shows_its_card(
+    browser: Any,
+    shared_servers: SharedServers,
+    model: ScriptedModelServer,
+    tmp_path: Path,
+    artifacts: Path,
+) -> None:
+    lab: Lab = shared_servers("notebook")
+    name = f"queued-{tmp_path.name}.ipynb"
+    write_notebook(
+        lab.root / name,
+        [
+            setup_cell(model),
+            "%%dsh -s shared\n[[scenario:ahead]] go",
+            "print('\\n'.join(f'row {i}' for i in range(80)))",  # the card is out of view
+            "%%dsh -s shared\n[[scenario:behind]] next",
+        ],
+    )
+    page = new_page(browser, 900)
+    open_notebook(page, lab, name, "notebook")
+    run_all(page)
+    first, second = cells(page).nth(1), cells(page).nth(3)
+    allow = first.locator(".dsh-allow")
+    allow.wait_for(timeout=90_000)
+    note = second.locator(".dsh-note:has-text('queued behind')")
+    note.wait_for(timeout=30_000)
+    assert second.locator(".dsh-state").inner_text() == "queued"
+    assert "the run of cell In [2]" in note.inner_text(), note.inner_text()
+    assert note.locator("code").inner_text() == "%dsh pending"
+    note.scroll_into_view_if_needed()
+    assert not allow.evaluate(ON_SCREEN)  # the card is above, out of view
+    page.screenshot(path=str(artifacts / "queued-cell-notebook7.png"))
+    note.locator("button:has-text('Show')").click()
+    page.wait_for_function(
+        f"() => ({ON_SCREEN})(document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
+        ".querySelector('.dsh-allow'))",
+        timeout=10_000,
+    )
+    focused = page.evaluate(
+        "() => { const a = document.activeElement; return a && {"
+        " inFirst: document.querySelectorAll('.jp-Notebook .jp-Cell')[1].contains(a),"
+        " read: a.hasAttribute('data-dsh-read'), button: a.tagName === 'BUTTON' }; }"
+    )
+    assert focused == {"inFirst": True, "read": True, "button": False}, focused
+    page.close()
