@@ -1435,3 +1435,15 @@ def test_a_fix_prompts_traceback_is_folded_in_the_kept_transcript() -> None:
     assert traceback in fold.split("</details>", 1)[0]
     short = render_markdown(Transcript("s", prompt="Look:\n```python\nx = 1\n```").snapshot())
     assert "<details>" not in short and "x = 1" in short
+
+
+def test_a_session_title_made_from_the_prompt_keeps_the_persons_words_only() -> None:
+    """The runtime titles a session from its first user message, the kernel's context block
+    included ("Hi! Who are you? <notebook-context> Written by…"): the header keeps the words."""
+    t = Transcript("s")
+    title = "Hi! Who are you? <notebook-context> Written by dsh_notebook, not by the user"
+    t.apply(event("s", "session/title", {"title": title, "source": {"kind": "fallback"}}))
+    assert t.snapshot()["header"]["title"] == "Hi! Who are you?"
+    plain = Transcript("p")
+    plain.apply(event("p", "session/title", {"title": "Say hello."}))
+    assert plain.snapshot()["header"]["title"] == "Say hello."

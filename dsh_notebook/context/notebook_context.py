@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from ..protocol.content import CONTEXT_CLOSE, CONTEXT_OPEN
 from ..transcript.sanitize import code_span
 from .describe import truncate
 from .sanitize import replace_lone_surrogates
@@ -49,10 +50,6 @@ __all__ = [
     "notebook_context_block",
 ]
 
-CONTEXT_OPEN: Final = "<notebook-context>"
-"""The first line of the block (the scripted model treats a text block starting with it as
-written by the package, not by the person)."""
-CONTEXT_CLOSE: Final = "</notebook-context>"
 CONTEXT_MAX: Final = 2000
 """At most this many characters (~500 tokens), whole block; it also fits a transcript context
 chip uncut (``transcript.bounds.LINE_MAX``)."""

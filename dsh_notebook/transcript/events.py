@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from dsh_notebook.protocol import SessionEvent
+from dsh_notebook.protocol.content import CONTEXT_OPEN
 
 from .bounds import LABEL_MAX, LINE_MAX, PROMPT_MAX, RESULT_MAX, cap
 from .context_use import context_tokens, context_window
@@ -269,8 +270,12 @@ def _subagent_catalog(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None
 
 
 def _session_title(core: Core, ctx: SessionCtx, data: dict[str, Any]) -> None:
+    """The runtime titles a session from its first prompt, the kernel's context block included:
+    the title keeps the person's words only."""
     if ctx.owner is None and not core.title_given:
-        title = _str(data.get("title"), LABEL_MAX)
+        raw = data.get("title")
+        raw = raw.split(CONTEXT_OPEN)[0].rstrip() if isinstance(raw, str) else raw
+        title = _str(raw, LABEL_MAX)
         if title:
             core.set_header("title", title)
 
