@@ -30,6 +30,30 @@ ON_SCREEN = """(el) => { const r = el.getBoundingClientRect();
   return r.top >= 0 && r.bottom <= window.innerHeight; }"""
 
 
+THEME = "() => document.body.dataset.jpThemeName"
+
+
+def dark(page: Any, shown: Any, path: Path) -> None:
+    """A screenshot in JupyterLab Dark (Settings > Theme); the theme, a setting of the shared
+    server, is put back."""
+
+    def theme(name: str) -> None:
+        page.click("li.lm-MenuBar-item:has-text('Settings')")
+        page.hover(".lm-Menu-item:has-text('Theme')")
+        page.click(f".lm-Menu-item:has-text('{name}')")
+        page.wait_for_function(f"() => ({THEME})() === '{name}'", timeout=15_000)
+        page.wait_for_timeout(500)
+
+    try:
+        theme("JupyterLab Dark")
+        page.keyboard.press("Escape")
+        shown.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(path))
+    finally:
+        theme("JupyterLab Light")
+
+
 @pytest.fixture(scope="module")
 def model() -> Iterator[ScriptedModelServer]:
     with ScriptedModelServer() as server:
@@ -73,6 +97,7 @@ def test_the_queued_cell_names_the_cell_ahead_and_shows_its_card(
     note.scroll_into_view_if_needed()
     assert not allow.evaluate(ON_SCREEN)  # the card is above, out of view
     page.screenshot(path=str(artifacts / "queued-cell-notebook7.png"))
+    dark(page, note, artifacts / "queued-cell-notebook7-dark.png")
     note.locator("button:has-text('Show')").click()
     page.wait_for_function(
         f"() => ({ON_SCREEN})(document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
