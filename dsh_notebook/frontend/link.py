@@ -196,6 +196,8 @@ class FrontendLink:
         self._waiting: list[WaitingCell] = []
         self._outputs: dict[str, RunOutput] = {}  # model id -> latest, oldest first
         self._replies_off_main = False
+        self._answered = threading.Event()  # set by each hello_reply, cleared when the comm closes
+        self._waited_for: CommLike | None = None  # the comm wait_for_page waited on, once
         self._ids = itertools.count(1)
         self._requests: dict[str, _Slot] = {}  # request id -> its waiter
         self._pages = Pages()
@@ -222,6 +224,22 @@ class FrontendLink:
     def present(self) -> bool:
         """``True`` once the extension has answered ``hello`` on the open comm."""
         return self._capabilities is not None
+
+    def wait_for_page(self, timeout: float) -> bool:
+        """Whether the extension has answered ``hello``, waiting at most ``timeout`` seconds
+        for it, once per comm: for a prompt whose execute request came from the extension's
+        page (its identity metadata) while the comm is open and unanswered. In a fresh
+        kernel's Run All the page's first ``hello_reply`` is queued behind every cell; the
+        page sends it again on its own subshell once that started, which is handled while a
+        cell runs (a page without subshells answers only after the queue: the one wait is
+        spent and later prompts do not wait). Any thread; never raises."""
+        with self._lock:
+            comm = self._comm
+            if self._capabilities is not None or comm is None or self._waited_for is comm:
+                return self._capabilities is not None
+            self._waited_for = comm
+        self._answered.wait(max(0.0, timeout))
+        return self.present
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -524,6 +542,7 @@ class FrontendLink:
             capabilities = frozenset(reply["capabilities"])
             self._capabilities = capabilities
             self._frontend_version = reply["version"]
+            self._answered.set()
             if not self._pages.hello(page, capabilities):
                 return  # this page (or pages) asked for the state too often: not re-sent
             if self._waiting:
@@ -541,6 +560,7 @@ class FrontendLink:
     def _on_close(self, msg: Mapping[str, Any]) -> None:
         with self._lock:
             self._replies_off_main = False
+            self._answered.clear()
             self._pages.clear()
             self._comm = None
             self._capabilities = None

@@ -17,6 +17,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ...context.instructions import instructions_line
+from ...frontend import current_identity
 from ...runtime import ensure_dsh_home, sandbox_problem
 from ..agent import NotebookAgent
 from ..notebook.cell_record import CellRecord
@@ -26,11 +27,16 @@ from ..options.cell_options import RunOptions
 from ..options.settings import KernelSettings
 from ..run import plan_run, start_run, wait_for_run
 from ..showing.command_output import masked_output
+from ..showing.display import kernel_of
 from .commands import run_line_command
 
 __all__ = ["EFFORTS", "Prompting"]
 
 EFFORTS = ("off", "low", "high", "max")
+PAGE_HELLO_WAIT = 2.0
+"""Seconds the first prompt from the extension's page waits, once per comm, for the page's
+``hello_reply`` (a fresh kernel's Run All: it comes on the page's subshell within a fraction of
+a second; :meth:`~dsh_notebook.frontend.FrontendLink.wait_for_page`)."""
 
 
 class Prompting:
@@ -92,6 +98,8 @@ class Prompting:
         assert shell is not None
         prompt_count = current_execution_count(shell, cell)  # IPython 9 counts ahead
         link = agent.frontend_link  # the page's cells, for the block's edited cells
+        if not link.present and current_identity(kernel_of(shell)) is not None:
+            link.wait_for_page(PAGE_HELLO_WAIT)  # sent by the extension's page: it is there
         asks = self.settings().context_block and "read_notebook" in link.capabilities
         page = read_page_now(link.read_notebook, shell) if asks else None
         facts = gather_facts(

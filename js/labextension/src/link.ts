@@ -101,7 +101,7 @@ export function linkKernel(kernel: Kernel.IKernelConnection, options: ILinkOptio
     };
     comm.onClose = closed;
     options.onComm?.(comm);
-    announceSubshell(comm);
+    announceSubshell(comm, reply);
     preloadWidgetBundle(); // this kernel loaded dsh_notebook: its run widgets will need it
   };
 
@@ -132,10 +132,12 @@ function dispatch(handlers: Handlers, message: ProtocolMessage, comm: Kernel.ICo
 
 /**
  * JupyterLab 4.4+ gives each comm target a kernel subshell, started after the comm opened (so the
- * first `hello_reply` goes before it): once it runs, say so, so the kernel knows this page's
- * replies are handled while a cell runs. Older frontends have no `subshellStarted`: nothing sent.
+ * first `hello_reply` goes before it, on the main shell, queued behind every cell of a Run All):
+ * once it runs, send `hello` (the `hello_reply`, so the kernel knows this page while those cells
+ * run, from the first `%%dsh` prompt on) and say so (`subshell_ready`: this page's replies are
+ * handled while a cell runs). Older frontends have no `subshellStarted`: nothing sent.
  */
-export function announceSubshell(comm: Kernel.IComm): void {
+export function announceSubshell(comm: Kernel.IComm, hello: JSONObject | null = null): void {
   const started = (comm as { subshellStarted?: Promise<void> }).subshellStarted;
   if (started === undefined || typeof started.then !== 'function') {
     return;
@@ -143,6 +145,9 @@ export function announceSubshell(comm: Kernel.IComm): void {
   started
     .then(() => {
       if (!comm.isDisposed && (comm as { subshellId?: string | null }).subshellId) {
+        if (hello !== null) {
+          comm.send(hello);
+        }
         comm.send(subshellReady() as unknown as JSONObject);
       }
     })

@@ -26,6 +26,14 @@ test('subshell_ready is sent once the comm subshell started', async () => {
   assert.deepEqual(sent, [{ v: 1, type: 'subshell_ready' }]);
 });
 
+test('the hello_reply goes again on the started subshell, before subshell_ready (a Run All)', async () => {
+  const { comm, sent } = fakeComm({ subshellStarted: Promise.resolve(), subshellId: 'sub-1' });
+  const hello = helloReply('1.2.3') as unknown as Record<string, never>;
+  announceSubshell(comm, hello);
+  await settle();
+  assert.deepEqual(sent, [hello, { v: 1, type: 'subshell_ready' }]);
+});
+
 test('nothing is sent without subshells (older frontends, a failed start, no id)', async () => {
   const older = fakeComm({});
   const failed = fakeComm({ subshellStarted: Promise.reject(new Error('no')), subshellId: null });
