@@ -16,7 +16,7 @@ by :mod:`.schema`, which mirrors ``js/src/types.ts``)::
 
     schema: 1, seq: int
     header: {session_id, title: str|None, model: str|None,
-             state: "starting"|"running"|"waiting"|"settled"|"error", turns: int,
+             state: "starting"|"queued"|"running"|"waiting"|"settled"|"error", turns: int,
              finish_reason: str|None, tool_calls: int, subagents: int, errors: int,
              started_at, ended_at: float|None (epoch ms of the root session's first and
              latest event that changed the transcript), stopped: bool (the person stopped
