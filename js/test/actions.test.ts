@@ -76,6 +76,8 @@ describe("clicks", () => {
     model.sync(decided);
     a.flush();
     expect(a.el.querySelector(".dsh-approval .dsh-outcome")!.textContent).toBe("Allowed once — by you");
+    // decided: no longer "needed" (the heading says what the card is, the line what became of it)
+    expect(a.el.querySelector(".dsh-approval .dsh-card-title")!.textContent).toMatch(/^Approval: /);
     expect(decisions(model)).toHaveLength(1);
   });
 
@@ -84,6 +86,7 @@ describe("clicks", () => {
     const { el, flush } = mount(model);
     vi.advanceTimersByTime(600);
     flush();
+    expect(el.querySelector(".dsh-approval .dsh-card-title")!.textContent).toMatch(/^Approval needed: /);
     el.querySelector<HTMLButtonElement>(".dsh-reject")!.click();
     model.custom({
       type: "ack", action: "approval", request_id: "a1", ok: false,
@@ -115,6 +118,7 @@ describe("clicks", () => {
     over.header.state = "settled";
     ({ el } = mount(new FakeModel(over)));
     expect(el.querySelector(".dsh-approval .dsh-outcome")!.textContent).toBe("Not decided — the run was interrupted");
+    expect(el.querySelector(".dsh-approval .dsh-card-title")!.textContent).toMatch(/^Approval: /);
     expect(el.querySelector(".dsh-question .dsh-outcome")!.textContent).toBe("Not decided — the run was interrupted");
   });
 

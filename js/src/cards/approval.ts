@@ -198,8 +198,12 @@ export class ApprovalCard extends Keyed<ApprovalItem> {
     el.className = `dsh-card dsh-approval dsh-state-${node.state}`;
     el.setAttribute("aria-label", `Approval request for ${node.tool_name || "a tool"}`);
     el.dataset.requestId = node.request_id ?? "";
+    // "needed" only while the click is still the person's to give: a decided, sent or
+    // interrupted card says what became of it below, under a plain heading
+    const local = node.request_id ? ctx.store.decisions.get(node.request_id) : undefined;
+    const open = node.state !== "decided" && !node.outcome && !local && !isOver(ctx.store.snapshot.header.state);
     el.appendChild(
-      h("div", { class: "dsh-card-title" }, "Approval needed: ", h("code", { class: "dsh-tool-name" }, node.tool_name || "tool")),
+      h("div", { class: "dsh-card-title" }, open ? "Approval needed: " : "Approval: ", h("code", { class: "dsh-tool-name" }, node.tool_name || "tool")),
     );
     const title = el.lastElementChild as HTMLElement;
     // what the code will change, above the code (cards that run code; the kernel's analysis)
@@ -213,7 +217,6 @@ export class ApprovalCard extends Keyed<ApprovalItem> {
     const tool = node.tool_name || "tool";
     const words = wordingOf(tool);
 
-    const local = node.request_id ? ctx.store.decisions.get(node.request_id) : undefined;
     if (node.state === "decided" || node.outcome) {
       this.editor = null;
       this.noteField = null;
