@@ -189,7 +189,7 @@ def _read_notebook(data: Mapping[str, Any]) -> dict[str, Any] | None:
     if ids is not None:
         if not isinstance(ids, list) or len(ids) > MAX_READ_IDS:
             return None
-        if not all(isinstance(i, str) and 4 <= len(i) <= 200 for i in ids):
+        if not all(isinstance(i, str) and 1 <= len(i) <= 200 for i in ids):
             return None
         message["cell_ids"] = list(ids)
     for key in ("first", "last"):

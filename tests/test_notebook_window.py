@@ -85,6 +85,29 @@ def test_the_edit_tools_ask_for_their_target_and_its_neighbours() -> None:
     cells = notebook(1000)
     reply = read(cells, want_cells([cell_id(950)[:8]]))
     assert [c["index"] for c in reply["cells"]] == [948, 949, 950]
-    assert protocol.read_notebook("n2", {"window": 9999, "cell_ids": ["ab", "abcd"]}) == {
-        "v": 1, "type": "read_notebook", "request_id": "n2", "window": 500, "cell_ids": ["abcd"],
+    assert protocol.read_notebook("n2", {"window": 9999, "cell_ids": ["", "c1", "x" * 201]}) == {
+        "v": 1, "type": "read_notebook", "request_id": "n2", "window": 500, "cell_ids": ["c1"],
     }  # fmt: skip
+
+
+def test_a_short_nbformat_id_is_read_exactly() -> None:
+    """nbformat ids are 1-64 characters: a notebook written elsewhere may have ``c1``; the page
+    matches one under 4 characters exactly (a prefix that short would name many cells)."""
+    cells = notebook(30)
+    for i, c in enumerate(cells):
+        c["id"] = f"c{i + 1}"
+    query = CellsQuery(cell_ids=("c1",))
+    reply = read(cells, want_for(query.cell_ids, None, None, None))
+    assert [c["id"] for c in reply["cells"]] == ["c1"]
+    assert "Showing only the cells asked for (1)" in format_cells(reply, query=query)
+
+
+def test_a_windowed_listing_names_only_the_cells_it_shows_as_seen() -> None:
+    """The stale check credits a conversation with the cells a result listed: in a big
+    notebook the window, not every cell the page sent."""
+    cells, prompt = notebook(1000), cell_id(900)
+    listed: list[Any] = []
+    format_cells(read(cells, want_for((), None, None, prompt)), this_cell=prompt, listed=listed)
+    positions = [c["index"] + 1 for c in listed]
+    assert 900 in positions and len(positions) < 500
+    assert positions == list(range(positions[0], positions[0] + len(positions)))

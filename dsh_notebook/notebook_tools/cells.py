@@ -339,11 +339,14 @@ def format_cells(
     this_cell: str | None = None,
     query: CellsQuery | None = None,
     ran: RanLookup | None = None,
+    listed: list[Mapping[str, Any]] | None = None,
 ) -> str:
     """The notebook's cells as text (see the module doc), at most ``max_chars`` characters.
     ``figures`` adds the kernel's text description of the figures a cell displayed;
     ``this_cell`` (a notebook cell id) is marked ``THIS PROMPT``; ``query`` chooses the cells
-    and the brief mode; ``ran`` (:class:`.ran_cells.RanCells` lookup) marks edited cells."""
+    and the brief mode; ``ran`` (:class:`.ran_cells.RanCells` lookup) marks edited cells;
+    ``listed`` (when given) receives the cells the text lists (a big notebook's window)."""
+    found: list[Mapping[str, Any]] = [] if listed is None else listed
     query = query or CellsQuery()
     cells = [c for c in reply.get("cells", []) if isinstance(c, Mapping)]
     total = reply.get("total_cells")
@@ -361,6 +364,7 @@ def format_cells(
         head += f" Showing only the cells asked for ({shown})"
         head += "." if query.brief else ", whole where the cap allows."
         head = " ".join([head, *notes])
+        found.extend(cells)
         if not cells:
             return truncate(head, max_chars)[0]
     keep = min(_SOURCE_CHARS, max_chars // 5)  # the selected cell's source, at any level
@@ -385,13 +389,15 @@ def format_cells(
         anchor, readable = anchor_of(cells, this_cell), levels if query.brief else levels[:5]
         sizes = [n for n in WINDOW_SIZES if n < len(cells)]
         tries += [(window(cells, anchor, n), levels if n == 1 else readable) for n in sizes]
-    for listed, tried in tries:
-        note = "" if query.chosen else left_out(positions(listed), total)
+    for part, tried in tries:
+        if not query.chosen:
+            found[:] = part
+        note = "" if query.chosen else left_out(positions(part), total)
         for level in tried:
-            text = (f"{head} {note}" if note else head) + body(listed, level)
+            text = (f"{head} {note}" if note else head) + body(part, level)
             if len(text) <= max_chars:
                 return text
-        if listed is cells and text.rfind("\n## " if not query.brief else "\n") + 200 < max_chars:
+        if part is cells and text.rfind("\n## " if not query.brief else "\n") + 200 < max_chars:
             break  # every header survives a cut of the end (the selected cell's longer source)
     return truncate(text, max_chars)[0]
 

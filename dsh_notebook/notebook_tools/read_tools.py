@@ -163,18 +163,18 @@ class ReadTools:
                     shell, reason, errors=self._errors, max_chars=cap, query=query,
                     private=private_runs(None, self._ran),
                 ), []  # fmt: skip
+            shown: list[Mapping[str, Any]] = []  # the cells listed (a big notebook's window)
+            text = format_cells(
+                reason, max_chars=cap, figures=self._figures, this_cell=this_cell,
+                query=query, ran=self._ran, listed=shown,
+            )  # fmt: skip
             if cells is not None:  # what this conversation saw: the full sources it was shown
-                shown = shown_cells(reason, query)
                 if uncertain is None:
                     cells.saw(conversation, {"cells": shown})
                 else:  # credited only once every identical read showed this same view
                     view = tuple((str(c.get("id")), str(c.get("source", ""))) for c in shown)
                     for peer in cells.host.shared_read(uncertain, view):
                         cells.saw(peer, {"cells": shown})
-            text = format_cells(
-                reason, max_chars=cap, figures=self._figures, this_cell=this_cell,
-                query=query, ran=self._ran,
-            )  # fmt: skip
             found = CellFigures()
             if query.chosen:  # a cell read by id or range: its figures too
                 found = cell_figures(

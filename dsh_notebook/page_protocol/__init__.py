@@ -51,8 +51,8 @@ Comm ``dsh_notebook.frontend`` (the extension registers this target on every not
       notebook as the person sees it. Optional fields (:class:`~.shapes.ReadWant`) choose the
       cells of a notebook longer than :data:`MAX_READ_CELLS`: ``around`` (a cell id: the window
       is centred on it, else on the active cell), ``window`` (its size), ``cell_ids`` (cells whose
-      id is, or starts with, one of them: at most :data:`MAX_READ_IDS`), ``first``/``last`` (a
-      range of positions from 0); the page sends those, every private cell (bare), at most
+      id is one of them, or starts with one of 4+ characters; at most :data:`MAX_READ_IDS`),
+      ``first``/``last`` (a range of positions from 0); the page sends those, every private cell (bare), at most
       :data:`MAX_READ_CELLS` in all; none given: the first :data:`MAX_READ_CELLS`.
     - ``read_notebook_reply`` (frontend -> kernel): ``{"v": 1, "type": "read_notebook_reply",
       "request_id": "n1", "path": "a.ipynb", "total_cells": 12, "cells": [{"index": 0, "id":

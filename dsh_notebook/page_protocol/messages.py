@@ -45,7 +45,7 @@ def hello(kernel_version: str) -> Hello:
 def read_notebook(request_id: str, want: ReadWant | None = None) -> ReadNotebook:
     """The ``read_notebook`` request for the cells ``want`` chooses (see :class:`ReadWant`;
     ``None``: the first :data:`MAX_READ_CELLS`); the reply carries the same ``request_id``.
-    Out-of-bounds choices are clamped, ids of 4-200 characters kept (at most
+    Out-of-bounds choices are clamped, ids of 1-200 characters kept (at most
     :data:`MAX_READ_IDS`), so the page never refuses the request."""
     message: ReadNotebook = {"v": 1, "type": "read_notebook", "request_id": request_id}
     want = want or {}
@@ -54,7 +54,7 @@ def read_notebook(request_id: str, want: ReadWant | None = None) -> ReadNotebook
         message["around"] = around
     if "window" in want:
         message["window"] = max(0, min(int(want["window"]), MAX_READ_CELLS))
-    ids = [i for i in want.get("cell_ids", []) if 4 <= len(i) <= 200][:MAX_READ_IDS]
+    ids = [i for i in want.get("cell_ids", []) if 0 < len(i) <= 200][:MAX_READ_IDS]
     if ids:
         message["cell_ids"] = ids
     first, last = want.get("first"), want.get("last")

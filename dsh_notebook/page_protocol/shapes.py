@@ -181,8 +181,8 @@ class ReadWant(TypedDict, total=False):
     """At most this many cells around ``around`` (0 to :data:`MAX_READ_CELLS`; default
     :data:`MAX_READ_CELLS` with ``around``, else 0)."""
     cell_ids: list[str]
-    """Cells whose id is one of these or starts with one (4-200 characters; at most
-    :data:`MAX_READ_IDS`), wherever they are."""
+    """Cells whose id is one of these (1-200 characters) or starts with one of 4 or more (at
+    most :data:`MAX_READ_IDS`), wherever they are."""
     first: int
     """The first position (from 0) of a range of cells."""
     last: int

@@ -25,7 +25,7 @@ def chosen_positions(
 
     for given in want.get("cell_ids", []):
         for i, cell_id in enumerate(ids):
-            if cell_id == given or cell_id.startswith(given):
+            if cell_id == given or (len(given) >= 4 and cell_id.startswith(given)):
                 add(i)
     for i in privates:
         add(i)

@@ -184,7 +184,7 @@ export type ReadWant = Pick<IReadNotebook, 'around' | 'window' | 'cell_ids' | 'f
 
 /**
  * The positions of the cells `want` asks for, in notebook order, at most `MAX_READ_CELLS`: first
- * every cell whose id is one of `cell_ids` or starts with one (a short id), then every private
+ * every cell whose id is one of `cell_ids` or starts with one of 4+ characters (a short id), then every private
  * cell (sent bare, so the kernel knows them wherever they are), then the `first`..`last` range,
  * then the `window` cells around `around` (its id, or the first id starting with it; else the
  * active cell `selected`, else the first cell; `window` defaults to `MAX_READ_CELLS` with
@@ -201,7 +201,7 @@ export function chosenPositions(ids: readonly string[], privates: readonly numbe
     return true;
   };
   for (const given of want.cell_ids ?? []) {
-    ids.forEach((id, i) => (id === given || id.startsWith(given)) && add(i));
+    ids.forEach((id, i) => (id === given || (given.length >= 4 && id.startsWith(given))) && add(i));
   }
   privates.forEach(add);
   if (want.first !== undefined || want.last !== undefined) {

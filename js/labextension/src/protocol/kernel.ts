@@ -94,7 +94,7 @@ export interface IReadNotebook {
   around?: string;
   /** At most `window` cells around `around` (0: none; default `MAX_READ_CELLS`). */
   window?: number;
-  /** Cells whose id is one of these or starts with one (4 characters or more), wherever. */
+  /** Cells whose id is one of these (1-200 characters) or starts with one of 4 or more, wherever. */
   cell_ids?: string[];
   /** Positions `first`..`last` (from 0, both included). */
   first?: number;

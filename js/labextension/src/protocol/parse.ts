@@ -108,7 +108,7 @@ function isPosition(value: unknown): value is number {
 }
 
 /** A `read_notebook`: its request id and, each optional, `around` (an id), `window` (0 to
- * `MAX_READ_CELLS`), `cell_ids` (at most `MAX_READ_IDS` ids of 4-200 characters) and a
+ * `MAX_READ_CELLS`), `cell_ids` (at most `MAX_READ_IDS` ids of 1-200 characters) and a
  * `first`..`last` range of positions; any of them malformed: `null`. */
 function parseReadNotebook(data: Record<string, unknown>): IReadNotebook | null {
   if (!isText(data.request_id, false)) {
@@ -129,7 +129,7 @@ function parseReadNotebook(data: Record<string, unknown>): IReadNotebook | null 
     message.window = window;
   }
   if (ids !== undefined) {
-    const valid = (id: unknown): id is string => typeof id === 'string' && id.length >= 4 && id.length <= 200;
+    const valid = (id: unknown): id is string => typeof id === 'string' && id.length >= 1 && id.length <= 200;
     if (!Array.isArray(ids) || ids.length > MAX_READ_IDS || !ids.every(valid)) {
       return null;
     }
