@@ -93,3 +93,22 @@ def test_the_note_for_the_model_is_left_out_of_what_a_person_reads(number: int) 
     assert result_for_reader(only) == ""
     other = call("bash", result=f"{kept_note(number)}\n\nstdout:\n42")
     assert result_for_reader(other) == other["result"]  # only run_python's note is ours
+
+
+def test_a_ran_cell_shows_a_value_only_when_it_fits_on_one_line() -> None:
+    """A Series or a table prints its header first ("station"): saying "Ran cell 4: station"
+    tells nothing, so a multi-line value is left to the Outputs fold; a one-line value, a
+    stream's first line and an error still show."""
+    head = "Ran 1 cell(s) in the notebook (ok).\n\n## cell 4 · id a · In [8] · ok\n"
+
+    def shown(result: str) -> str | None:
+        line = cell_line(call("run_cells", args={"cell_ids": ["a"]}, result=result,
+                              approval=card(tool_name="run_cells", reason="Run 1 cell(s):")))  # fmt: skip
+        assert line is not None
+        return line.output
+
+    assert shown(head + "out: station\nDocks     10.0\nPark      12.5\nName: minutes") is None
+    assert shown(head + "out: 10.5") == "10.5"
+    assert shown(head + "out: 10.5\n\n## cell 5 · id b · In [9] · ok\nstdout: done") == "done"
+    assert shown(head + "stream: x\nout: 42\n") == "42"
+    assert shown(head + "error: KeyError: 'staton'") == "KeyError: 'staton'"

@@ -63,7 +63,9 @@ _RUN_HEAD = re.compile(r"^cell (\d+) · id ", re.MULTILINE)
 _INSERTED = re.compile(r"^--- \(new (\w+) cell below cell (\d+) · id ")
 _APPLIED_NO = re.compile(r"^Applied: \w+ cell (\d+) · id ")
 _RAN_CELL = re.compile(r"^## cell (\d+) · id [^\n]*$", re.MULTILINE)
-_OUTPUT = re.compile(r"^(?:stdout|out|error): (.*)$", re.MULTILINE)
+_OUTPUT = re.compile(r"^(stdout|out|error): (.*)$", re.MULTILINE)
+_BLOCK_START = re.compile(r"(?:stdout|out|error|stream)\b|## ")
+"""A line that starts an output block or a cell (what ends a multi-line value)."""
 _KEPT_NOTE = re.compile(
     r"\AThis code is now a cell of the notebook: agent cell (\d+) of this run, below the "
     r"user's %%dsh prompt cell, with its output\. Do not repeat the code in your answer\.(?:\n\n|\n|\Z)"
@@ -127,6 +129,18 @@ def _first_line(text: str, limit: int = _SNIPPET) -> str | None:
     if line is None:
         return None
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _output_summary(match: re.Match[str], result: str) -> str | None:
+    """The line a ran cell shows for its last output: the first line of a stream or an error;
+    a value only when it fits on one line (a table's or a Series' first line is a header, like
+    "station", which says nothing on its own: its lines are in the Outputs fold)."""
+    kind, first = match.group(1), match.group(2)
+    after = result[match.end() :].split("\n", 2)
+    following = after[1] if len(after) > 1 else ""
+    if kind == "out" and following.strip() and not _BLOCK_START.match(following):
+        return None
+    return _first_line(first)
 
 
 def _first_sentence(text: str) -> str:
@@ -242,8 +256,8 @@ def _run_line(item: ToolItem, reason: str, outcome: str, done: bool) -> CellLine
         folds.append(Fold(f"What ran ({_lines(body)})", body, "diff"))
     output = None
     if done:
-        outputs = _OUTPUT.findall(result)
-        output = _first_line(outputs[-1]) if outputs else None
+        outputs = list(_OUTPUT.finditer(result))
+        output = _output_summary(outputs[-1], result) if outputs else None
         cells = _RAN_CELL.search(result)
         if cells is not None:
             body = result[cells.start() :].strip("\n")

@@ -74,6 +74,21 @@ describe("cell tools in words", () => {
     expect(text).toContain("## cell 4 · id 00000004 · In [6] · ok"); // what ran printed
   });
 
+  it("shows a ran cell's value only when it fits on one line (a Series prints its header first)", () => {
+    const head = "Ran 1 cell(s) in the notebook (ok).\n\n## cell 4 · id 00000004 · In [8] · ok\n";
+    const line = (result: string): string | null | undefined => {
+      const item = ran();
+      item.result = result;
+      document.body.textContent = "";
+      const { el } = mount(new FakeModel(snap({ seq: 2, state: "settled", items: [item] })));
+      return el.querySelector(".dsh-cell-line")?.textContent;
+    };
+    expect(line(head + "out: station\nDocks     10.0\nName: minutes")).toBe("Ran cells 3\u20134 — allowed by you");
+    expect(line(head + "out: 10.5")).toBe("Ran cells 3\u20134: 10.5 — allowed by you");
+    expect(line(head + "stream: x\nout: 42\n")).toBe("Ran cells 3\u20134: 42 — allowed by you");
+    expect(line(head + "error: KeyError: 'staton'")).toBe("Ran cells 3\u20134: KeyError: 'staton' — allowed by you");
+  });
+
   it("shows what run_python ran and printed, not the note for the model", () => {
     const { el } = mount(new FakeModel(snap({ seq: 2, state: "settled", items: [python()] })));
     const text = el.textContent ?? "";

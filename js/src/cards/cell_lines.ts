@@ -32,7 +32,9 @@ const KEPT_NOTE =
 const CELL_NO = /\bcell (\d+) · id /;
 const RUN_HEAD = /^cell (\d+) · id /gm;
 const INSERTED = /^--- \(new (\w+) cell below cell (\d+) · id /;
-const OUTPUT = /^(?:stdout|out|error): (.*)$/gm;
+const OUTPUT = /^(stdout|out|error): (.*)$/gm;
+/** A line that starts an output block or a cell (what ends a multi-line value). */
+const BLOCK_START = /^(?:(?:stdout|out|error|stream)\b|## )/;
 const SNIPPET = 60;
 
 export interface CellLine {
@@ -50,6 +52,16 @@ export interface CellLine {
 /** The cell tool `name` is (`edit_cell`, also as `mcp__notebook__edit_cell`), or null. */
 export function cellTool(name: string): CellTool | null {
   return CELL_TOOLS.find((tool) => isTool(name, tool)) ?? null;
+}
+
+/** The line a ran cell shows for its last output: the first line of a stream or an error; a
+ * value only when it fits on one line (a table's first line is a header, like "station"). */
+function outputSummary(match: RegExpMatchArray, result: string): string | null {
+  const [whole, kind, first] = match;
+  const after = result.slice((match.index ?? 0) + whole.length).split("\n");
+  const following = after.length > 1 ? after[1] : "";
+  if (kind === "out" && following.trim() !== "" && !BLOCK_START.test(following)) return null;
+  return firstLine(first ?? "");
 }
 
 function firstLine(text: string, limit = SNIPPET): string | null {
@@ -105,8 +117,9 @@ export function cellLine(node: ToolItem, over: boolean): CellLine | null {
     const ids = (args as Record<string, unknown>).cell_ids;
     const count = numbers.length || (Array.isArray(ids) ? ids.length : 1);
     const where = numbers.length ? cellsWords(numbers) : `${count} cell${count === 1 ? "" : "s"}`;
-    const outputs = done ? [...(result ?? "").matchAll(OUTPUT)].map((m) => m[1]) : [];
-    const output = outputs.length ? firstLine(outputs[outputs.length - 1]) : null;
+    const outputs = done ? [...(result ?? "").matchAll(OUTPUT)] : [];
+    const last = outputs[outputs.length - 1];
+    const output = last ? outputSummary(last, result ?? "") : null;
     return { action: `${verb} ${where}`, snippet: null, output, outcome, done };
   }
   const header = reason.split("\n", 1)[0];
