@@ -107,6 +107,9 @@ class _Page:
     """When the kernel last re-sent its state for this page's ``hello_reply``."""
     silent: bool = False
     """It did not answer a request every page was asked; not waited for until it sends again."""
+    repeated: bool = False
+    """It repeated an answered ``hello_reply`` once (a JupyterLab 4.4+ page says hello again on
+    its comm subshell once that started): that one repeat is expected, not counted as refused."""
 
 
 class Pages:
@@ -143,10 +146,14 @@ class Pages:
         known = self._pages.pop(page, None)
         same = known is not None and known.capabilities == capabilities
         entry = _Page(capabilities, known.answered_at if known and same else None)
+        entry.repeated = bool(known and same and known.repeated)
         self._pages[page] = entry
         while len(self._pages) > MAX_PAGES:
             del self._pages[next(iter(self._pages))]
         if entry.answered_at is not None and now - entry.answered_at < HELLO_INTERVAL:
+            if not entry.repeated:  # the page's subshell hello: expected once
+                entry.repeated = True
+                return False
             self.hellos.refused(now)
             return False
         if not self.hellos.allow():
