@@ -61,8 +61,8 @@ def test_another_runs_figure_a_private_cell_or_a_private_run_is_never_sent() -> 
         ran=lambda count: Ran("id-2", "d", private=True) if count == 5 else None,
     )
     assert found.images == []
-    assert "no image of the figure in cell 1, cell 3" in found.note
-    assert "cell 2" not in found.note  # a private cell is not even named here
+    assert "no image of the figure in cell 1 (shown before" in found.note
+    assert "cell 2" not in found.note and "cell 3" not in found.note  # private: not even named
 
 
 def test_a_call_attaches_at_most_the_bounds_and_says_how_many_were_left() -> None:
@@ -94,3 +94,10 @@ def test_the_context_block_names_the_cells_that_show_a_figure() -> None:
         replace(FACTS, **windowed)
     )
     assert "Figures in cells" not in notebook_context_block(FACTS)
+
+
+def test_the_cells_a_note_names_are_bounded() -> None:
+    many = [cell(i, i + 1) for i in range(25)]
+    note = cell_figures(many, kept({}), takes_images=False).note
+    assert note.startswith("Figures in cell 1, cell 2,") and "cell 10 and 15 more:" in note
+    assert "cell 11" not in note

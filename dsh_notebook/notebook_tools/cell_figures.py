@@ -39,6 +39,9 @@ MAX_FIGURES: Final = 4
 MAX_BYTES: Final = 3_000_000
 """Most PNG bytes one call attaches."""
 
+_NAMED: Final = 10
+"""Most cells one note names (then how many more)."""
+
 FigureImages = Callable[[str | None, int | None], "list[bytes | None]"]
 """``(cell id, execution count) -> the PNG of each figure that run displayed`` (``None``: not
 kept), :meth:`.figures.FigureNotes.images`."""
@@ -82,22 +85,23 @@ def cell_figures(
     if not shown:
         return CellFigures()
     if not takes_images:
-        names = ", ".join(_label(c) for c in shown)
         return CellFigures(
-            note=f"Figures in {names}: not sent as images (this model takes none); the kernel's "
-            "description of each, where it has one, is in the cell's output above."
+            note=f"Figures in {_names(shown)}: not sent as images (this model takes none); the "
+            "kernel's description of each, where it has one, is in the cell's output above."
         )
     attached: list[bytes] = []
     per_cell: list[str] = []
-    unavailable: list[str] = []
+    unavailable: list[Mapping[str, Any]] = []
     left = 0
     size = 0
     for cell in shown:
         count = cell.get("execution_count")
         count = count if isinstance(count, int) and not isinstance(count, bool) else None
         kept = _kept(cell, count, images, ran)
+        if kept is None:  # a private cell's run: not even named
+            continue
         if not kept:
-            unavailable.append(_label(cell))
+            unavailable.append(cell)
             continue
         taken = 0
         for png in kept:
@@ -118,24 +122,31 @@ def cell_figures(
         )
     if unavailable:
         parts.append(
-            f"no image of the figure in {', '.join(unavailable)} (shown before this kernel ran "
+            f"no image of the figure in {_names(unavailable)} (shown before this kernel ran "
             "that cell, or too large): its output text above is what there is"
         )
     return CellFigures(attached, "Figures: " + "; ".join(parts) + ".")
 
 
+def _names(cells: Sequence[Mapping[str, Any]]) -> str:
+    """``cell 3, cell 7`` for at most :data:`_NAMED` cells, then how many more."""
+    named = ", ".join(_label(c) for c in cells[:_NAMED])
+    return named + (f" and {len(cells) - _NAMED} more" if len(cells) > _NAMED else "")
+
+
 def _kept(
     cell: Mapping[str, Any], count: int | None, images: FigureImages | None, ran: RanLookup | None
-) -> list[bytes]:
-    if images is None or count is None:
-        return []
-    if ran is not None:
+) -> list[bytes] | None:
+    """The PNGs kept for the run the page shows (``[]``: none), ``None`` for a private run."""
+    if ran is not None and count is not None:
         try:
             entry = ran(count)
         except Exception:
             entry = None
         if entry is not None and entry.private:
-            return []
+            return None
+    if images is None or count is None:
+        return []
     try:
         found = images(str(cell.get("id")) if cell.get("id") else None, count)
     except Exception:
