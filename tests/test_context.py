@@ -535,6 +535,7 @@ ALLOWED_OWN = {
     "dsh_notebook.lazy",  # the lazy re-exports (stdlib only)
     "dsh_notebook.transcript.sanitize",
     "dsh_notebook.transcript.bounds",  # the one truncation marker
+    "dsh_notebook.transcript.context_tags",  # the context block's tags (read back there too)
 }
 
 

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from ..protocol.content import CONTEXT_CLOSE, CONTEXT_OPEN
+from ..transcript.context_tags import CONTEXT_CLOSE, CONTEXT_OPEN
 from ..transcript.sanitize import code_span
 from .describe import truncate
 from .sanitize import replace_lone_surrogates

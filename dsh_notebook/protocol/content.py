@@ -13,15 +13,13 @@ Two vocabularies:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 
 from .base import WireModel
 
 __all__ = [
-    "CONTEXT_CLOSE",
-    "CONTEXT_OPEN",
     "ContentBlock",
     "FileAttachmentRef",
     "FileBlock",
@@ -37,13 +35,6 @@ __all__ = [
     "UnknownBlock",
     "text_of",
 ]
-
-
-CONTEXT_OPEN: Final = "<notebook-context>"
-"""The first line of the notebook context block, a text block the kernel adds to each prompt
-after the person's text (``dsh_notebook.context.notebook_context`` writes it). Whatever reads a
-prompt back (the scripted model, a session title made from it) tells the two apart by it."""
-CONTEXT_CLOSE: Final = "</notebook-context>"
 
 
 class TextBlock(WireModel):

@@ -10,9 +10,9 @@ from dataclasses import replace
 from typing import Any
 
 from dsh_notebook.protocol import SessionEvent
-from dsh_notebook.protocol.content import CONTEXT_OPEN
 
 from .bounds import LABEL_MAX, LINE_MAX, PROMPT_MAX, RESULT_MAX, cap
+from .context_tags import CONTEXT_OPEN
 from .context_use import context_tokens, context_window
 from .core import Core, SessionCtx
 from .hints import hint_for
