@@ -42,6 +42,8 @@ SET: list[tuple[str, str, list[str], list[str]]] = [
     ("page_read", "-", ["page_read.py"], ["page_read.py", "--reads", "15"]),
     ("page_read_nagle", "-", ["page_read.py", "--no-nodelay"],
      ["page_read.py", "--no-nodelay", "--reads", "15"]),
+    ("page_read_browser", "-", ["page_read_browser.py", "--reads", "80"],
+     ["page_read_browser.py", "--reads", "15"]),
 ]  # fmt: skip
 
 
