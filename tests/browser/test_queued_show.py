@@ -74,40 +74,48 @@ def test_the_queued_cell_names_the_cell_ahead_and_shows_its_card(
 ) -> None:
     lab: Lab = shared_servers("notebook")
     name = f"queued-{tmp_path.name}.ipynb"
+    session = f"shared-{tmp_path.name}"  # a rerun's kernel must not meet this attempt's session
     write_notebook(
         lab.root / name,
         [
             setup_cell(model),
-            "%%dsh -s shared\n[[scenario:ahead]] go",
+            f"%%dsh -s {session}\n[[scenario:ahead]] go",
             "print('\\n'.join(f'row {i}' for i in range(80)))",  # the card is out of view
-            "%%dsh -s shared\n[[scenario:behind]] next",
+            f"%%dsh -s {session}\n[[scenario:behind]] next",
         ],
     )
     page = new_page(browser, 900)
-    open_notebook(page, lab, name, "notebook")
-    run_all(page)
-    first, second = cells(page).nth(1), cells(page).nth(3)
-    allow = first.locator(".dsh-allow")
-    allow.wait_for(timeout=90_000)
-    note = second.locator(".dsh-note:has-text('queued behind')")
-    note.wait_for(timeout=30_000)
-    assert second.locator(".dsh-state").inner_text() == "queued"
-    assert "the run of cell In [2]" in note.inner_text(), note.inner_text()
-    assert note.locator("code").inner_text() == "%dsh pending"
-    note.scroll_into_view_if_needed()
-    assert not allow.evaluate(ON_SCREEN)  # the card is above, out of view
-    page.screenshot(path=str(artifacts / "queued-cell-notebook7.png"))
-    dark(page, note, artifacts / "queued-cell-notebook7-dark.png")
-    note.locator("button:has-text('Show')").click()
-    page.wait_for_function(
-        f"() => ({ON_SCREEN})(document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
-        ".querySelector('.dsh-allow'))",
-        timeout=10_000,
-    )
-    focused = page.evaluate(
-        "() => { const a = document.activeElement; return a && {"
-        " inFirst: document.querySelectorAll('.jp-Notebook .jp-Cell')[1].contains(a),"
-        " read: a.hasAttribute('data-dsh-read'), button: a.tagName === 'BUTTON' }; }"
-    )
-    assert focused == {"inFirst": True, "read": True, "button": False}, focused
-    page.close()
+    try:
+        open_notebook(page, lab, name, "notebook")
+        run_all(page)
+        first, second = cells(page).nth(1), cells(page).nth(3)
+        allow = first.locator(".dsh-allow")
+        allow.wait_for(timeout=90_000)
+        # the card by its request, wherever the notebook's windowing puts the cells in the DOM
+        request = first.locator(".dsh-approval").get_attribute("data-request-id")
+        card = f".dsh-approval[data-request-id='{request}']"
+        note = second.locator(".dsh-note:has-text('queued behind')")
+        note.wait_for(timeout=30_000)
+        assert second.locator(".dsh-state").inner_text() == "queued"
+        assert "the run of cell In [2]" in note.inner_text(), note.inner_text()
+        assert note.locator("code").inner_text() == "%dsh pending"
+        note.scroll_into_view_if_needed()
+        assert not allow.evaluate(ON_SCREEN)  # the card is above, out of view
+        page.screenshot(path=str(artifacts / "queued-cell-notebook7.png"))
+        dark(page, note, artifacts / "queued-cell-notebook7-dark.png")
+        note.locator("button:has-text('Show')").click()
+        page.wait_for_function(
+            f'() => {{ const b = document.querySelector("{card} .dsh-allow");'
+            f" return !!b && ({ON_SCREEN})(b); }}",
+            timeout=20_000,
+        )
+        focused = page.evaluate(
+            f"() => {{ const a = document.activeElement;"
+            f" const cell = document.querySelector(\"{card}\")?.closest('.jp-Cell');"
+            " return a && { inFirst: !!cell && cell.contains(a),"
+            " read: a.hasAttribute('data-dsh-read'), button: a.tagName === 'BUTTON' }; }"
+        )
+        assert focused == {"inFirst": True, "read": True, "button": False}, focused
+    finally:
+        page.close()
+        lab.end_sessions(lambda s: s.get("path") == name)  # its kernel holds the session
