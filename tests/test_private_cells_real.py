@@ -140,6 +140,29 @@ def test_a_private_cells_run_is_withheld_with_no_page_to_read(
     play_page_until(kernel, scripted_model, "private-no-page", 3, lambda: None, since=first)
     requests = [r.body for r in scripted_model.requests[first:] if r.scenario == "private-no-page"]
     sent = json.dumps(requests, ensure_ascii=False)
-    assert "CANARY" not in sent and "91234" not in sent
+    assert "CANARY" not in sent and "91234" not in sent, leaks(requests, ("CANARY", "91234"))
     assert sent.count("[private cell]") >= 3, sent[-3000:]  # context block, history, fallback
     assert "x = 1" in sent  # the other cell is read as before
+
+
+def leaks(requests: list[dict[str, object]], needles: tuple[str, ...]) -> list[str]:
+    """Where in the model requests each of ``needles`` is: the request, its top-level field (and
+    for ``messages`` the message and block), and the text around it."""
+    found: list[str] = []
+
+    def visit(value: object, where: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                visit(item, f"{where}.{key}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                visit(item, f"{where}[{i}]")
+        elif isinstance(value, str):
+            for needle in needles:
+                at = value.find(needle)
+                if at >= 0:
+                    found.append(f"{where}: …{value[max(0, at - 150) : at + 60]!r}…")
+
+    for n, body in enumerate(requests):
+        visit(body, f"request {n}")
+    return found

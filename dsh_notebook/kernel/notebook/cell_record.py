@@ -34,13 +34,13 @@ class CellRecord:
         and whether its request said the cell is private (the page's ``dsh-private`` tag: that
         run is withheld from the model even where no page can be read later). Runs inside the
         cell's request, so the request it reads is the cell's own."""
+        identity = current_identity(kernel_of(self._shell))  # first: what withholds the run
+        self.ran_cells.cell_finished(result, private=identity is not None and identity.private)
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         execution_count = getattr(result, "execution_count", None)
         if error is not None and isinstance(execution_count, int):
             self.errors[execution_count] = cell_error_text(error)
         self.figure_notes.cell_finished(result)
-        identity = current_identity(kernel_of(self._shell))
-        self.ran_cells.cell_finished(result, private=identity is not None and identity.private)
 
     def cell_started(self) -> None:
         """``pre_run_cell``: the figures shown from now on belong to this cell."""
