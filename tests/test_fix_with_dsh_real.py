@@ -128,6 +128,9 @@ def fix_with_dsh(
                         allowed.add(rid)
                         assert k.execute(f"%dsh allow {rid}").error is None
         time.sleep(0.1)
+    # the run is done, and its last words may still be on their way (the UI pump's last
+    # flush): what iopub sends until it has been quiet for a second
+    k.drain_iopub(1.0)
     bodies = [r.body for r in analyst.requests if r.scenario == ANALYST_SCENARIO and r.body]
     calls = [
         (b["name"].rsplit("__", 1)[-1], b["input"])
