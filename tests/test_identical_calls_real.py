@@ -49,6 +49,19 @@ PREFIX = "mcp__notebook__"
 NOT_READ = "you have not read this cell"
 
 
+WHO_WAITS = """
+_a = get_ipython().magics_manager.registry['DshMagics'].agent
+for _k, _p in _a.broker.pending.items():
+    print('waits', _k, _p.request.session_id, _p.request.call_id, 'person only', _p.person_only,
+          'under the run of', [r.session for r in _a.runs if r.policy is _p.policy])
+for _r in _a.runs:
+    print('run', _r.session, 'settled' if _r.settled else 'live', 'cards pending in its view',
+          [p['request_id'] for p in _r.view.transcript.snapshot()['pending']])
+"""
+"""What waits in the broker, under whose run, and which cards each run's view offers (a
+failure's message)."""
+
+
 class Twins:
     """Step factories for two scripts: each run's reply to step ``k`` waits until the other run
     asked for its step ``k`` too (a barrier per step), then both are answered at once."""
@@ -175,6 +188,7 @@ class Person:
         self.clicked: dict[str, float] = {}
         self.widgets: set[str] = set()
         self.applied = 0
+        self.acks: list[tuple[object, object, object]] = []  # (request id, ok, error) per ack
         page.run_results = lambda ids: [
             {"cell_id": i, "index": 1, "status": "ok", "execution_count": 1, "outputs": []}
             for i in ids
@@ -204,6 +218,7 @@ class Person:
                 continue
             ack = content.get("data", {}).get("content", {})
             if content.get("comm_id") in self.widgets and ack.get("type") == "ack":
+                self.acks.append((ack.get("request_id"), ack.get("ok"), ack.get("error")))
                 if ack.get("ok") or ack.get("error") == "already decided in this notebook":
                     self.waiting.discard(ack.get("request_id"))  # decided by this click
                 continue
@@ -298,6 +313,8 @@ def test_identical_calls_of_two_runs_are_never_swapped(
                 ][-4:]
             )
             + kernel.execute("%dsh pending").stdout
+            + f"\nperson: waiting {sorted(person.waiting)}, clicked {sorted(person.clicked)}, "
+            f"acks {person.acks[-3:]}\n" + kernel.execute(WHO_WAITS).stdout
         )
         person.step()
         time.sleep(0.05)

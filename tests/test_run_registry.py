@@ -8,24 +8,29 @@ a ``run_python`` call belongs to the session whose ``tool/call`` event it matche
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 import time
 from dataclasses import asdict
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import anyio
 import pytest
 
-from dsh_notebook.kernel.registry.broker import RunPolicy
+from dsh_notebook.kernel.registry.broker import Decision, RunPolicy
 from dsh_notebook.kernel.registry.runs import ApprovedCall, Runs
 from dsh_notebook.kernel.registry.waiting import WaitingSignal
+from dsh_notebook.kernel.run import settle_run
 from dsh_notebook.kernel.tools import tools_host as tools_host_module
 from dsh_notebook.kernel.tools.tool_calls import CallOrigins, Origin
 from dsh_notebook.notebook_tools.edits import Grant, Refusal
 from dsh_notebook.notebook_tools.refusals import (
+    CANCELLED_MESSAGE,
     NO_RUN_MESSAGE,
     REJECTED_MESSAGE,
     UNMATCHED_MESSAGE,
+    refusal_text,
 )
 from dsh_notebook.protocol import SESSION_EVENT, ApprovalRequest, Notification
 from dsh_notebook.transcript import Transcript
@@ -537,3 +542,44 @@ def test_identical_reads_credit_every_candidate_only_when_they_all_showed_the_sa
     assert third is not None and fourth is not None and third.peers is not None
     assert third.peers.report(third.call_id, "before an edit") == []
     assert third.peers.report(fourth.call_id, "after it") == []
+
+
+class _Pump:
+    """The UI pump as :func:`settle_run` uses it: nothing is shown."""
+
+    def settle(self, view: object, finish_reason: object, error: object) -> None:
+        pass
+
+    def after(self, view: object, then: object) -> None:
+        pass
+
+
+@pytest.mark.anyio
+@pytest.mark.asyncio_only  # the broker's pending items wait on an asyncio loop
+async def test_a_card_still_waiting_when_its_run_settles_is_cancelled() -> None:
+    """A guessed call's card lives in the run the claim chose; when that run settles first
+    (the call was another run's), its settled view offers no card to click, so the call would
+    wait for ever: the settle cancels it, and its caller reads that nobody decided."""
+    broker, runs = broker_with_runs()
+    run = hold(runs, "a")
+    request = ApprovalRequest(session_id="a", tool_name="edit_cell", call_id="1", reason="x")
+    agent = SimpleNamespace(runs=runs, broker=broker, results={}, ending=False, pump=_Pump())
+    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    done.set_exception(RuntimeError("the turn ended"))
+    decisions: list[Decision] = []
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+
+            async def ask() -> None:
+                decisions.append(await broker.approve_call(request, person_only=True, owner=run))
+
+            tg.start_soon(ask)
+            while not broker.pending:
+                await anyio.sleep(0.01)
+            settle_run(cast(Any, agent), run, done)
+    assert not broker.pending
+    [decision] = decisions
+    assert (decision.outcome, decision.decided_by) == ("cancelled", "policy")
+    assert refusal_text(decision.outcome, decision.decided_by, tool="edit_cell") == (
+        CANCELLED_MESSAGE
+    )

@@ -423,10 +423,12 @@ def _bind(shell: Any, handle: RunHandle, out: str | None) -> None:
 def settle_run(
     agent: RunContext, run: ActiveRun, future: concurrent.futures.Future[RunResult]
 ) -> None:
-    """The run's future completed (host thread): it releases its session, its scopes end, the
-    final state is published and then kept for Run All, replacing the live copy (unless the
-    kernel is shutting down: then the live copy stays, marked interrupted)."""
+    """The run's future completed (host thread): it releases its session, its scopes end, what
+    still waits under its policy is cancelled, the final state is published and then kept for
+    Run All, replacing the live copy (unless the kernel is shutting down: then the live copy
+    stays, marked interrupted)."""
     agent.runs.settle(run)
+    agent.broker.cancel_waiting_for(run.policy)  # a guessed call's card under it: never clickable
     error = None
     finish_reason = None
     try:

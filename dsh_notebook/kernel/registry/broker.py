@@ -469,6 +469,18 @@ class Broker:
             for p in list(self._pending.values())
         )
 
+    def cancel_waiting_for(self, policy: RunPolicy) -> int:
+        """Cancel what still waits under ``policy``, whose run has settled (any thread): its
+        card can no longer be clicked (a settled view offers no pending card), so it would wait
+        for ever. Only a guessed call can be left so: its run (the claim's guess) ended while the
+        call, made by another run's session, waits; that caller is told the approval was
+        cancelled before anyone decided. Count resolved."""
+        return sum(
+            self._resolve(p, "policy", outcome="cancelled", answers=None)
+            for p in list(self._pending.values())
+            if p.policy is policy
+        )
+
     def _resolve(
         self,
         pending: Pending,
