@@ -43,7 +43,6 @@ import itertools
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Final, Literal, Protocol, TypedDict
 
@@ -74,9 +73,7 @@ from ..page_protocol import (
     waiting,
 )
 from .pages import Pages, page_of
-
-PageReply = ApplyChangeReply | RunCellsReply | ReadNotebookReply
-"""A reply handed to a request's waiter (``undo_reply`` goes to a callback instead)."""
+from .requests import AGREE_WAIT, APPLY, READ, RUN, Kind, PageReply, Slot
 
 
 class PagesDisagree(TypedDict):
@@ -88,53 +85,6 @@ class PagesDisagree(TypedDict):
     request_id: str
     status: Literal["disagree"]
     replies: list[ApplyChangeReply]
-
-
-AGREE_WAIT: Final = 1.0
-"""Seconds the other pages have, after the first page answered an ``apply_change``, to answer
-too (a page answers at once; one that does not is taken as closed and not waited for again until
-it sends something)."""
-
-
-@dataclass(frozen=True)
-class _Kind:
-    """One kind of request the link sends and waits for (:meth:`FrontendLink._request`)."""
-
-    capability: str
-    """What a page must have announced to be asked."""
-    takes: frozenset[str]
-    """The reply types handed to the waiter; another type with the request's id is dropped."""
-    cannot: str
-    """Why not, when the connected page did not announce :attr:`capability`."""
-    unanswered: str = ""
-    """Added to the sentence saying that no page answered in time."""
-    agree: bool = False
-    """Wait for every page announcing :attr:`capability` (:data:`AGREE_WAIT`), not the first."""
-
-
-_EDITING_REPLIES: Final = frozenset({"apply_change_reply", "run_cells_reply"})
-_READ: Final = _Kind("read_notebook", frozenset({"read_notebook_reply"}),
-                     "is too old to read the notebook",
-                     " (the kernel is busy running a cell, or the page is closed)")  # fmt: skip
-_APPLY: Final = _Kind("edit_cells", _EDITING_REPLIES, "cannot edit cells", agree=True)
-_RUN: Final = _Kind("run_cells", _EDITING_REPLIES, "cannot run cells")
-
-
-@dataclass
-class _Slot:
-    """A request waiting for pages' replies: the first reply of each page, in order (without
-    :attr:`_Kind.agree`, only the first reply of any page)."""
-
-    kind: _Kind
-    event: threading.Event = field(default_factory=threading.Event)
-    replies: dict[str, PageReply] = field(default_factory=dict)
-
-    def take(self, page: str, reply: PageReply) -> None:
-        """Keep ``reply`` of ``page`` if it is one the waiter wants, and wake it (lock held)."""
-        if page in self.replies or (self.replies and not self.kind.agree):
-            return
-        self.replies[page] = reply
-        self.event.set()
 
 
 NO_PAGE = (
@@ -199,7 +149,7 @@ class FrontendLink:
         self._answered = threading.Event()  # set by each hello_reply, cleared when the comm closes
         self._waited_for: CommLike | None = None  # the comm wait_for_page waited on, once
         self._ids = itertools.count(1)
-        self._requests: dict[str, _Slot] = {}  # request id -> its waiter
+        self._requests: dict[str, Slot] = {}  # request id -> its waiter
         self._pages = Pages()
         self._undo_callbacks: dict[str, Callable[[UndoReply], None]] = {}
         self.on_undo_request: Callable[[str], None] | None = None
@@ -320,7 +270,7 @@ class FrontendLink:
         subshell of its own (:attr:`replies_off_main`), whose thread handles the reply while
         the cell runs. Never raises."""
         replies = self._request(
-            _READ, lambda: read_notebook(self.request_id("n"), want), timeout, main_thread_busy
+            READ, lambda: read_notebook(self.request_id("n"), want), timeout, main_thread_busy
         )
         if isinstance(replies, str):
             return replies
@@ -350,7 +300,7 @@ class FrontendLink:
         pages that announced ``edit_cells`` have :data:`AGREE_WAIT` s to answer (one that does
         not is taken as closed). All that answered ``applied`` → the first reply; some applied
         and some did not → :class:`PagesDisagree`; none applied → the first reply."""
-        replies = self._request(_APPLY, lambda: message, timeout, main_thread_busy)
+        replies = self._request(APPLY, lambda: message, timeout, main_thread_busy)
         if isinstance(replies, str):
             return replies
         answers: list[ApplyChangeReply] = []
@@ -370,7 +320,7 @@ class FrontendLink:
     ) -> RunCellsReply | str:
         """Send ``run_cells`` and wait at most ``timeout`` s for its reply (see
         :meth:`apply_change`). Never raises, never interrupts anything."""
-        replies = self._request(_RUN, lambda: message, timeout, main_thread_busy)
+        replies = self._request(RUN, lambda: message, timeout, main_thread_busy)
         if isinstance(replies, str):
             return replies
         if replies[0]["type"] == "run_cells_reply":
@@ -396,7 +346,7 @@ class FrontendLink:
 
     def _request(
         self,
-        kind: _Kind,
+        kind: Kind,
         build: Callable[[], Mapping[str, Any]],
         timeout: float,
         main_thread_busy: bool,
@@ -404,7 +354,7 @@ class FrontendLink:
         """The one request path to the pages: send the message ``build`` makes (called under
         the lock once the request may go, so a refused one spends no request id) and wait at
         most ``timeout`` s for the replies of a type ``kind`` takes with its ``request_id``:
-        the first one's first; with :attr:`_Kind.agree`, also those of the other pages
+        the first one's first; with :attr:`Kind.agree`, also those of the other pages
         announcing the capability that came within :data:`AGREE_WAIT` s after it. Otherwise
         why there is none. Never on the main thread (see the module doc); never raises."""
         if threading.current_thread() is threading.main_thread():
@@ -419,7 +369,7 @@ class FrontendLink:
                 return "the kernel is busy running a cell, so the notebook page cannot answer"
             message = dict(build())
             request_id = str(message.get("request_id"))
-            slot = _Slot(kind)
+            slot = Slot(kind)
             self._requests[request_id] = slot
             expected = self._pages.expected(kind.capability) if kind.agree else frozenset()
         try:
@@ -446,7 +396,7 @@ class FrontendLink:
         self, parse: Callable[[object], PageReply | None], data: Mapping[str, Any], page: str
     ) -> None:
         """A reply to one of :meth:`_request`'s requests: parsed only when its request waits
-        for a reply of this type, then handed to the waiter (:meth:`_Slot.take`)."""
+        for a reply of this type, then handed to the waiter (:meth:`.requests.Slot.take`)."""
         request_id = data.get("request_id")
         if not isinstance(request_id, str):
             return
