@@ -20,11 +20,11 @@ from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.masking import mask_result
 from dsh_notebook.notebook_tools.server import (
-    WITHHELD_MESSAGE,
     NotebookMcpServer,
     NotebookToolsSettings,
     environment_secrets,
 )
+from dsh_notebook.notebook_tools.tool_texts import WITHHELD_MESSAGE
 from dsh_notebook.runtime.secret import MASK, Secret, redact
 
 from .helpers.mcp_tools import run_cells

@@ -23,6 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .ran_cells import RanLookup
+from .tool_texts import (
+    figures_attached,
+    figures_not_images,
+    figures_not_kept,
+    figures_over_cap,
+)
 
 __all__ = [
     "MAX_BYTES",
@@ -85,10 +91,7 @@ def cell_figures(
     if not shown:
         return CellFigures()
     if not takes_images:
-        return CellFigures(
-            note=f"Figures in {_names(shown)}: not sent as images (this model takes none); the "
-            "kernel's description of each, where it has one, is in the cell's output above."
-        )
+        return CellFigures(note=figures_not_images(_names(shown)))
     attached: list[bytes] = []
     per_cell: list[str] = []
     unavailable: list[Mapping[str, Any]] = []
@@ -115,16 +118,11 @@ def cell_figures(
             per_cell.append(f"{_label(cell)}: {taken}")
     parts = []
     if attached:
-        parts.append(f"{len(attached)} figure(s) attached as PNG ({', '.join(per_cell)})")
+        parts.append(figures_attached(len(attached), per_cell))
     if left:
-        parts.append(
-            f"{left} more not attached (at most {MAX_FIGURES} or {MAX_BYTES // 1_000_000} MB a call: read fewer cells)"
-        )
+        parts.append(figures_over_cap(left, MAX_FIGURES, MAX_BYTES // 1_000_000))
     if unavailable:
-        parts.append(
-            f"no image of the figure in {_names(unavailable)} (shown before this kernel ran "
-            "that cell, or too large): its output text above is what there is"
-        )
+        parts.append(figures_not_kept(_names(unavailable)))
     return CellFigures(attached, "Figures: " + "; ".join(parts) + ".")
 
 

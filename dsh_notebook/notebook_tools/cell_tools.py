@@ -52,6 +52,7 @@ from .cell_edits import (
 from .edits import Grant, Refusal
 from .page_reader import NotebookReader, want_cells
 from .refusals import refusal_text
+from .tool_texts import figure_as_text
 
 __all__ = [
     "APPLY_TIMEOUT",
@@ -455,7 +456,7 @@ class CellTools(Generic[Token]):
                 parts.append(f"figure ({', '.join(mime)})")
         if self.figures is not None:
             for note in self.figures(cell_id, count if isinstance(count, int) else None):
-                parts.append("figure (described as text):\n" + note)
+                parts.append(figure_as_text() + note)
         return truncate("\n".join(parts), limit)[0]
 
 

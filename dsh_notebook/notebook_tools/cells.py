@@ -36,12 +36,12 @@ from ..context.describe import truncate
 from ..context.notebook_context import short_id
 from ..context.private import PRIVATE_CELL
 from ..transcript.bounds import truncation_mark
+from . import tool_texts as texts
 from .cells_window import WINDOW_SIZES, anchor_of, left_out, positions, spans, window
 from .history import notebook_history
 from .ran_cells import RanLookup, edited_since
 
 __all__ = [
-    "FALLBACK_NOTE",
     "MAX_CHOSEN",
     "CellsQuery",
     "FigureLookup",
@@ -54,12 +54,6 @@ __all__ = [
 FigureLookup = Callable[[str | None, int | None], list[str]]
 """``(cell id, execution count) -> descriptions`` of the figures that cell displayed, as the
 kernel recorded them (:class:`.figures.FigureNotes`); ``[]`` when unknown."""
-
-FALLBACK_NOTE = (
-    "The notebook itself could not be read ({reason}), so this is the kernel's execution "
-    "history instead: only cells that ran, as they were when they ran; cells that were never "
-    "run, later edits, markdown cells and the selected cell are not shown."
-)
 
 _SOURCE_CHARS = 4000
 _LEVELS = (
@@ -100,26 +94,26 @@ def cells_query(args: Mapping[str, Any]) -> CellsQuery | str:
     """The query in the tool's arguments, or a sentence for the model saying what is wrong."""
     unknown = sorted(set(args) - {"cell_ids", "start", "end", "brief"})
     if unknown:
-        return f"notebook_cells takes cell_ids, start, end and brief; not {', '.join(unknown)}."
+        return texts.unknown_arguments(unknown)
     ids = args.get("cell_ids", [])
     if isinstance(ids, str):
         ids = [ids]
     if not isinstance(ids, list) or not all(isinstance(i, str) and i.strip() for i in ids):
-        return "cell_ids must be a list of cell ids (strings) as notebook_cells shows them."
+        return texts.CELL_IDS_USAGE
     if len(ids) > MAX_CHOSEN:
-        return f"cell_ids may name at most {MAX_CHOSEN} cells; ask for fewer."
+        return texts.max_ids(MAX_CHOSEN)
     bounds: list[int | None] = []
     for key in ("start", "end"):
         value = args.get(key)
         if value is not None and (type(value) is not int or value < 1):
-            return f"{key} must be a cell position, an integer from 1."
+            return texts.position_usage(key)
         bounds.append(value)
     start, end = bounds
     if start is not None and end is not None and end < start:
-        return f"end ({end}) is before start ({start})."
+        return texts.range_reversed(start, end)
     brief = args.get("brief", False)
     if not isinstance(brief, bool):
-        return "brief must be true or false."
+        return texts.BRIEF_USAGE
     return CellsQuery(tuple(i.strip() for i in ids), start, end, brief)
 
 
@@ -172,9 +166,9 @@ def _head(
         else:
             head += f" · In [{count}]" if isinstance(count, int) else " · not run"
     if this_cell is not None and cell_id == this_cell:
-        head += " · THIS PROMPT" if brief else " · THIS PROMPT (the %%dsh cell you are answering)"
+        head += texts.THIS_PROMPT_BRIEF if brief else texts.THIS_PROMPT
     if cell.get("agent"):
-        head += " · written by the agent"
+        head += texts.AGENT_CELL
     if cell.get("selected"):
         head += " · SELECTED"
     return head
@@ -221,7 +215,7 @@ def _cell_block(
     cell_id = cell.get("id")
     head = "## " + _head(cell, this_cell, ran)
     if cell.get("private"):
-        return f"{head}\n{PRIVATE_CELL} (its source and outputs are withheld by the user)"
+        return f"{head}\n{PRIVATE_CELL}{texts.PRIVATE_PAGE_CELL}"
     source = str(cell.get("source", "")).rstrip()
     outputs = cell.get("outputs")
     outputs = outputs if isinstance(outputs, list) else []
@@ -240,7 +234,7 @@ def _cell_block(
         for text in figures(
             cell_id if isinstance(cell_id, str) else None, cell.get("execution_count")
         ):
-            parts.append("→ figure (described as text):\n" + _cut_to(text, output_chars * 2))
+            parts.append(f"→ {texts.figure_as_text()}" + _cut_to(text, output_chars * 2))
     return "\n".join(parts)
 
 
@@ -296,28 +290,22 @@ def _choose(
         if len(found) == 1:
             chosen.add(found[0])
         elif found:
-            notes.append(f"Id {given!r} matches {len(found)} cells; give more of the id.")
+            notes.append(texts.ambiguous_id(given, len(found)))
         elif complete:
-            notes.append(f"No cell has id {given!r} (brief: true lists every cell's id).")
+            notes.append(texts.no_such_id(given))
         else:
-            notes.append(
-                f"Id {given!r} is not among the {len(cells)} of {total} cells the page sent "
-                "(it may exist: ask with start/end)."
-            )
+            notes.append(texts.id_not_sent(given, len(cells), total))
     if query.start is not None or query.end is not None:
         first, last = query.start or 1, min(query.end or total, total)
         if first > total:
-            notes.append(f"There is no cell {first}: the notebook has {total} cell(s).")
+            notes.append(texts.no_such_cell(first, total))
         for i, c in enumerate(cells):
             if first <= int(c.get("index", i)) + 1 <= last:
                 chosen.add(i)
         sent = set(positions(cells))
         unsent = spans([n for n in range(first, last + 1) if n not in sent])
         if unsent:
-            notes.append(
-                f"Cells {', '.join(unsent[:8])} of that range were not sent (at most "
-                f"{len(cells)} per read): ask for them separately."
-            )
+            notes.append(texts.range_not_sent(unsent[:8], len(cells)))
     return [cells[i] for i in sorted(chosen)], notes
 
 
@@ -353,16 +341,14 @@ def format_cells(
     total = total if isinstance(total, int) else len(cells)
     path = str(reply.get("path", "")) or "the notebook"
     selected = next((int(c.get("index", 0)) + 1 for c in cells if c.get("selected")), None)
-    head = f"{path} as the user sees it now (read from the open notebook): {total} cell(s)"
-    head += f", cell {selected} is selected." if selected is not None else "."
+    head = texts.cells_heading(path, total, selected)
     if not cells and not total:
-        return truncate(head + " The notebook is empty.", max_chars)[0]
+        return truncate(head + texts.EMPTY_NOTEBOOK, max_chars)[0]
     if query.chosen:
         complete = len(cells) >= total or reply.get("chosen") is True
         cells, notes = _choose(cells, total, query, complete)
         shown = ", ".join(str(int(c.get("index", 0)) + 1) for c in cells) or "none"
-        head += f" Showing only the cells asked for ({shown})"
-        head += "." if query.brief else ", whole where the cap allows."
+        head += texts.showing_chosen(shown, brief=query.brief)
         head = " ".join([head, *notes])
         found.extend(cells)
         if not cells:
@@ -411,12 +397,13 @@ def fallback_cells(
     query: CellsQuery | None = None,
     private: Callable[[int], bool] | None = None,
 ) -> str:
-    """The kernel's last executed cells, introduced by :data:`FALLBACK_NOTE` with ``reason``
+    """The kernel's last executed cells, introduced by :data:`.tool_texts.FALLBACK_NOTE` with
+    ``reason``
     (and, when ``query`` chose cells or the brief mode, a sentence saying it could not); the
     counts ``private`` names (runs of private cells) read "[private cell]" alone."""
-    note = FALLBACK_NOTE.format(reason=reason)
+    note = texts.FALLBACK_NOTE.format(reason=reason)
     if query is not None and (query.chosen or query.brief):
-        note += " The cells and the brief form you asked for need the notebook; all are shown."
+        note += texts.FALLBACK_CHOSEN
     body = notebook_history(
         shell, 20, errors=errors, max_chars=max(200, max_chars - len(note) - 2), private=private
     )

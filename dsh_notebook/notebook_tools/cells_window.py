@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from .tool_texts import not_listed
+
 __all__ = ["WINDOW_SIZES", "anchor_of", "left_out", "positions", "spans", "window"]
 
 WINDOW_SIZES: Final = (400, 300, 200, 150, 100, 80, 60, 50, 40, 30, 25, 20, 15, 10, 5, 1)
@@ -62,7 +64,4 @@ def left_out(listed: Sequence[int], total: int) -> str:
         return ""
     found = spans(missing)
     where = ", ".join(found[:_RANGES_SHOWN]) + (", …" if len(found) > _RANGES_SHOWN else "")
-    return (
-        f"Listed: {total - len(missing)} of {total} cells; not listed: cells {where} (they exist: "
-        "ask with start/end or cell_ids; brief: true with start/end gives one line per cell)."
-    )
+    return not_listed(total - len(missing), total, where)

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..context.describe import describe_value, truncate
 from ..context.private import PRIVATE_CELL
+from .tool_texts import NO_CELLS_RUN, PRIVATE_HISTORY_CELL, history_heading
 
 __all__ = ["notebook_history"]
 
@@ -44,11 +45,11 @@ def notebook_history(
     errors = errors or {}
     numbers = [k for k in range(len(inputs) - 1, 0, -1) if inputs[k].strip()][:n]
     if not numbers:
-        return "No cells have been executed in this kernel yet."
+        return NO_CELLS_RUN
     parts: list[str] = []
     for k in reversed(numbers):
         if private is not None and private(k):
-            parts.append(f"## In [{k}]\n{PRIVATE_CELL} (withheld by the user)")
+            parts.append(f"## In [{k}]\n{PRIVATE_CELL}{PRIVATE_HISTORY_CELL}")
             continue
         source = truncate(inputs[k].rstrip(), max_input_chars)[0]
         block = [f"## In [{k}]", source]
@@ -57,5 +58,5 @@ def notebook_history(
         if k in errors:
             block.append(f"Error [{k}]: " + truncate(errors[k], max_output_chars)[0])
         parts.append("\n".join(block))
-    head = f"The last {len(numbers)} executed cell(s), oldest first:\n\n"
+    head = history_heading(len(numbers))
     return truncate(head + "\n\n".join(parts), max_chars)[0]

@@ -35,6 +35,7 @@ from .history import notebook_history
 from .page_reader import NotebookReader, want_for
 from .ran_cells import RanLookup, private_runs
 from .refusals import UNCERTAIN_READ_NOTE
+from .tool_texts import DESCRIBE_NAME_USAGE, NO_PAGE_REASON, describe_timed_out
 from .variables import describe_variable, notebook_variables
 
 __all__ = ["READ_TOOL_NAMES", "NotebookReader", "PromptCellLookup", "ReadTools"]
@@ -100,7 +101,7 @@ class ReadTools:
             if name == "describe_variable":
                 target = args.get("name")
                 if not isinstance(target, str) or not target.strip():
-                    return False, "describe_variable needs `name`, a variable name (a string)."
+                    return False, DESCRIBE_NAME_USAGE
                 return describe_variable(shell.user_ns, target, cap, hidden=hidden, private=private)
             n = args.get("n", 10)
             if not isinstance(n, int) or isinstance(n, bool):
@@ -119,11 +120,7 @@ class ReadTools:
             outcome = call_with_time_limit(work, timeout)
             if not isinstance(outcome, TimedOut):
                 return outcome
-            return False, (
-                f"{name} was stopped after {timeout:g} s: describing a value of the notebook took "
-                "too long (a repr, _repr_llm_ or property that is slow or never returns). Nothing "
-                "was changed. Ask the user which variable it is, or describe a different one."
-            )
+            return False, describe_timed_out(name, timeout)
 
         if self._lock is None:
             self._lock = anyio.Lock()
@@ -154,7 +151,7 @@ class ReadTools:
 
         def work() -> tuple[str, list[bytes]]:
             if reader is None:
-                reason: Mapping[str, Any] | str = "this kernel has no notebook page to ask"
+                reason: Mapping[str, Any] | str = NO_PAGE_REASON
             else:
                 want = want_for(query.cell_ids, query.start, query.end, this_cell)
                 reason = reader(timeout, self._cell_running(), want)

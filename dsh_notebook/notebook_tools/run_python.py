@@ -41,6 +41,13 @@ from ..context.describe import describe_value, loaded_module, short_summary, tru
 from ..context.figures import describe_figure
 from ..transcript.bounds import clip
 from .figures import watch_displayed_figures
+from .tool_texts import (
+    INTERRUPTED,
+    LAST_VALUE,
+    RAN_WITHOUT_OUTPUT,
+    figure_as_text,
+    run_python_figures,
+)
 
 __all__ = [
     "CELL_OUTPUT_MIMES",
@@ -111,7 +118,7 @@ class RunPythonResult:
         """
         fixed_head = [note for note in notes if note]
         if self.interrupted:
-            fixed_head.append("Interrupted: the user stopped the code (Interrupt kernel).")
+            fixed_head.append(INTERRUPTED)
         # (title, body, share of the head kept when cut)
         flexible: list[tuple[str, str, float]] = []
         if self.stdout:
@@ -119,11 +126,11 @@ class RunPythonResult:
         if self.stderr:
             flexible.append(("stderr:\n", self.stderr, 0.0))
         for number, text in enumerate(self.figure_texts, start=1):
-            flexible.append((f"figure {number} (described as text):\n", text, 1.0))
+            flexible.append((figure_as_text(number), text, 1.0))
         for text in self.displayed:
             flexible.append(("displayed:\n", text, 1.0))
         if self.value is not None:
-            flexible.append(("value of the last expression:\n", self.value, 1.0))
+            flexible.append((LAST_VALUE, self.value, 1.0))
         fixed_tail = []
         figures = self._figures_note(images)
         if figures:
@@ -131,7 +138,7 @@ class RunPythonResult:
         if self.error is not None:
             fixed_tail.append("error:\n" + self._error_text(max(200, max_chars // 2)))
         if not (fixed_head or flexible or fixed_tail):
-            return "The code ran without output."
+            return RAN_WITHOUT_OUTPUT
         separators = 2 * (len(fixed_head) + len(flexible) + len(fixed_tail) - 1)
         room = max_chars - separators - sum(map(len, fixed_head + fixed_tail))
         room -= sum(len(title) for title, _, _ in flexible)
@@ -147,17 +154,7 @@ class RunPythonResult:
         count = len(self.figures)
         if not count and not self.figures_omitted:
             return None
-        if self.sends_images(images):
-            note = f"{count} figure(s) attached as PNG"
-        elif not count:
-            note = "no figure attached"
-        elif not images:
-            note = (
-                f"{count} figure(s) not sent as images: this model route takes no image input "
-                "(read the text descriptions)"
-            )
-        else:
-            note = f"{count} figure(s) not sent as images: the code raised"
+        note = run_python_figures(count, attached=self.sends_images(images), takes_images=images)
         if self.figures_omitted:
             note += f"; {self.figures_omitted} more not rendered"
         return note + "."

@@ -93,6 +93,7 @@ from ..runtime.mask_policy import Masking
 from ..runtime.secret import Secrets, redact
 from ..transcript.bounds import PROPOSED_MAX
 from ..transcript.tool_table import CELL_TOOL_NAMES
+from . import tool_texts as texts
 from .auth import BearerAuth
 from .cell_figures import FigureImages
 from .cell_tools import CellTools, EditsHost
@@ -108,7 +109,6 @@ from .run_python import RunPythonResult, run_python
 from .schemas import MCP_SERVER_NAME, instructions, tool_definitions
 
 __all__ = [
-    "WITHHELD_MESSAGE",
     "Approver",
     "CallRecorder",
     "NotebookMcpServer",
@@ -204,12 +204,6 @@ def _text_block(text: str) -> mt.TextContent:
 
 def _png_block(png: bytes) -> mt.ImageContent:
     return mt.ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png")
-
-
-WITHHELD_MESSAGE = (
-    "The notebook tool's result was withheld: it could not be checked for secrets (see the "
-    "kernel log). Nothing about the result can be shown; ask the user."
-)
 
 
 # -- the server ----------------------------------------------------------------------------------
@@ -382,7 +376,7 @@ class NotebookMcpServer(Generic[CallOwner]):
         except Exception as exc:  # fail closed: an unchecked result never leaves
             # the exception's text could repeat what it failed to mask: its type only
             log.error("masking the result of notebook tool %s failed: %s", params.name, type(exc))
-            return _text(WITHHELD_MESSAGE, error=True)
+            return _text(texts.WITHHELD_MESSAGE, error=True)
 
     def _masked_traceback(self) -> str:
         """The exception being handled, formatted, with the secrets masked (the log too must not
@@ -416,17 +410,17 @@ class NotebookMcpServer(Generic[CallOwner]):
                 run = params.name == "run_cells"
                 text, error = await (cells.run(args) if run else cells.edit(params.name, args))
                 return _text(text, error=error)
-            return _text(f"unknown tool {params.name!r}; available: {self.tool_names}", error=True)
+            return _text(texts.unknown_tool(params.name, self.tool_names), error=True)
         except Exception as exc:  # a bug of ours must not look like a hung tool
             log.error("notebook tool %s failed:\n%s", params.name, self._masked_traceback())
-            return _text(f"the notebook tool failed: {type(exc).__name__}: {exc}", error=True)
+            return _text(texts.tool_failed(exc), error=True)
 
     async def _run_python(self, arguments: dict[str, Any]) -> mt.CallToolResult:
         code = arguments.get("code")
         if not self.settings.run_python:
-            return _text("run_python is turned off for this notebook.", error=True)
+            return _text(texts.RUN_PYTHON_OFF, error=True)
         if not isinstance(code, str) or not code.strip():
-            return _text("run_python needs `code`, a non-empty string of Python.", error=True)
+            return _text(texts.RUN_PYTHON_CODE_USAGE, error=True)
         if len(code) > PROPOSED_MAX:  # the card would show it cut: never approved blind
             return _text(code_too_long_text(len(code), PROPOSED_MAX), error=True)
         if self.executor.pending >= self.executor.max_pending:
@@ -484,25 +478,20 @@ class NotebookMcpServer(Generic[CallOwner]):
         except ExecutorFull:
             return _text(self._busy_message(), error=True)
         except ExecutorClosed:
-            return _text("The notebook kernel is shutting down; nothing was run.", error=True)
+            return _text(texts.SHUTTING_DOWN, error=True)
         waiter = asyncio.wrap_future(future)
         try:
             done, _ = await asyncio.wait({waiter}, timeout=self.settings.start_timeout)
             if not done and future.cancel():
-                return _text(
-                    "The notebook kernel stayed busy running a cell, so the approved code was "
-                    f"withdrawn after {self.settings.start_timeout:g} s without running. Try "
-                    "again later or ask the user.",
-                    error=True,
-                )
+                return _text(texts.withdrawn_busy(self.settings.start_timeout), error=True)
             result = await waiter
         except asyncio.CancelledError:
             future.cancel()  # withdrawn if it has not started; a running call finishes
             raise
         except ExecutorClosed:
-            return _text("The notebook kernel shut down before the code ran.", error=True)
+            return _text(texts.SHUT_DOWN_BEFORE_RUN, error=True)
         except ItemInterrupted:
-            return _text("Interrupted: the user stopped the code (Interrupt kernel).", error=True)
+            return _text(texts.INTERRUPTED, error=True)
         images = self.settings.images
         text = result.as_text(cap, images=images, notes=kept)
         if edited is not None:
@@ -513,7 +502,4 @@ class NotebookMcpServer(Generic[CallOwner]):
         return mt.CallToolResult(content=content, is_error=not result.ok)
 
     def _busy_message(self) -> str:
-        return (
-            f"{self.executor.max_pending} run_python call(s) are already waiting for the notebook "
-            "kernel; nothing was run. Wait for their results before sending more code."
-        )
+        return texts.busy_queue(self.executor.max_pending)

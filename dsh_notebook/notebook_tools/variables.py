@@ -27,6 +27,17 @@ from typing import Any
 
 from ..context.describe import describe_value, loaded_module, short_summary, truncate
 from ..context.private import is_private, private_refusal
+from .tool_texts import (
+    NO_VARIABLES,
+    NO_VARIABLES_LISTED,
+    PRIVATE_ROWS,
+    kernel_line,
+    more_variables,
+    no_such_variable,
+    similar_names,
+    variables_heading,
+    variables_named,
+)
 
 __all__ = [
     "HIDDEN_NAMES",
@@ -178,10 +189,10 @@ def kernel_facts(
             label += f" {version}" if top == real else f" ({top} {version})"
         modules.append(label)
     if not modules:
-        return f"Kernel: {python}; no modules imported in the notebook."
+        return kernel_line(python, "")
     shown = ", ".join(modules[:max_modules])
     more = f", … {len(modules) - max_modules} more" if len(modules) > max_modules else ""
-    return f"Kernel: {python}. Imported modules (name = module version): {shown}{more}."
+    return kernel_line(python, shown + more)
 
 
 def _cell(text: str) -> str:
@@ -209,16 +220,11 @@ def notebook_variables(
     facts = truncate(kernel_facts(user_ns, hidden), max(80, max_chars // 4))[0]
     variables = visible_variables(user_ns, hidden)
     if not variables:
-        return truncate(
-            facts + "\n\nThe notebook has no user variables yet (functions, classes and names "
-            "starting with _ are not listed).",
-            max_chars,
-        )[0]
+        return truncate(facts + NO_VARIABLES, max_chars)[0]
     lines = [
         facts,
         "",
-        f"{len(variables)} variable(s) in the notebook kernel (modules, functions, classes and "
-        "_private names are not listed):",
+        variables_heading(len(variables)),
         "",
         "name | type | shape/len | size | preview",
         "--- | --- | --- | --- | ---",
@@ -233,12 +239,9 @@ def notebook_variables(
             f"{_cell(_preview(value))}"
         )
     if len(variables) > max_rows:
-        lines.append(f"… {len(variables) - max_rows:,} more variables not shown")
+        lines.append(more_variables(len(variables) - max_rows))
     if private and any(is_private(n, private) for n, _ in variables[:max_rows]):
-        lines.append(
-            "Rows marked private are withheld by the user (DshMagics.private): do not ask "
-            "for their values."
-        )
+        lines.append(PRIVATE_ROWS)
     return truncate("\n".join(lines), max_chars)[0]
 
 
@@ -279,13 +282,13 @@ def describe_variable(
         names = [n for n, _ in visible_variables(user_ns, hidden)]
         close = difflib.get_close_matches(str(name).split(".")[0], names, n=5, cutoff=0.5)
         if close:
-            hint = "Similar names: " + ", ".join(close) + "."
+            hint = similar_names(close)
         elif names:
             listed = ", ".join(names[:20]) + (", …" if len(names) > 20 else "")
-            hint = f"Variables in the notebook: {listed}."
+            hint = variables_named(listed)
         else:
-            hint = "The notebook has no user variables yet."
-        text = f"No variable named {name!r} in the notebook kernel. {hint}"
+            hint = NO_VARIABLES_LISTED
+        text = no_such_variable(name, hint)
         return False, truncate(text, max_chars)[0]
     header = f"{name.strip()}: {short_summary(value)}\n"
     body = describe_value(value, max_chars=max(1, max_chars - len(header)))
