@@ -16,7 +16,7 @@ import pytest
 from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .helpers.real_kernel import link_messages, play_page_until
+from .helpers.real_kernel import answers_reads, play_page_until
 from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, page_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
@@ -68,20 +68,7 @@ def test_the_persons_figure_reaches_the_model_when_it_reads_that_cell(
     start, first = len(kernel.iopub), len(scripted_model.requests)
     run = kernel.execute(prompt, allow_stdin=True, metadata=identity(PROMPT_CELL))
     assert run.error is None, run.error
-    answered: set[str] = set()
-
-    def answer() -> None:
-        for ask in link_messages(kernel, comm_id, "read_notebook", start):
-            if ask["request_id"] not in answered:
-                answered.add(ask["request_id"])
-                reply = {"v": 1, "type": "read_notebook_reply", "request_id": ask["request_id"],
-                         "path": "a.ipynb", "total_cells": len(cells), "cells": [
-                             {"index": i, "id": cell_id, "cell_type": "code", "source": source,
-                              "execution_count": ran, "agent": False, "selected": False,
-                              "outputs": outputs}
-                             for i, (cell_id, source, ran, outputs) in enumerate(cells)]}  # fmt: skip
-                msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
-                kernel.client.shell_channel.send(msg)
+    answer = answers_reads(kernel, comm_id, start, cells)
 
     play_page_until(kernel, scripted_model, "cell-figure-real", 2, answer, since=first)
     requests = [r.body for r in scripted_model.requests[first:] if r.scenario == "cell-figure-real"]

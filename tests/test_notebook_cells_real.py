@@ -21,7 +21,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .helpers.real_kernel import link_messages, play_page_until
+from .helpers.real_kernel import answers_reads, play_page_until
 from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, page_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
@@ -83,20 +83,7 @@ def test_the_model_reads_chosen_cells_whole_brief_lines_and_edited_marks(
         metadata=identity(IDS[3]),
     )
     assert run.error is None, run.error
-    answered: set[str] = set()
-
-    def answer() -> None:
-        for ask in link_messages(kernel, comm_id, "read_notebook", start):
-            if ask["request_id"] not in answered:
-                answered.add(ask["request_id"])
-                reply = {"v": 1, "type": "read_notebook_reply", "request_id": ask["request_id"],
-                         "path": "a.ipynb", "total_cells": len(page), "cells": [
-                             {"index": i, "id": cell_id, "cell_type": "code", "source": source,
-                              "execution_count": count, "agent": False, "selected": False,
-                              "outputs": outputs}
-                             for i, (cell_id, source, count, outputs) in enumerate(page)]}  # fmt: skip
-                msg = kernel.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
-                kernel.client.shell_channel.send(msg)
+    answer = answers_reads(kernel, comm_id, start, page)
 
     play_page_until(kernel, scripted_model, "choose-cells", 4, answer, since=first)
     requests = scripted_model.requests[first:]

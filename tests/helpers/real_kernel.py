@@ -1,10 +1,11 @@
 """Real kernels with the extension loaded, over jupyter_client: the ``kernel_python`` fixture,
-starting one, the page's execute metadata, the link messages a page received."""
+starting one, the page's execute metadata, the link messages a page received, a page that
+answers its reads."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,37 @@ def wait_done(k: Kernel, timeout: float = 60) -> None:
     while k.value("_dsh.done()") != "True":
         assert time.monotonic() < deadline, "the run did not settle"
         time.sleep(0.2)
+
+
+PageCell = tuple[Any, ...]
+"""A code cell as a played page shows it: ``(id, source, execution count or None, outputs)``
+and, optionally, ``True`` when it is tagged ``dsh-private``."""
+
+
+def answers_reads(
+    k: Kernel, comm_id: str, since: int, cells: Sequence[PageCell], path: str = "a.ipynb"
+) -> Callable[[], None]:
+    """A page's answer to the link: each call answers every ``read_notebook`` the kernel sent
+    (after iopub message ``since``) and not answered yet, with ``cells`` (all of them, whatever
+    the read asked: the kernel chooses)."""
+    answered: set[str] = set()
+
+    def answer() -> None:
+        for ask in link_messages(k, comm_id, "read_notebook", since):
+            if ask["request_id"] in answered:
+                continue
+            answered.add(ask["request_id"])
+            shown = []
+            for i, (cell_id, source, count, outputs, *private) in enumerate(cells):
+                cell = {"index": i, "id": cell_id, "cell_type": "code", "source": source,
+                        "execution_count": count, "agent": False, "selected": False,
+                        "outputs": outputs}  # fmt: skip
+                if private and private[0]:
+                    cell["private"] = True
+                shown.append(cell)
+            reply = {"v": 1, "type": "read_notebook_reply", "request_id": ask["request_id"],
+                     "path": path, "total_cells": len(cells), "cells": shown}  # fmt: skip
+            msg = k.client.session.msg("comm_msg", {"comm_id": comm_id, "data": reply})
+            k.client.shell_channel.send(msg)
+
+    return answer
