@@ -18,7 +18,7 @@ from dsh_notebook.client import RunResult
 from dsh_notebook.kernel.notebook.session_context import record_settled
 from dsh_notebook.kernel.persistence.conversations import ConversationIndex
 from dsh_notebook.kernel.persistence.ledger import PromptLedger
-from dsh_notebook.kernel.registry.broker import RunPolicy
+from dsh_notebook.kernel.registry.broker import Broker, RunPolicy
 from dsh_notebook.kernel.registry.handle import RunHandle
 from dsh_notebook.kernel.registry.runs import ActiveRun, Runs
 from dsh_notebook.kernel.run import RunContext, settle_run
@@ -68,13 +68,17 @@ def test_a_settle_snapshots_and_renders_the_settled_transcript_once(
     run.record = lambda view: record_settled(conversations, "nb", view.rendering().snapshot)
     runs.add(run)
     runs.hold(run)
-    agent = SimpleNamespace(runs=runs, results={}, pump=pump, ending=False, ledger=ledger)
+    agent = SimpleNamespace(
+        runs=runs, broker=Broker(runs), results={}, pump=pump, ending=False, ledger=ledger
+    )
     counts: Counter[str] = Counter()
     try:
         pump.add(view)
         assert pump.flush()
         page.events.clear()
-        monkeypatch.setattr(Transcript, "snapshot", counting(counts, "snapshot", Transcript.snapshot))
+        monkeypatch.setattr(
+            Transcript, "snapshot", counting(counts, "snapshot", Transcript.snapshot)
+        )
         monkeypatch.setattr(markdown_module, "_render", counting(counts, "markdown", markdown_module._render))  # fmt: skip
         monkeypatch.setattr(text_module, "_items", counting(counts, "text", text_module._items))
         future.set_result(RunResult("s", "", "completed", [], []))

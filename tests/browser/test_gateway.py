@@ -25,7 +25,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 
 from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
-from .labpage import click_when_still
+from .labpage import click_when_still, save_notebook
 from .servers import (
     KERNEL_NAME,
     Gateway,
@@ -195,26 +195,20 @@ def test_a_gateway_kernel_streams_asks_runs_python_and_leaves_no_runtime(
         settled = page.locator(".jp-RenderedMarkdown:has-text('allowed once')").first.inner_text()
         assert "south    5" in settled and "Series 'revenue': 2 rows" in settled, settled
         # the notebook's identity rode on the execute requests: its session is the notebook's
-        page.keyboard.press("Control+s")
-
-        def saved_identity() -> Any:
-            try:  # read while the server writes the file: an empty file, a 400
-                return gwlab.api(f"/api/contents/{name}")["content"]["metadata"].get("dsh_notebook")
-            except OSError:
-                return None
-
-        found: list[Any] = []
-        wait_until(
-            lambda: found.append(saved_identity()) or found[-1],
-            30,
+        saved = save_notebook(
+            page, gwlab, name, lambda content: content["metadata"].get("dsh_notebook"),
             "the notebook was not saved with its identity",
-        )
-        identity = found[-1]
+        )  # fmt: skip
+        identity = saved["metadata"]["dsh_notebook"]
         assert f"session nb-{identity['id'][:12]}" in settled
     finally:
         page.close()
     assert (gateway.dsh_home / "dsh_notebook").is_dir()  # DSH_HOME from the gateway's kernelspec
-    # shutting the kernel down through the gateway leaves no runtime process
-    gwlab.api(f"/api/sessions/{session['id']}", method="DELETE")
+    # shutting the kernel down through the gateway leaves no runtime process (the notebook's
+    # session now: a page load that met the gateway's stall may have replaced the first)
+    for current in gwlab.api("/api/sessions"):
+        if current["path"] == name:
+            kernel_id = current["kernel"]["id"]
+            gwlab.api(f"/api/sessions/{current['id']}", method="DELETE")
     wait_until(lambda: not runtimes_of(gateway.dsh_home), 20, "the runtime outlived its kernel")
     assert kernel_id not in {k["id"] for k in gateway.api("/api/kernels")}
