@@ -44,6 +44,8 @@ SET: list[tuple[str, str, list[str], list[str]]] = [
      ["page_read.py", "--no-nodelay", "--reads", "15"]),
     ("page_read_browser", "-", ["page_read_browser.py", "--reads", "80"],
      ["page_read_browser.py", "--reads", "15"]),
+    ("page_read_browser_idle", "-", ["page_read_browser.py", "--reads", "40", "--gap", "0.3"],
+     ["page_read_browser.py", "--reads", "10", "--gap", "0.3"]),
 ]  # fmt: skip
 
 
