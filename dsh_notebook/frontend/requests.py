@@ -40,8 +40,8 @@ class Kind:
 
 _EDITING_REPLIES: Final = frozenset({"apply_change_reply", "run_cells_reply"})
 READ: Final = Kind("read_notebook", frozenset({"read_notebook_reply"}),
-                     "is too old to read the notebook",
-                     " (the kernel is busy running a cell, or the page is closed)")  # fmt: skip
+                  "is too old to read the notebook",
+                  " (the kernel is busy running a cell, or the page is closed)")  # fmt: skip
 APPLY: Final = Kind("edit_cells", _EDITING_REPLIES, "cannot edit cells", agree=True)
 RUN: Final = Kind("run_cells", _EDITING_REPLIES, "cannot run cells")
 
