@@ -21,7 +21,7 @@ import urllib.request
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 import pytest
 
@@ -340,8 +340,25 @@ def extlab(shared_servers: SharedServers) -> Lab:
     return shared_servers("lab")
 
 
+def busy_factor() -> float:
+    """How much longer than on a quiet machine a wait may take now: the one-minute load average
+    per core, between 1 and 3 (read at each call). A wait scaled by it is as strict on a quiet
+    machine and gives a loaded one (CI's workers, a build beside it) the time it is behind."""
+    try:
+        per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        return 1.0
+    return max(1.0, min(3.0, per_core))
+
+
+DEFAULT_TIMEOUT_MS: Final = 30_000
+"""Playwright's own default for a wait without ``timeout=``; a page or context of
+:class:`Browser` gets it scaled by :func:`busy_factor` when it is made."""
+
+
 class Browser:
-    """The module's chromium, as the tests use it: ``new_page`` and ``new_context``.
+    """The module's chromium, as the tests use it: ``new_page`` and ``new_context`` (their waits
+    without a ``timeout=`` of their own scaled by the machine's load, :data:`DEFAULT_TIMEOUT_MS`).
 
     Pages of ``new_page`` share one profile on disk (a persistent context), so from the second
     JupyterLab page on its scripts come from the HTTP cache with V8's code cache: a notebook page
@@ -363,6 +380,7 @@ class Browser:
     def new_page(self, viewport: Mapping[str, int] | None = None) -> Any:
         """A page in the shared profile (``viewport``: its size; Playwright's default else)."""
         page = self._shared.new_page()
+        page.set_default_timeout(DEFAULT_TIMEOUT_MS * busy_factor())
         if viewport is not None:
             page.set_viewport_size(dict(viewport))
         return page
@@ -374,6 +392,7 @@ class Browser:
                 executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
             )
         context = self._incognito.new_context(**options)
+        context.set_default_timeout(DEFAULT_TIMEOUT_MS * busy_factor())
         self._contexts.append(context)
         return context
 

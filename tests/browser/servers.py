@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .conftest import REPO, _free_port, api_request, await_ready, stop_process
+from .conftest import REPO, _free_port, api_request, await_ready, busy_factor, stop_process
 
 RUNTIME_EXE = "deepseek-harness-sdk-runtime"
 KERNEL_NAME = "dsh-python"
@@ -150,8 +150,11 @@ def runtimes_of(dsh_home: Path) -> list[int]:
 
 
 def wait_until(predicate: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
+    """Poll ``predicate`` until it holds; fail with ``what`` after ``timeout`` seconds, scaled by
+    :func:`busy_factor` as the wait starts."""
+    allowed = timeout * busy_factor()
+    deadline = time.monotonic() + allowed
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s: {what}")
+            raise AssertionError(f"timed out after {allowed:.0f} s: {what}")
         time.sleep(0.2)

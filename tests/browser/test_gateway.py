@@ -24,7 +24,7 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .conftest import ARTIFACTS, Lab, start_lab, write_notebook
+from .conftest import ARTIFACTS, Lab, busy_factor, start_lab, write_notebook
 from .labpage import click_when_still, save_notebook
 from .servers import (
     KERNEL_NAME,
@@ -102,9 +102,10 @@ def _session(lab: Lab, name: str) -> dict[str, Any]:
 def _open(page: Any, lab: Lab, name: str) -> None:
     workspace = f"{name.replace('.', '-')}-{time.monotonic_ns()}"
     page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    page.wait_for_selector(
-        ".jp-Notebook-ExecutionIndicator[data-status='idle']:visible", timeout=60_000
+    page.wait_for_selector(".jp-Notebook", timeout=60_000 * busy_factor())
+    page.wait_for_selector(  # the wait a busy machine failed twice: scaled by its load
+        ".jp-Notebook-ExecutionIndicator[data-status='idle']:visible",
+        timeout=60_000 * busy_factor(),
     )
 
 
