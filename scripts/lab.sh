@@ -11,6 +11,9 @@
 # - No "news" toast over the quickstart: this launch adds scripts/jupyter-config to
 #   JUPYTER_CONFIG_PATH (this process only), whose page config disables JupyterLab's
 #   announcements plugin (the news and update notices). Your own Jupyter settings are not touched.
+# - The checkout's own build of the page extension (dsh_notebook/labextension), ahead of the copy
+#   the install put in .venv (a copy made when .venv was set up: after a pull it would be old):
+#   .labextensions/dsh-notebook links to it (ignored by git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +33,8 @@ copy=$(cd "$copy" && pwd)
 export JUPYTER_PATH="$PWD/.venv/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
 export JUPYTER_CONFIG_PATH="$PWD/scripts/jupyter-config${JUPYTER_CONFIG_PATH:+:$JUPYTER_CONFIG_PATH}"
 
+mkdir -p .labextensions
+ln -sfn "$PWD/dsh_notebook/labextension" .labextensions/dsh-notebook
 root_flag=()
 if [ "$(id -u)" = "0" ]; then
   root_flag=(--allow-root)  # Jupyter refuses to run as root without it
@@ -37,4 +42,5 @@ fi
 echo "== your copy of the notebooks: $copy (notebooks/ stays as committed)"
 echo "== starting JupyterLab on 127.0.0.1 (Ctrl-C to stop)"
 exec .venv/bin/jupyter lab --ServerApp.ip=127.0.0.1 "--ServerApp.root_dir=$copy" \
+  "--LabServerApp.extra_labextensions_path=$PWD/.labextensions" \
   ${root_flag[@]+"${root_flag[@]}"} "$@" "$copy/quickstart.ipynb"
