@@ -32,7 +32,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.builtin import AGENT_CELLS_CODE
 
-from .conftest import Lab, SharedServers, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, Lab, SharedServers, write_notebook
 from .labpage import (
     cells,
     click_when_still,
@@ -157,7 +157,7 @@ def check_saved_cells(content: dict[str, Any]) -> None:
     assert sources[4] == CHECK
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_two_approved_calls_become_cells_that_survive_reload_and_replay_without_the_model(
     browser: Any,
     shared_servers: SharedServers,

@@ -20,7 +20,7 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .conftest import SharedServers, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, SharedServers, write_notebook
 from .labpage import (
     approval_card,
     cells,
@@ -69,7 +69,7 @@ def active(page: Any, selector: str) -> None:
         raise AssertionError(f"the focus is on {focused}, not {selector}") from None
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_a_run_cells_card_shows_the_line_an_edit_for_this_run_appended(
     browser: Any, shared_servers: SharedServers, model: ScriptedModelServer, app: str
 ) -> None:
@@ -113,7 +113,7 @@ def test_a_run_cells_card_shows_the_line_an_edit_for_this_run_appended(
     page.close()
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_go_to_the_next_waiting_request_focuses_the_diff_and_apply_is_one_tab_away(
     browser: Any, shared_servers: SharedServers, model: ScriptedModelServer, app: str
 ) -> None:

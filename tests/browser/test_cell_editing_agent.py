@@ -28,7 +28,7 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .conftest import Lab, SharedServers, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, Lab, SharedServers, write_notebook
 from .labpage import (
     approval_card,
     cells,
@@ -64,7 +64,7 @@ def prompt(calls: list[dict[str, Any]], tag: str) -> str:
     return f"%%dsh\n[[scenario:notebook-calls]] {json.dumps(calls)}\n({tag})"
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_an_edit_by_id_shows_its_diff_applies_on_apply_and_z_restores_it(
     browser: Any, shared_servers: SharedServers, model: ScriptedModelServer, app: str
 ) -> None:

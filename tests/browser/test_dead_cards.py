@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Lab, SharedServers, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, Lab, SharedServers, write_notebook
 from .labpage import new_page, open_notebook, run_all, save_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -32,7 +32,7 @@ def nb7(shared_servers: SharedServers) -> Lab:
     return shared_servers("notebook")
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_a_card_left_waiting_by_a_kernel_restart_reads_not_decided(
     browser: Any, app: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

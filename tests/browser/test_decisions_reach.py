@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Lab, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, Lab, write_notebook
 from .labpage import (
     click_when_still,
     lab_with_extension,
@@ -101,7 +101,7 @@ def connect_bare_page(browser: Any, lab: Lab, app: str, kernel: dict[str, Any]) 
     return page
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_a_second_page_without_our_comms_does_not_swallow_the_decision(
     browser: Any, servers: dict[str, Lab], app: str, tmp_path: Path
 ) -> None:
@@ -178,7 +178,7 @@ def test_notebook7_new_python3_from_the_file_browser_keeps_its_decisions(
     context.close()
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
     browser: Any, servers: dict[str, Lab], app: str, tmp_path: Path
 ) -> None:
@@ -240,7 +240,7 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
 AGENT_HEAD = "# dsh agent: run_python call"
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_agent_cell(
     browser: Any, servers: dict[str, Lab], app: str
 ) -> None:
@@ -298,7 +298,7 @@ def test_run_all_two_cells_on_one_session_the_first_cell_owns_card_signal_and_ag
     page.close()
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_an_unsaved_reload_that_removed_the_asking_cell_says_how_to_answer(
     browser: Any, servers: dict[str, Lab], app: str, tmp_path: Path
 ) -> None:

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from .conftest import SharedServers, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, SharedServers, write_notebook
 from .labpage import open_notebook, run_all
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_the_plan_is_one_live_checklist_then_a_task_list(
     browser: Any, shared_servers: SharedServers, artifacts: Path, app: str
 ) -> None:

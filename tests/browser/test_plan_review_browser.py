@@ -13,13 +13,13 @@ import pytest
 
 from dsh_notebook.scripted_model.builtin import PLAN_REVIEW_DONE
 
-from .conftest import SharedServers, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, SharedServers, write_notebook
 from .labpage import open_notebook, run_all
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_the_plan_review_is_a_plan_card_and_approve_goes_on(
     browser: Any, shared_servers: SharedServers, artifacts: Path, app: str
 ) -> None:

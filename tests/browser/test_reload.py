@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Lab, SharedServers, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, Lab, SharedServers, write_notebook
 from .labpage import (
     click_when_still,
     goto_notebook,
@@ -187,7 +187,7 @@ def test_saved_mid_run_and_reopened_without_the_kernel_reads_interrupted(
     page.close()
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_an_unsaved_reload_puts_the_run_back_in_its_cell(
     browser: Any, app: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

@@ -29,7 +29,7 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from .conftest import SharedServers, write_notebook
+from .conftest import LAB_AND_NOTEBOOK7_TWIN, SharedServers, write_notebook
 from .labpage import (
     approval_card,
     cells,
@@ -82,7 +82,7 @@ def shows(page: Any, index: int, text: str, timeout_s: float) -> bool:
 
 
 @pytest.mark.parametrize("after", ["now", "reload", "restart"])
-@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("app", LAB_AND_NOTEBOOK7_TWIN)
 def test_undo_this_run_puts_back_the_old_source_and_its_old_output(
     browser: Any, shared_servers: SharedServers, model: ScriptedModelServer, app: str, after: str
 ) -> None:
