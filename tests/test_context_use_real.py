@@ -15,7 +15,7 @@ import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer, Step
 
-from .helpers.real_kernel import identity, kernel_python, start_kernel
+from .helpers.real_kernel import identity, kernel_python, on_one_ipykernel, start_kernel
 from .kernels import Kernel
 
 pytestmark = [pytest.mark.real_runtime]
@@ -32,6 +32,7 @@ def context_use(kernel: Kernel) -> dict[str, object]:
     return value
 
 
+@on_one_ipykernel
 def test_status_and_sessions_show_the_context_and_it_survives_a_restart(
     tmp_path: Path, scripted_model: ScriptedModelServer, kernel_python: str
 ) -> None:

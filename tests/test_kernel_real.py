@@ -1,6 +1,7 @@
 """The extension in a real ipykernel, driven over jupyter_client like a frontend, against the real
 runtime and the scripted model endpoint, on each interpreter of ``kernel_pythons()`` (ipykernel 6
-and 7 in CI). A real kernel is the point here: where a background run's output goes (parent
+and 7 in CI) where the subject differs between them, else on the last (``on_one_ipykernel``). A
+real kernel is the point here: where a background run's output goes (parent
 headers), stdin, interrupts (SIGINT), what a kernel's shutdown, unload and restart leave of the
 runtime process, a click over a real comm, the runtime's launch and crash, and two kernels on one
 ``DSH_HOME``. Who answers an approval in each mode, and two background runs on one session, are
@@ -20,7 +21,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.testing.harnesses import group_alive
 
-from .helpers.real_kernel import identity, kernel_python, start_kernel
+from .helpers.real_kernel import identity, kernel_python, on_one_ipykernel, start_kernel
 from .kernels import Kernel, kernel_pythons
 
 __all__ = ["kernel_python"]  # the fixture
@@ -186,6 +187,7 @@ def test_kernel_shutdown_leaves_no_runtime(
     assert not group_alive(pid)
 
 
+@on_one_ipykernel
 def test_unload_closes_the_runtime(kernel: Kernel) -> None:
     kernel.execute("%%dsh --wait\n[[scenario:plain]] hi")
     pid = runtime_pid(kernel)
@@ -194,6 +196,7 @@ def test_unload_closes_the_runtime(kernel: Kernel) -> None:
     assert not group_alive(pid)
 
 
+@on_one_ipykernel
 def test_stop_restarts_the_runtime_and_keeps_the_session(
     kernel: Kernel, scripted_model: ScriptedModelServer
 ) -> None:
@@ -278,6 +281,7 @@ def test_widget_click_answers_the_approval(kernel: Kernel, tmp_path: Path) -> No
     assert metadata[-1]["dsh_notebook"]["run"] is True, metadata[-1]
 
 
+@on_one_ipykernel
 def test_first_prompt_of_a_kernel_returns_at_once_while_the_runtime_starts(kernel: Kernel) -> None:
     """The cold first cell (no prewarm: nothing answered the page's hello) builds the agent and
     returns while the runtime is still starting: its reply comes before the runtime was ready.
@@ -297,6 +301,7 @@ def test_first_prompt_of_a_kernel_returns_at_once_while_the_runtime_starts(kerne
     )
 
 
+@on_one_ipykernel
 def test_a_run_that_cannot_start_settles_with_the_error(kernel: Kernel, tmp_path: Path) -> None:
     broken = tmp_path / "no-such-dsh"
     kernel.execute(f"%config DshMagics.dsh_bin = {str(broken)!r}")
@@ -316,6 +321,7 @@ def test_a_run_that_cannot_start_settles_with_the_error(kernel: Kernel, tmp_path
     assert "install the runtime wheel" in final["text/markdown"]  # the error says what to do
 
 
+@on_one_ipykernel
 def test_the_next_prompt_after_a_runtime_crash_recovers_by_itself(
     kernel: Kernel, scripted_model: ScriptedModelServer
 ) -> None:
@@ -336,6 +342,7 @@ def test_the_next_prompt_after_a_runtime_crash_recovers_by_itself(
     assert "a new one was started" in shown
 
 
+@on_one_ipykernel
 def test_each_notebook_has_its_own_conversation_and_one_session_one_kernel(
     kernel: Kernel, tmp_path: Path, scripted_model: ScriptedModelServer, kernel_python: str
 ) -> None:

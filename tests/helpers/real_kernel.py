@@ -18,7 +18,15 @@ from ..kernels import Kernel, kernel_pythons, scripted_model_env
 
 @pytest.fixture(params=kernel_pythons())
 def kernel_python(request: pytest.FixtureRequest) -> str:
+    """Each interpreter of :func:`.kernels.kernel_pythons` in turn (ipykernel 6 and 7 in CI)."""
     return str(request.param)
+
+
+on_one_ipykernel = pytest.mark.parametrize("kernel_python", kernel_pythons()[-1:])
+"""For a test of ours that does not touch what differs between ipykernel 6 and 7 (where output
+goes, stdin, interrupts, comms, shutdown, the connection file): it runs on the last interpreter
+of :func:`.kernels.kernel_pythons` only (ipykernel 7 in CI), not once per interpreter. (A direct
+parametrization of ``kernel_python`` overrides the fixture's parameters.)"""
 
 
 def start_kernel(
