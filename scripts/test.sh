@@ -87,9 +87,10 @@ lint() {
   .venv/bin/mypy
 }
 
-# bubblewrap: the runtime's sandbox for bash; chromium: browser tests (Playwright drives the
-# system chromium, it never downloads a browser; without it those tests are skipped)
-ensure_debian_packages bwrap:bubblewrap /usr/bin/chromium:chromium
+# bubblewrap: the runtime's sandbox for bash; chromium-headless-shell: browser tests (Playwright
+# drives Debian's headless build of chromium, it never downloads a browser; without it the tests
+# take /usr/bin/chromium, without either they are skipped)
+ensure_debian_packages bwrap:bubblewrap /usr/bin/chromium-headless-shell:chromium-headless-shell
 ensure_uv  # before the installs that run in the background
 echo "== .venv-ipykernel6: the kernel tests run on ipykernel 6 and 7 (in the background)"
 in_background ipykernel6 ensure_venv .venv-ipykernel6 'ipykernel>=6,<7' -e '.[runtime,jupyter]'
