@@ -89,13 +89,19 @@ def test_the_clicked_card_stays_where_it_was_when_the_transcript_replaces_the_wi
 
 
 WATCH_ANSWER = """() => {
+    // The answer's place in the widget's last state: read at every frame and after every change
+    // of the page (a headless chromium under load draws few frames, and the widget's last
+    // change before the transcript replaces it, e.g. its footer, can fall between two).
     window.__answerTop = null;
-    const watch = () => {
+    const read = () => {
         const text = document.querySelector('.dsh-root .dsh-items > .dsh-text p');
         if (text !== null) window.__answerTop = text.getBoundingClientRect().top;
-        if (document.querySelector('.dsh-root') !== null) requestAnimationFrame(watch);
+        return document.querySelector('.dsh-root') !== null;
     };
+    const watch = () => { if (read()) requestAnimationFrame(watch); };
     requestAnimationFrame(watch);
+    const changes = new MutationObserver(() => { if (!read()) changes.disconnect(); });
+    changes.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
 }"""
 
 ANSWER_BLOCK = """(cell) => {
