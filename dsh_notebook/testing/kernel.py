@@ -54,7 +54,9 @@ from IPython.core.displaypub import DisplayPublisher
 
 from ..client import DeepSeekHarness, HarnessConfig
 from ..errors import INTERNAL_ERROR, JsonRpcError
+from ..scripted_model import Script
 from .mock_runtime import MockRuntime, standard_reply
+from .tool_turns import NotebookToolsCaller, ToolTurns
 
 __all__ = [
     "Displayed",
@@ -108,15 +110,25 @@ class ScriptedPeer:
         """When set, ``initialize`` fails (the runtime "cannot start")."""
         self.approvals: list[str] = []
         """The outcome of every approval an ``[[approval]]`` turn asked for, in order."""
+        self.tools = ToolTurns()
+        """Scripts a ``[[scenario:NAME]]`` prompt plays, with notebook tool calls
+        (:mod:`.tool_turns`); what each call returned."""
         self._seq = itertools.count()
         self._ids = itertools.count(1)
         self._turns: dict[str, _Turn] = {}  # session -> the turn still to finish
+        self._callers: dict[int, NotebookToolsCaller | None] = {}  # id(runtime) -> its server
+
+    @property
+    def scripts(self) -> dict[str, Script]:
+        """The scripts by scenario name (``peer.scripts["x"] = Script(...)``)."""
+        return self.tools.scripts
 
     def harness(self, config: HarnessConfig) -> DeepSeekHarness:
         """A :data:`~dsh_notebook.kernel.host.HarnessFactory`: a new peer runtime for ``config``."""
         runtime = MockRuntime()
         runtime.handler = partial(self._handle, runtime)
         self.runtimes.append(runtime)
+        self._callers[id(runtime)] = NotebookToolsCaller.from_config(config)
         return _PeerHarness(runtime, config)
 
     async def _event(
@@ -161,7 +173,10 @@ class ScriptedPeer:
         text = next((str(b.get("text", "")) for b in blocks if b.get("type") == "text"), "")
         delay = _tag(text, "delay")
         self._turns[sid] = _Turn(
-            _tag(text, "reply") or DEFAULT_REPLY, APPROVAL_TAG in text, float(delay or 0)
+            _tag(text, "reply") or DEFAULT_REPLY,
+            APPROVAL_TAG in text,
+            float(delay or 0),
+            self.tools.script_for(text),
         )
         return {"messageId": message_id}
 
@@ -169,10 +184,13 @@ class ScriptedPeer:
         turn = self._turns.pop(sid, None)
         if turn is None:
             return
-        answer, asks, delay = turn
+        answer, asks, delay, script = turn
         await anyio.sleep(delay)
         if asks:
             await self._escalate(runtime, sid)
+        if script is not None:
+            emit = partial(self._event, runtime, sid)
+            answer = await self.tools.play(script, sid, emit, self._callers.get(id(runtime)))
         message = {"role": "assistant", "content": [{"type": "text", "text": answer}]}
         await self._event(runtime, sid, "assistant/message", {"turn": 1, "message": message})
         reason = {"kind": "completed"}
@@ -214,6 +232,7 @@ class _Turn(NamedTuple):
     answer: str
     asks_approval: bool
     delay: float
+    script: Script | None
 
 
 def _tag(text: str, name: str) -> str:
