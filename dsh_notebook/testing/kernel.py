@@ -29,6 +29,10 @@ Guarantees:
   runtime's refusal), before the answer. Every outcome is kept in :attr:`ScriptedPeer.approvals`
   (``"unavailable"`` without the opt-in), so a test can tell that a rejected command never ran.
   A ``[[delay:S]]`` tag holds the turn's end (and anything it asks) S seconds: a slow run.
+* **A ``[[scenario:NAME]]`` tag plays a script** registered in :attr:`ScriptedPeer.scripts`
+  (the scripted model's :class:`~dsh_notebook.scripted_model.Script`) as the runtime plays it:
+  its notebook tool calls go over MCP to the server the kernel mounted (:mod:`.tool_turns`),
+  and the turn's answer is the script's last step.
 * **Only the harness is replaced**: the kernel's own code runs unchanged (magics, commands,
   broker, pump, ledger, conversations, locks, display), through
   :attr:`~dsh_notebook.kernel.host.RuntimeHost.harness_factory`.
