@@ -1,136 +1,97 @@
-"""Issue 45, item 2, in the in-process kernel (the extension in this worker's shell, the runtime
-a scripted peer whose ``run_python`` calls go over MCP to the kernel's own notebook tools server):
-"Undo this run" (``%dsh undo``) gives back the kernel. Before approved code runs, the values it
-rebinds, mutates or deletes are kept; undo binds them again, removes the names the run created,
-brings deleted ones back, skips (and names) a value the person rebound since, names what could
-not be kept (said on the card before the click) and the effects that remain (a file written).
-Undo's memory is bounded; the oldest values are dropped first, and said so.
-
-The page's "Undo this run" button and the cells a ``run_cells`` call ran, over a real kernel's
-channels and the real runtime, are in ``test_kernel_undo_real``."""
+"""The kernel's half of undo without a kernel: what is kept (``context.keeping``) and how a run
+is given back (``kernel.tools.kernel_undo``), on a plain namespace."""
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterator
-from pathlib import Path
+import io
+import sqlite3
+import threading
 from typing import Any
 
-import pytest
+import numpy as np
+import pandas as pd
 
-from dsh_notebook.scripted_model import Script, Step, ToolCall
+from dsh_notebook.context.consequences import analyse
+from dsh_notebook.context.keeping import Kept, NotKept, cannot_keep, keep_value
+from dsh_notebook.kernel.tools.kernel_undo import KernelUndo, not_undoable
 
-from .helpers.in_process import InProcessSession, in_process_session
-from .helpers.real_kernel import wait_done, wait_pending
-
-RUN_PYTHON = "mcp__notebook__run_python"
-SETUP = (
-    "import sqlite3\nimport numpy as np\nimport pandas as pd\n"
-    "sales = pd.DataFrame({'a': [1.0, None, 3.0]})\n"
-    "items = [1, 2]\nscratch = 'temporary'\nconn = sqlite3.connect(':memory:')\n"
-    "a = np.zeros(75_000)\nb = np.zeros(75_000)\nbig = np.zeros(300_000)\n"
-)
-TRANSCRIPT = "get_ipython()._dsh_notebook_magics.agent.runs.last().view.transcript"
+MB = 2**20
 
 
-def run_python(code: str) -> Step:
-    return Step(tool_calls=(ToolCall(RUN_PYTHON, {"code": code}),))
+def undo(memory: int = 512 * MB, value: int = 256 * MB) -> KernelUndo:
+    return KernelUndo(memory=lambda: memory, value_limit=lambda: value)
 
 
-def every_change(report: Path) -> str:
-    return (
-        "sales = sales.dropna()\nitems.append(3)\ndel scratch\ntotal = len(items)\n"
-        f"conn.row_factory = None\nopen({str(report)!r}, 'w').write('x')\n"
-    )
+def run(store: KernelUndo, run_id: str, code: str, ns: dict[str, Any]) -> None:
+    """What the kernel does around one approved call: keep, run, note what it left."""
+    call = store.before(run_id, code, ns)
+    exec(code, ns)  # the test's own code
+    store.after(call, ns)
 
 
-@pytest.fixture
-def kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InProcessSession]:
-    report = tmp_path / "report.csv"
-    with in_process_session(tmp_path, monkeypatch) as k:
-        scripts = k.peer.scripts
-        scripts["undo-all"] = Script(steps=(run_python(every_change(report)), Step(text="ok")))
-        scripts["undo-two"] = Script(
-            steps=(run_python("a += 1"), run_python("b += 1"), Step(text="ok"))
-        )
-        scripts["undo-big"] = Script(steps=(run_python("big += 1"), Step(text="ok")))
-        setup = k.execute(SETUP)
-        assert setup.error is None, setup.error
-        yield k
+def test_pandas_and_numpy_are_copied_deeply_and_modules_kept_by_reference() -> None:
+    frame = pd.DataFrame({"a": [1, 2]})
+    kept = keep_value(frame, MB)
+    assert isinstance(kept, Kept) and kept.copied and kept.value is not frame
+    frame.loc[0, "a"] = 99
+    assert kept.value.loc[0, "a"] == 1
+    array = np.zeros(3)
+    kept_array = keep_value(array, MB)
+    assert isinstance(kept_array, Kept) and kept_array.value is not array
+    assert keep_value(np, MB) == Kept(np, 0, copied=False)
+    nested = {"k": [1, [2]]}
+    kept_nested = keep_value(nested, MB)
+    assert isinstance(kept_nested, Kept) and kept_nested.value == nested
+    assert kept_nested.value["k"][1] is not nested["k"][1]
 
 
-def card_changes(k: InProcessSession) -> list[tuple[str, str]]:
-    shown = k.execute(f"print(__import__('json').dumps({TRANSCRIPT}.snapshot()))")
-    snapshot: dict[str, Any] = json.loads(shown.stdout)
-    cards = [i["approval"] for i in snapshot["items"] if i["kind"] == "tool" and i["approval"]]
-    return [(line["kind"], line["text"]) for line in cards[-1]["changes"]]
+def test_what_cannot_be_kept_is_said_without_copying() -> None:
+    assert cannot_keep(sqlite3.connect(":memory:"), MB) == "cannot be copied"
+    assert cannot_keep(io.StringIO(), MB) == "cannot be copied"
+    assert cannot_keep((x for x in []), MB) == "cannot be copied"
+    assert cannot_keep(threading.Lock(), MB) == "cannot be copied"
+    assert cannot_keep(np.zeros(300_000), MB) == "too large to keep: 2 MB, over 1 MB"
+    assert isinstance(keep_value(np.zeros(300_000), MB), NotKept)
+    ns = {"conn": sqlite3.connect(":memory:"), "items": [1]}
+    found = analyse("conn.row_factory = None\nitems.append(2)", ns)
+    assert not_undoable(found, ns, MB) == ["conn (sqlite3.Connection)"]
 
 
-def run_and_allow(k: InProcessSession, scenario: str, calls: int = 1) -> None:
-    cell = k.execute(f"%%dsh\n[[scenario:{scenario}]] go", allow_stdin=True)
-    assert cell.error is None, cell.error
-    for n in range(1, calls + 1):
-        wait_pending(k, f"a{n}: approve run_python")  # type: ignore[arg-type]
-        assert "allowed" in k.execute(f"%dsh allow a{n}").stdout
-    wait_done(k)  # type: ignore[arg-type]
+def test_a_run_is_given_back_newest_first_and_only_once() -> None:
+    store = undo()
+    ns: dict[str, Any] = {"x": 1, "items": [1], "gone": "g"}
+    run(store, "r1", "x = 2\nitems.append(2)\nnew = 1", ns)
+    run(store, "r1", "x = 3\nitems.append(3)\ndel gone", ns)
+    done = store.undo("r1", ns)
+    assert {k: ns[k] for k in ("x", "items", "gone")} == {"x": 1, "items": [1], "gone": "g"}
+    assert "new" not in ns
+    assert done.restored == ["x", "items", "gone"] and done.removed == ["new"]
+    assert not done.skipped and done.known
+    again = store.undo("r1", ns)
+    assert not again.known and "a kernel restart forgets them" in again.lines()[0]
 
 
-def test_undo_gives_back_rebound_mutated_and_deleted_values_and_removes_created_ones(
-    kernel: InProcessSession, tmp_path: Path
-) -> None:
-    cell = kernel.execute("%%dsh\n[[scenario:undo-all]] go", allow_stdin=True)
-    assert cell.error is None, cell.error
-    wait_pending(kernel, "a1: approve run_python")  # type: ignore[arg-type]
-    # before the click: what undo could not give back
-    assert ("undo", "Not undoable: conn (sqlite3.Connection)") in card_changes(kernel)
-    assert "allowed" in kernel.execute("%dsh allow a1").stdout
-    wait_done(kernel)  # type: ignore[arg-type]
-    assert kernel.value("(len(sales), items, 'scratch' in globals(), total)") == (
-        "(2, [1, 2, 3], False, 3)"
-    )
-    undone = kernel.execute("%dsh undo").stdout
-    assert "kernel: gave back sales, items, scratch" in undone, undone
-    assert "kernel: removed what the run created: total" in undone, undone
-    assert "could not give back: conn (sqlite3.Connection: cannot be copied)" in undone, undone
-    assert re.search(r"not undone: wrote \S*/report\.csv\n", undone), undone  # its name kept
-    assert kernel.value("(len(sales), items, scratch, 'total' in globals())") == (
-        "(3, [1, 2], 'temporary', False)"
-    )
-    assert "nothing to undo" in kernel.execute("%dsh undo").stdout  # once
+def test_a_name_rebound_since_is_skipped_and_effects_are_named() -> None:
+    store = undo()
+    ns: dict[str, Any] = {"frame": pd.DataFrame({"a": [1]})}
+    run(store, "r1", "frame = frame.assign(b=1)\nmade = 1\nimport os\nos.getcwd()", ns)
+    ns["frame"], ns["made"] = "mine", "mine too"
+    done = store.undo("r1", ns)
+    assert ns["frame"] == "mine" and ns["made"] == "mine too"
+    assert done.skipped == ["made (you changed it since)", "frame (you changed it since)"]
+    store2 = undo()
+    run(store2, "r2", "open('/dev/null', 'w').write('x')", {})
+    assert store2.undo("r2", {}).lines()[-1] == "not undone: wrote /dev/null"
 
 
-def test_a_value_the_person_rebound_after_the_run_is_skipped_and_named(
-    kernel: InProcessSession,
-) -> None:
-    run_and_allow(kernel, "undo-all")
-    kernel.execute("items = ['mine']")
-    undone = kernel.execute("%dsh undo").stdout
-    assert "kernel: left as they are: items (you changed it since)" in undone, undone
-    assert kernel.value("(items, len(sales))") == "(['mine'], 3)"
-
-
-def test_undo_memory_is_bounded_oldest_first_and_says_so(kernel: InProcessSession) -> None:
-    kernel.execute("%config DshMagics.undo_memory_mb = 1")  # a and b are 0.6 MB each
-    run_and_allow(kernel, "undo-two", calls=2)
-    assert kernel.value("(a[0], b[0])") == "(np.float64(1.0), np.float64(1.0))"
-    undone = kernel.execute("%dsh undo").stdout
-    assert "kernel: gave back b" in undone, undone
-    assert "could not give back: a (dropped: undo_memory_mb)" in undone, undone
-    assert "dropped earlier to keep undo within its memory bound" in undone, undone
-    assert kernel.value("(a[0], b[0])") == "(np.float64(1.0), np.float64(0.0))"
-
-
-def test_a_value_over_the_per_value_limit_is_named_before_the_click(
-    kernel: InProcessSession,
-) -> None:
-    kernel.execute("%config DshMagics.undo_value_mb = 1")  # big is 2.4 MB
-    cell = kernel.execute("%%dsh\n[[scenario:undo-big]] go", allow_stdin=True)
-    assert cell.error is None, cell.error
-    wait_pending(kernel, "a1: approve run_python")  # type: ignore[arg-type]
-    assert (
-        "undo",
-        "Not undoable: big (ndarray: too large to keep: 2 MB, over 1 MB)",
-    ) in card_changes(kernel)
-    kernel.execute("%dsh reject a1")
-    wait_done(kernel)  # type: ignore[arg-type]
+def test_memory_is_bounded_oldest_first() -> None:
+    store = undo(memory=MB)
+    ns: dict[str, Any] = {"a": np.zeros(75_000), "b": np.zeros(75_000)}  # 0.6 MB each
+    run(store, "r1", "a += 1", ns)
+    run(store, "r2", "b += 1", ns)
+    assert store.held() == 600_000
+    assert store.log == ["run r1: dropped a to stay within undo's memory bound"]
+    first = store.undo("r1", ns)
+    assert first.dropped and first.not_kept == ["a (dropped: undo_memory_mb)"]
+    assert ns["a"][0] == 1.0
+    assert store.undo("r2", ns).restored == ["b"] and ns["b"][0] == 0.0

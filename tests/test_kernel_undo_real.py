@@ -2,7 +2,7 @@
 kernel's values given back through the page's "Undo this run" (the link's ``undo_request``) and
 for the cells an approved ``run_cells`` ran (execute requests naming each cell, as JupyterLab
 sends them). What undo gives back, skips and names, and its memory bound, are in
-``test_kernel_undo`` (the in-process kernel)."""
+``test_kernel_undo_in_process``; the ledger itself, ``test_kernel_undo``."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ kernel's own channels (execute metadata with cell ids, the extension's ``hello_r
 - ``notebook_cells`` marks the prompt cell of the run that asked, as the model reads it.
 
 Two sessions in flight and Run All on one session (the kernel's side alone) are in
-``test_run_ownership`` (the in-process kernel).
+``test_run_ownership_in_process``.
 """
 
 from __future__ import annotations
