@@ -71,9 +71,9 @@ def run_and_allow(k: InProcessSession, scenario: str, calls: int = 1) -> None:
     cell = k.execute(f"%%dsh\n[[scenario:{scenario}]] go", allow_stdin=True)
     assert cell.error is None, cell.error
     for n in range(1, calls + 1):
-        wait_pending(k, f"a{n}: approve run_python")  # type: ignore[arg-type]
+        wait_pending(k, f"a{n}: approve run_python")
         assert "allowed" in k.execute(f"%dsh allow a{n}").stdout
-    wait_done(k)  # type: ignore[arg-type]
+    wait_done(k)
 
 
 def test_undo_gives_back_rebound_mutated_and_deleted_values_and_removes_created_ones(
@@ -81,11 +81,11 @@ def test_undo_gives_back_rebound_mutated_and_deleted_values_and_removes_created_
 ) -> None:
     cell = kernel.execute("%%dsh\n[[scenario:undo-all]] go", allow_stdin=True)
     assert cell.error is None, cell.error
-    wait_pending(kernel, "a1: approve run_python")  # type: ignore[arg-type]
+    wait_pending(kernel, "a1: approve run_python")
     # before the click: what undo could not give back
     assert ("undo", "Not undoable: conn (sqlite3.Connection)") in card_changes(kernel)
     assert "allowed" in kernel.execute("%dsh allow a1").stdout
-    wait_done(kernel)  # type: ignore[arg-type]
+    wait_done(kernel)
     assert kernel.value("(len(sales), items, 'scratch' in globals(), total)") == (
         "(2, [1, 2, 3], False, 3)"
     )
@@ -127,10 +127,10 @@ def test_a_value_over_the_per_value_limit_is_named_before_the_click(
     kernel.execute("%config DshMagics.undo_value_mb = 1")  # big is 2.4 MB
     cell = kernel.execute("%%dsh\n[[scenario:undo-big]] go", allow_stdin=True)
     assert cell.error is None, cell.error
-    wait_pending(kernel, "a1: approve run_python")  # type: ignore[arg-type]
+    wait_pending(kernel, "a1: approve run_python")
     assert (
         "undo",
         "Not undoable: big (ndarray: too large to keep: 2 MB, over 1 MB)",
     ) in card_changes(kernel)
     kernel.execute("%dsh reject a1")
-    wait_done(kernel)  # type: ignore[arg-type]
+    wait_done(kernel)

@@ -18,18 +18,16 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from dsh_notebook.scripted_model import Script, Step, ToolCall
 
 from .helpers.in_process import InProcessSession, in_process_session
-from .helpers.real_kernel import link_messages
+from .helpers.real_kernel import link_messages, pending_key, wait_for
 from .kernels import identity, open_link
 
 RUN_PYTHON = "mcp__notebook__run_python"
@@ -53,21 +51,6 @@ def kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InProces
         yield k
 
 
-def wait_for(k: InProcessSession, what: str, check: Any, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise TimeoutError(what)
-
-
-def pending_key(k: InProcessSession) -> str | None:
-    found = re.search(r"^(a\d+): approve run_python\?", k.execute("%dsh pending").stdout, re.M)
-    return found.group(1) if found else None
-
-
 @pytest.mark.parametrize("b_policy", ["allow", "reject"])
 def test_another_sessions_policy_never_decides_a_call(
     kernel: InProcessSession, b_policy: str
@@ -89,16 +72,7 @@ def test_another_sessions_policy_never_decides_a_call(
     waiting = wait_for(
         kernel,
         "no waiting signal named a cell",
-        lambda: [
-            m
-            for m in link_messages(
-                kernel,  # type: ignore[arg-type]
-                comm_id,
-                "waiting",
-                start,
-            )
-            if m.get("cells")
-        ],
+        lambda: [m for m in link_messages(kernel, comm_id, "waiting", start) if m.get("cells")],
     )
     assert [c["cell_id"] for c in waiting[-1]["cells"]] == ["cell-a"]
     assert kernel.execute(f"%dsh allow {key}").error is None
@@ -106,14 +80,7 @@ def test_another_sessions_policy_never_decides_a_call(
         kernel, "A's code never ran", lambda: kernel.value("globals().get('owned_by')") == "'A'"
     )
     cells = wait_for(
-        kernel,
-        "no agent cell",
-        lambda: link_messages(
-            kernel,  # type: ignore[arg-type]
-            comm_id,
-            "insert_cell",
-            start,
-        ),
+        kernel, "no agent cell", lambda: link_messages(kernel, comm_id, "insert_cell", start)
     )
     assert [c["anchor"] for c in cells] == ["cell-a"] and cells[0]["session"] == "analysis"
     # B's run, settled, recorded no approval of A's call
@@ -146,16 +113,7 @@ def test_run_all_two_cells_on_one_session_the_first_owns_its_call(kernel: InProc
     waiting = wait_for(
         kernel,
         "no waiting signal named a cell",
-        lambda: [
-            m
-            for m in link_messages(
-                kernel,  # type: ignore[arg-type]
-                comm_id,
-                "waiting",
-                start,
-            )
-            if m.get("cells")
-        ],
+        lambda: [m for m in link_messages(kernel, comm_id, "waiting", start) if m.get("cells")],
     )
     assert [c["cell_id"] for c in waiting[-1]["cells"]] == ["c1"]
     # the queued cell reads "queued" (not "running · 0 turns") and names the cell it waits
@@ -179,14 +137,7 @@ def test_run_all_two_cells_on_one_session_the_first_owns_its_call(kernel: InProc
         kernel, "the code never ran", lambda: kernel.value("globals().get('queued_ran')") == "True"
     )
     cells = wait_for(
-        kernel,
-        "no agent cell",
-        lambda: link_messages(
-            kernel,  # type: ignore[arg-type]
-            comm_id,
-            "insert_cell",
-            start,
-        ),
+        kernel, "no agent cell", lambda: link_messages(kernel, comm_id, "insert_cell", start)
     )
     assert [(c["anchor"], c["call"]) for c in cells] == [("c1", 1)]
     # its turn came: no longer "queued"

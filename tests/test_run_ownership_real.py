@@ -12,24 +12,19 @@ Two sessions in flight and Run All on one session (the kernel's side alone) are 
 from __future__ import annotations
 
 import json
-import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .helpers.real_kernel import link_messages, play_page_until
+from .helpers.real_kernel import link_messages, pending_key, play_page_until, wait_for
 from .kernels import PAGE_CAPABILITIES, Kernel, identity, open_link, page_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
 
 RUN_PYTHON = "mcp__notebook__run_python"
-A_CODE = "owned_by = 'A'\nowned_by"
-QUEUED_CODE = "queued_ran = True"
 CHILD_CODE = "child_ran = 'by the child'"
 
 
@@ -39,13 +34,6 @@ def run_python(code: str, delay: float = 0.0) -> Step:
 
 @pytest.fixture
 def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kernel]:
-    # A waits 3 s before its call, so B has started (and is the newest run) when it comes
-    scripted_model.register("own-a", Script(steps=(run_python(A_CODE, 3.0), Step(text="A done"))))
-    scripted_model.register("slow-b", Script(steps=(Step(text="B done", delay=12.0),)))
-    scripted_model.register(
-        "queued-first", Script(steps=(run_python(QUEUED_CODE), Step(text="first done")))
-    )
-    scripted_model.register("queued-second", Script(steps=(Step(text="second done"),)))
     child_prompt = "[[scenario:own-child]] run it"
     scripted_model.register(
         "own-root",
@@ -64,21 +52,6 @@ def kernel(tmp_path: Path, scripted_model: ScriptedModelServer) -> Iterator[Kern
     )
     with page_kernel(tmp_path, scripted_model.base_url) as k:
         yield k
-
-
-def wait_for(k: Kernel, what: str, check: Any, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise TimeoutError(what)
-
-
-def pending_key(k: Kernel) -> str | None:
-    found = re.search(r"^(a\d+): approve run_python\?", k.execute("%dsh pending").stdout, re.M)
-    return found.group(1) if found else None
 
 
 def test_a_subagents_call_belongs_to_its_roots_run(kernel: Kernel) -> None:

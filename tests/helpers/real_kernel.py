@@ -4,16 +4,31 @@ answers its reads."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
 from dsh_notebook.scripted_model import ScriptedModelServer
 
-from ..kernels import Kernel, kernel_pythons, scripted_model_env
+from ..kernels import Execution, Kernel, kernel_pythons, scripted_model_env
+
+
+class KernelLike(Protocol):
+    """What the helpers here read of a kernel: a real one (:class:`tests.kernels.Kernel`) or the
+    in-process one (:class:`tests.helpers.in_process.InProcessSession`)."""
+
+    @property
+    def iopub(self) -> list[dict[str, Any]]: ...
+
+    def drain_iopub(self, timeout: float = 0.1) -> list[dict[str, Any]]: ...
+
+    def execute(self, code: str) -> Execution: ...
+
+    def value(self, expression: str) -> str: ...
 
 
 @pytest.fixture(params=kernel_pythons())
@@ -47,7 +62,7 @@ def identity(notebook_id: str, cell_id: str = "c1") -> dict[str, object]:
     return {"dsh_notebook": {"v": 1, "id": notebook_id, "path": "x.ipynb", "cell_id": cell_id}}
 
 
-def link_messages(k: Kernel, comm_id: str, kind: str, since: int = 0) -> list[dict[str, Any]]:
+def link_messages(k: KernelLike, comm_id: str, kind: str, since: int = 0) -> list[dict[str, Any]]:
     k.drain_iopub(0.2)
     return [
         m["content"]["data"]
@@ -86,7 +101,25 @@ def play_page_until(
         time.sleep(0.2)
 
 
-def wait_pending(k: Kernel, needle: str, timeout: float = 60) -> str:
+def wait_for(k: KernelLike, what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
+    """``check()``'s first true value (polled; ``TimeoutError`` naming ``what`` after
+    ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise TimeoutError(what)
+
+
+def pending_key(k: KernelLike) -> str | None:
+    """The broker id of the ``run_python`` approval ``%dsh pending`` lists, if one waits."""
+    found = re.search(r"^(a\d+): approve run_python\?", k.execute("%dsh pending").stdout, re.M)
+    return found.group(1) if found else None
+
+
+def wait_pending(k: KernelLike, needle: str, timeout: float = 60) -> str:
     """``%dsh pending``'s output once it names ``needle`` (polled; ``TimeoutError`` after
     ``timeout`` seconds)."""
     deadline = time.monotonic() + timeout
@@ -98,7 +131,7 @@ def wait_pending(k: Kernel, needle: str, timeout: float = 60) -> str:
     raise TimeoutError(f"{needle!r} never became pending")
 
 
-def wait_done(k: Kernel, timeout: float = 60) -> None:
+def wait_done(k: KernelLike, timeout: float = 60) -> None:
     """Until the kernel's last run (``_dsh``) settled; fails after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while k.value("_dsh.done()") != "True":
