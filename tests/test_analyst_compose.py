@@ -293,6 +293,6 @@ def test_a_refusal_nobody_made_is_not_called_a_rejection(message: str) -> None:
 
 
 def test_a_rejection_with_the_persons_note_is_still_a_rejection() -> None:
-    text = f"Error: {refusals.refusal_text('rejected', 'you', 'use median')}"
+    text = f'Error: {refusals.refusal_text("rejected", "you", "use median")}'
     steps = walk("Total fare per city", (VARIABLES, False), (DESCRIBED, False), (text, True))
     assert steps[3].text == REJECTED

@@ -162,9 +162,7 @@ def test_run_output_to_the_page_and_the_final_widget_state(keep_widget: bool) ->
     publisher.handle = Handle()
     view.publish(view, bundle_of(view))  # live: the snapshot to the widget, run_output "live"
     view.settled = True
-    view.publish(
-        view, bundle_of(view)
-    )  # settled: the transcript (or the kept widget's final state)
+    view.publish(view, bundle_of(view))  # settled: the transcript (or the kept widget's final state)
     assert len(rec.events) >= 3, rec.events
     assert key_pieces([list(e) for e in rec.events]) == 0
 

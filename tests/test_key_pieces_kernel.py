@@ -167,9 +167,7 @@ def test_no_piece_of_the_key_in_any_dsh_command_output(kernel: Kernel) -> None:
         time.sleep(0.2)
     counts: dict[str, int] = {}
     pending = kernel.execute("%dsh pending")
-    assert "pasted = '[masked: DEEPSEEK_API_KEY]'" in pending.stdout, (
-        pending.stdout
-    )  # the card's code, masked
+    assert "pasted = '[masked: DEEPSEEK_API_KEY]'" in pending.stdout, pending.stdout  # the card's code, masked
     counts["%dsh pending"] = key_pieces(shown(pending))
     commands = [
         "status", "sessions", "sessions --all", "config", "help", "cwd", f"allow {KEY}",
@@ -190,8 +188,6 @@ def test_no_piece_of_the_key_in_any_dsh_command_output(kernel: Kernel) -> None:
         allow_stdin=True, stdin_answers=["n"], metadata=identity("wait-cell"),
     )  # fmt: skip
     assert waited.error is None, waited.error
-    assert (
-        waited.stdin_prompts and "pasted = '[masked: DEEPSEEK_API_KEY]'" in waited.stdin_prompts[0]
-    ), waited
+    assert waited.stdin_prompts and "pasted = '[masked: DEEPSEEK_API_KEY]'" in waited.stdin_prompts[0], waited
     counts["%%dsh --wait (stdin)"] = key_pieces(shown(waited))
     assert counts == dict.fromkeys(counts, 0), counts

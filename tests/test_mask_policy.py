@@ -81,10 +81,7 @@ def test_each_credential_shape_is_masked_with_its_kind(text: str, label: str) ->
 
 def test_a_url_keeps_its_user_and_host_not_its_password() -> None:
     url = "postgresql://analyst:Sup3r-s3cret@db.internal:5432/sales"
-    assert (
-        redact(url, policy())
-        == "postgresql://analyst:[masked: URL password]@db.internal:5432/sales"
-    )
+    assert redact(url, policy()) == "postgresql://analyst:[masked: URL password]@db.internal:5432/sales"
 
 
 def test_a_private_key_cut_in_two_outputs_is_masked_in_both() -> None:

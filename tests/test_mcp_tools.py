@@ -562,9 +562,7 @@ def test_server_notebook_cells_reads_the_page_or_falls_back(
     assert "never_run = 41" in read and "written by the agent" in read
     assert "→ error: ZeroDivisionError: division by zero" in read and asked == [(3.0, False)]
     absent = text_of(
-        tool_call(
-            make_server(read_notebook=lambda t, busy, want=None: "no page here"), "notebook_cells"
-        )
+        tool_call(make_server(read_notebook=lambda t, busy, want=None: "no page here"), "notebook_cells")
     )
     assert absent.startswith("The notebook itself could not be read (no page here)")
     assert "ran_before = 1" in absent

@@ -122,7 +122,7 @@ def test_the_model_gets_named_fenced_values_and_the_notebook_context_block(
     assert since is not None, block2
     listed = re.findall(r"^  In \[(\d+)\]: (.*)$", block2, re.M)
     assert all(int(n) > int(since.group(1)) for n, _ in listed), block2
-    assert "total = sales.rev.sum()" in [src for _, src in listed], block2
+    assert ("total = sales.rev.sum()" in [src for _, src in listed]), block2
     assert "import pandas" not in block2
 
 
@@ -152,7 +152,5 @@ def test_without_the_page_extension_the_block_says_what_is_not_known(
 def test_the_block_can_be_turned_off(kernel: Kernel, scripted_model: ScriptedModelServer) -> None:
     assert kernel.execute("%config DshMagics.context_block = False").error is None
     run_prompt(kernel, "[[scenario:answer]] no block please", "c-off")
-    assert user_texts(scripted_model, "no block please") == [
-        "[[scenario:answer]] no block please\n"
-    ]
+    assert user_texts(scripted_model, "no block please") == ["[[scenario:answer]] no block please\n"]
     assert kernel.value("_dsh.context_block") == "None"

@@ -21,7 +21,6 @@ EXPECTED_ALL = {
     "unload_ipython_extension",
 }  # fmt: skip
 
-
 def test_all_is_pinned() -> None:
     assert set(dsh_notebook.__all__) == EXPECTED_ALL
     for name in dsh_notebook.__all__:

@@ -116,18 +116,10 @@ def test_no_notebook_tool_result_carries_the_key_to_the_model(
     ):
         assert "[masked: DEEPSEEK_API_KEY]" in text, (name, text)
         assert_no_key(text, KEY)
-    assert (
-        "Out [2]: [masked: DEEPSEEK_API_KEY]" in history
-        and "ValueError: the provider refused [masked: DEEPSEEK_API_KEY]" in history
-    )
+    assert "Out [2]: [masked: DEEPSEEK_API_KEY]" in history and "ValueError: the provider refused [masked: DEEPSEEK_API_KEY]" in history
     assert "token | str | len 18 |" in variables and "| [masked: DEEPSEEK_API_KEY]\n" in variables
-    assert (
-        "x" * 70 + "[masked: DEEPSEEK_API_KEY]…" in variables
-    )  # the preview's cut left a piece of the key: masked
-    assert (
-        token == "token: str: 18 chars\n[masked: DEEPSEEK_API_KEY]"
-        and "'api_key': '[masked: DEEPSEEK_API_KEY]'" in settings
-    )
+    assert "x" * 70 + "[masked: DEEPSEEK_API_KEY]…" in variables  # the preview's cut left a piece of the key: masked
+    assert token == "token: str: 18 chars\n[masked: DEEPSEEK_API_KEY]" and "'api_key': '[masked: DEEPSEEK_API_KEY]'" in settings
     assert "the kernel's execution history instead" in cells
     assert printed.count("[masked: DEEPSEEK_API_KEY]") >= 3  # stdout, stderr and the value
     assert "KeyError: '[masked: DEEPSEEK_API_KEY]'" in raised

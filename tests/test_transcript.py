@@ -261,9 +261,7 @@ def test_schema_py_and_types_ts_allow_the_same_states() -> None:
     ts_kinds = {
         kind
         for fields in ts_types.values()
-        for kind in (
-            _literal_values([k.strip() for k in fields.get("kind", "").split("|")]) or set()
-        )
+        for kind in (_literal_values([k.strip() for k in fields.get("kind", "").split("|")]) or set())
     }
     assert ts_kinds == literals["ItemKind"]
     state_fields = 0
@@ -949,9 +947,7 @@ def test_unknown_and_malformed_input_is_counted_never_raised() -> None:
     )
     assert (
         t.apply(
-            Notification(
-                "session.event", {"sessionId": "other", "event": {"type": "feedback/record"}}
-            )
+            Notification("session.event", {"sessionId": "other", "event": {"type": "feedback/record"}})
         )
         is False
     )

@@ -82,7 +82,6 @@ def test_a_bad_entry_is_one_line_under_the_next_run_and_the_good_server_is_mount
     assert "the token is [masked: wh.WH_TOKEN]" in shown and SECRET not in shown
     assert (SECRET, "wh.WH_TOKEN") in dsh_kernel.agent.secrets().values
 
-
 def test_the_setting_names_one_file_or_none(
     dsh_kernel: InProcessKernel, tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -252,9 +252,7 @@ def test_edits_for_this_run_then_undo_this_run_skips_the_persons_cell(
     page = open_page(browser, lab, name)
     run_cell(page, lab, name, 0)
     run_cell(page, lab, name, 4)
-    click_card(
-        page, ".dsh-allow-run"
-    )  # Apply edits for this run: the first edit and the next three
+    click_card(page, ".dsh-allow-run")  # Apply edits for this run: the first edit and the next three
     found = wait_tool_results(model, tag, 5)
     assert all(f.startswith("Applied:") for f in found[1:5]), found
     # the edits after the first were decided by the scope; run_cells asks on a card of its own
@@ -262,9 +260,7 @@ def test_edits_for_this_run_then_undo_this_run_skips_the_persons_cell(
     run_card.locator(".dsh-allow:not([disabled])").wait_for(timeout=60_000)
     assert page.locator(".dsh-approval").count() == 5
     for i in (1, 2, 3):
-        assert "for this run" in approval_card(page, i).inner_text(), approval_card(
-            page, i
-        ).inner_text()
+        assert "for this run" in approval_card(page, i).inner_text(), approval_card(page, i).inner_text()
         assert approval_card(page, i).locator("button.dsh-allow").count() == 0
     click_card(page, ".dsh-reject", -1)
     wait_tool_results(model, tag, 6)

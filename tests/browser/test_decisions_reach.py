@@ -75,8 +75,7 @@ def connect_bare_page(browser: Any, lab: Lab, app: str, kernel: dict[str, Any]) 
     page = new_page(browser, 1200)
     page.goto(f"{lab.url}/{'lab' if app == 'lab' else 'tree'}?token={lab.token}")
     page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.serviceManager",
-        timeout=60_000,
+        "() => window.jupyterapp && window.jupyterapp.serviceManager", timeout=60_000,
         polling=100,
     )
     page.evaluate(

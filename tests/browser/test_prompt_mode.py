@@ -145,7 +145,9 @@ def test_a_saved_transcript_folds_in_jupyterlab(browser: Any, extlab: Lab, artif
         page.close()
 
 
-def test_notebook7_edits_a_dsh_cell_as_prose(browser: Any, shared_servers: SharedServers) -> None:
+def test_notebook7_edits_a_dsh_cell_as_prose(
+    browser: Any, shared_servers: SharedServers
+) -> None:
     """Notebook 7 loads the same prebuilt extension: the same prompt mode."""
     server = shared_servers("notebook")
     write_notebook(server.root / "p7.ipynb", [PROMPT, PYTHON])

@@ -164,9 +164,7 @@ def test_signal_contrast_tab_badge_and_go_to_the_next_waiting_request(
     page.click("li.lm-MenuBar-item:has-text('Settings')")
     page.hover(".lm-Menu-item:has-text('Theme')")
     page.click(".lm-Menu-item:has-text('JupyterLab Dark')")
-    page.wait_for_function(
-        "() => document.body.dataset.jpThemeLight === 'false'", timeout=20_000, polling=100
-    )
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=20_000, polling=100)
     page.wait_for_timeout(500)
     dark = status_contrast(page)
     assert dark >= 4.5, dark
