@@ -16,8 +16,8 @@ sent with ``client.shell_channel.send`` is handled on the calling thread, so ``o
 Guarantees: every :meth:`InProcessSession.execute` is one cell of the shell (``run_cell``), so
 the approved ``run_python`` calls waiting for the main thread run after it, as a kernel runs
 them between cells. ``allow_stdin`` and ``metadata`` are what the live page's execute request
-carries (a background ``%%dsh`` run and the notebook identity). The shell's namespace and its
-configuration are reset before the session and given back after it.
+carries (a background ``%%dsh`` run and the notebook identity). The shell's namespace is
+emptied before the session and after it, and its configuration (``%config``) given back after it.
 """
 
 from __future__ import annotations
@@ -108,9 +108,9 @@ class InProcessSession:
         self.shell: Any = kernel.shell
         self.comms = comms
         self.client = _Client(comms)
-        self._page = LiveKernel()
-        self.kernel.driver = self._page
-        self.shell.kernel = self._page
+        page = kernel.driver
+        assert isinstance(page, LiveKernel), "load the kernel with a LiveKernel driver"
+        self._page = page
 
     @property
     def iopub(self) -> list[dict[str, Any]]:
@@ -156,8 +156,8 @@ class InProcessSession:
 def in_process_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[InProcessSession]:
-    """The extension loaded on a fresh namespace, working in ``tmp_path / "ws"`` with its own
-    ``DSH_HOME``; unloaded after, the shell's namespace and configuration given back."""
+    """The extension loaded on an empty namespace, working in ``tmp_path / "ws"`` with its own
+    ``DSH_HOME``; unloaded after, the namespace emptied and the configuration given back."""
     shell: Any = InteractiveShell.instance()
     config = copy.deepcopy(shell.config)
     shell.reset(new_session=True)
