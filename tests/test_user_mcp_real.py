@@ -26,7 +26,7 @@ import pytest
 
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .helpers.real_kernel import wait_done, wait_pending
+from .helpers.real_kernel import wait_done, wait_pending, wait_shown
 from .kernels import Kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(300)]
@@ -162,9 +162,7 @@ def test_a_person_server_is_listed_asked_called_and_a_broken_one_left_out(
     assert "tiny says hello with [masked: tiny.TINY_TOKEN]" in answer
     assert TOKEN not in json.dumps([r.body for r in scripted_model.requests])
 
-    kernel.drain_iopub()
-    shown = json.dumps([m["content"] for m in kernel.iopub])
-    assert "**Tool** `echo` (tiny)" in shown  # the card names the server
+    shown = wait_shown(kernel, "**Tool** `echo` (tiny)")  # the card names the server
     assert "MCP server broken did not start (it exited before answering" in shown
     assert "The tiny server answered." in shown  # the run went on
     stderr = [
@@ -283,6 +281,5 @@ def test_a_url_server_with_a_secret_header_is_listed_and_called(
     # the header's value is "Bearer <token>": its piece " <token>" is masked (the fragment rule)
     assert "web found tea (signed[masked: web.Authorization])" in answer
     assert WEB_TOKEN not in json.dumps([r.body for r in scripted_model.requests])
-    web_kernel.drain_iopub()
-    shown = json.dumps([m["content"] for m in web_kernel.iopub])
-    assert "**Tool** `lookup` (web)" in shown and WEB_TOKEN not in shown
+    shown = wait_shown(web_kernel, "**Tool** `lookup` (web)")
+    assert WEB_TOKEN not in shown

@@ -4,6 +4,7 @@ answers its reads."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -99,6 +100,20 @@ def play_page_until(
     while k.value("_dsh.done()") != "True":
         assert time.monotonic() < deadline, "the run did not settle"
         time.sleep(0.2)
+
+
+def wait_shown(k: KernelLike, needle: str, timeout: float = 60) -> str:
+    """Every IOPub message's content read so far, as JSON, once ``needle`` is in it. A run's
+    settled transcript is published by its pump thread after ``_dsh.done()`` reads true, so a
+    test that read IOPub once right after :func:`wait_done` could miss it on a busy machine;
+    this reads until it came (``AssertionError`` with the tail after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        k.drain_iopub(0.2)
+        shown = json.dumps([m["content"] for m in k.iopub])
+        if needle in shown:
+            return shown
+        assert time.monotonic() < deadline, f"{needle!r} was never shown: …{shown[-1500:]}"
 
 
 def wait_for(k: KernelLike, what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
