@@ -104,9 +104,10 @@ def play_page_until(
 
 def wait_shown(k: KernelLike, needle: str, timeout: float = 60) -> str:
     """Every IOPub message's content read so far, as JSON, once ``needle`` is in it. A run's
-    settled transcript is published by its pump thread after ``_dsh.done()`` reads true, so a
-    test that read IOPub once right after :func:`wait_done` could miss it on a busy machine;
-    this reads until it came (``AssertionError`` with the tail after ``timeout`` seconds)."""
+    settled transcript can reach IOPub after ``_dsh.done()`` reads true (the UI pump publishes
+    it from its own thread), so a test that read IOPub once right after :func:`wait_done` could
+    miss it on a busy machine; this reads until it came (``AssertionError`` with the tail after
+    ``timeout`` seconds)."""
     deadline = time.monotonic() + timeout
     while True:
         k.drain_iopub(0.2)
