@@ -116,11 +116,10 @@ class ScriptedPeer:
         """The outcome of every approval an ``[[approval]]`` turn asked for, in order."""
         self.tools = ToolTurns()
         """Scripts a ``[[scenario:NAME]]`` prompt plays, with notebook tool calls
-        (:mod:`.tool_turns`); what each call returned."""
+        (:mod:`.tool_turns`)."""
         self._seq = itertools.count()
         self._ids = itertools.count(1)
         self._turns: dict[str, _Turn] = {}  # session -> the turn still to finish
-        self._callers: dict[int, NotebookToolsCaller | None] = {}  # id(runtime) -> its server
 
     @property
     def scripts(self) -> dict[str, Script]:
@@ -130,9 +129,9 @@ class ScriptedPeer:
     def harness(self, config: HarnessConfig) -> DeepSeekHarness:
         """A :data:`~dsh_notebook.kernel.host.HarnessFactory`: a new peer runtime for ``config``."""
         runtime = MockRuntime()
-        runtime.handler = partial(self._handle, runtime)
+        tools = NotebookToolsCaller.from_config(config)  # the server this runtime mounts
+        runtime.handler = partial(self._handle, runtime, tools)
         self.runtimes.append(runtime)
-        self._callers[id(runtime)] = NotebookToolsCaller.from_config(config)
         return _PeerHarness(runtime, config)
 
     async def _event(
@@ -142,7 +141,11 @@ class ScriptedPeer:
         await runtime.notify("session.event", {"sessionId": session_id, "event": event})
 
     async def _handle(
-        self, runtime: MockRuntime, method: str, params: dict[str, Any] | None
+        self,
+        runtime: MockRuntime,
+        tools: NotebookToolsCaller | None,
+        method: str,
+        params: dict[str, Any] | None,
     ) -> Any:
         if method == "initialize" and self.refuse_start:
             raise JsonRpcError(INTERNAL_ERROR, "the runtime could not start (refuse_start)")
@@ -157,7 +160,7 @@ class ScriptedPeer:
             return await self._prompt(runtime, params)
         if method == "session/wait":
             assert params is not None
-            await self._finish(runtime, str(params["sessionId"]))
+            await self._finish(runtime, tools, str(params["sessionId"]))
             return {}
         if method == "session/working-directory/set":
             assert params is not None
@@ -184,7 +187,9 @@ class ScriptedPeer:
         )
         return {"messageId": message_id}
 
-    async def _finish(self, runtime: MockRuntime, sid: str) -> None:
+    async def _finish(
+        self, runtime: MockRuntime, tools: NotebookToolsCaller | None, sid: str
+    ) -> None:
         turn = self._turns.pop(sid, None)
         if turn is None:
             return
@@ -194,7 +199,7 @@ class ScriptedPeer:
             await self._escalate(runtime, sid)
         if script is not None:
             emit = partial(self._event, runtime, sid)
-            answer = await self.tools.play(script, sid, emit, self._callers.get(id(runtime)))
+            answer = await self.tools.play(script, emit, tools)
         message = {"role": "assistant", "content": [{"type": "text", "text": answer}]}
         await self._event(runtime, sid, "assistant/message", {"turn": 1, "message": message})
         reason = {"kind": "completed"}

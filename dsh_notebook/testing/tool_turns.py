@@ -26,7 +26,6 @@ Guarantees:
   unavailable (the peer runs no runtime tools); a script longer than :data:`MAX_STEPS` ends
   with an error; each prompt plays its script from its first step (the model's step index is
   not derived from history).
-* **Recorded**: :attr:`ToolTurns.results` keeps every call and its result, in order.
 
 Threads: everything runs on the host loop (the MCP request itself in a worker thread, so the
 loop goes on serving the kernel's barrier while the server decides the call).
@@ -40,7 +39,6 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +49,7 @@ from ..notebook_tools.patch import MCP_PLUGIN_ID, MCP_TOKEN_ENV
 from ..notebook_tools.schemas import public_tool_name
 from ..scripted_model import Script, Step
 
-__all__ = ["MAX_STEPS", "NotebookToolsCaller", "RecordedCall", "ToolTurns"]
+__all__ = ["MAX_STEPS", "NotebookToolsCaller", "ToolTurns"]
 
 MAX_STEPS = 50
 PROTOCOL_VERSION = "2026-07-28"
@@ -60,20 +58,6 @@ _URL = re.compile(r'^\s*url: "(http://[^"]+)"\s*$', re.M)
 
 Emit = Callable[[str, dict[str, Any]], Awaitable[None]]
 """``emit(event_type, data)``: one ``session.event`` of the turn's session."""
-
-
-@dataclass(frozen=True)
-class RecordedCall:
-    """One tool call a scripted turn made, and the result the runtime would hand the model."""
-
-    session: str
-    name: str
-    arguments: Mapping[str, Any]
-    result: Mapping[str, Any]
-
-    @property
-    def text(self) -> str:
-        return "".join(str(b.get("text", "")) for b in self.result.get("content", []))
 
 
 class NotebookToolsCaller:
@@ -136,11 +120,10 @@ def _error_result(message: str) -> dict[str, Any]:
 
 
 class ToolTurns:
-    """Plays scripts for one peer: :attr:`scripts` by scenario name, :attr:`results` recorded."""
+    """Plays scripts for one peer: :attr:`scripts` by scenario name."""
 
     def __init__(self) -> None:
         self.scripts: dict[str, Script] = {}
-        self.results: list[RecordedCall] = []
         self._ids = itertools.count(1)
 
     def script_for(self, prompt: str) -> Script | None:
@@ -148,10 +131,8 @@ class ToolTurns:
         found = re.search(r"\[\[scenario:([A-Za-z0-9_.-]+)\]\]", prompt)
         return self.scripts.get(found.group(1)) if found else None
 
-    async def play(
-        self, script: Script, session: str, emit: Emit, caller: NotebookToolsCaller | None
-    ) -> str:
-        """Run ``script``'s steps as turn 1 of ``session``; the answer's text."""
+    async def play(self, script: Script, emit: Emit, caller: NotebookToolsCaller | None) -> str:
+        """Run ``script``'s steps as turn 1 of the session ``emit`` writes to; the answer."""
         for index in range(MAX_STEPS):
             step = _fixed(script, index)
             await anyio.sleep(step.delay)
@@ -175,7 +156,6 @@ class ToolTurns:
                      "arguments": arguments},
                 )  # fmt: skip
                 result = await self._result(call.name, dict(call.input), caller)
-                self.results.append(RecordedCall(session, call.name, dict(call.input), result))
                 tool_message = {
                     "role": "tool", "source": {"kind": "tool", "callId": call_id},
                     "toolCallId": call_id, "content": result.get("content", []),
