@@ -21,7 +21,14 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.testing.harnesses import group_alive
 
-from .helpers.real_kernel import identity, kernel_python, on_one_ipykernel, start_kernel
+from .helpers.real_kernel import (
+    identity,
+    kernel_python,
+    on_one_ipykernel,
+    start_kernel,
+    wait_for,
+    wait_shown,
+)
 from .kernels import Kernel, kernel_pythons
 
 __all__ = ["kernel_python"]  # the fixture
@@ -40,6 +47,11 @@ def kernel(
         yield k
     finally:
         k.shutdown()
+
+
+LAST_VIEW = "get_ipython()._dsh_notebook_magics.agent.runs.last().view"
+"""The live view of the kernel's last run (its ``done`` is set once its settled output was
+published)."""
 
 
 def runtime_pid(k: Kernel) -> int:
@@ -84,8 +96,9 @@ def test_background_run_returns_at_once_and_streams_into_its_output(kernel: Kern
     assert len(display) == 1
     display_id = display[0]["content"]["transient"]["display_id"]
     wait_done(kernel)
-    time.sleep(0.5)
-    kernel.drain_iopub()
+    # the settled transcript can reach IOPub after done() read true (the UI pump publishes it);
+    # (as JSON) the answer's last word, then the settled footer: only the settled rendering
+    wait_shown(kernel, "slow19\\n\\n---\\n\\n**settled**")
     updates = [
         m for m in kernel.iopub
         if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == display_id
@@ -142,8 +155,14 @@ def test_interrupt_in_a_wait_cell_stops_the_run(kernel: Kernel) -> None:
     while kernel.value(probe) in ("None", str(pid)):  # None while the restart is under way
         assert time.monotonic() < deadline, "the runtime was not restarted"
         time.sleep(0.2)
-    time.sleep(0.5)
-    kernel.drain_iopub()
+    # the settled rendering reads like the "stopped" one published before it, so no text marks
+    # it: wait until the pump published it (then it is in kernel.iopub, sent on IOPub before
+    # the output of the cell that read true), so the last one read below is the settled one
+    wait_for(
+        kernel,
+        "the settled transcript was published",
+        lambda: kernel.value(f"{LAST_VIEW}.done.is_set()") == "True",
+    )
     shown = [
         m["content"]["data"]["text/markdown"] for m in kernel.iopub
         if m["msg_type"] in ("display_data", "update_display_data") and "data" in m["content"]
@@ -259,8 +278,8 @@ def test_widget_click_answers_the_approval(kernel: Kernel, tmp_path: Path) -> No
     kernel.client.shell_channel.send(message)
     wait_done(kernel)
     assert target.exists()
-    time.sleep(0.5)
-    kernel.drain_iopub()
+    # the static transcript that replaces the widget (markdown: never in the widget's messages)
+    wait_shown(kernel, "**allowed once**")
     display_id = next(
         m["content"]["transient"]["display_id"]
         for m in cell.outputs
@@ -311,8 +330,7 @@ def test_a_run_that_cannot_start_settles_with_the_error(kernel: Kernel, tmp_path
         "transient"
     ]["display_id"]
     wait_done(kernel)
-    time.sleep(0.5)
-    kernel.drain_iopub()
+    wait_shown(kernel, "install the runtime wheel")  # the settle's error: only when settled
     final = [
         m["content"]["data"] for m in kernel.iopub
         if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == display_id

@@ -17,7 +17,7 @@ import pytest
 from dsh_notebook.notebook_tools.schemas import public_tool_name
 from dsh_notebook.scripted_model import Script, ScriptedModelServer, Step, ToolCall
 
-from .helpers.real_kernel import wait_done
+from .helpers.real_kernel import wait_done, wait_shown
 from .kernels import Kernel, scripted_kernel
 
 pytestmark = [pytest.mark.real_runtime, pytest.mark.timeout(240)]
@@ -135,8 +135,9 @@ def test_a_rejection_note_reaches_the_model_and_the_card_cleaned(
     wait_done(kernel)
     assert kernel.value("'x' in globals()") == "False"  # rejected: nothing ran
     assert the_note_the_model_read(scripted_model) == CLEAN
-    time.sleep(0.5)
-    kernel.drain_iopub()
+    # the static transcript that replaces the widget (its markdown card; the note alone is in the
+    # widget's messages too)
+    wait_shown(kernel, "**rejected** (by you)")
     saved = [
         m["content"]["data"]["text/markdown"] for m in kernel.iopub
         if m["msg_type"] == "update_display_data" and "text/markdown" in m["content"]["data"]

@@ -30,6 +30,7 @@ from dsh_notebook.scripted_model.notebook_calls import tool_results
 
 from .fake_page import CAPABILITIES, FakePage
 from .helpers.played_page import PlayedPage
+from .helpers.real_kernel import wait_shown
 from .kernels import Kernel, identity, open_link, page_kernel
 
 pytestmark = pytest.mark.timeout(300)
@@ -89,7 +90,7 @@ def run_allowing_each_card(
         assert time.monotonic() < deadline, "the run did not settle"
         played.answer()
         time.sleep(0.2)
-    k.drain_iopub(0.5)
+    wait_shown(k, "**settled**")  # the settled footer (the kernel's only run): published last
     settled = [
         m["content"]["data"]["text/markdown"]
         for m in k.iopub
