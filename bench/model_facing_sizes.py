@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 
-import mcp_types as mt
-
 from dsh_notebook.context.notebook_context import (
     CellRun,
     EditedCell,
@@ -25,6 +23,7 @@ from dsh_notebook.context.notebook_context import (
     notebook_context_block,
 )
 from dsh_notebook.notebook_tools.cells import CellsQuery, format_cells
+from dsh_notebook.notebook_tools.mcp_shapes import Tool
 from dsh_notebook.notebook_tools.schemas import instructions, tool_definitions
 
 FACTS = NotebookFacts(
@@ -69,9 +68,11 @@ TOOLS_BEFORE = 7_381
 """The same measure before issue 49 item 5 (commit 2a4ae9f)."""
 
 
-def compact(tools: list[mt.Tool]) -> str:
-    """The tools as the server's ``tools/list`` result carries them (pydantic's compact JSON)."""
-    return mt.ListToolsResult(tools=tools).model_dump_json(by_alias=True, exclude_none=True)
+def compact(tools: list[Tool]) -> str:
+    """The tools as the server's ``tools/list`` result carries them (compact JSON, characters as
+    they are)."""
+    listed = {"tools": [tool.wire() for tool in tools]}
+    return json.dumps(listed, separators=(",", ":"), ensure_ascii=False)
 
 
 def size(label: str, text: str) -> None:
@@ -81,7 +82,7 @@ def size(label: str, text: str) -> None:
 def main() -> None:
     size("MCP instructions (run_python on)", instructions(run_python=True, max_chars=8000))
     definitions = tool_definitions(run_python=True, max_chars=8000)
-    tools = [t.model_dump(by_alias=True, exclude_none=True) for t in definitions]
+    tools = [t.wire() for t in definitions]
     listed = json.dumps(tools, ensure_ascii=False)
     size(f"tool definitions JSON ({len(tools)} tools)", listed)
     print(f"  {len(listed):,} of the {TOOLS_BUDGET:,} budget ({len(listed) / TOOLS_BUDGET:.0%}); "

@@ -96,8 +96,7 @@ def test_the_ten_notebook_tools_reach_the_model_verbatim_in_under_4500_character
          "inputSchema": t.get("input_schema")}
         for t in body.get("tools", []) if t["name"].startswith(prefix)
     ]  # fmt: skip
-    listed = [t.model_dump(by_alias=True, exclude_none=True)
-              for t in tool_definitions(run_python=True, max_chars=8000)]  # fmt: skip
+    listed = [t.wire() for t in tool_definitions(run_python=True, max_chars=8000)]
     by_name = sorted(listed, key=lambda t: str(t["name"]))  # the runtime lists tools by name
     assert sorted(offered, key=lambda t: str(t["name"])) == by_name  # verbatim, all of them
     assert len(offered) == 10

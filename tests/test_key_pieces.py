@@ -14,13 +14,13 @@ import random
 from pathlib import Path
 from typing import Any
 
-import mcp_types as mt
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook.kernel.showing.display import DisplayChoice, ViewPublisher
 from dsh_notebook.kernel.showing.pump import LiveView
 from dsh_notebook.notebook_tools.masking import mask_result
+from dsh_notebook.notebook_tools.mcp_shapes import ImageBlock, TextBlock, ToolResult
 from dsh_notebook.runtime import Secret, redact
 from dsh_notebook.runtime.process import StderrTail
 from dsh_notebook.runtime.secret import MASK
@@ -113,15 +113,15 @@ def test_random_texts_keep_no_piece_and_never_grow() -> None:
 
 def test_tool_result_for_the_model() -> None:
     png = base64.b64encode(b"\x89PNG").decode()
-    result = mt.CallToolResult(
-        content=[
-            mt.TextContent(type="text", text=f"stdout:\n{PRINTED}"),
-            mt.ImageContent(type="image", data=png, mime_type="image/png"),
-        ],
-        structured_content={"stdout": PRINTED, "parts": [KEY[:HALF], KEY[HALF:]]},
+    result = ToolResult(
+        (
+            TextBlock(f"stdout:\n{PRINTED}"),
+            ImageBlock(png),
+            TextBlock(f"parts: {KEY[:HALF]} and {KEY[HALF:]}"),
+        )
     )
     masked = mask_result(result, (KEY,))
-    assert key_pieces(masked.model_dump_json()) == 0
+    assert key_pieces(json.dumps(masked.wire())) == 0
     assert masked.content[1] == result.content[1]
 
 

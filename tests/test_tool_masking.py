@@ -5,13 +5,13 @@ masked with the secrets of the moment of the call). Servers bind 127.0.0.1 only.
 from __future__ import annotations
 
 import base64
+import json
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
-import mcp_types as mt
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -19,6 +19,7 @@ from dsh_notebook.notebook_tools import read_tools as read_tools_module
 from dsh_notebook.notebook_tools.edits import Grant
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
 from dsh_notebook.notebook_tools.masking import mask_result
+from dsh_notebook.notebook_tools.mcp_shapes import ImageBlock, TextBlock, ToolResult
 from dsh_notebook.notebook_tools.server import (
     NotebookMcpServer,
     NotebookToolsSettings,
@@ -74,33 +75,21 @@ def test_redact_never_makes_a_text_longer() -> None:
         assert_no_key(masked)
 
 
-def test_mask_result_masks_every_string_but_not_images() -> None:
+def test_mask_result_masks_every_text_but_not_images() -> None:
     png = base64.b64encode(b"\x89PNG" + KEY.encode()).decode()  # bytes, not text to search
-    result = mt.CallToolResult(
-        content=[
-            mt.TextContent(type="text", text=f"stdout:\n{KEY}\n"),
-            mt.ImageContent(type="image", data=png, mime_type="image/png"),
-            mt.EmbeddedResource(
-                type="resource",
-                resource=mt.TextResourceContents(uri="file:///a.txt", text=f"k {KEY}"),
-            ),
-        ],
-        structured_content={"value": KEY, "list": [f"{KEY[:10]}…"], KEY: 1},
+    result = ToolResult(
+        (TextBlock(f"stdout:\n{KEY}\n"), ImageBlock(png), TextBlock(f"k {KEY[:10]}…")),
         is_error=True,
     )
     masked = mask_result(result, (KEY,))
-    assert_no_key(masked.model_dump_json())
-    text, image, resource = masked.content
-    assert isinstance(text, mt.TextContent) and text.text == "stdout:\n***\n"
-    assert isinstance(image, mt.ImageContent) and image.data == png
-    assert isinstance(resource, mt.EmbeddedResource)
-    assert isinstance(resource.resource, mt.TextResourceContents)
-    assert resource.resource.text == "k ***"
-    assert masked.structured_content == {"value": "***", "list": ["***…"], "***": 1}
+    assert_no_key(json.dumps([b.wire() for b in masked.content if isinstance(b, TextBlock)]))
+    text, image, tail = masked.content
+    assert text == TextBlock("stdout:\n***\n") and tail == TextBlock("k ***…")
+    assert image == ImageBlock(png)
     assert masked.is_error
-    assert KEY in result.model_dump_json()  # the given result is not changed
+    assert result.content[0] == TextBlock(f"stdout:\n{KEY}\n")  # the given result is not changed
     assert mask_result(result, ()) is result  # nothing to mask: as it is
-    clean = mt.CallToolResult(content=[mt.TextContent(type="text", text="fine")])
+    clean = ToolResult((TextBlock("fine"),))
     assert mask_result(clean, (KEY,)) is clean
 
 

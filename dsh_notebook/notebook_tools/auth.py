@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hmac
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from .mcp_endpoint import ASGIApp, Receive, Scope, Send
 
 __all__ = ["BearerAuth"]
 

@@ -1,6 +1,6 @@
 """What the model is told about the notebook tools: their names, descriptions and input schemas.
 
-Pure data (``mcp_types`` models only, no server): the server lists exactly
+Pure data (:class:`~.mcp_shapes.Tool` values, no server): the server lists exactly
 :func:`tool_definitions`, and :mod:`.patch` mounts the server under :data:`MCP_SERVER_NAME`, so
 the model sees ``mcp__notebook__<tool>`` (:func:`public_tool_name`).
 """
@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import mcp_types as mt
-
 from ..transcript.tool_table import CELL_TOOL_NAMES
+from .mcp_shapes import Tool
 
 __all__ = [
     "CELL_TOOL_NAMES",
@@ -97,7 +96,7 @@ _STRING = {"type": "string"}
 _IDS = {"type": "array", "items": _STRING}
 
 
-def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = True) -> list[mt.Tool]:
+def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = True) -> list[Tool]:
     """The tools, in the order they are listed; ``run_python`` only when it is enabled, the five
     cell tools (:func:`cell_tool_definitions`) only with ``cell_tools``.
 
@@ -108,7 +107,7 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
     """
     del max_chars  # stated in the instructions
     tools = [
-        mt.Tool(
+        Tool(
             name="notebook_variables",
             description=(
                 "The Python version and imported modules (pd = pandas 2.2.3), then the kernel's "
@@ -117,7 +116,7 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
             ),
             input_schema=_schema({}),
         ),
-        mt.Tool(
+        Tool(
             name="describe_variable",
             description=(
                 "One variable in detail, read-only: a DataFrame's dtypes, first rows, null counts "
@@ -127,7 +126,7 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
             ),
             input_schema=_schema({"name": _STRING}, ("name",)),
         ),
-        mt.Tool(
+        Tool(
             name="notebook_history",
             description=(
                 "The last n cells the user ran this session, oldest first: source, Out and "
@@ -137,7 +136,7 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
                 {"n": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10}}
             ),
         ),
-        mt.Tool(
+        Tool(
             name="notebook_cells",
             description=(
                 "The notebook as the user sees it, unrun and edited cells too: per cell its "
@@ -159,7 +158,7 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
     ]
     if run_python:
         tools.append(
-            mt.Tool(
+            Tool(
                 name="run_python",
                 description=(
                     "Run Python in the user's kernel, in the notebook's namespace: it sees the "
@@ -184,13 +183,13 @@ def tool_definitions(*, run_python: bool, max_chars: int, cell_tools: bool = Tru
 _APPROVAL = " The user approves it on a card."
 
 
-def cell_tool_definitions() -> list[mt.Tool]:
+def cell_tool_definitions() -> list[Tool]:
     """``edit_cell``, ``replace_cell``, ``insert_cell``, ``delete_cell`` and ``run_cells``
     (``docs/cell-editing.md``): each asks the user's approval; cells are named by id (what they
     share, ids, the diff card and a stale refusal, is said once in :func:`instructions`)."""
     cell = {"cell_id": _STRING}
     return [
-        mt.Tool(
+        Tool(
             name="edit_cell",
             description=(
                 "Replace the one exact occurrence of old_text in a cell with new_text (may be "
@@ -201,12 +200,12 @@ def cell_tool_definitions() -> list[mt.Tool]:
                 ("cell_id", "old_text", "new_text"),
             ),
         ),
-        mt.Tool(
+        Tool(
             name="replace_cell",
             description="Replace a cell's whole source." + _APPROVAL,
             input_schema=_schema(cell | {"source": _STRING}, ("cell_id", "source")),
         ),
-        mt.Tool(
+        Tool(
             name="insert_cell",
             description="Insert a new cell (not run) below after_cell_id." + _APPROVAL,
             input_schema=_schema(
@@ -218,12 +217,12 @@ def cell_tool_definitions() -> list[mt.Tool]:
                 ("after_cell_id", "source"),
             ),
         ),
-        mt.Tool(
+        Tool(
             name="delete_cell",
             description="Delete a cell." + _APPROVAL,
             input_schema=_schema(cell, ("cell_id",)),
         ),
-        mt.Tool(
+        Tool(
             name="run_cells",
             description=(
                 "Run cells in the given order as the user would (outputs land in the cells), "

@@ -1,7 +1,7 @@
 """The in-kernel MCP server: the agent's window onto the live notebook.
 
-:class:`NotebookMcpServer` serves the notebook tools over MCP **streamable HTTP** (official ``mcp``
-Python SDK, low-level ``Server``, stateless JSON responses) on ``127.0.0.1`` at a free port:
+:class:`NotebookMcpServer` serves the notebook tools over MCP **streamable HTTP** (stateless,
+JSON responses; the protocol is :mod:`.mcp_endpoint`'s) on ``127.0.0.1`` at a free port:
 
 ============================ =================================================================
 ``notebook_variables``       the person's variables (table; read-only)
@@ -24,8 +24,8 @@ Guarantees:
 
 - **Authentication.** Every HTTP request must carry ``Authorization: Bearer <token>``, a random
   per-server token (:func:`secrets.token_urlsafe`, compared in constant time by :mod:`.auth`); anything else gets
-  ``401`` before it reaches MCP. The socket is bound to 127.0.0.1 only, and the SDK's DNS
-  rebinding protection (``Host``/``Origin`` allow-list) stays on.
+  ``401`` before it reaches MCP. The socket is bound to 127.0.0.1 only, and the endpoint's DNS
+  rebinding protection (``Host``/``Origin`` allow-list) is on.
 - **Threads.** The server runs uvicorn on its own daemon thread and event loop. Read-only tools
   run on a worker thread, one at a time, reading a snapshot of ``shell.user_ns`` (they may
   observe a value while a running cell changes it; they never change anything). ``run_python``
@@ -70,7 +70,6 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import logging
 import os
@@ -84,10 +83,7 @@ from functools import partial
 from secrets import token_urlsafe
 from typing import Any, Generic, Protocol, TypeVar
 
-import mcp_types as mt
 import uvicorn
-from mcp.server.lowlevel import Server
-from starlette.types import ASGIApp
 
 from ..runtime.mask_policy import Masking
 from ..runtime.secret import Secrets, redact
@@ -101,6 +97,8 @@ from .cells import FigureLookup
 from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .masking import mask_result
+from .mcp_endpoint import McpEndpoint
+from .mcp_shapes import TextBlock, ToolResult, png_block, text_result
 from .page_reader import NotebookReader
 from .ran_cells import RanLookup, shell_history, source_at_run
 from .read_tools import READ_TOOL_NAMES, PromptCellLookup, ReadTools
@@ -194,16 +192,7 @@ def environment_secrets() -> Masking:
 # -- tool results ----------------------------------------------------------------------------------
 
 
-def _text(text: str, *, error: bool = False) -> mt.CallToolResult:
-    return mt.CallToolResult(content=[_text_block(text)], is_error=error)
-
-
-def _text_block(text: str) -> mt.TextContent:
-    return mt.TextContent(type="text", text=text)
-
-
-def _png_block(png: bytes) -> mt.ImageContent:
-    return mt.ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png")
+_text = text_result
 
 
 # -- the server ----------------------------------------------------------------------------------
@@ -344,8 +333,8 @@ class NotebookMcpServer(Generic[CallOwner]):
         if thread.is_alive():  # pragma: no cover - a wedged handler; the thread is a daemon
             log.warning("the notebook MCP server thread did not stop in time; abandoned")
 
-    def _asgi_app(self) -> ASGIApp:
-        lowlevel: Server[Any] = Server(
+    def _asgi_app(self) -> BearerAuth:
+        endpoint = McpEndpoint(
             MCP_SERVER_NAME,
             version="1",
             instructions=instructions(
@@ -353,29 +342,23 @@ class NotebookMcpServer(Generic[CallOwner]):
                 max_chars=self.settings.max_chars,
                 cell_tools=self.cells is not None,
             ),
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
+            list_tools=lambda: self._tools,
+            call_tool=self._call_tool,
         )
-        app = lowlevel.streamable_http_app(
-            streamable_http_path="/mcp", json_response=True, stateless_http=True, host="127.0.0.1"
-        )
-        return BearerAuth(app, self.token)
+        return BearerAuth(endpoint, self.token)
 
     # -- handlers (server loop) ------------------------------------------------------------------
 
-    async def _list_tools(self, ctx: Any, params: Any) -> mt.ListToolsResult:
-        return mt.ListToolsResult(tools=list(self._tools))
-
-    async def _call_tool(self, ctx: Any, params: mt.CallToolRequestParams) -> mt.CallToolResult:
+    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Every tool's result, masked: the one exit of tool results towards the model."""
-        result = await self._dispatch(params)
+        result = await self._dispatch(name, arguments)
         try:
             return mask_result(
                 result, self.secrets(), self.settings.max_chars
             )  # the secrets of this moment
         except Exception as exc:  # fail closed: an unchecked result never leaves
             # the exception's text could repeat what it failed to mask: its type only
-            log.error("masking the result of notebook tool %s failed: %s", params.name, type(exc))
+            log.error("masking the result of notebook tool %s failed: %s", name, type(exc))
             return _text(texts.WITHHELD_MESSAGE, error=True)
 
     def _masked_traceback(self) -> str:
@@ -392,30 +375,28 @@ class NotebookMcpServer(Generic[CallOwner]):
         policy = self.secrets()
         return policy.private if isinstance(policy, Masking) else ()
 
-    async def _dispatch(self, params: mt.CallToolRequestParams) -> mt.CallToolResult:
-        args: dict[str, Any] = dict(params.arguments or {})
+    async def _dispatch(self, name: str, args: dict[str, Any]) -> ToolResult:
         try:
-            if params.name == "run_python":
+            if name == "run_python":
                 return await self._run_python(args)
-            if params.name == "notebook_cells":
+            if name == "notebook_cells":
                 text, error, pngs = await self._reads.notebook_cells(args)
-                content: list[mt.TextContent | mt.ImageContent] = [_text_block(text)]
-                content.extend(_png_block(png) for png in pngs)
-                return mt.CallToolResult(content=content, is_error=error)
-            if params.name in READ_TOOL_NAMES:
-                text, error = await self._reads.read(params.name, args, self._private())
+                images = tuple(png_block(png) for png in pngs)
+                return ToolResult((TextBlock(text), *images), is_error=error)
+            if name in READ_TOOL_NAMES:
+                text, error = await self._reads.read(name, args, self._private())
                 return _text(text, error=error)
-            if self.cells is not None and params.name in CELL_TOOL_NAMES:
+            if self.cells is not None and name in CELL_TOOL_NAMES:
                 cells = self.cells
-                run = params.name == "run_cells"
-                text, error = await (cells.run(args) if run else cells.edit(params.name, args))
+                run = name == "run_cells"
+                text, error = await (cells.run(args) if run else cells.edit(name, args))
                 return _text(text, error=error)
-            return _text(texts.unknown_tool(params.name, self.tool_names), error=True)
+            return _text(texts.unknown_tool(name, self.tool_names), error=True)
         except Exception as exc:  # a bug of ours must not look like a hung tool
-            log.error("notebook tool %s failed:\n%s", params.name, self._masked_traceback())
+            log.error("notebook tool %s failed:\n%s", name, self._masked_traceback())
             return _text(texts.tool_failed(exc), error=True)
 
-    async def _run_python(self, arguments: dict[str, Any]) -> mt.CallToolResult:
+    async def _run_python(self, arguments: dict[str, Any]) -> ToolResult:
         code = arguments.get("code")
         if not self.settings.run_python:
             return _text(texts.RUN_PYTHON_OFF, error=True)
@@ -496,10 +477,9 @@ class NotebookMcpServer(Generic[CallOwner]):
         text = result.as_text(cap, images=images, notes=kept)
         if edited is not None:
             text = edited_note(edited, cap) + text
-        content: list[mt.TextContent | mt.ImageContent] = [_text_block(text)]
-        if result.sends_images(images):
-            content.extend(_png_block(png) for png in result.figures)
-        return mt.CallToolResult(content=content, is_error=not result.ok)
+        figures = result.figures if result.sends_images(images) else ()
+        pngs = tuple(png_block(png) for png in figures)
+        return ToolResult((TextBlock(text), *pngs), is_error=not result.ok)
 
     def _busy_message(self) -> str:
         return texts.busy_queue(self.executor.max_pending)
