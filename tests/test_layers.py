@@ -43,10 +43,14 @@ FORBIDDEN = {
     "page_protocol": ("IPython", "ipywidgets", "anywidget", "anyio", "ipykernel", "comm", "pydantic"),
 }  # fmt: skip
 
-# third-party modules a part may import only inside functions (lazily), never at module level
+# third-party modules a part may import only inside functions (lazily), never at module level;
+# the MCP SDK only where the person's own servers are probed: importing it costs each kernel's
+# first prompt ~0.5 s of CPU and ~27 MiB (the notebook tools' endpoint is our own)
+_MCP_SDK = ("mcp", "mcp_types", "starlette")
 LAZY_ONLY = {
-    "notebook_tools": ("IPython", "ipykernel"),
+    "notebook_tools": ("IPython", "ipykernel", *_MCP_SDK),
     "frontend": ("IPython", "ipykernel", "comm"),
+    "kernel": _MCP_SDK,
 }
 
 
