@@ -4,13 +4,14 @@ suites share (their code in ``tests/helpers/``, imported when a test uses them),
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-if TYPE_CHECKING:  # imported by the fixtures that need them (the MCP server takes seconds)
+if TYPE_CHECKING:  # imported by the fixtures that need them (IPython is a slow import)
     from IPython.core.interactiveshell import InteractiveShell
 
     from dsh_notebook.notebook_tools.server import NotebookMcpServer
@@ -73,8 +74,16 @@ _RERUN_ERRORS: list[str] = []
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if str(report.outcome) == "rerun":  # pytest-rerunfailures' outcome, not in pytest's types
-        errors = [line for line in report.longreprtext.splitlines() if line.startswith("E ")]
-        _RERUN_ERRORS.append(f"{report.nodeid}: {errors[0][1:].strip() if errors else '?'}")
+        lines = report.longreprtext.splitlines()
+        errors = [line for line in lines if line.startswith("E ")]
+        # the deepest line of the suite's own code on the way (which click, which wait)
+        at = [m.group(1) for m in map(_SUITE_FRAME.match, lines) if m]
+        where = f" (at {at[-1]})" if at else ""
+        error = errors[0][1:].strip() if errors else "?"
+        _RERUN_ERRORS.append(f"{report.nodeid}{where}: {error}")
+
+
+_SUITE_FRAME = re.compile(r"^(tests/\S+\.py:\d+): ")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
