@@ -118,11 +118,32 @@ def open_notebook(page: Any, lab: Lab, name: str, app: str = "lab") -> None:
     )
 
 
+def menu_command(page: Any, menu: str, item: str, timeout_s: float = 90) -> None:
+    """Click ``item`` of the menu bar's ``menu`` as a person does: open the menu, click the item.
+
+    A Lumino menu closes on a click elsewhere, a blur or a resize, and a busy page can close it
+    (or never finish opening it) before the item is clicked; a click on the closed menu's item
+    would then wait out its whole timeout. So the item gets a short wait each time, and a menu
+    that did not show it is closed (Escape) and opened again, until ``timeout_s``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout_s
+    target = page.locator(f".lm-Menu-item:has-text('{item}')").first
+    while True:
+        page.click(f"li.lm-MenuBar-item:has-text('{menu}')")
+        try:
+            target.click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
+            page.keyboard.press("Escape")
+
+
 def run_all(page: Any) -> None:
     page.click(".jp-Notebook")
     page.keyboard.press("Escape")
-    page.click("li.lm-MenuBar-item:has-text('Run')")
-    page.click(".lm-Menu-item:has-text('Run All Cells')")
+    menu_command(page, "Run", "Run All Cells")
 
 
 def cells(page: Any) -> Any:

@@ -37,6 +37,7 @@ from .labpage import (
     cells,
     click_when_still,
     command_mode,
+    menu_command,
     new_page,
     open_notebook,
     run_cell,
@@ -129,8 +130,7 @@ def kernel_line(page: Any, pattern: str, timeout: float = 120_000) -> str:
 
 def restart_and_run_all(page: Any) -> None:
     command_mode(page)
-    page.click("li.lm-MenuBar-item:has-text('Kernel')")
-    page.click(".lm-Menu-item:has-text('Restart Kernel and Run All Cells')")
+    menu_command(page, "Kernel", "Restart Kernel and Run All Cells")
     page.click(".jp-Dialog .jp-mod-accept")
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from .conftest import REPO, Lab, start_lab, write_notebook
-from .labpage import click_when_still
+from .labpage import click_when_still, menu_command
 from .servers import wait_until
 
 pytestmark = [
@@ -90,8 +90,7 @@ def test_an_untrusted_collaborator_is_told_why_and_sees_the_transcript(
         _open(b, rtclab, name)
         a.click(".jp-Notebook")
         a.keyboard.press("Escape")
-        a.click("li.lm-MenuBar-item:has-text('Run')")
-        a.click(".lm-Menu-item:has-text('Run All Cells')")
+        menu_command(a, "Run", "Run All Cells")
         allow = a.locator(".dsh-allow")
         allow.wait_for(timeout=90_000)
         # B: the output arrived through the shared document, as text: it says why and what to do
@@ -135,8 +134,7 @@ def test_two_trusted_pages_see_the_widget_and_an_approval_is_decided_once(
         _open(b, rtclab, name)
         a.click(".jp-Notebook")
         a.keyboard.press("Escape")
-        a.click("li.lm-MenuBar-item:has-text('Run')")
-        a.click(".lm-Menu-item:has-text('Run All Cells')")
+        menu_command(a, "Run", "Run All Cells")
         a.locator(".dsh-allow").wait_for(timeout=90_000)
         allow_b = b.locator(".dsh-allow")
         allow_b.wait_for(timeout=30_000)  # the collaborator renders the live widget too

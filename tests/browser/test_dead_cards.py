@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .conftest import LAB_AND_NOTEBOOK7_TWIN, Lab, SharedServers, write_notebook
-from .labpage import new_page, open_notebook, run_all, save_notebook
+from .labpage import menu_command, new_page, open_notebook, run_all, save_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -48,8 +48,7 @@ def test_a_card_left_waiting_by_a_kernel_restart_reads_not_decided(
     run_all(page)
     page.locator(".dsh-allow").wait_for(timeout=90_000)  # the card waits for the person
     page.wait_for_timeout(2500)  # a live transcript reaches the page at most every 2 s
-    page.click("li.lm-MenuBar-item:has-text('Kernel')")
-    page.click(".lm-Menu-item:has-text('Restart Kernel…')")
+    menu_command(page, "Kernel", "Restart Kernel…")
     page.click(".jp-Dialog .jp-mod-accept")
     stand_in = page.locator(".jp-RenderedMarkdown:has-text('the kernel restarted or changed')")
     stand_in.wait_for(timeout=60_000)

@@ -25,7 +25,7 @@ import pytest
 from dsh_notebook.scripted_model import ScriptedModelServer
 
 from .conftest import ARTIFACTS, Lab, busy_factor, start_lab, write_notebook
-from .labpage import click_when_still, save_notebook
+from .labpage import click_when_still, menu_command, save_notebook
 from .servers import (
     KERNEL_NAME,
     Gateway,
@@ -129,8 +129,7 @@ def _connected(page: Any, lab: Lab, name: str, attempts: int = 3) -> None:
 def _run_all(page: Any) -> None:
     page.click(".jp-Notebook")
     page.keyboard.press("Escape")
-    page.click("li.lm-MenuBar-item:has-text('Run')")
-    page.click(".lm-Menu-item:has-text('Run All Cells')")
+    menu_command(page, "Run", "Run All Cells")
 
 
 def test_a_gateway_kernel_streams_asks_runs_python_and_leaves_no_runtime(

@@ -28,7 +28,7 @@ from dsh_notebook.scripted_model import ScriptedModelServer
 from dsh_notebook.scripted_model.steps import Step
 
 from .conftest import ARTIFACTS, Lab, SharedServers, write_notebook
-from .labpage import saved_notebook
+from .labpage import menu_command, saved_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(400)]
 
@@ -82,8 +82,7 @@ def open_notebook(page: Any, lab: Lab, name: str, app: str = "lab") -> None:
 def run_all(page: Any) -> None:
     page.click(".jp-Notebook")
     page.keyboard.press("Escape")
-    page.click("li.lm-MenuBar-item:has-text('Run')")
-    page.click(".lm-Menu-item:has-text('Run All Cells')")
+    menu_command(page, "Run", "Run All Cells")
 
 
 def cell(page: Any, index: int) -> Any:

@@ -31,6 +31,7 @@ from .labpage import (
     click_when_still,
     current_panel,
     lab_with_extension,
+    menu_command,
     open_lab,
     saved_notebook,
     wait_kernel_idle,
@@ -60,8 +61,7 @@ READ_IDENTITY = (
 def new_notebook_from_launcher(page: Any, lab: Lab) -> str:
     """Open a Launcher, click the Python notebook card; returns the new notebook's path."""
     before = {s["path"] for s in lab.api("/api/sessions")}
-    page.click("li.lm-MenuBar-item:has-text('File')")
-    page.click(".lm-Menu-item:has-text('New Launcher')")
+    menu_command(page, "File", "New Launcher")
     # JupyterLab opens its own Launcher about a second after an empty workspace loads; when that
     # one came first it stays in the DOM behind ours, hidden, so take the card that is visible
     page.locator(
@@ -86,8 +86,7 @@ def new_notebook_from_launcher(page: Any, lab: Lab) -> str:
 
 
 def rename_current(page: Any, lab: Lab, name: str) -> None:
-    page.click("li.lm-MenuBar-item:has-text('File')")
-    page.click(".lm-Menu-item:has-text('Rename Notebook')")
+    menu_command(page, "File", "Rename Notebook")
     field = page.locator(".jp-Dialog input")
     field.fill(name)
     page.click(".jp-Dialog .jp-mod-accept")
@@ -169,8 +168,7 @@ def save_current(page: Any, lab: Lab, name: str, notebook_id: str) -> dict[str, 
 
 
 def restart_kernel(page: Any, lab: Lab, name: str) -> None:
-    page.click("li.lm-MenuBar-item:has-text('Kernel')")
-    page.click(".lm-Menu-item:has-text('Restart Kernel…')")
+    menu_command(page, "Kernel", "Restart Kernel…")
     page.click(".jp-Dialog .jp-mod-accept")
     page.wait_for_timeout(1000)
     wait_kernel_idle(lab, name)

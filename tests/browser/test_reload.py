@@ -25,6 +25,7 @@ from .conftest import LAB_AND_NOTEBOOK7_TWIN, Lab, SharedServers, write_notebook
 from .labpage import (
     click_when_still,
     goto_notebook,
+    menu_command,
     new_page,
     open_notebook,
     run_all,
@@ -234,8 +235,7 @@ def test_a_kernel_restart_in_the_same_page_reads_interrupted(browser: Any, extla
     run_all(page)
     wait_live_text(page, "slow3")
     page.wait_for_timeout(2500)  # a live transcript reaches the page at most every 2 s
-    page.click("li.lm-MenuBar-item:has-text('Kernel')")
-    page.click(".lm-Menu-item:has-text('Restart Kernel…')")
+    menu_command(page, "Kernel", "Restart Kernel…")
     page.click(".jp-Dialog .jp-mod-accept")
     stand_in = page.locator(".jp-RenderedMarkdown:has-text('the kernel restarted or changed')")
     stand_in.wait_for(timeout=60_000)

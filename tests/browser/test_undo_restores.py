@@ -36,6 +36,7 @@ from .labpage import (
     click_card,
     command_mode,
     fresh,
+    menu_command,
     open_page,
     run_cell,
     save_notebook,
@@ -167,8 +168,7 @@ def test_undo_this_run_puts_back_the_old_source_and_its_old_output(
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
         wait_kernel_idle(lab, name)
     elif after == "restart":
-        page.click("li.lm-MenuBar-item:has-text('Kernel')")
-        page.click(".lm-Menu-item:has-text('Restart Kernel…')")
+        menu_command(page, "Kernel", "Restart Kernel…")
         page.click(".jp-Dialog .jp-mod-accept")
         page.wait_for_timeout(2000)
         wait_kernel_idle(lab, name)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import Lab, write_notebook
-from .labpage import current_panel, open_lab, wait_kernel_idle
+from .labpage import current_panel, menu_command, open_lab, wait_kernel_idle
 
 pytestmark = pytest.mark.browser
 
@@ -141,8 +141,7 @@ def test_signal_contrast_tab_badge_and_go_to_the_next_waiting_request(
     assert light_allow >= 4.5, light_allow
 
     # an inactive tab: open another notebook; the badge stays beside the name
-    page.click("li.lm-MenuBar-item:has-text('File')")
-    page.click(".lm-Menu-item:has-text('Open from Path')")
+    menu_command(page, "File", "Open from Path")
     page.keyboard.type("other.ipynb")
     page.keyboard.press("Enter")
     page.locator(".lm-TabBar-tab.jp-mod-current:has-text('other.ipynb')").wait_for()
