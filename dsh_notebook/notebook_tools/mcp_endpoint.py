@@ -355,23 +355,19 @@ def _is_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def _is_request(body: Any) -> bool:
-    return (
-        isinstance(body, dict)
-        and body.get("jsonrpc") == "2.0"
-        and _is_id(body.get("id"))
-        and isinstance(body.get("method"), str)
-        and isinstance(body.get("params", {}), dict | None)
-    )
-
-
 def _is_notification(body: Any) -> bool:
+    """A JSON-RPC 2.0 call by its shape (a method, params an object if any), whatever its
+    ``id``: the SDK takes a call whose ``id`` is malformed for a notification too."""
     return (
         isinstance(body, dict)
         and body.get("jsonrpc") == "2.0"
         and isinstance(body.get("method"), str)
         and isinstance(body.get("params", {}), dict | None)
     )
+
+
+def _is_request(body: Any) -> bool:
+    return _is_notification(body) and _is_id(body.get("id"))
 
 
 def _is_response(body: Any) -> bool:

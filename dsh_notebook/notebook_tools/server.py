@@ -333,15 +333,19 @@ class NotebookMcpServer(Generic[CallOwner]):
         if thread.is_alive():  # pragma: no cover - a wedged handler; the thread is a daemon
             log.warning("the notebook MCP server thread did not stop in time; abandoned")
 
+    def _instructions(self) -> str:
+        """What the server tells the model (its MCP ``instructions``) with these settings."""
+        return instructions(
+            run_python=self.settings.run_python,
+            max_chars=self.settings.max_chars,
+            cell_tools=self.cells is not None,
+        )
+
     def _asgi_app(self) -> BearerAuth:
         endpoint = McpEndpoint(
             MCP_SERVER_NAME,
             version="1",
-            instructions=instructions(
-                run_python=self.settings.run_python,
-                max_chars=self.settings.max_chars,
-                cell_tools=self.cells is not None,
-            ),
+            instructions=self._instructions(),
             list_tools=lambda: self._tools,
             call_tool=self._call_tool,
         )

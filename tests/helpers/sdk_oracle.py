@@ -14,7 +14,7 @@ import mcp_types as mt
 from mcp.server.lowlevel import Server
 
 from dsh_notebook.notebook_tools.auth import BearerAuth
-from dsh_notebook.notebook_tools.schemas import MCP_SERVER_NAME, instructions
+from dsh_notebook.notebook_tools.schemas import MCP_SERVER_NAME
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
 
 
@@ -32,11 +32,7 @@ class SdkNotebookServer(NotebookMcpServer[Any]):
         lowlevel: Server[Any] = Server(
             MCP_SERVER_NAME,
             version="1",
-            instructions=instructions(
-                run_python=self.settings.run_python,
-                max_chars=self.settings.max_chars,
-                cell_tools=self.cells is not None,
-            ),
+            instructions=self._instructions(),
             on_list_tools=list_tools,
             on_call_tool=call_tool,
         )
