@@ -11,6 +11,7 @@ request can be refused."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_notebook.notebook_tools.executor import MainThreadExecutor
+from dsh_notebook.notebook_tools.mcp_endpoint import McpEndpoint
 from dsh_notebook.notebook_tools.mcp_shapes import ImageBlock, TextBlock, Tool, ToolResult
 from dsh_notebook.notebook_tools.schemas import tool_definitions
 from dsh_notebook.notebook_tools.server import NotebookMcpServer
@@ -250,3 +252,27 @@ def test_the_shapes_are_the_sdk_models_on_the_wire() -> None:
                            input_schema=dict(tool.input_schema))  # fmt: skip
         assert tool.wire() == sdk_tool.model_dump(mode="json", by_alias=True, exclude_none=True)
     assert Tool("t", "d", {"type": "object"}).wire()["inputSchema"] == {"type": "object"}
+
+
+def test_a_tool_that_raises_is_an_internal_error_that_tells_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    secret = "sk-" + "q" * 30
+
+    async def call_tool(name: str, arguments: dict[str, Any]) -> ToolResult:
+        raise RuntimeError(f"boom {secret}")
+
+    endpoint = McpEndpoint("t", version="1", instructions="i", list_tools=list, call_tool=call_tool)
+    headers = dict(routed(CALL, secret))
+    body = modern(CALL, {"name": secret, "arguments": {}})
+
+    async def post() -> httpx.Response:
+        transport = httpx.ASGITransport(app=endpoint)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:9") as client:
+            return await client.post("/mcp", json=body, headers=headers)
+
+    reply = asyncio.run(post())
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["error"] == {"code": -32603, "message": "Internal error"}
+    assert "RuntimeError" in caplog.text
+    assert secret not in reply.text and secret[:12] not in caplog.text

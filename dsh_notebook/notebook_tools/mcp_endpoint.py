@@ -40,8 +40,8 @@ message is one line of ours, not pydantic's; a spec method this server does not 
 declares one, so the SDK reads none either).
 
 Guarantees: handlers run on the server's event loop, in the request's own task, one call each;
-a handler that raises gives JSON-RPC ``-32603`` "Internal error" (its exception is logged, never
-sent); the reply is written only after the handler returned. JSON is written ASCII-only, so any
+a handler that raises gives JSON-RPC ``-32603`` "Internal error" (only its exception's type is
+logged, nothing of it sent); the reply is written only after the handler returned. JSON is written ASCII-only, so any
 text (a lone surrogate included) can be sent.
 """
 
@@ -322,8 +322,8 @@ class McpEndpoint:
             raise _invalid_params()
         try:
             result = await self._call_tool(params["name"], dict(arguments or {}))
-        except Exception:
-            log.exception("the notebook tool %r failed", params["name"])
+        except Exception as exc:  # its type only: the text (or the name) could hold a secret
+            log.error("a notebook tool call failed: %s", type(exc).__name__)
             raise _Reply(INTERNAL_ERROR, "Internal error") from None
         return result.wire()
 
