@@ -208,14 +208,19 @@ def saved_notebook(
 
 
 def save_notebook(
-    page: Any, lab: Lab, name: str, until: Callable[[dict[str, Any]], object], what: str
+    page: Any,
+    lab: Lab,
+    name: str,
+    until: Callable[[dict[str, Any]], object],
+    what: str,
+    cell: int = 0,
 ) -> dict[str, Any]:
-    """Save the notebook in view with Ctrl+S in command mode, and return the saved notebook
-    once ``until(content)`` holds. Ctrl+S is pressed again (as a person would) when that has
-    not happened within 10 s, three times in all: a key press can land while the page moves
-    its focus (a clicked button replaced by a transcript, a cell that just ran)."""
+    """Save the notebook in view with Ctrl+S in command mode (on cell ``cell``), and return the
+    saved notebook once ``until(content)`` holds. Ctrl+S is pressed again (as a person would)
+    when that has not happened within 10 s, three times in all: a key press can land while the
+    page moves its focus (a clicked button replaced by a transcript, a cell that just ran)."""
     for attempt in range(3):
-        command_mode(page)
+        command_mode(page, cell)
         page.keyboard.press("Control+s")
         try:
             return saved_notebook(lab, name, until, what, timeout=10)

@@ -33,7 +33,7 @@ from .labpage import (
     fresh,
     open_page,
     run_cell,
-    saved_notebook,
+    save_notebook,
     source_of,
     wait_kernel_idle,
     wait_source,
@@ -102,13 +102,13 @@ def test_apply_change_is_one_undoable_step_once_and_never_stale(
     assert source_of(page, 2) == "z = 3"
 
     # the metadata marks the edit; JupyterLab's undo takes it back in one step
-    command_mode(page, 2)
-    page.keyboard.press("Control+s")
-    saved = saved_notebook(
+    saved = save_notebook(
+        page,
         lab,
         name,
         lambda nb: "dsh_notebook" in nb["cells"][1]["metadata"],
         "the edit's mark was never saved",
+        cell=2,
     )["cells"][1]
     assert saved["metadata"]["dsh_notebook"]["edited"] == ORIGIN, saved["metadata"]
     page.keyboard.press("z")

@@ -39,7 +39,7 @@ from .labpage import (
     new_page,
     open_notebook,
     run_all,
-    saved_notebook,
+    save_notebook,
     source_of,
 )
 
@@ -209,10 +209,8 @@ def test_a_card_waiting_over_save_and_reload_comes_back_not_interrupted(
     page.locator(".dsh-allow").wait_for(timeout=90_000)
     waiting = page.locator("button.dsh-waiting-toolbar")
     waiting.wait_for(state="visible", timeout=30_000)
-    page.click(".jp-Notebook")
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+s")
-    saved_notebook(
+    save_notebook(
+        page,
         lab,
         name,
         lambda nb: "application/vnd.jupyter.widget-view+json" in str(nb["cells"][2]["outputs"]),

@@ -15,6 +15,7 @@ import hashlib
 import os
 import secrets
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +81,10 @@ def test_the_quickstart_opens_without_the_news_toast_on_a_copy_with_the_diff_car
         page.wait_for_timeout(500)
         wait_kernel_idle(lab, "quickstart.ipynb")
         page.keyboard.press("Control+s")
-        page.wait_for_timeout(1_500)
-        assert (copy / "quickstart.ipynb").read_bytes() != QUICKSTART.read_bytes()
+        saved_by = time.monotonic() + 30  # the copy is written once the save landed
+        while (copy / "quickstart.ipynb").read_bytes() == QUICKSTART.read_bytes():
+            assert time.monotonic() < saved_by, "the copy of quickstart.ipynb was never saved"
+            page.wait_for_timeout(200)
         assert _digest(QUICKSTART) == before, "saving changed notebooks/quickstart.ipynb"
         page.close()
     finally:

@@ -90,9 +90,15 @@ def cell(page: Any, index: int) -> Any:
 
 
 def saved_cells(page: Any, lab: Lab, name: str) -> list[dict[str, Any]]:
+    """Save with Ctrl+S and return the saved cells once the file was written (its
+    ``last_modified`` moved; a fixed wait read a file not yet written on a busy machine)."""
+    before = lab.api(f"/api/contents/{name}?content=0")["last_modified"]
     page.keyboard.press("Escape")
     page.keyboard.press("Control+s")
-    page.wait_for_timeout(1500)
+    deadline = time.monotonic() + 30
+    while lab.api(f"/api/contents/{name}?content=0")["last_modified"] == before:
+        assert time.monotonic() < deadline, f"{name} was never saved"
+        page.wait_for_timeout(200)
     content = saved_notebook(lab, name, lambda nb: True, "the notebook could not be read")
     return list(content["cells"])
 
