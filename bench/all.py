@@ -39,6 +39,7 @@ SET: list[tuple[str, str, list[str], list[str]]] = [
     ("browser_streaming", "2,3", ["browser_streaming.py", "--repeats", "3"],
      ["browser_streaming.py", "--repeats", "1", "--chunks", "2000", "--slow", "2"]),
     ("page_load_cpu", "-", ["page_load_cpu.py"], ["page_load_cpu.py", "--loads", "3"]),
+    ("mcp_server_cost", "-", ["mcp_server_cost.py"], ["mcp_server_cost.py", "--repeats", "1"]),
     ("page_read", "-", ["page_read.py"], ["page_read.py", "--reads", "15"]),
     ("page_read_nagle", "-", ["page_read.py", "--no-nodelay"],
      ["page_read.py", "--no-nodelay", "--reads", "15"]),
