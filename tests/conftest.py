@@ -80,6 +80,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         at = [m.group(1) for m in map(_SUITE_FRAME.match, lines) if m]
         where = f" (at {at[-1]})" if at else ""
         error = errors[0][1:].strip() if errors else "?"
+        if len(errors) > 1 and any("Call log:" in line for line in errors):
+            error += f" … {errors[-1][1:].strip()}"  # Playwright's last step: what it waited on
         _RERUN_ERRORS.append(f"{report.nodeid}{where}: {error}")
 
 

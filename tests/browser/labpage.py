@@ -150,8 +150,22 @@ def cells(page: Any) -> Any:
     return page.locator(CELLS)
 
 
-def command_mode(page: Any, index: int = 0) -> None:
-    cells(page).nth(index).locator(".jp-InputPrompt").click()
+def command_mode(page: Any, index: int = 0, timeout_s: float = 90) -> None:
+    """Cell ``index`` selected, in command mode: a press on its prompt, then Escape. A press
+    that cannot land within 15 s (something over the page, as once after a kernel restart) is
+    tried again after an Escape, until ``timeout_s``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout_s
+    prompt = cells(page).nth(index).locator(".jp-InputPrompt")
+    while True:
+        try:
+            prompt.click(timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
+            page.keyboard.press("Escape")
     page.keyboard.press("Escape")
 
 
