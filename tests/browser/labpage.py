@@ -187,6 +187,20 @@ def wait_shown(page: Any, locator: Any, timeout_ms: float, what: str) -> None:
         raise AssertionError(f"{what}; the cells show: {shown}") from None
 
 
+def shown_text(locator: Any, *expected: str, timeout_s: float = 30) -> str:
+    """``locator``'s text as the person reads it, once it holds every ``expected`` piece (else
+    its last text after ``timeout_s``, for the test's own assertion to show). The element is
+    scrolled into view first: JupyterLab lays out cells below the viewport lazily (CSS
+    ``content-visibility``), and the text of a part not laid out reads as empty."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        locator.scroll_into_view_if_needed(timeout=10_000)
+        text = str(locator.inner_text())
+        if all(piece in text for piece in expected) or time.monotonic() > deadline:
+            return text
+        locator.page.wait_for_timeout(100)
+
+
 def source_of(page: Any, index: int) -> str:
     """The source cell ``index`` shows (scrolled into view first: JupyterLab renders the cells
     in view)."""

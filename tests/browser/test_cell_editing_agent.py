@@ -39,6 +39,7 @@ from .labpage import (
     open_page,
     run_cell,
     setup_cell,
+    shown_text,
     source_of,
     tool_results,
     wait_kernel_idle,
@@ -84,7 +85,7 @@ def test_an_edit_by_id_shows_its_diff_applies_on_apply_and_z_restores_it(
     run_cell(page, lab, name, 2)
     diff = approval_card(page).locator(".dsh-diff")
     diff.wait_for(timeout=120_000)
-    text = diff.inner_text()
+    text = shown_text(diff, "-y = 1 + 1", "+y = 2 + 2")
     assert "-y = 1 + 1" in text and "+y = 2 + 2" in text, text
     assert source_of(page, 1) == "y = 1 + 1\nprint(y)"  # nothing before the click
     clicked = click_card(page, ".dsh-allow")
@@ -315,7 +316,7 @@ def test_a_reload_with_an_edit_card_pending_brings_the_card_back_and_applies_onc
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     diff = approval_card(page).locator(".dsh-diff")
     diff.wait_for(timeout=60_000)  # the card is back, pending, with its diff
-    text = diff.inner_text()
+    text = shown_text(diff, "-print(y)", "+print(y)  # once")
     assert "-print(y)" in text and "+print(y)  # once" in text, text
     assert source_of(page, 1) == "y = 1\nprint(y)"  # nothing applied by the reload
     assert len(tool_results(model, tag)) == 1  # the model still waits for the edit's result

@@ -33,6 +33,7 @@ from .labpage import (
     open_page,
     run_cell,
     setup_cell,
+    shown_text,
     source_of,
     wait_shown,
     wait_source,
@@ -88,7 +89,7 @@ def test_fix_with_dsh_shows_the_diff_applies_runs_and_undoes(
     diff = card.locator(".dsh-diff")
     wait_shown(page, diff, 120_000, "no diff card for the analyst's edit_cell")
     print(f"\nFix with dsh -> diff card ({app}): {time.monotonic() - pressed:.1f} s")
-    text = diff.inner_text()
+    text = shown_text(diff, f"-{TYPO}", f"+{FIXED}")
     assert f"-{TYPO}" in text and f"+{FIXED}" in text, text
     assert source_of(page, 2) == TYPO  # nothing before the click
     assert source_of(page, 3).startswith("%%dsh\nFix the error in cell typo1a2b")
