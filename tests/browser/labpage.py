@@ -189,13 +189,20 @@ def wait_shown(page: Any, locator: Any, timeout_ms: float, what: str) -> None:
 
 def shown_text(locator: Any, *expected: str, timeout_s: float = 30) -> str:
     """``locator``'s text as the person reads it, once it holds every ``expected`` piece (else
-    its last text after ``timeout_s``, for the test's own assertion to show). The element is
-    scrolled into view first: JupyterLab lays out cells below the viewport lazily (CSS
-    ``content-visibility``), and the text of a part not laid out reads as empty."""
+    its last text after ``timeout_s``, for the test's own assertion to show). A card rebuilds
+    its parts while its run goes on, so an element replaced while it is read (detached, or read
+    empty in between) is read again; it is scrolled into view first, as a reader's eyes go to
+    it (JupyterLab lays out cells below the viewport lazily)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     deadline = time.monotonic() + timeout_s
+    text = ""
     while True:
-        locator.scroll_into_view_if_needed(timeout=10_000)
-        text = str(locator.inner_text())
+        try:
+            locator.scroll_into_view_if_needed(timeout=5_000)
+            text = str(locator.inner_text(timeout=5_000))
+        except PlaywrightError:  # replaced while read: read again
+            pass
         if all(piece in text for piece in expected) or time.monotonic() > deadline:
             return text
         locator.page.wait_for_timeout(100)
