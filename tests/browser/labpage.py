@@ -12,6 +12,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -118,26 +119,41 @@ def open_notebook(page: Any, lab: Lab, name: str, app: str = "lab") -> None:
     )
 
 
-def menu_command(page: Any, menu: str, item: str, timeout_s: float = 90) -> None:
-    """Click ``item`` of the menu bar's ``menu`` as a person does: open the menu, click the item.
-
-    A Lumino menu closes on a click elsewhere, a blur or a resize, and a busy page can close it
-    (or never finish opening it) before the item is clicked; a click on the closed menu's item
-    would then wait out its whole timeout. So the item gets a short wait each time, and a menu
-    that did not show it is closed (Escape) and opened again, until ``timeout_s``."""
+def click_until_it_lands(
+    page: Any,
+    target: Any,
+    attempt_ms: float,
+    timeout_s: float,
+    before: Callable[[], object] | None = None,
+) -> None:
+    """Click ``target`` (after ``before()``, each time); a click that cannot land within
+    ``attempt_ms`` (its menu closed, something over the page) is made again after an Escape,
+    until ``timeout_s``, instead of waiting out one long timeout."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     deadline = time.monotonic() + timeout_s
-    target = page.locator(f".lm-Menu-item:has-text('{item}')").first
     while True:
-        page.click(f"li.lm-MenuBar-item:has-text('{menu}')")
+        if before is not None:
+            before()
         try:
-            target.click(timeout=10_000)
+            target.click(timeout=attempt_ms)
             return
         except PlaywrightTimeout:
             if time.monotonic() > deadline:
                 raise
             page.keyboard.press("Escape")
+
+
+def menu_command(page: Any, menu: str, item: str, timeout_s: float = 90) -> None:
+    """Click ``item`` of the menu bar's ``menu`` as a person does: open the menu, click the item.
+
+    A Lumino menu closes on a click elsewhere, a blur or a resize, and a busy page can close it
+    (or never finish opening it) before the item is clicked; a click on the closed menu's item
+    would then wait out its whole timeout. So the item gets 10 s each time, and a menu that did
+    not show it is closed and opened again, until ``timeout_s``."""
+    target = page.locator(f".lm-Menu-item:has-text('{item}')").first
+    opener = partial(page.click, f"li.lm-MenuBar-item:has-text('{menu}')")
+    click_until_it_lands(page, target, 10_000, timeout_s, before=opener)
 
 
 def run_all(page: Any) -> None:
@@ -154,18 +170,8 @@ def command_mode(page: Any, index: int = 0, timeout_s: float = 90) -> None:
     """Cell ``index`` selected, in command mode: a press on its prompt, then Escape. A press
     that cannot land within 15 s (something over the page, as once after a kernel restart) is
     tried again after an Escape, until ``timeout_s``."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    deadline = time.monotonic() + timeout_s
     prompt = cells(page).nth(index).locator(".jp-InputPrompt")
-    while True:
-        try:
-            prompt.click(timeout=15_000)
-            break
-        except PlaywrightTimeout:
-            if time.monotonic() > deadline:
-                raise
-            page.keyboard.press("Escape")
+    click_until_it_lands(page, prompt, 15_000, timeout_s)
     page.keyboard.press("Escape")
 
 
