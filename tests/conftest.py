@@ -70,6 +70,7 @@ def host() -> Iterator[LoopHost]:
 # a test whose rerun failed too shows only the rerun's error, which may be a consequence of the
 # first attempt (a rerun is a second chance, not a clean slate: module-scoped servers stay).
 _RERUN_ERRORS: list[str] = []
+_SUITE_FRAME = re.compile(r"^(tests/\S+\.py:\d+): ")
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -84,8 +85,6 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             error += f" … {errors[-1][1:].strip()}"  # Playwright's last step: what it waited on
         _RERUN_ERRORS.append(f"{report.nodeid}{where}: {error}")
 
-
-_SUITE_FRAME = re.compile(r"^(tests/\S+\.py:\d+): ")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -116,21 +116,19 @@ CallTool = Callable[[str, dict[str, Any]], Awaitable[ToolResult]]
 class _Reply(Exception):
     """A JSON-RPC error to answer with (raised by the checks, caught once per request)."""
 
-    def __init__(
-        self, code: int, message: str, data: Any = None, *, has_data: bool = False
-    ) -> None:
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(message)
-        self.code, self.message, self.data, self.has_data = code, message, data, has_data
+        self.code, self.message, self.data = code, message, data
 
     def error(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.has_data or self.data is not None:
+        if self.data is not None:
             error["data"] = self.data
         return error
 
 
 def _invalid_params() -> _Reply:
-    return _Reply(INVALID_PARAMS, _INVALID_PARAMS, "", has_data=True)
+    return _Reply(INVALID_PARAMS, _INVALID_PARAMS, "")
 
 
 def _not_found(method: str) -> _Reply:

@@ -98,7 +98,8 @@ from .edits import Grant, Refusal, edited_note
 from .executor import ExecutorClosed, ExecutorFull, ItemInterrupted, MainThreadExecutor
 from .masking import mask_result
 from .mcp_endpoint import McpEndpoint
-from .mcp_shapes import TextBlock, ToolResult, png_block, text_result
+from .mcp_shapes import TextBlock, ToolResult, png_block
+from .mcp_shapes import text_result as _text
 from .page_reader import NotebookReader
 from .ran_cells import RanLookup, shell_history, source_at_run
 from .read_tools import READ_TOOL_NAMES, PromptCellLookup, ReadTools
@@ -187,12 +188,6 @@ def environment_secrets() -> Masking:
     of the kernel's environment, and the credential shapes."""
     key = os.environ.get("DEEPSEEK_API_KEY")
     return Masking.build([(key, "DEEPSEEK_API_KEY")] if key else [])
-
-
-# -- tool results ----------------------------------------------------------------------------------
-
-
-_text = text_result
 
 
 # -- the server ----------------------------------------------------------------------------------
